@@ -1,0 +1,129 @@
+//! Errors and exit codes.
+//!
+//! Every error a user can cause (bad flags, a bad kubeconfig, an unreachable cluster, a malformed
+//! snapshot) is a variant here with a one-line cause and, where we can give one, a hint. `main`
+//! prints `error: <cause>` and `hint: <hint>` and exits with [`Error::exit_code`]; nothing is
+//! ever printed with `{:?}`.
+
+use std::path::PathBuf;
+
+/// Documented process exit codes (README "Exit codes").
+pub mod exit {
+    /// Success; for `audit`/`check`: no finding at or above `--fail-on`.
+    pub const OK: u8 = 0;
+    /// An unexpected failure while running (an API call failed mid-run, an I/O error writing
+    /// output).
+    pub const ERROR: u8 = 1;
+    /// Bad command line (clap's own code).
+    pub const USAGE: u8 = 2;
+    /// Unreadable or malformed input (snapshot file, `-f` input, baseline, CRD manifest).
+    pub const INPUT: u8 = 3;
+    /// kubeconfig, connection, TLS or authentication problem.
+    pub const CLUSTER: u8 = 4;
+    /// Findings at or above `--fail-on`.
+    pub const FINDINGS: u8 = 5;
+    /// Coverage incomplete (forbidden or failed resources) and `--strict-coverage` was given.
+    pub const INCOMPLETE: u8 = 6;
+    /// `collect --apply` refused to start or stopped before finishing its plan.
+    pub const APPLY_STOPPED: u8 = 7;
+}
+
+/// Library error type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag combination or value that clap could not reject by itself.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+    /// An input file or document that cannot be read.
+    #[error("{}: {message}", path.display())]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+    /// kubeconfig, connection, TLS or credentials.
+    #[error("{message}")]
+    Cluster {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+    /// An API request failed in a way the command cannot work around.
+    #[error("{message}")]
+    Api {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
+    /// `--apply` refused to start or stopped part-way.
+    #[error("{message}")]
+    ApplyStopped {
+        /// What happened.
+        message: String,
+        /// What to do next.
+        hint: Option<String>,
+    },
+    /// Writing output failed.
+    #[error("writing output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// A usage error with a hint.
+    pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error::Usage {
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+
+    /// An input error.
+    pub fn input(path: impl Into<PathBuf>, message: impl Into<String>, hint: Option<String>) -> Self {
+        Error::Input {
+            path: path.into(),
+            message: message.into(),
+            hint,
+        }
+    }
+
+    /// The hint line, if any.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            Error::Usage { hint, .. }
+            | Error::Input { hint, .. }
+            | Error::Cluster { hint, .. }
+            | Error::Api { hint, .. }
+            | Error::ApplyStopped { hint, .. } => hint.as_deref(),
+            Error::Io(_) => None,
+        }
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage { .. } => exit::USAGE,
+            Error::Input { .. } => exit::INPUT,
+            Error::Cluster { .. } => exit::CLUSTER,
+            Error::Api { .. } | Error::Io(_) => exit::ERROR,
+            Error::ApplyStopped { .. } => exit::APPLY_STOPPED,
+        }
+    }
+
+    /// True when the error is a closed stdout (`kubectl gc audit | head`), which is not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// Library result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,194 @@
+//! Borrowing deserialisation of `metadata` as every input carries it (API list pages, `kubectl
+//! get -o json|yaml`, our snapshot format). Strings borrow from the input buffer where the JSON
+//! has no escapes, so parsing a page allocates almost nothing before interning.
+
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use std::borrow::Cow;
+use std::fmt;
+
+/// The subset of `ObjectMeta` the GC (and kubectl-gc) reads. Unknown fields are skipped.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct MetaIn<'a> {
+    /// `namespace` (empty when cluster-scoped).
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub namespace: Cow<'a, str>,
+    /// `name`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub name: Cow<'a, str>,
+    /// `uid`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub uid: Cow<'a, str>,
+    /// `resourceVersion`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub resource_version: Cow<'a, str>,
+    /// `creationTimestamp`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub creation_timestamp: Cow<'a, str>,
+    /// `deletionTimestamp`.
+    #[serde(borrow, default)]
+    pub deletion_timestamp: Option<Cow<'a, str>>,
+    /// `finalizers`.
+    #[serde(borrow, default, deserialize_with = "null_as_default")]
+    pub finalizers: Vec<Cow<'a, str>>,
+    /// `labels`, in input order.
+    #[serde(borrow, default)]
+    pub labels: Labels<'a>,
+    /// `ownerReferences`.
+    #[serde(borrow, default, deserialize_with = "null_as_default")]
+    pub owner_references: Vec<OwnerRefIn<'a>>,
+}
+
+/// One input `ownerReferences` entry.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerRefIn<'a> {
+    /// `apiVersion`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub api_version: Cow<'a, str>,
+    /// `kind`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub kind: Cow<'a, str>,
+    /// `name`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub name: Cow<'a, str>,
+    /// `uid`.
+    #[serde(borrow, default, deserialize_with = "null_as_empty")]
+    pub uid: Cow<'a, str>,
+    /// `controller`.
+    #[serde(default)]
+    pub controller: Option<bool>,
+    /// `blockOwnerDeletion`.
+    #[serde(default)]
+    pub block_owner_deletion: Option<bool>,
+}
+
+/// Labels as an ordered list of pairs (a map in the input).
+#[derive(Debug, Default, Clone)]
+pub struct Labels<'a>(pub Vec<(Cow<'a, str>, Cow<'a, str>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Labels<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of labels")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Labels::default())
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Labels::default())
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_map(self)
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
+                while let Some((k, v)) = m.next_entry::<Cow<'a, str>, LabelValue<'a>>()? {
+                    out.push((k, v.0));
+                }
+                Ok(Labels(out))
+            }
+        }
+        d.deserialize_option(V(std::marker::PhantomData))
+    }
+}
+
+/// A label value; YAML inputs sometimes carry unquoted numbers or booleans, which kubectl
+/// would have rejected but dumps written by other tools contain. Accept them as text.
+struct LabelValue<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for LabelValue<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = LabelValue<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a label value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v)))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v.to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v.to_string())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v.to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Owned(v.to_string())))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(LabelValue(Cow::Borrowed("")))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+fn null_as_empty<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Cow<'a, str>, D::Error> {
+    Ok(Option::<Cow<'a, str>>::deserialize(d)?.unwrap_or_default())
+}
+
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_full_metadata_and_borrows() {
+        let json = r#"{"namespace":"ns1","name":"pod-a","uid":"u1","resourceVersion":"42",
+            "creationTimestamp":"2024-01-01T00:00:00Z","deletionTimestamp":"2024-01-02T00:00:00Z",
+            "finalizers":["foregroundDeletion","x/y"],"labels":{"app":"web","tier":"1"},
+            "managedFields":[{"manager":"kubectl"}],
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u0",
+              "controller":true,"blockOwnerDeletion":false}]}"#;
+        let m: MetaIn = serde_json::from_str(json).unwrap();
+        assert!(matches!(m.name, Cow::Borrowed("pod-a")));
+        assert_eq!(m.deletion_timestamp.as_deref(), Some("2024-01-02T00:00:00Z"));
+        assert_eq!(m.finalizers.len(), 2);
+        assert_eq!(m.labels.0.len(), 2);
+        assert_eq!(m.owner_references[0].controller, Some(true));
+        assert_eq!(m.owner_references[0].block_owner_deletion, Some(false));
+    }
+
+    #[test]
+    fn nulls_and_missing_fields_are_empty() {
+        let m: MetaIn = serde_json::from_str(
+            r#"{"name":"x","uid":"u","labels":null,"finalizers":null,"ownerReferences":null,"namespace":null}"#,
+        )
+        .unwrap();
+        assert!(m.namespace.is_empty());
+        assert!(m.finalizers.is_empty());
+        assert!(m.owner_references.is_empty());
+        assert!(m.labels.0.is_empty());
+    }
+
+    #[test]
+    fn unset_block_owner_deletion_differs_from_false() {
+        let m: MetaIn = serde_json::from_str(
+            r#"{"uid":"u","ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"p","uid":"o"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(m.owner_references[0].block_owner_deletion, None);
+    }
+}

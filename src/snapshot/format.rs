@@ -1,0 +1,373 @@
+//! The kubectl-gc snapshot file format, version 1 (documented in README "Snapshot format").
+//!
+//! NDJSON, optionally gzip-compressed (detected by magic bytes, written when the file name ends
+//! in `.gz`):
+//!
+//! * line 1, the header: `{"apiVersion":"kubectl-gc.io/v1","kind":"Snapshot","formatVersion":1,
+//!   "provenance":{…},"resources":[…],"discoveryFailures":[…],"skipped":[…],"objects":N}`;
+//! * one line per object: `{"resource":I,"metadata":{…}}` where `I` indexes `resources` (the
+//!   object's apiVersion/kind) and `metadata` holds the Kubernetes field names `namespace`,
+//!   `name`, `uid`, `resourceVersion`, `creationTimestamp`, `deletionTimestamp`, `finalizers`,
+//!   `labels` and complete `ownerReferences`.
+//!
+//! One line per object keeps the file streamable, greppable and splittable on line boundaries;
+//! grouping the type into the resource table keeps each line short.
+
+use super::{DiscoveryFailure, Provenance, Resource, Skipped, Snapshot, SnapshotBuilder};
+use crate::error::{Error, Result};
+use crate::model::{MetaIn, ObjId, ResourceId, Store, Sym};
+use serde::{Deserialize, Serialize};
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+
+/// `apiVersion` of the header line.
+pub const API_VERSION: &str = "kubectl-gc.io/v1";
+/// `kind` of the header line.
+pub const KIND: &str = "Snapshot";
+/// Current format version.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Header {
+    api_version: String,
+    kind: String,
+    format_version: u32,
+    provenance: Provenance,
+    resources: Vec<Resource>,
+    #[serde(default)]
+    discovery_failures: Vec<DiscoveryFailure>,
+    #[serde(default)]
+    skipped: Vec<Skipped>,
+    objects: u64,
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    resource: u32,
+    #[serde(borrow)]
+    metadata: MetaIn<'a>,
+}
+
+/// Reads a snapshot file (plain or gzip).
+pub fn read_file(path: &Path) -> Result<Snapshot> {
+    let raw = std::fs::read(path).map_err(|e| {
+        Error::input(
+            path,
+            format!("cannot read snapshot: {e}"),
+            Some("pass a file written by `kubectl gc snapshot -o FILE`".into()),
+        )
+    })?;
+    let bytes = maybe_gunzip(path, raw)?;
+    parse(path, &bytes)
+}
+
+/// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
+pub fn maybe_gunzip(path: &Path, raw: Vec<u8>) -> Result<Vec<u8>> {
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::with_capacity(raw.len() * 6);
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(|e| Error::input(path, format!("corrupt gzip data: {e}"), None))?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// True when `bytes` start like a kubectl-gc snapshot header.
+pub fn looks_like_snapshot(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(200)];
+    let head = String::from_utf8_lossy(head);
+    head.trim_start().starts_with('{') && head.contains(API_VERSION)
+}
+
+/// Parses snapshot bytes (already decompressed).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::input(path, format!("snapshot is not UTF-8 text: {e}"), None))?;
+    let mut lines = text.split('\n').enumerate();
+    let (_, first) = lines
+        .find(|(_, l)| !l.trim().is_empty())
+        .ok_or_else(|| Error::input(path, "snapshot is empty", None))?;
+    let header: Header = serde_json::from_str(first).map_err(|e| {
+        let hint = if first.trim_start().starts_with('{') && !first.contains(API_VERSION) {
+            "this looks like JSON but not a kubectl-gc snapshot; to audit `kubectl get -o json` output use `-f FILE`"
+        } else {
+            "pass a file written by `kubectl gc snapshot -o FILE`"
+        };
+        Error::input(path, format!("line 1: not a snapshot header: {e}"), Some(hint.into()))
+    })?;
+    if header.api_version != API_VERSION || header.kind != KIND {
+        return Err(Error::input(
+            path,
+            format!("unexpected header {}/{}", header.api_version, header.kind),
+            None,
+        ));
+    }
+    if header.format_version != FORMAT_VERSION {
+        return Err(Error::input(
+            path,
+            format!(
+                "snapshot format version {} is not supported (this kubectl-gc reads version {FORMAT_VERSION})",
+                header.format_version
+            ),
+            Some("upgrade kubectl-gc, or take the snapshot again with this version".into()),
+        ));
+    }
+    let mut builder = SnapshotBuilder::new(header.provenance);
+    for r in header.resources {
+        builder.add_resource(r);
+    }
+    let n_resources = builder.resources().len() as u32;
+    for f in header.discovery_failures {
+        builder.discovery_failure(f.group_version, f.message);
+    }
+    for s in header.skipped {
+        builder.skip(s.source, s.reason);
+    }
+    for (i, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: Line = serde_json::from_str(line)
+            .map_err(|e| Error::input(path, format!("line {}: {e}", i + 1), None))?;
+        if parsed.resource >= n_resources {
+            return Err(Error::input(
+                path,
+                format!("line {}: resource index {} out of range", i + 1, parsed.resource),
+                None,
+            ));
+        }
+        builder.add_object(ResourceId(parsed.resource), &parsed.metadata);
+    }
+    let snap = builder.finish();
+    if snap.store.len() as u64 != header.objects {
+        return Err(Error::input(
+            path,
+            format!(
+                "truncated snapshot: header announces {} objects, file holds {}",
+                header.objects,
+                snap.store.len()
+            ),
+            None,
+        ));
+    }
+    Ok(snap)
+}
+
+/// Writes a snapshot; gzip-compressed when `path` ends in `.gz`.
+pub fn write_file(snapshot: &Snapshot, path: &Path) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| {
+        Error::input(path, format!("cannot create snapshot file: {e}"), None)
+    })?;
+    let gz = path.extension().is_some_and(|e| e == "gz");
+    let result = if gz {
+        let mut enc = flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        write(snapshot, &mut enc).and_then(|_| enc.finish().map(|_| ()))
+    } else {
+        let mut w = BufWriter::new(file);
+        write(snapshot, &mut w).and_then(|_| w.flush())
+    };
+    result.map_err(|e| Error::input(path, format!("cannot write snapshot: {e}"), None))
+}
+
+/// Writes a snapshot to any writer.
+pub fn write(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
+    let header = Header {
+        api_version: API_VERSION.into(),
+        kind: KIND.into(),
+        format_version: FORMAT_VERSION,
+        provenance: snapshot.provenance.clone(),
+        resources: snapshot.resources.clone(),
+        discovery_failures: snapshot.discovery_failures.clone(),
+        skipped: snapshot.skipped.clone(),
+        objects: snapshot.store.len() as u64,
+    };
+    serde_json::to_writer(&mut *w, &header)?;
+    w.write_all(b"\n")?;
+    for id in snapshot.store.ids() {
+        let line = LineOut {
+            resource: snapshot.store.object(id).resource.0,
+            metadata: MetaOut {
+                store: &snapshot.store,
+                id,
+            },
+        };
+        serde_json::to_writer(&mut *w, &line)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct LineOut<'a> {
+    resource: u32,
+    metadata: MetaOut<'a>,
+}
+
+/// Serialises one object's metadata straight from the store (no intermediate `ObjectMeta`).
+pub struct MetaOut<'a> {
+    /// The store.
+    pub store: &'a Store,
+    /// The object.
+    pub id: ObjId,
+}
+
+impl Serialize for MetaOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let st = self.store;
+        let o = st.object(self.id);
+        let text = |sym: Sym| st.str(sym);
+        let mut m = s.serialize_map(None)?;
+        if !o.namespace.is_empty() {
+            m.serialize_entry("namespace", text(o.namespace))?;
+        }
+        m.serialize_entry("name", text(o.name))?;
+        m.serialize_entry("uid", text(o.uid))?;
+        if !o.resource_version.is_empty() {
+            m.serialize_entry("resourceVersion", text(o.resource_version))?;
+        }
+        if !o.creation_timestamp.is_empty() {
+            m.serialize_entry("creationTimestamp", text(o.creation_timestamp))?;
+        }
+        if !o.deletion_timestamp.is_empty() {
+            m.serialize_entry("deletionTimestamp", text(o.deletion_timestamp))?;
+        }
+        let fins = st.finalizers(self.id);
+        if !fins.is_empty() {
+            let v: Vec<&str> = fins.iter().map(|f| text(*f)).collect();
+            m.serialize_entry("finalizers", &v)?;
+        }
+        let labels = st.labels(self.id);
+        if !labels.is_empty() {
+            m.serialize_entry("labels", &LabelsOut(st, labels))?;
+        }
+        let refs = st.owner_refs(self.id);
+        if !refs.is_empty() {
+            let v: Vec<OwnerRefOut> = refs.iter().map(|r| OwnerRefOut::new(st, r)).collect();
+            m.serialize_entry("ownerReferences", &v)?;
+        }
+        m.end()
+    }
+}
+
+struct LabelsOut<'a>(&'a Store, &'a [(Sym, Sym)]);
+
+impl Serialize for LabelsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.1.len()))?;
+        for (k, v) in self.1 {
+            m.serialize_entry(self.0.str(*k), self.0.str(*v))?;
+        }
+        m.end()
+    }
+}
+
+/// An ownerReference in Kubernetes' own JSON shape.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerRefOut<'a> {
+    /// apiVersion.
+    pub api_version: &'a str,
+    /// kind.
+    pub kind: &'a str,
+    /// name.
+    pub name: &'a str,
+    /// uid.
+    pub uid: &'a str,
+    /// controller (omitted when unset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    /// blockOwnerDeletion (omitted when unset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+impl<'a> OwnerRefOut<'a> {
+    /// Resolves an interned reference.
+    pub fn new(store: &'a Store, r: &crate::model::OwnerRef) -> Self {
+        OwnerRefOut {
+            api_version: store.str(r.api_version),
+            kind: store.str(r.kind),
+            name: store.str(r.name),
+            uid: store.str(r.uid),
+            controller: r.controller,
+            block_owner_deletion: r.block_owner_deletion,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{ListOutcome, SourceKind};
+
+    fn sample() -> Snapshot {
+        let mut b = SnapshotBuilder::new(Provenance {
+            tool: "kubectl-gc test".into(),
+            captured_at: "2026-01-01T00:00:00Z".into(),
+            server_version: Some("v1.20.2".into()),
+            source: SourceKind::Live,
+            ..Default::default()
+        });
+        let rs = b.add_resource(Resource {
+            group: "apps".into(),
+            version: "v1".into(),
+            kind: "ReplicaSet".into(),
+            plural: "replicasets".into(),
+            namespaced: true,
+            verbs: vec!["delete".into(), "list".into(), "watch".into()],
+            preferred_version: "v1".into(),
+            list: ListOutcome::Complete,
+        });
+        let meta: MetaIn = serde_json::from_str(
+            r#"{"namespace":"ns","name":"rs1","uid":"u-rs","resourceVersion":"7",
+            "finalizers":["x/y"],"labels":{"app":"a"},
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u-d","controller":true}]}"#,
+        )
+        .unwrap();
+        b.add_object(rs, &meta);
+        b.finish()
+    }
+
+    #[test]
+    fn round_trips_plain_and_gzip() {
+        let snap = sample();
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["s.ndjson", "s.ndjson.gz"] {
+            let p = dir.path().join(name);
+            write_file(&snap, &p).unwrap();
+            let back = read_file(&p).unwrap();
+            assert_eq!(back.provenance, snap.provenance);
+            assert_eq!(back.resources, snap.resources);
+            assert_eq!(back.store.len(), 1);
+            let id = ObjId(0);
+            let r = back.store.owner_refs(id)[0];
+            assert_eq!(back.store.str(r.uid), "u-d");
+            assert_eq!(r.controller, Some(true));
+            assert_eq!(r.block_owner_deletion, None);
+            assert_eq!(back.store.str(back.store.finalizers(id)[0]), "x/y");
+        }
+    }
+
+    #[test]
+    fn truncated_file_is_an_input_error() {
+        let snap = sample();
+        let mut buf = Vec::new();
+        write(&snap, &mut buf).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let header_only = text.lines().next().unwrap();
+        let err = parse(Path::new("x"), header_only.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("truncated"), "{err}");
+        assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    }
+
+    #[test]
+    fn kubectl_json_is_rejected_with_a_hint() {
+        let err = parse(Path::new("x"), br#"{"apiVersion":"v1","kind":"List","items":[]}"#).unwrap_err();
+        assert!(err.hint().unwrap().contains("-f"));
+    }
+}

@@ -1,0 +1,435 @@
+//! A snapshot: what was read from a cluster (or from files), and how completely.
+//!
+//! Besides the objects themselves ([`Store`]) a snapshot records the resource table (every
+//! served group/version/kind with its scope and verbs, so the analysis can emulate the GC's REST
+//! mapper) and, for every resource, the *outcome* of listing it. The outcome is what lets the
+//! analysis tell "this owner does not exist" from "we could not see whether it exists": the
+//! second must never be reported as dangling.
+
+pub mod format;
+
+use crate::model::{Added, MetaIn, ObjId, Object, ResourceId, Store, Sym};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Where a snapshot's data came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum SourceKind {
+    /// Listed from a live API server by kubectl-gc: list outcomes are authoritative.
+    #[default]
+    Live,
+    /// Read from `kubectl get -o json|yaml` output, support bundles or must-gathers: there are
+    /// no list outcomes, so coverage is inferred from what the files contain.
+    Files,
+}
+
+/// Who wrote the snapshot, when, and from which server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    /// `kubectl-gc <version>`.
+    pub tool: String,
+    /// Capture time, RFC 3339 (UTC).
+    pub captured_at: String,
+    /// API server `gitVersion` (e.g. `v1.20.2`) when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Live cluster or files.
+    pub source: SourceKind,
+    /// kubeconfig context (live) when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Input paths (files) or the server URL (live).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
+}
+
+/// The outcome of listing one resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+pub enum ListOutcome {
+    /// Every object of the resource was listed, cluster-wide.
+    Complete,
+    /// Only the listed namespaces are complete (`""` stands for cluster scope). Used for `-n`
+    /// snapshots and for file inputs, where a kind counts as collected in a namespace only if
+    /// the files hold at least one object of it there.
+    Partial {
+        /// Namespaces whose objects of this resource are all present.
+        namespaces: Vec<String>,
+    },
+    /// The list was refused (HTTP 403).
+    Forbidden {
+        /// The server's message.
+        message: String,
+    },
+    /// The list failed (timeout, 5xx, conversion webhook error, 404 for a vanished CRD, …).
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
+    /// Not listed because the GC does not monitor it (see [`IgnoreReason`]).
+    Ignored {
+        /// Why the GC does not monitor this resource.
+        reason: IgnoreReason,
+    },
+    /// Not listed (for example excluded by a filter, or only known from the built-in catalogue).
+    NotListed,
+}
+
+/// Why the GC does not watch a resource (§5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IgnoreReason {
+    /// In the GC's ignored set (core and events.k8s.io `events`, §5.2).
+    GcIgnoredResource,
+    /// Lacks one of the verbs delete, list, watch (§5.1 step 2).
+    NotDeletable,
+    /// A non-preferred served version: its objects are listed under the preferred version.
+    NonPreferredVersion,
+}
+
+impl ListOutcome {
+    /// True when every object of the resource in `namespace` is in the snapshot
+    /// (`namespace` = `""` for cluster-scoped lookups).
+    pub fn covers(&self, namespace: &str) -> bool {
+        match self {
+            ListOutcome::Complete => true,
+            ListOutcome::Partial { namespaces } => namespaces.iter().any(|n| n == namespace),
+            _ => false,
+        }
+    }
+
+    /// A short label for tables.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ListOutcome::Complete => "complete",
+            ListOutcome::Partial { .. } => "partial",
+            ListOutcome::Forbidden { .. } => "forbidden",
+            ListOutcome::Failed { .. } => "failed",
+            ListOutcome::Ignored { .. } => "ignored",
+            ListOutcome::NotListed => "not-listed",
+        }
+    }
+}
+
+/// One row of the resource table: a served group/version/resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// API group (`""` for core).
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// Plural resource name (`deployments`).
+    pub plural: String,
+    /// Namespaced or cluster-scoped.
+    pub namespaced: bool,
+    /// Verbs from discovery (empty when unknown, e.g. file inputs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verbs: Vec<String>,
+    /// The group's preferred version.
+    pub preferred_version: String,
+    /// The list outcome (for non-monitored rows: why they were not listed).
+    #[serde(flatten)]
+    pub list: ListOutcome,
+}
+
+impl Resource {
+    /// `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// True for the rows whose objects the GC watches (and we list).
+    pub fn monitored(&self) -> bool {
+        !matches!(self.list, ListOutcome::Ignored { .. })
+    }
+}
+
+/// A discovery group-version that could not be read: its kinds are unknown, not unserved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveryFailure {
+    /// `group/version`.
+    pub group_version: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// An input document that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    /// File (and document index) or resource.
+    pub source: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// A complete snapshot.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Where and when it was taken.
+    pub provenance: Provenance,
+    /// The resource table.
+    pub resources: Vec<Resource>,
+    /// Discovery failures.
+    pub discovery_failures: Vec<DiscoveryFailure>,
+    /// Inputs that were skipped (unparsable documents, objects without a UID, …).
+    pub skipped: Vec<Skipped>,
+    /// The objects.
+    pub store: Store,
+    /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
+    resource_syms: Vec<(Sym, Sym)>,
+}
+
+impl Snapshot {
+    /// The resource row an object was listed under.
+    pub fn resource_of(&self, obj: &Object) -> &Resource {
+        &self.resources[obj.resource.index()]
+    }
+
+    /// Interned `(apiVersion, kind)` of an object's resource.
+    pub fn type_syms(&self, obj: &Object) -> (Sym, Sym) {
+        self.resource_syms[obj.resource.index()]
+    }
+
+    /// Re-derives cached per-resource data; call after the resource table changes.
+    pub fn reindex(&mut self) {
+        self.resource_syms = self
+            .resources
+            .iter()
+            .map(|r| {
+                let av = r.api_version();
+                (self.store.intern(&av), self.store.intern(&r.kind))
+            })
+            .collect();
+    }
+
+    /// A human identifier `kind/name` with namespace, for messages.
+    pub fn describe(&self, id: ObjId) -> String {
+        let o = self.store.object(id);
+        let r = self.resource_of(o);
+        let ns = self.store.str(o.namespace);
+        if ns.is_empty() {
+            format!("{}/{}", r.kind, self.store.str(o.name))
+        } else {
+            format!("{}/{} -n {}", r.kind, self.store.str(o.name), ns)
+        }
+    }
+}
+
+/// Incrementally builds a [`Snapshot`]; used by every source.
+#[derive(Debug, Default)]
+pub struct SnapshotBuilder {
+    snapshot: Snapshot,
+    by_gvk: HashMap<(String, String, String), ResourceId>,
+}
+
+impl SnapshotBuilder {
+    /// Starts a snapshot.
+    pub fn new(provenance: Provenance) -> Self {
+        SnapshotBuilder {
+            snapshot: Snapshot {
+                provenance,
+                ..Snapshot::default()
+            },
+            by_gvk: HashMap::new(),
+        }
+    }
+
+    /// Adds a resource-table row (or returns the existing row with the same group/version/kind).
+    pub fn add_resource(&mut self, resource: Resource) -> ResourceId {
+        let key = (
+            resource.group.clone(),
+            resource.version.clone(),
+            resource.kind.clone(),
+        );
+        if let Some(&id) = self.by_gvk.get(&key) {
+            return id;
+        }
+        let id = ResourceId(self.snapshot.resources.len() as u32);
+        self.snapshot.resources.push(resource);
+        self.by_gvk.insert(key, id);
+        id
+    }
+
+    /// The row for group/version/kind, if present.
+    pub fn find_resource(&self, group: &str, version: &str, kind: &str) -> Option<ResourceId> {
+        self.by_gvk
+            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
+            .copied()
+    }
+
+    /// Mutable access to a row (e.g. to record its list outcome).
+    pub fn resource_mut(&mut self, id: ResourceId) -> &mut Resource {
+        &mut self.snapshot.resources[id.index()]
+    }
+
+    /// Read access to the rows added so far.
+    pub fn resources(&self) -> &[Resource] {
+        &self.snapshot.resources
+    }
+
+    /// Adds an object listed under `resource`.
+    pub fn add_object(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> Added {
+        self.snapshot.store.add(resource, meta)
+    }
+
+    /// Records an unusable input.
+    pub fn skip(&mut self, source: impl Into<String>, reason: impl Into<String>) {
+        self.snapshot.skipped.push(Skipped {
+            source: source.into(),
+            reason: reason.into(),
+        });
+    }
+
+    /// Records a failed discovery group-version.
+    pub fn discovery_failure(&mut self, group_version: impl Into<String>, message: impl Into<String>) {
+        self.snapshot.discovery_failures.push(DiscoveryFailure {
+            group_version: group_version.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Mutable provenance (e.g. to set the server version once known).
+    pub fn provenance_mut(&mut self) -> &mut Provenance {
+        &mut self.snapshot.provenance
+    }
+
+    /// Read access to the objects added so far.
+    pub fn store(&self) -> &Store {
+        &self.snapshot.store
+    }
+
+    /// Finishes the snapshot.
+    pub fn finish(mut self) -> Snapshot {
+        self.snapshot.reindex();
+        self.snapshot
+    }
+}
+
+/// Splits an apiVersion into `(group, version)`; `None` when it does not parse
+/// (empty, or more than one `/`), as `schema.ParseGroupVersion` would refuse it.
+pub fn split_api_version(api_version: &str) -> Option<(&str, &str)> {
+    if api_version.is_empty() {
+        return None;
+    }
+    match api_version.split_once('/') {
+        None => Some(("", api_version)),
+        Some((g, v)) if !g.is_empty() && !v.is_empty() && !v.contains('/') => Some((g, v)),
+        Some(_) => None,
+    }
+}
+
+/// The current time as RFC 3339 UTC text (no external time crate needed for this).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    format_rfc3339(secs)
+}
+
+/// Formats seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Parses the RFC 3339 timestamps Kubernetes writes (`2024-01-02T03:04:05Z`, optionally with
+/// fractional seconds or a numeric offset) into seconds since the epoch.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || (b[10] != b'T' && b[10] != b't') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        rest = &frac[n..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
+            sign * (rest[1..3].parse::<i64>().ok()? * 3600 + rest[4..6].parse::<i64>().ok()? * 60)
+        }
+        _ => return None,
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+}
+
+// Howard Hinnant's civil-date algorithms (public domain arithmetic).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_versions_split_like_parse_group_version() {
+        assert_eq!(split_api_version("v1"), Some(("", "v1")));
+        assert_eq!(split_api_version("apps/v1"), Some(("apps", "v1")));
+        assert_eq!(split_api_version(""), None);
+        assert_eq!(split_api_version("a/b/c"), None);
+        assert_eq!(split_api_version("/v1"), None);
+    }
+
+    #[test]
+    fn rfc3339_round_trips() {
+        let t = parse_rfc3339("2021-09-14T10:20:30Z").unwrap();
+        assert_eq!(format_rfc3339(t), "2021-09-14T10:20:30Z");
+        assert_eq!(parse_rfc3339("2021-09-14T12:20:30+02:00"), Some(t));
+        assert_eq!(parse_rfc3339("2021-09-14T10:20:30.123456Z"), Some(t));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+    }
+
+    #[test]
+    fn partial_coverage_is_per_namespace() {
+        let o = ListOutcome::Partial {
+            namespaces: vec!["a".into(), "".into()],
+        };
+        assert!(o.covers("a") && o.covers("") && !o.covers("b"));
+        assert!(ListOutcome::Complete.covers("anything"));
+        assert!(!ListOutcome::Forbidden { message: "no".into() }.covers("a"));
+    }
+}
