@@ -32,5 +32,6 @@ pub mod plan;
 pub mod render;
 pub mod snapshot;
 pub mod source;
+pub mod testkit;
 
 pub use error::{Error, Result};

@@ -1,1 +1,251 @@
-//! (in progress)
+//! The garbage collector's ownership graph (`uidToNode`, gc-semantics §1–§2), built from a
+//! snapshot the way a freshly started GC builds it from its informers' initial lists.
+//!
+//! * One node per UID of every object of a resource the GC monitors. Objects of resources it
+//!   ignores (core and `events.k8s.io` events, §5.2) are not nodes: their ownerReferences are
+//!   never acted on and they never block a foreground deletion.
+//! * A *virtual* node for every owner UID that no monitored object has, with identity = the
+//!   reference's apiVersion/kind/name/uid plus the namespace of the **first** dependent that
+//!   referenced it (§1.4; "first" = snapshot order, which is the informers' list order).
+//! * Node ids of real nodes equal the [`ObjId`] of their object, so per-object side tables can
+//!   be indexed by either; virtual nodes follow.
+//! * Dependents are stored as a compressed sparse row table (one offsets vector, one flat vector
+//!   of node ids), each dependent once per owner as in the GC's dependents *set*.
+
+use crate::model::{ObjId, Sym};
+use crate::snapshot::Snapshot;
+
+/// Index of a node.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A node's identity: the 5-tuple (apiVersion, kind, name, uid, namespace) of §1.1.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Identity {
+    /// apiVersion (for real nodes: the monitored resource's group/version).
+    pub api_version: Sym,
+    /// kind.
+    pub kind: Sym,
+    /// name.
+    pub name: Sym,
+    /// uid.
+    pub uid: Sym,
+    /// namespace (virtual nodes: the first dependent's namespace).
+    pub namespace: Sym,
+}
+
+/// Node flags.
+pub mod flags {
+    /// Fabricated from an ownerReference; no monitored object has this UID.
+    pub const VIRTUAL: u8 = 1;
+    /// The object has a deletionTimestamp.
+    pub const BEING_DELETED: u8 = 2;
+    /// Being deleted with the `foregroundDeletion` finalizer.
+    pub const DELETING_DEPENDENTS: u8 = 4;
+    /// The object's resource is not monitored by the GC: not part of the graph.
+    pub const NOT_MONITORED: u8 = 8;
+}
+
+/// One node.
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    /// Identity.
+    pub id: Identity,
+    /// `flags::*` bits.
+    pub flags: u8,
+}
+
+impl Node {
+    /// Virtual (not observed).
+    pub fn is_virtual(&self) -> bool {
+        self.flags & flags::VIRTUAL != 0
+    }
+    /// beingDeleted.
+    pub fn being_deleted(&self) -> bool {
+        self.flags & flags::BEING_DELETED != 0
+    }
+    /// deletingDependents.
+    pub fn deleting_dependents(&self) -> bool {
+        self.flags & flags::DELETING_DEPENDENTS != 0
+    }
+    /// Part of the GC's graph (monitored object or virtual owner).
+    pub fn in_graph(&self) -> bool {
+        self.flags & flags::NOT_MONITORED == 0
+    }
+}
+
+/// The ownership graph.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    objects: u32,
+    /// Node of each UID, indexed by the UID's [`Sym`]; `u32::MAX` = none.
+    node_of_uid: Vec<u32>,
+    dep_offsets: Vec<u32>,
+    deps: Vec<NodeId>,
+}
+
+/// True for the resources the GC never watches (§5.2): core and `events.k8s.io` events.
+/// (`events.k8s.io` joined the set in 1.25; before, its events were monitored but they are
+/// the same objects as core events, which are deduplicated by UID anyway.)
+pub fn gc_ignored(group: &str, plural: &str) -> bool {
+    plural == "events" && (group.is_empty() || group == "events.k8s.io")
+}
+
+impl Graph {
+    /// Builds the graph of a snapshot.
+    pub fn build(snap: &Snapshot) -> Graph {
+        let store = &snap.store;
+        let n = store.len();
+        let foreground = store.strings.get(crate::model::finalizers::FOREGROUND);
+        let mut nodes = Vec::with_capacity(n + n / 16);
+        let monitored_resource: Vec<bool> = snap
+            .resources
+            .iter()
+            .map(|r| !gc_ignored(&r.group, &r.plural))
+            .collect();
+        let mut node_of_uid = vec![u32::MAX; store.strings.len()];
+        for id in store.ids() {
+            let o = store.object(id);
+            let (api_version, kind) = snap.type_syms(o);
+            let mut f = 0;
+            if o.being_deleted() {
+                f |= flags::BEING_DELETED;
+                if foreground.is_some_and(|fg| store.finalizers(id).contains(&fg)) {
+                    f |= flags::DELETING_DEPENDENTS;
+                }
+            }
+            if !monitored_resource[o.resource.index()] {
+                f |= flags::NOT_MONITORED;
+            } else {
+                node_of_uid[o.uid.index()] = id.0;
+            }
+            nodes.push(Node {
+                id: Identity {
+                    api_version,
+                    kind,
+                    name: o.name,
+                    uid: o.uid,
+                    namespace: o.namespace,
+                },
+                flags: f,
+            });
+        }
+        // Virtual owners, and the edge list (owner, dependent) in one pass.
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(store.owner_refs.len());
+        for id in store.ids() {
+            if !nodes[id.index()].in_graph() {
+                continue;
+            }
+            let o = store.object(id);
+            for r in store.owner_refs(id) {
+                let slot = &mut node_of_uid[r.uid.index()];
+                if *slot == u32::MAX {
+                    *slot = nodes.len() as u32;
+                    nodes.push(Node {
+                        id: Identity {
+                            api_version: r.api_version,
+                            kind: r.kind,
+                            name: r.name,
+                            uid: r.uid,
+                            namespace: o.namespace,
+                        },
+                        flags: flags::VIRTUAL,
+                    });
+                }
+                edges.push((*slot, id.0));
+            }
+        }
+        // CSR of dependents, deduplicated per owner (a dependent with two refs to one UID is
+        // one dependent, as in the GC's set).
+        edges.sort_unstable();
+        edges.dedup();
+        let mut dep_offsets = vec![0u32; nodes.len() + 1];
+        for &(owner, _) in &edges {
+            dep_offsets[owner as usize + 1] += 1;
+        }
+        for i in 1..dep_offsets.len() {
+            dep_offsets[i] += dep_offsets[i - 1];
+        }
+        let deps = edges.into_iter().map(|(_, d)| NodeId(d)).collect();
+        Graph {
+            nodes,
+            objects: n as u32,
+            node_of_uid,
+            dep_offsets,
+            deps,
+        }
+    }
+
+    /// All nodes (real ones first, then virtual ones).
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// A node.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Number of nodes, including virtual ones and unmonitored objects.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when there is no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node of a UID, if the UID is in the graph.
+    pub fn node_of_uid(&self, uid: Sym) -> Option<NodeId> {
+        match self.node_of_uid.get(uid.index()) {
+            Some(&i) if i != u32::MAX => Some(NodeId(i)),
+            _ => None,
+        }
+    }
+
+    /// The object behind a node (`None` for virtual nodes).
+    pub fn object(&self, id: NodeId) -> Option<ObjId> {
+        (id.0 < self.objects).then_some(ObjId(id.0))
+    }
+
+    /// The node of an object.
+    pub fn node_of_object(&self, id: ObjId) -> NodeId {
+        NodeId(id.0)
+    }
+
+    /// The graph's dependents of a node (objects whose ownerReferences name its UID).
+    pub fn dependents(&self, id: NodeId) -> &[NodeId] {
+        let i = id.index();
+        &self.deps[self.dep_offsets[i] as usize..self.dep_offsets[i + 1] as usize]
+    }
+
+    /// Ids of the virtual nodes.
+    pub fn virtual_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (self.objects..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Number of virtual nodes.
+    pub fn virtual_count(&self) -> usize {
+        self.nodes.len() - self.objects as usize
+    }
+
+    /// Heap bytes held, for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.node_of_uid.capacity() * 4
+            + self.dep_offsets.capacity() * 4
+            + self.deps.capacity() * 4
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

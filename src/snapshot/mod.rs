@@ -203,6 +203,8 @@ impl Snapshot {
 
     /// Re-derives cached per-resource data; call after the resource table changes.
     pub fn reindex(&mut self) {
+        self.store.intern(crate::model::finalizers::FOREGROUND);
+        self.store.intern(crate::model::finalizers::ORPHAN);
         self.resource_syms = self
             .resources
             .iter()

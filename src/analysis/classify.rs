@@ -1,0 +1,174 @@
+//! Classification of ownerReferences: `isDangling` + `classifyReferences` (§3.3, §3.4) over a
+//! snapshot, extended with the two answers a snapshot adds: *unresolvable* (the REST mapping
+//! fails: the GC retries forever), *invalid scope* (cluster-scoped dependent → namespaced kind)
+//! and *unknown* (the snapshot cannot tell: never reported as dangling).
+
+use super::Analysis;
+use super::mapper::Mapping;
+use super::state::State;
+use crate::model::{ObjId, OwnerRef, Sym};
+use serde::Serialize;
+
+/// How the GC would classify one ownerReference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefClass {
+    /// The owner exists with this UID and is not in foreground deletion.
+    Solid {
+        /// The owner.
+        owner: ObjId,
+    },
+    /// The owner exists and is being deleted in the foreground ("waitingForDependentsDeletion").
+    Waiting {
+        /// The owner.
+        owner: ObjId,
+    },
+    /// The owner, looked up by the reference's coordinates in the dependent's namespace, does
+    /// not exist or has another UID.
+    Dangling(Dangling),
+    /// The apiVersion/kind is not served: the GC's REST mapping fails, the dependent is retried
+    /// with backoff forever and never collected (§6.8).
+    Unresolvable {
+        /// Why.
+        reason: String,
+    },
+    /// A cluster-scoped dependent names a namespaced owner kind: the GC drops the dependent
+    /// and never collects it (v1.20+, §6.7).
+    InvalidScope,
+    /// The snapshot cannot tell (resource forbidden or not listed, discovery failed, kind not
+    /// in the input).
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Why a reference is dangling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dangling {
+    /// No object of that kind and name in the namespace the GC looks in.
+    Absent,
+    /// An object of that kind and name exists there, with another UID.
+    UidMismatch {
+        /// The object found by name.
+        found: ObjId,
+    },
+}
+
+impl RefClass {
+    /// A short, stable label (`solid`, `waiting`, `dangling`, `unresolvable`, `invalid-scope`,
+    /// `unknown`).
+    pub fn label(&self) -> &'static str {
+        match self {
+            RefClass::Solid { .. } => "solid",
+            RefClass::Waiting { .. } => "waiting",
+            RefClass::Dangling(_) => "dangling",
+            RefClass::Unresolvable { .. } => "unresolvable",
+            RefClass::InvalidScope => "invalid-scope",
+            RefClass::Unknown { .. } => "unknown",
+        }
+    }
+
+    /// True for the classes that make `classifyReferences` return an error (no action).
+    pub fn is_error(&self) -> bool {
+        matches!(self, RefClass::Unresolvable { .. } | RefClass::InvalidScope)
+    }
+}
+
+/// Serializable label form of [`RefClass`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RefClassLabel {
+    /// See [`RefClass::Solid`].
+    Solid,
+    /// See [`RefClass::Waiting`].
+    Waiting,
+    /// See [`RefClass::Dangling`].
+    Dangling,
+    /// See [`RefClass::Unresolvable`].
+    Unresolvable,
+    /// See [`RefClass::InvalidScope`].
+    InvalidScope,
+    /// See [`RefClass::Unknown`].
+    Unknown,
+}
+
+impl Analysis<'_> {
+    /// Classifies one reference of `dependent` against `state`.
+    pub fn classify_ref(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
+        let snap = self.snap;
+        let dep_ns = snap.store.object(dependent).namespace;
+        let (gr, namespaced) = match self.mapper.map(snap, r.api_version, r.kind) {
+            Mapping::Resolved(gr) => (Some(gr), self.mapper.gr(gr).namespaced),
+            Mapping::Unlisted { namespaced, why } => {
+                if dep_ns.is_empty() && namespaced {
+                    return self.cluster_scoped_dependent_of_namespaced_kind();
+                }
+                return RefClass::Unknown { reason: why };
+            }
+            Mapping::Unresolvable(reason) => return RefClass::Unresolvable { reason },
+            Mapping::Unknown(reason) => return RefClass::Unknown { reason },
+        };
+        let gr = gr.expect("resolved");
+        if dep_ns.is_empty() && namespaced {
+            return self.cluster_scoped_dependent_of_namespaced_kind();
+        }
+        let lookup_ns = if namespaced { dep_ns } else { Sym::EMPTY };
+        match self.mapper.find(gr, lookup_ns, r.name) {
+            Some(found) if state.exists(found) => {
+                if snap.store.object(found).uid != r.uid {
+                    RefClass::Dangling(Dangling::UidMismatch { found })
+                } else if state.deleting_dependents(&snap.store, found) {
+                    RefClass::Waiting { owner: found }
+                } else {
+                    RefClass::Solid { owner: found }
+                }
+            }
+            // Listed once, deleted by the simulation since: absent.
+            Some(_) => RefClass::Dangling(Dangling::Absent),
+            None => {
+                let coverage = &self.mapper.gr(gr).coverage;
+                if coverage.covers(snap.store.str(lookup_ns)) {
+                    RefClass::Dangling(Dangling::Absent)
+                } else {
+                    RefClass::Unknown {
+                        reason: unknown_reason(self, gr, snap.store.str(lookup_ns)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// A cluster-scoped dependent naming a namespaced kind: unresolvable since v1.20; before,
+    /// the owner was GET at cluster scope, 404'd, and the reference was dangling (§6.7).
+    fn cluster_scoped_dependent_of_namespaced_kind(&self) -> RefClass {
+        if self.rules.cluster_scoped_to_namespaced_is_unresolvable() {
+            RefClass::InvalidScope
+        } else {
+            RefClass::Dangling(Dangling::Absent)
+        }
+    }
+
+    /// Classifies every reference of `dependent`, in order.
+    pub fn classify(&self, state: &State, dependent: ObjId) -> Vec<RefClass> {
+        state
+            .owner_refs(&self.snap.store, dependent)
+            .iter()
+            .map(|r| self.classify_ref(state, dependent, r))
+            .collect()
+    }
+}
+
+fn unknown_reason(a: &Analysis<'_>, gr: super::mapper::GrId, ns: &str) -> String {
+    use crate::snapshot::ListOutcome::*;
+    let g = a.mapper.gr(gr);
+    let res = if g.group.is_empty() { g.plural.clone() } else { format!("{}.{}", g.plural, g.group) };
+    let place = if ns.is_empty() { String::new() } else { format!(" in namespace {ns}") };
+    match &g.coverage {
+        Forbidden { .. } => format!("listing {res} was forbidden"),
+        Failed { message } => format!("listing {res} failed: {message}"),
+        Ignored { .. } => format!("{res} is not monitored by the GC and was not listed"),
+        Partial { .. } => format!("{res}{place} was not collected"),
+        NotListed => format!("{res} was not listed"),
+        Complete => format!("{res}{place} was not listed"),
+    }
+}

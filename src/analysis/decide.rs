@@ -1,0 +1,225 @@
+//! The attemptToDeleteItem decision table (§3.2 rows 1–10), processDeletingDependentsItem
+//! (§3.5) and the trigger for attemptToOrphan (§4), as pure functions of a [`State`].
+
+use super::Analysis;
+use super::classify::RefClass;
+use super::state::State;
+use crate::model::{ObjId, Sym};
+use serde::Serialize;
+
+/// The propagation policy of a DELETE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+pub enum Policy {
+    /// Dependents are orphaned (the `orphan` finalizer).
+    Orphan,
+    /// The object goes away now; the GC deletes dependents afterwards.
+    Background,
+    /// The object waits (`foregroundDeletion`) until blocking dependents are gone.
+    Foreground,
+}
+
+impl Policy {
+    /// The API's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Orphan => "Orphan",
+            Policy::Background => "Background",
+            Policy::Foreground => "Foreground",
+        }
+    }
+}
+
+/// What the GC does when it processes an object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Not a node of the GC's graph (its resource is not monitored).
+    NotMonitored,
+    /// Row 1: terminating, not in foreground deletion: the GC waits for the final delete.
+    Terminating,
+    /// Row 6: no ownerReferences.
+    NoOwners,
+    /// Row 8 with nothing to remove: at least one solid owner. `unknown` lists references the
+    /// snapshot could not check (the GC would strip them if they turn out dangling).
+    Keep {
+        /// UIDs of references whose status is unknown.
+        unknown: Vec<Sym>,
+    },
+    /// Row 8: strip dangling and waiting references (UIDs: all dangling, then all waiting).
+    RemoveRefs {
+        /// UIDs to remove, in the GC's order.
+        uids: Vec<Sym>,
+        /// UIDs of references whose status is unknown.
+        unknown: Vec<Sym>,
+    },
+    /// Rows 9/10: delete the object.
+    Delete {
+        /// The policy the GC sends.
+        policy: Policy,
+        /// 9 (waiting owner, has dependents) or 10.
+        row: u8,
+        /// Row 9 cycle guard: first set `blockOwnerDeletion=false` on the object's blocking
+        /// references because a dependent is itself deletingDependents.
+        unblock_first: bool,
+    },
+    /// §3.5: in foreground deletion and nothing blocks: remove `foregroundDeletion`.
+    RemoveForegroundFinalizer,
+    /// §3.5: in foreground deletion, waiting for these blocking dependents to go away.
+    WaitForDependents {
+        /// Dependents with `blockOwnerDeletion=true` references to the object.
+        blocking: Vec<ObjId>,
+    },
+    /// Row 7 error: the GC cannot classify the references and never collects the object.
+    NeverCollected {
+        /// Why.
+        reason: String,
+        /// `true`: dropped from the queue (invalid scope); `false`: retried forever.
+        dropped: bool,
+    },
+    /// The snapshot cannot tell what the GC would do.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Verdict {
+    /// A short stable label.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::NotMonitored => "not-monitored",
+            Verdict::Terminating => "terminating",
+            Verdict::NoOwners => "no-owners",
+            Verdict::Keep { .. } => "keep",
+            Verdict::RemoveRefs { .. } => "remove-refs",
+            Verdict::Delete { .. } => "delete",
+            Verdict::RemoveForegroundFinalizer => "remove-foreground-finalizer",
+            Verdict::WaitForDependents { .. } => "wait-for-dependents",
+            Verdict::NeverCollected { .. } => "never-collected",
+            Verdict::Unknown { .. } => "unknown",
+        }
+    }
+}
+
+impl Analysis<'_> {
+    /// Dependents of `owner` in the current state: existing objects that still reference its
+    /// UID (the graph's dependents set as the GC would hold it).
+    pub fn current_dependents(&self, state: &State, owner: ObjId) -> Vec<ObjId> {
+        let uid = self.snap.store.object(owner).uid;
+        let node = self.graph.node_of_object(owner);
+        self.graph
+            .dependents(node)
+            .iter()
+            .filter_map(|&d| self.graph.object(d))
+            .filter(|&d| state.exists(d) && state.owner_refs(&self.snap.store, d).iter().any(|r| r.uid == uid))
+            .collect()
+    }
+
+    /// `blockingDependents` (§1.2): dependents holding a `blockOwnerDeletion=true` reference
+    /// to `owner` (once per such reference, as upstream).
+    pub fn blocking_dependents(&self, state: &State, owner: ObjId) -> Vec<ObjId> {
+        let uid = self.snap.store.object(owner).uid;
+        let mut out = Vec::new();
+        for d in self.current_dependents(state, owner) {
+            for r in state.owner_refs(&self.snap.store, d) {
+                if r.uid == uid && r.blocks() {
+                    out.push(d);
+                }
+            }
+        }
+        out
+    }
+
+    /// The attemptToDelete decision for an existing object.
+    pub fn decide(&self, state: &State, id: ObjId) -> Verdict {
+        let store = &self.snap.store;
+        if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
+            return Verdict::NotMonitored;
+        }
+        let deleting_dependents = state.deleting_dependents(store, id);
+        // Row 1.
+        if state.being_deleted(id) && !deleting_dependents {
+            return Verdict::Terminating;
+        }
+        // Rows 2–4 (GET the item) are satisfied: the object exists in this state.
+        // Row 5.
+        if deleting_dependents {
+            let blocking = self.blocking_dependents(state, id);
+            return if blocking.is_empty() {
+                Verdict::RemoveForegroundFinalizer
+            } else {
+                Verdict::WaitForDependents { blocking }
+            };
+        }
+        let refs = state.owner_refs(store, id);
+        // Row 6.
+        if refs.is_empty() {
+            return Verdict::NoOwners;
+        }
+        // Row 7: classify; an error anywhere aborts (the first one decides how).
+        let classes = self.classify(state, id);
+        if let Some(err) = classes.iter().find(|c| c.is_error()) {
+            return match err {
+                RefClass::InvalidScope => Verdict::NeverCollected {
+                    reason: "cluster-scoped objects cannot refer to namespaced owners".into(),
+                    dropped: true,
+                },
+                RefClass::Unresolvable { reason } => Verdict::NeverCollected {
+                    reason: format!("unable to get REST mapping: {reason}"),
+                    dropped: false,
+                },
+                _ => unreachable!("is_error"),
+            };
+        }
+        let mut solid = 0;
+        let (mut dangling, mut waiting, mut unknown) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, c) in refs.iter().zip(&classes) {
+            match c {
+                RefClass::Solid { .. } => solid += 1,
+                RefClass::Dangling(_) => dangling.push(r.uid),
+                RefClass::Waiting { .. } => waiting.push(r.uid),
+                RefClass::Unknown { .. } => unknown.push(r.uid),
+                RefClass::Unresolvable { .. } | RefClass::InvalidScope => unreachable!(),
+            }
+        }
+        // Row 8.
+        if solid > 0 {
+            if dangling.is_empty() && waiting.is_empty() {
+                return Verdict::Keep { unknown };
+            }
+            let mut uids = dangling;
+            uids.extend(waiting);
+            return Verdict::RemoveRefs { uids, unknown };
+        }
+        if let Some(RefClass::Unknown { reason }) = classes.iter().find(|c| matches!(c, RefClass::Unknown { .. })) {
+            return Verdict::Unknown {
+                reason: reason.clone(),
+            };
+        }
+        // Row 9.
+        if !waiting.is_empty() {
+            let dependents = self.current_dependents(state, id);
+            if !dependents.is_empty() {
+                let unblock_first = dependents.iter().any(|&d| state.deleting_dependents(store, d))
+                    && refs.iter().any(|r| r.blocks());
+                return Verdict::Delete {
+                    policy: Policy::Foreground,
+                    row: 9,
+                    unblock_first,
+                };
+            }
+        }
+        // Row 10: the policy follows the object's own finalizers.
+        let policy = if state.has_finalizer(store, id, state.orphan_sym()) {
+            Policy::Orphan
+        } else if state.has_finalizer(store, id, state.foreground_sym()) {
+            Policy::Foreground
+        } else {
+            Policy::Background
+        };
+        Verdict::Delete {
+            policy,
+            row: 10,
+            unblock_first: false,
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Emulation of the GC's REST mapper and owner lookups (§3.3, Appendix D.3).
+//!
+//! The GC resolves an ownerReference's apiVersion/kind with a discovery-backed REST mapper that
+//! knows every *served* version (not only the preferred one) and accepts the kind exactly or in
+//! all-lower-case (§6.9); it then GETs the owner by group/resource, namespace and name. This
+//! module answers the same two questions from a snapshot, and says *unknown* whenever the
+//! snapshot cannot answer them: a group whose discovery failed, a resource that was forbidden or
+//! failed to list, a namespace that was not collected, a kind a file input never mentions.
+
+use crate::catalog::{KubeVersion, builtin};
+use crate::model::{ObjId, Sym};
+use crate::snapshot::{ListOutcome, Snapshot, SourceKind, split_api_version};
+use hashbrown::HashMap;
+
+/// A group/resource: the unit objects are shared by across versions.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct GrId(pub u32);
+
+/// What is known about one group/resource.
+#[derive(Clone, Debug)]
+pub struct GroupResource {
+    /// API group.
+    pub group: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// Kind.
+    pub kind: String,
+    /// Scope.
+    pub namespaced: bool,
+    /// The coverage of the snapshot for this resource (merged over its rows).
+    pub coverage: ListOutcome,
+}
+
+/// The outcome of REST-mapping an ownerReference's apiVersion/kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mapping {
+    /// Served: lookups go to this group/resource.
+    Resolved(GrId),
+    /// Served per the built-in catalogue, but the input never listed this resource.
+    Unlisted {
+        /// Scope from the catalogue.
+        namespaced: bool,
+        /// Why we have no objects of it.
+        why: String,
+    },
+    /// Not served: the GC's REST mapping fails and it retries the dependent forever (§6.8).
+    Unresolvable(String),
+    /// The snapshot cannot tell whether the kind is served.
+    Unknown(String),
+}
+
+/// REST mapper, coverage and `(group/resource, namespace, name) → object` index of a snapshot.
+#[derive(Debug)]
+pub struct Mapper {
+    grs: Vec<GroupResource>,
+    /// (group, version, kind-or-lowercase-kind) → gr
+    by_gvk: HashMap<(String, String, String), GrId>,
+    /// group → has any row / failed discovery versions
+    known_groups: HashMap<String, ()>,
+    failed_gvs: Vec<String>,
+    source: SourceKind,
+    /// Served API versions are judged against this release (files: only if known).
+    cluster_version: Option<KubeVersion>,
+    /// Resource row → gr.
+    gr_of_resource: Vec<GrId>,
+    /// (gr, namespace, name) → object.
+    by_name: HashMap<(GrId, Sym, Sym), ObjId>,
+    cache: std::cell::RefCell<HashMap<(Sym, Sym), Mapping>>,
+}
+
+impl Mapper {
+    /// Builds the mapper of a snapshot. `cluster_version` is the release whose served versions
+    /// apply (the snapshot's server version, or what the user says).
+    pub fn new(snap: &Snapshot, cluster_version: Option<KubeVersion>) -> Mapper {
+        let mut grs: Vec<GroupResource> = Vec::new();
+        let mut gr_index: HashMap<(String, String), GrId> = HashMap::new();
+        let mut by_gvk = HashMap::new();
+        let mut known_groups = HashMap::new();
+        let mut gr_of_resource = Vec::with_capacity(snap.resources.len());
+        for r in &snap.resources {
+            let key = (r.group.clone(), r.plural.clone());
+            let gr = *gr_index.entry(key).or_insert_with(|| {
+                grs.push(GroupResource {
+                    group: r.group.clone(),
+                    plural: r.plural.clone(),
+                    kind: r.kind.clone(),
+                    namespaced: r.namespaced,
+                    coverage: ListOutcome::NotListed,
+                });
+                GrId(grs.len() as u32 - 1)
+            });
+            gr_of_resource.push(gr);
+            merge_coverage(&mut grs[gr.0 as usize].coverage, &r.list);
+            by_gvk.insert((r.group.clone(), r.version.clone(), r.kind.clone()), gr);
+            by_gvk
+                .entry((r.group.clone(), r.version.clone(), r.kind.to_ascii_lowercase()))
+                .or_insert(gr);
+            known_groups.insert(r.group.clone(), ());
+        }
+        let mut by_name = HashMap::with_capacity(snap.store.len());
+        for id in snap.store.ids() {
+            let o = snap.store.object(id);
+            by_name
+                .entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
+                .or_insert(id);
+        }
+        Mapper {
+            grs,
+            by_gvk,
+            known_groups,
+            failed_gvs: snap.discovery_failures.iter().map(|f| f.group_version.clone()).collect(),
+            source: snap.provenance.source,
+            cluster_version,
+            gr_of_resource,
+            by_name,
+            cache: Default::default(),
+        }
+    }
+
+    /// The group/resource of a row of the resource table.
+    pub fn gr_of_resource(&self, r: crate::model::ResourceId) -> GrId {
+        self.gr_of_resource[r.index()]
+    }
+
+    /// A group/resource.
+    pub fn gr(&self, id: GrId) -> &GroupResource {
+        &self.grs[id.0 as usize]
+    }
+
+    /// All group/resources.
+    pub fn grs(&self) -> &[GroupResource] {
+        &self.grs
+    }
+
+    /// The object of `gr` named `name` in `namespace` (`""` for cluster-scoped), if listed.
+    pub fn find(&self, gr: GrId, namespace: Sym, name: Sym) -> Option<ObjId> {
+        self.by_name.get(&(gr, namespace, name)).copied()
+    }
+
+    /// REST-maps an ownerReference's apiVersion/kind (memoised: clusters have few distinct
+    /// pairs).
+    pub fn map(&self, snap: &Snapshot, api_version: Sym, kind: Sym) -> Mapping {
+        if let Some(m) = self.cache.borrow().get(&(api_version, kind)) {
+            return m.clone();
+        }
+        let m = self.map_uncached(snap.store.str(api_version), snap.store.str(kind));
+        self.cache.borrow_mut().insert((api_version, kind), m.clone());
+        m
+    }
+
+    fn map_uncached(&self, api_version: &str, kind: &str) -> Mapping {
+        let Some((group, version)) = split_api_version(api_version) else {
+            return Mapping::Unresolvable(format!("apiVersion {api_version:?} does not parse"));
+        };
+        if kind.is_empty() {
+            return Mapping::Unresolvable("the reference has an empty kind".into());
+        }
+        if let Some(&gr) = self.by_gvk.get(&(group.to_owned(), version.to_owned(), kind.to_owned())) {
+            return Mapping::Resolved(gr);
+        }
+        let gv = api_version.to_owned();
+        if self
+            .failed_gvs
+            .iter()
+            .any(|f| split_api_version(f).is_some_and(|(g, _)| g == group))
+        {
+            return Mapping::Unknown(format!("discovery of {gv} failed"));
+        }
+        let catalog = builtin::find(group, kind);
+        match self.source {
+            SourceKind::Live => {
+                // Live discovery lists every served group/version/kind, so anything else fails
+                // the GC's REST mapping too.
+                if self.known_groups.contains_key(group) || builtin::is_builtin_group(group) {
+                    Mapping::Unresolvable(not_served(group, version, kind, self.cluster_version))
+                } else {
+                    Mapping::Unresolvable(format!("no API group {group:?} is served"))
+                }
+            }
+            SourceKind::Files => {
+                if let Some(b) = catalog {
+                    match (self.cluster_version, b.serves(version, self.cluster_version.unwrap_or(KubeVersion::NEWEST))) {
+                        (_, None) => Mapping::Unresolvable(format!("{api_version} has no kind {kind}")),
+                        (Some(at), Some(false)) => Mapping::Unresolvable(format!(
+                            "{api_version} {} is not served by Kubernetes {at}",
+                            b.kind
+                        )),
+                        (None, Some(false)) => Mapping::Unknown(format!(
+                            "{api_version} {} is not served by current Kubernetes; the input does not say which version the cluster ran",
+                            b.kind
+                        )),
+                        (_, Some(true)) => {
+                            // Served; resolve to the listed group/resource if the input has it.
+                            match self.grs.iter().position(|g| g.group == group && g.plural == b.plural) {
+                                Some(i) => Mapping::Resolved(GrId(i as u32)),
+                                None => Mapping::Unlisted {
+                                    namespaced: b.namespaced,
+                                    why: format!("the input holds no {} objects", b.kind),
+                                },
+                            }
+                        }
+                    }
+                } else if builtin::is_builtin_group(group) {
+                    Mapping::Unresolvable(format!("Kubernetes serves no kind {kind:?} in {api_version}"))
+                } else if self.known_groups.contains_key(group) {
+                    // The input defines the group (CRD or objects) but not this version/kind.
+                    Mapping::Unknown(format!("the input has no {kind} objects in {api_version}"))
+                } else {
+                    Mapping::Unknown(format!("the input has no objects of group {group:?}"))
+                }
+            }
+        }
+    }
+}
+
+fn not_served(group: &str, version: &str, kind: &str, at: Option<KubeVersion>) -> String {
+    let api_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    match (builtin::find(group, kind), at) {
+        (Some(b), Some(at)) if b.serves(version, at) == Some(false) => {
+            format!("{api_version} {} is not served by this cluster (Kubernetes {at})", b.kind)
+        }
+        _ => format!("{api_version} {kind} is not served by this cluster"),
+    }
+}
+
+/// Merges a row's outcome into the group/resource's coverage: the monitored row decides;
+/// partial rows (file inputs) union their namespaces.
+fn merge_coverage(acc: &mut ListOutcome, row: &ListOutcome) {
+    match (&mut *acc, row) {
+        (_, ListOutcome::Ignored { .. }) => {
+            if matches!(acc, ListOutcome::NotListed) {
+                *acc = row.clone();
+            }
+        }
+        (ListOutcome::Partial { namespaces }, ListOutcome::Partial { namespaces: more }) => {
+            for n in more {
+                if !namespaces.contains(n) {
+                    namespaces.push(n.clone());
+                }
+            }
+        }
+        (_, ListOutcome::NotListed) => {}
+        _ => *acc = row.clone(),
+    }
+}

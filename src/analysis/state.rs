@@ -1,0 +1,119 @@
+//! The mutable view of the cluster that the GC's decisions read: which objects exist, which are
+//! terminating, their current finalizers and ownerReferences. The audit reads it as captured;
+//! the plan mutates it to simulate the GC's consequences wave after wave (Appendix D.5).
+//! Only changed objects carry overrides, so the initial state costs two bytes per object.
+
+use crate::model::{ObjId, OwnerRef, Store, Sym, finalizers};
+use hashbrown::HashMap;
+
+const EXISTS: u8 = 1;
+const BEING_DELETED: u8 = 2;
+
+/// Current state of every object.
+#[derive(Clone, Debug)]
+pub struct State {
+    flags: Vec<u8>,
+    finalizers: HashMap<ObjId, Vec<Sym>>,
+    refs: HashMap<ObjId, Vec<OwnerRef>>,
+    foreground: Sym,
+    orphan: Sym,
+}
+
+impl State {
+    /// The state as captured. (The GC finalizer names are interned by `Snapshot::reindex`.)
+    pub fn new(store: &Store) -> State {
+        let sym = |name| store.strings.get(name).expect("Snapshot::reindex interns GC finalizers");
+        let foreground = sym(finalizers::FOREGROUND);
+        let orphan = sym(finalizers::ORPHAN);
+        let flags = store
+            .objects
+            .iter()
+            .map(|o| EXISTS | if o.being_deleted() { BEING_DELETED } else { 0 })
+            .collect();
+        State {
+            flags,
+            finalizers: HashMap::new(),
+            refs: HashMap::new(),
+            foreground,
+            orphan,
+        }
+    }
+
+    /// The object still exists.
+    pub fn exists(&self, id: ObjId) -> bool {
+        self.flags[id.index()] & EXISTS != 0
+    }
+
+    /// The object has a deletionTimestamp.
+    pub fn being_deleted(&self, id: ObjId) -> bool {
+        self.flags[id.index()] & BEING_DELETED != 0
+    }
+
+    /// Current finalizers.
+    pub fn finalizers<'a>(&'a self, store: &'a Store, id: ObjId) -> &'a [Sym] {
+        match self.finalizers.get(&id) {
+            Some(f) => f,
+            None => store.finalizers(id),
+        }
+    }
+
+    /// Current ownerReferences.
+    pub fn owner_refs<'a>(&'a self, store: &'a Store, id: ObjId) -> &'a [OwnerRef] {
+        match self.refs.get(&id) {
+            Some(r) => r,
+            None => store.owner_refs(id),
+        }
+    }
+
+    /// Has finalizer `f`.
+    pub fn has_finalizer(&self, store: &Store, id: ObjId, f: Sym) -> bool {
+        self.finalizers(store, id).contains(&f)
+    }
+
+    /// Terminating with `foregroundDeletion` (the GC's `deletingDependents`; also what makes
+    /// a reference to it "waiting", §3.4).
+    pub fn deleting_dependents(&self, store: &Store, id: ObjId) -> bool {
+        self.being_deleted(id) && self.has_finalizer(store, id, self.foreground)
+    }
+
+    /// Terminating with `orphan` (the GC's attemptToOrphan work).
+    pub fn orphaning(&self, store: &Store, id: ObjId) -> bool {
+        self.being_deleted(id) && self.has_finalizer(store, id, self.orphan)
+    }
+
+    /// The `foregroundDeletion` symbol.
+    pub fn foreground_sym(&self) -> Sym {
+        self.foreground
+    }
+
+    /// The `orphan` symbol.
+    pub fn orphan_sym(&self) -> Sym {
+        self.orphan
+    }
+
+    /// Marks the object gone.
+    pub fn remove(&mut self, id: ObjId) {
+        self.flags[id.index()] &= !EXISTS;
+    }
+
+    /// Marks the object terminating with these finalizers.
+    pub fn start_deletion(&mut self, id: ObjId, finalizers: Vec<Sym>) {
+        self.flags[id.index()] |= BEING_DELETED;
+        self.finalizers.insert(id, finalizers);
+    }
+
+    /// Replaces the finalizers.
+    pub fn set_finalizers(&mut self, id: ObjId, finalizers: Vec<Sym>) {
+        self.finalizers.insert(id, finalizers);
+    }
+
+    /// Replaces the ownerReferences.
+    pub fn set_owner_refs(&mut self, id: ObjId, refs: Vec<OwnerRef>) {
+        self.refs.insert(id, refs);
+    }
+
+    /// Objects whose ownerReferences were changed.
+    pub fn changed_refs(&self) -> impl Iterator<Item = ObjId> + '_ {
+        self.refs.keys().copied()
+    }
+}

@@ -1,0 +1,130 @@
+//! Graph-building tests named after the GC behaviour they pin.
+
+use super::*;
+use crate::testkit::Cluster;
+
+fn uid(snap: &Snapshot, s: &str) -> Sym {
+    snap.store.strings.get(s).expect("uid interned")
+}
+
+/// §6.12: every dependent lists the owner's UID, and every owner reference whose UID has a
+/// node is reflected in that node's dependents.
+fn assert_invariants(snap: &Snapshot, g: &Graph) {
+    for (i, n) in g.nodes().iter().enumerate() {
+        let owner = NodeId(i as u32);
+        for &d in g.dependents(owner) {
+            let obj = g.object(d).expect("dependents are real objects");
+            assert!(
+                snap.store.owner_refs(obj).iter().any(|r| r.uid == n.id.uid),
+                "dependent without matching ref"
+            );
+        }
+    }
+    for id in snap.store.ids() {
+        if !g.node(g.node_of_object(id)).in_graph() {
+            continue;
+        }
+        for r in snap.store.owner_refs(id) {
+            let owner = g.node_of_uid(r.uid).expect("every owner UID has a node");
+            assert!(g.dependents(owner).contains(&g.node_of_object(id)));
+        }
+    }
+}
+
+#[test]
+fn test_process_event_test1_chain_of_bare_pods() {
+    // TestProcessEvent "test1": add 1; add 2 (owner 1); add 3 (owners 1, 2).
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p1", "1");
+    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p1", "1");
+    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p1", "1").owner("v1", "Pod", "p2", "2");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert_invariants(&snap, &g);
+    assert_eq!(g.virtual_count(), 0);
+    let n1 = g.node_of_uid(uid(&snap, "1")).unwrap();
+    assert_eq!(g.dependents(n1).len(), 2);
+}
+
+#[test]
+fn test_process_event_reverse_order_creates_virtual_owners_then_observes_them() {
+    // "reverse test2": adds in reverse order; in a snapshot every listed object is observed,
+    // so owners that exist are real nodes regardless of order.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p4", "4").owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p1", "1").owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p1", "1");
+    c.obj("v1", "Pod", "ns", "p1", "1");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert_invariants(&snap, &g);
+    assert_eq!(g.virtual_count(), 0, "all owners are listed objects");
+}
+
+#[test]
+fn test_process_event_cycle_is_linked_both_ways() {
+    // "test3": update 2 to be owned by 4 which is owned by 3 which is owned by 1 and 2: a cycle.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p4", "4");
+    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p4", "4").owner("v1", "Pod", "p3", "3");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert_invariants(&snap, &g);
+}
+
+#[test]
+fn virtual_owner_takes_the_first_dependents_namespace_even_for_cluster_scoped_kinds() {
+    // §1.4 and issue #124378: a missing Node referenced from ns1 first gets namespace ns1.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns1", "a", "pa").owner("v1", "Node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns2", "b", "pb").owner("v1", "Node", "node1", "nodeuid");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    let v = g.node_of_uid(uid(&snap, "nodeuid")).unwrap();
+    let n = g.node(v);
+    assert!(n.is_virtual());
+    assert_eq!(snap.store.str(n.id.namespace), "ns1");
+    assert_eq!(snap.store.str(n.id.kind), "Node");
+    assert_eq!(g.dependents(v).len(), 2);
+}
+
+#[test]
+fn two_refs_to_one_uid_make_one_dependent() {
+    // §6.11: the dependents set holds the dependent once.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "owner", "o");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ConfigMap", "owner", "o")
+        .owner("v1", "ConfigMap", "other-name", "o");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    let o = g.node_of_uid(uid(&snap, "o")).unwrap();
+    assert_eq!(g.dependents(o).len(), 1);
+}
+
+#[test]
+fn events_are_not_graph_nodes_and_their_refs_are_ignored() {
+    // §5.2: core events are ignored; an Event's ownerReference creates no virtual node.
+    let mut c = Cluster::new();
+    c.obj("v1", "Event", "ns", "e", "ev").owner("v1", "Pod", "gone", "gone-uid");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert!(!g.node(NodeId(0)).in_graph());
+    assert!(g.node_of_uid(uid(&snap, "gone-uid")).is_none());
+    assert!(g.node_of_uid(uid(&snap, "ev")).is_none());
+}
+
+#[test]
+fn flags_follow_deletion_timestamp_and_foreground_finalizer() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "fg", "fg").finalizers(&["foregroundDeletion"]).deleting();
+    c.obj("v1", "Pod", "ns", "bg", "bg").finalizers(&["x/y"]).deleting();
+    // foregroundDeletion without deletionTimestamp (seen in the wild) is not deletingDependents.
+    c.obj("v1", "Pod", "ns", "idle", "idle").finalizers(&["foregroundDeletion"]);
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert!(g.node(NodeId(0)).deleting_dependents() && g.node(NodeId(0)).being_deleted());
+    assert!(!g.node(NodeId(1)).deleting_dependents() && g.node(NodeId(1)).being_deleted());
+    assert!(!g.node(NodeId(2)).deleting_dependents() && !g.node(NodeId(2)).being_deleted());
+}
