@@ -1,0 +1,255 @@
+//! Plan scenarios: GC cascades pinned to the upstream integration and e2e outcomes (§7.6, §7.7).
+
+use super::*;
+use crate::catalog::KubeVersion;
+use crate::snapshot::Snapshot;
+use crate::testkit::Cluster;
+
+fn obj(snap: &Snapshot, name: &str) -> ObjId {
+    snap.store
+        .ids()
+        .find(|&id| snap.store.str(snap.store.object(id).name) == name)
+        .unwrap_or_else(|| panic!("no object {name}"))
+}
+
+fn end(plan: &Plan, snap: &Snapshot, name: &str) -> Option<EndState> {
+    let id = obj(snap, name);
+    plan.outcomes.iter().find(|o| o.target == id).map(|o| o.state.clone())
+}
+
+fn deleted(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
+    !plan.end.exists(obj(snap, name))
+}
+
+fn preview(snap: &Snapshot, name: &str, policy: Option<Policy>) -> Plan {
+    let a = Analysis::new(snap, KubeVersion::v1(28));
+    Plan::preview_delete(&a, UserDelete { target: obj(snap, name), policy })
+}
+
+fn collect(snap: &Snapshot) -> Plan {
+    let a = Analysis::new(snap, KubeVersion::v1(28));
+    Plan::collect(&a)
+}
+
+fn deployment_chain() -> Cluster {
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "Deployment", "ns", "web", "d");
+    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs").owner("apps/v1", "Deployment", "web", "d").controller(true).block(true);
+    for i in 0..3 {
+        c.obj("v1", "Pod", "ns", &format!("web-1-{i}"), &format!("p{i}"))
+            .owner("apps/v1", "ReplicaSet", "web-1", "rs")
+            .controller(true)
+            .block(true);
+    }
+    c
+}
+
+#[test]
+fn healthy_cluster_plans_nothing() {
+    let s = deployment_chain().build();
+    let p = collect(&s);
+    assert!(p.actions.is_empty(), "{:?}", p.actions);
+}
+
+#[test]
+fn background_cascade_depth_3_deletes_in_waves() {
+    let s = deployment_chain().build();
+    let p = preview(&s, "web", Some(Policy::Background));
+    assert!(deleted(&p, &s, "web") && deleted(&p, &s, "web-1") && deleted(&p, &s, "web-1-2"));
+    let wave_of = |n: &str| p.actions.iter().find(|a| a.target == obj(&s, n)).unwrap().wave;
+    assert_eq!((wave_of("web"), wave_of("web-1"), wave_of("web-1-0")), (1, 2, 3));
+    assert_eq!(p.count(Verb::Delete), 5);
+}
+
+#[test]
+fn foreground_cascade_deletes_bottom_up_and_owner_last() {
+    // e2e "should keep the rc around until all its pods are deleted if the deleteOptions says so".
+    let s = deployment_chain().build();
+    let p = preview(&s, "web", Some(Policy::Foreground));
+    for n in ["web", "web-1", "web-1-0", "web-1-1", "web-1-2"] {
+        assert!(deleted(&p, &s, n), "{n} survives");
+    }
+    let last_wave = |n: &str| p.actions.iter().filter(|a| a.target == obj(&s, n)).map(|a| a.wave).max().unwrap();
+    assert!(last_wave("web") > last_wave("web-1") && last_wave("web-1") > last_wave("web-1-0"));
+    // The RS is deleted in Foreground (row 9) because its owner is waiting and it has pods.
+    let rs_delete = p.actions.iter().find(|a| a.target == obj(&s, "web-1") && a.verb == Verb::Delete).unwrap();
+    assert_eq!((rs_delete.policy, &rs_delete.reason), (Some(Policy::Foreground), &Reason::Row9));
+}
+
+#[test]
+fn orphan_delete_keeps_dependents_without_the_reference() {
+    // TestOrphaning: RC deleted with orphanDependents=true; pods remain with no ownerReferences.
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
+    for i in 0..3 {
+        c.obj("v1", "Pod", "ns", &format!("p{i}"), &format!("p{i}")).owner("v1", "ReplicationController", "rc", "rc");
+    }
+    let s = c.build();
+    let p = preview(&s, "rc", Some(Policy::Orphan));
+    assert!(deleted(&p, &s, "rc"));
+    for i in 0..3 {
+        let id = obj(&s, &format!("p{i}"));
+        assert!(p.end.exists(id));
+        assert!(p.end.owner_refs(&s.store, id).is_empty());
+        assert_eq!(end(&p, &s, &format!("p{i}")), Some(EndState::Kept));
+    }
+}
+
+#[test]
+fn type_default_for_replication_controller_is_orphan() {
+    // TestStressingCascadingDeletion collection 1: RC deleted with default options → pods remain.
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
+    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc");
+    let s = c.build();
+    let p = preview(&s, "rc", None);
+    assert!(deleted(&p, &s, "rc") && !deleted(&p, &s, "p"));
+    let p = preview(&s, "rc", Some(Policy::Background));
+    assert!(deleted(&p, &s, "p"), "explicit background deletes the pods (TestCascadingDeletion)");
+}
+
+#[test]
+fn cascading_deletion_keeps_pods_with_another_owner() {
+    // TestCascadingDeletion: pod.3 owned by both RCs survives deletion of rc.1.
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "rc1", "rc1");
+    c.obj("v1", "ReplicationController", "ns", "rc2", "rc2");
+    c.obj("v1", "Pod", "ns", "pod1", "p1").owner("v1", "ReplicationController", "rc1", "rc1");
+    c.obj("v1", "Pod", "ns", "pod2", "p2");
+    c.obj("v1", "Pod", "ns", "pod3", "p3")
+        .owner("v1", "ReplicationController", "rc1", "rc1")
+        .owner("v1", "ReplicationController", "rc2", "rc2");
+    let s = c.build();
+    let p = preview(&s, "rc1", Some(Policy::Background));
+    assert!(deleted(&p, &s, "pod1"));
+    assert!(!deleted(&p, &s, "pod2") && !deleted(&p, &s, "pod3"));
+    let pod3 = obj(&s, "pod3");
+    let left: Vec<&str> = p.end.owner_refs(&s.store, pod3).iter().map(|r| s.store.str(r.uid)).collect();
+    assert_eq!(left, ["rc2"], "the dangling rc1 reference is stripped (row 8)");
+}
+
+#[test]
+fn foreground_chain_blocked_by_dependent_with_its_own_finalizer() {
+    // TestBlockingOwnerRefDoesBlock, one level deeper: the pod holds x/y; RS and Deployment wait.
+    let mut c = deployment_chain();
+    c.obj("v1", "Pod", "ns", "stuck", "stuck")
+        .owner("apps/v1", "ReplicaSet", "web-1", "rs")
+        .block(true)
+        .finalizers(&["example.com/cleanup"]);
+    let s = c.build();
+    let p = preview(&s, "web", Some(Policy::Foreground));
+    assert!(deleted(&p, &s, "web-1-0"));
+    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "stuck") else { panic!() };
+    assert_eq!(finalizers.iter().map(|f| s.store.str(*f)).collect::<Vec<_>>(), ["example.com/cleanup"]);
+    assert!(matches!(end(&p, &s, "web-1"), Some(EndState::Terminating { .. })));
+    assert!(matches!(end(&p, &s, "web"), Some(EndState::Terminating { .. })));
+    let why = p.outcomes.iter().find(|o| o.target == obj(&s, "web-1")).unwrap().why.clone().unwrap();
+    assert!(why.contains("Pod/stuck"), "{why}");
+}
+
+#[test]
+fn non_blocking_refs_do_not_block_foreground_deletion() {
+    // TestNonBlockingOwnerRefDoesNotBlock: RC deleted; both pods (finalizer x/y) still exist.
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
+    c.obj("v1", "Pod", "ns", "unset", "p1").owner("v1", "ReplicationController", "rc", "rc").finalizers(&["x/y"]);
+    c.obj("v1", "Pod", "ns", "false", "p2").owner("v1", "ReplicationController", "rc", "rc").block(false).finalizers(&["x/y"]);
+    let s = c.build();
+    let p = preview(&s, "rc", Some(Policy::Foreground));
+    assert!(deleted(&p, &s, "rc"));
+    assert!(p.end.exists(obj(&s, "unset")) && p.end.exists(obj(&s, "false")));
+}
+
+#[test]
+fn solid_owner_does_not_block_waiting_owner() {
+    // TestSolidOwnerDoesNotBlockWaitingOwner.
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "tbd", "tbd");
+    c.obj("v1", "ReplicationController", "ns", "remaining", "rem");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "tbd", "tbd")
+        .block(true)
+        .owner("v1", "ReplicationController", "remaining", "rem");
+    let s = c.build();
+    let p = preview(&s, "tbd", Some(Policy::Foreground));
+    assert!(deleted(&p, &s, "tbd"));
+    let left: Vec<&str> = p.end.owner_refs(&s.store, obj(&s, "p")).iter().map(|r| s.store.str(r.uid)).collect();
+    assert_eq!(left, ["rem"]);
+}
+
+#[test]
+fn dependency_circle_does_not_block_foreground_deletion() {
+    // e2e "should not be blocked by dependency circle".
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "pod1", "u1").owner("v1", "Pod", "pod3", "u3").block(true).controller(true);
+    c.obj("v1", "Pod", "ns", "pod2", "u2").owner("v1", "Pod", "pod1", "u1").block(true).controller(true);
+    c.obj("v1", "Pod", "ns", "pod3", "u3").owner("v1", "Pod", "pod2", "u2").block(true).controller(true);
+    let s = c.build();
+    let p = preview(&s, "pod1", Some(Policy::Foreground));
+    for n in ["pod1", "pod2", "pod3"] {
+        assert!(deleted(&p, &s, n), "{n} survives: {:#?}", p.actions);
+    }
+    assert!(p.count(Verb::UnblockOwnerReferences) >= 1, "the cycle guard fires");
+}
+
+#[test]
+fn double_deletion_with_finalizer_leaves_only_the_foreign_finalizer() {
+    // TestDoubleDeletionWithFinalizer.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p", "p").finalizers(&["x/y"]);
+    let s = c.build();
+    let p = preview(&s, "p", Some(Policy::Foreground));
+    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "p") else { panic!() };
+    assert_eq!(finalizers.iter().map(|f| s.store.str(*f)).collect::<Vec<_>>(), ["x/y"]);
+}
+
+#[test]
+fn mixed_relationships_custom_resource_and_configmap() {
+    // TestMixedRelationships / TestCustomResourceCascadingDeletion.
+    let mut c = Cluster::new();
+    c.resource("example.com", "v1", "Widget", "widgets", true);
+    c.obj("example.com/v1", "Widget", "ns", "owner-cr", "cr1");
+    c.obj("v1", "ConfigMap", "ns", "dep-cm", "cm1").owner("example.com/v1", "Widget", "owner-cr", "cr1");
+    c.obj("v1", "ConfigMap", "ns", "owner-cm", "cm2");
+    c.obj("example.com/v1", "Widget", "ns", "dep-cr", "cr2").owner("v1", "ConfigMap", "owner-cm", "cm2");
+    let s = c.build();
+    assert!(deleted(&preview(&s, "owner-cr", Some(Policy::Foreground)), &s, "dep-cm"));
+    assert!(deleted(&preview(&s, "owner-cm", Some(Policy::Foreground)), &s, "dep-cr"));
+}
+
+#[test]
+fn collect_deletes_dangling_dependents_and_their_subtrees() {
+    // TestCreateWithNonExistentOwner, plus the cascade below the deleted object.
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").owner("apps/v1", "Deployment", "gone", "gone");
+    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs");
+    let s = c.build();
+    let p = collect(&s);
+    assert!(deleted(&p, &s, "rs") && deleted(&p, &s, "p"));
+    assert_eq!(p.actions[0].reason, Reason::Row10);
+}
+
+#[test]
+fn collect_reports_stuck_unresolvable_dependents() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p", "p").owner("extensions/v1beta1", "Deployment", "d", "d");
+    let s = c.build();
+    let p = collect(&s);
+    assert!(p.actions.is_empty());
+    let o = p.outcomes.iter().find(|o| o.target == obj(&s, "p")).expect("stuck object reported");
+    assert_eq!(o.state, EndState::Kept);
+    assert!(o.why.as_deref().unwrap().contains("forever"));
+}
+
+#[test]
+fn pending_orphan_finalizer_is_processed() {
+    // §4: an object terminating with `orphan` gets its dependents orphaned, then goes away.
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").finalizers(&["orphan"]).deleting();
+    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs");
+    let s = c.build();
+    let p = collect(&s);
+    assert!(deleted(&p, &s, "rs"));
+    assert!(!deleted(&p, &s, "p"));
+    assert!(p.end.owner_refs(&s.store, obj(&s, "p")).is_empty());
+}
