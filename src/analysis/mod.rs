@@ -3,6 +3,7 @@
 
 pub mod classify;
 pub mod decide;
+pub mod findings;
 pub mod mapper;
 pub mod rules;
 pub mod state;
@@ -67,3 +68,6 @@ impl<'a> Analysis<'a> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod findings_tests;
