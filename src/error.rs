@@ -88,7 +88,11 @@ impl Error {
     }
 
     /// An input error.
-    pub fn input(path: impl Into<PathBuf>, message: impl Into<String>, hint: Option<String>) -> Self {
+    pub fn input(
+        path: impl Into<PathBuf>,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> Self {
         Error::Input {
             path: path.into(),
             message: message.into(),

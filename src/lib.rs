@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod build_info;
 pub mod catalog;
 pub mod cli;
 pub mod commands;

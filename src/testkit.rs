@@ -21,8 +21,20 @@ const KINDS: &[(&str, &str, &str, &str, bool)] = &[
     ("", "v1", "Secret", "secrets", true),
     ("", "v1", "Service", "services", true),
     ("", "v1", "ServiceAccount", "serviceaccounts", true),
-    ("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true),
-    ("", "v1", "ReplicationController", "replicationcontrollers", true),
+    (
+        "",
+        "v1",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        true,
+    ),
+    (
+        "",
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        true,
+    ),
     ("", "v1", "Event", "events", true),
     ("", "v1", "Node", "nodes", false),
     ("", "v1", "Namespace", "namespaces", false),
@@ -34,7 +46,13 @@ const KINDS: &[(&str, &str, &str, &str, bool)] = &[
     ("batch", "v1", "Job", "jobs", true),
     ("batch", "v1", "CronJob", "cronjobs", true),
     ("rbac.authorization.k8s.io", "v1", "Role", "roles", true),
-    ("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRole",
+        "clusterroles",
+        false,
+    ),
 ];
 
 /// One object under construction.
@@ -77,7 +95,9 @@ impl ObjSpec {
 
     /// Adds finalizers.
     pub fn finalizers(&mut self, names: &[&str]) -> &mut Self {
-        self.meta.finalizers.extend(names.iter().map(|n| Cow::Owned((*n).to_owned())));
+        self.meta
+            .finalizers
+            .extend(names.iter().map(|n| Cow::Owned((*n).to_owned())));
         self
     }
 
@@ -95,7 +115,10 @@ impl ObjSpec {
 
     /// Adds a label.
     pub fn label(&mut self, k: &str, v: &str) -> &mut Self {
-        self.meta.labels.0.push((Cow::Owned(k.into()), Cow::Owned(v.into())));
+        self.meta
+            .labels
+            .0
+            .push((Cow::Owned(k.into()), Cow::Owned(v.into())));
         self
     }
 }
@@ -125,7 +148,9 @@ impl Cluster {
                 kind: k.into(),
                 plural: p.into(),
                 namespaced: ns,
-                verbs: ["delete", "list", "watch", "get", "patch"].map(String::from).to_vec(),
+                verbs: ["delete", "list", "watch", "get", "patch"]
+                    .map(String::from)
+                    .to_vec(),
                 preferred_version: v.into(),
                 list: if p == "events" {
                     ListOutcome::Ignored {
@@ -156,14 +181,23 @@ impl Cluster {
     }
 
     /// Registers a resource (e.g. a CRD's kind), fully listed.
-    pub fn resource(&mut self, group: &str, version: &str, kind: &str, plural: &str, namespaced: bool) -> &mut Self {
+    pub fn resource(
+        &mut self,
+        group: &str,
+        version: &str,
+        kind: &str,
+        plural: &str,
+        namespaced: bool,
+    ) -> &mut Self {
         self.resources.push(Resource {
             group: group.into(),
             version: version.into(),
             kind: kind.into(),
             plural: plural.into(),
             namespaced,
-            verbs: ["delete", "list", "watch", "get", "patch"].map(String::from).to_vec(),
+            verbs: ["delete", "list", "watch", "get", "patch"]
+                .map(String::from)
+                .to_vec(),
             preferred_version: version.into(),
             list: ListOutcome::Complete,
         });
@@ -210,7 +244,14 @@ impl Cluster {
     }
 
     /// Adds an object; returns it for adding references, finalizers and flags.
-    pub fn obj(&mut self, api_version: &str, kind: &str, namespace: &str, name: &str, uid: &str) -> &mut ObjSpec {
+    pub fn obj(
+        &mut self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        uid: &str,
+    ) -> &mut ObjSpec {
         self.objects.push(ObjSpec {
             api_version: api_version.into(),
             kind: kind.into(),

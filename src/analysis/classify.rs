@@ -161,8 +161,16 @@ impl Analysis<'_> {
 fn unknown_reason(a: &Analysis<'_>, gr: super::mapper::GrId, ns: &str) -> String {
     use crate::snapshot::ListOutcome::*;
     let g = a.mapper.gr(gr);
-    let res = if g.group.is_empty() { g.plural.clone() } else { format!("{}.{}", g.plural, g.group) };
-    let place = if ns.is_empty() { String::new() } else { format!(" in namespace {ns}") };
+    let res = if g.group.is_empty() {
+        g.plural.clone()
+    } else {
+        format!("{}.{}", g.plural, g.group)
+    };
+    let place = if ns.is_empty() {
+        String::new()
+    } else {
+        format!(" in namespace {ns}")
+    };
     match &g.coverage {
         Forbidden { .. } => format!("listing {res} was forbidden"),
         Failed { message } => format!("listing {res} failed: {message}"),

@@ -110,7 +110,13 @@ impl Analysis<'_> {
             .dependents(node)
             .iter()
             .filter_map(|&d| self.graph.object(d))
-            .filter(|&d| state.exists(d) && state.owner_refs(&self.snap.store, d).iter().any(|r| r.uid == uid))
+            .filter(|&d| {
+                state.exists(d)
+                    && state
+                        .owner_refs(&self.snap.store, d)
+                        .iter()
+                        .any(|r| r.uid == uid)
+            })
             .collect()
     }
 
@@ -190,7 +196,10 @@ impl Analysis<'_> {
             uids.extend(waiting);
             return Verdict::RemoveRefs { uids, unknown };
         }
-        if let Some(RefClass::Unknown { reason }) = classes.iter().find(|c| matches!(c, RefClass::Unknown { .. })) {
+        if let Some(RefClass::Unknown { reason }) = classes
+            .iter()
+            .find(|c| matches!(c, RefClass::Unknown { .. }))
+        {
             return Verdict::Unknown {
                 reason: reason.clone(),
             };
@@ -199,7 +208,9 @@ impl Analysis<'_> {
         if !waiting.is_empty() {
             let dependents = self.current_dependents(state, id);
             if !dependents.is_empty() {
-                let unblock_first = dependents.iter().any(|&d| state.deleting_dependents(store, d))
+                let unblock_first = dependents
+                    .iter()
+                    .any(|&d| state.deleting_dependents(store, d))
                     && refs.iter().any(|r| r.blocks());
                 return Verdict::Delete {
                     policy: Policy::Foreground,

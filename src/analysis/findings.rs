@@ -48,7 +48,9 @@ impl std::str::FromStr for Severity {
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
             "critical" => Ok(Severity::Critical),
-            _ => Err(format!("unknown severity {s:?} (info, warning, error, critical)")),
+            _ => Err(format!(
+                "unknown severity {s:?} (info, warning, error, critical)"
+            )),
         }
     }
 }
@@ -132,7 +134,9 @@ impl Code {
             Code::OwnerUidMismatch => "owner-uid-mismatch",
             Code::OwnerCoordinatesMismatch => "owner-coordinates-mismatch",
             Code::CrossNamespaceOwner => "cross-namespace-owner",
-            Code::ClusterScopedDependentOfNamespacedOwner => "cluster-scoped-dependent-of-namespaced-owner",
+            Code::ClusterScopedDependentOfNamespacedOwner => {
+                "cluster-scoped-dependent-of-namespaced-owner"
+            }
             Code::UnresolvableOwnerKind => "unresolvable-owner-kind",
             Code::UnknownOwner => "unknown-owner",
             Code::BlockedForegroundDeletion => "blocked-foreground-deletion",
@@ -147,7 +151,9 @@ impl Code {
 
     /// Parses `GC004` or `cross-namespace-owner`.
     pub fn parse(s: &str) -> Option<Code> {
-        Code::ALL.into_iter().find(|c| c.id().eq_ignore_ascii_case(s) || c.name() == s)
+        Code::ALL
+            .into_iter()
+            .find(|c| c.id().eq_ignore_ascii_case(s) || c.name() == s)
     }
 }
 
@@ -238,7 +244,10 @@ impl Analysis<'_> {
     fn dangling_consequence(&self, verdict: &Verdict) -> (String, bool) {
         match verdict {
             Verdict::Delete { policy, .. } => (
-                format!("the GC will delete this object (propagationPolicy={})", policy.as_str()),
+                format!(
+                    "the GC will delete this object (propagationPolicy={})",
+                    policy.as_str()
+                ),
                 true,
             ),
             Verdict::RemoveRefs { .. } => (
@@ -247,11 +256,15 @@ impl Analysis<'_> {
             ),
             Verdict::Terminating => ("none while the object is terminating".into(), false),
             Verdict::NeverCollected { reason, .. } => (
-                format!("none: another reference stops the GC from acting on this object ({reason})"),
+                format!(
+                    "none: another reference stops the GC from acting on this object ({reason})"
+                ),
                 false,
             ),
             Verdict::Unknown { reason } => (
-                format!("the GC will delete this object if its other owners are gone too ({reason})"),
+                format!(
+                    "the GC will delete this object if its other owners are gone too ({reason})"
+                ),
                 false,
             ),
             _ => ("the GC will act on this reference".into(), false),
@@ -277,24 +290,27 @@ impl Analysis<'_> {
             store.str(r.name),
             store.str(r.uid)
         );
-        let mk = |code, severity, consequence: String, message: String, related: Vec<ObjId>| Finding {
-            code,
-            severity,
-            object: id,
-            owner_ref: Some(*r),
-            classification: Some(class.label()),
-            consequence,
-            message,
-            related,
-            remedies: Vec::new(),
-        };
+        let mk =
+            |code, severity, consequence: String, message: String, related: Vec<ObjId>| Finding {
+                code,
+                severity,
+                object: id,
+                owner_ref: Some(*r),
+                classification: Some(class.label()),
+                consequence,
+                message,
+                related,
+                remedies: Vec::new(),
+            };
         match class {
             RefClass::Solid { .. } => None,
             RefClass::Waiting { owner } => Some(mk(
                 Code::WaitingOwner,
                 Severity::Info,
                 match verdict {
-                    Verdict::RemoveRefs { .. } => "the GC will strip this reference (another owner is valid)".into(),
+                    Verdict::RemoveRefs { .. } => {
+                        "the GC will strip this reference (another owner is valid)".into()
+                    }
                     Verdict::Delete { policy, .. } => format!(
                         "the GC will delete this object (propagationPolicy={}) as part of its owner's foreground deletion",
                         policy.as_str()
@@ -312,8 +328,7 @@ impl Analysis<'_> {
                     (Some(h), _) if self.is_cross_namespace(id, h) => {
                         let hns = store.str(store.object(h).namespace);
                         let mut msg = format!(
-                            "owner {ref_text} is {} in namespace {hns:?}; the GC looks owners up in the dependent's namespace {ns:?}, finds nothing and treats the owner as absent",
-                            self.snap.describe(h)
+                            "owner {ref_text} lives in namespace {hns:?}; the GC looks namespaced owners up in the dependent's namespace {ns:?}, finds nothing and treats the owner as absent"
                         );
                         if self.rules.emits_invalid_namespace_events() {
                             msg.push_str("; the GC records an OwnerRefInvalidNamespace event");
@@ -353,7 +368,9 @@ impl Analysis<'_> {
                 // A plain missing owner is ordinary garbage; a reference that points at a live
                 // object is a bug that deletes something someone meant to keep.
                 let severity = match (code, deletes) {
-                    (Code::CrossNamespaceOwner | Code::OwnerCoordinatesMismatch, true) => Severity::Critical,
+                    (Code::CrossNamespaceOwner | Code::OwnerCoordinatesMismatch, true) => {
+                        Severity::Critical
+                    }
                     (_, true) => Severity::Error,
                     _ => base,
                 };
@@ -367,20 +384,24 @@ impl Analysis<'_> {
                 Code::ClusterScopedDependentOfNamespacedOwner,
                 Severity::Warning,
                 "the GC drops this object and never collects it".into(),
-                format!("cluster-scoped object names a namespaced owner {ref_text}; owners must be cluster-scoped"),
+                format!(
+                    "cluster-scoped object names a namespaced owner {ref_text}; owners must be cluster-scoped"
+                ),
                 store.by_uid(r.uid).into_iter().collect(),
             )),
             RefClass::Unresolvable { reason } => Some(mk(
                 Code::UnresolvableOwnerKind,
                 Severity::Warning,
-                "the GC retries this object forever (REST mapping fails) and never collects it".into(),
+                "the GC retries this object forever (REST mapping fails) and never collects it"
+                    .into(),
                 format!("owner {ref_text}: {reason}"),
                 vec![],
             )),
             RefClass::Unknown { reason } => Some(mk(
                 Code::UnknownOwner,
                 Severity::Info,
-                "unknown: the snapshot cannot tell whether the GC keeps or collects this object".into(),
+                "unknown: the snapshot cannot tell whether the GC keeps or collects this object"
+                    .into(),
                 format!("cannot check owner {ref_text}: {reason}"),
                 vec![],
             )),
@@ -548,9 +569,19 @@ impl Analysis<'_> {
                 let (severity, consequence) = if !in_graph {
                     (Severity::Error, "the GC does not watch this resource: the orphan finalizer is never removed".to_owned())
                 } else if stalled {
-                    (Severity::Warning, format!("the GC should already have orphaned {deps} dependent(s) and removed the finalizer: check that it is running"))
+                    (
+                        Severity::Warning,
+                        format!(
+                            "the GC should already have orphaned {deps} dependent(s) and removed the finalizer: check that it is running"
+                        ),
+                    )
                 } else {
-                    (Severity::Info, format!("the GC will strip this object's UID from {deps} dependent(s), then remove the finalizer"))
+                    (
+                        Severity::Info,
+                        format!(
+                            "the GC will strip this object's UID from {deps} dependent(s), then remove the finalizer"
+                        ),
+                    )
                 };
                 out.push(Finding {
                     code: Code::OrphanFinalizer,
@@ -561,13 +592,18 @@ impl Analysis<'_> {
                     consequence,
                     message: format!(
                         "terminating with the orphan finalizer{}",
-                        age.map(|a| format!(" for {}", human_duration(a))).unwrap_or_default()
+                        age.map(|a| format!(" for {}", human_duration(a)))
+                            .unwrap_or_default()
                     ),
                     related: vec![],
                     remedies: vec![],
                 });
             }
-            let foreign: Vec<&str> = fins.iter().filter(|f| **f != fg && **f != orphan).map(|f| store.str(*f)).collect();
+            let foreign: Vec<&str> = fins
+                .iter()
+                .filter(|f| **f != fg && **f != orphan)
+                .map(|f| store.str(*f))
+                .collect();
             if !foreign.is_empty() {
                 let long = age.is_some_and(|a| a > FINALIZER_STALL_SECS);
                 out.push(Finding {
@@ -607,7 +643,8 @@ impl Analysis<'_> {
                     continue;
                 }
                 chain.push(b);
-                if end.deleting_dependents(store, b) && !self.blocking_dependents(end, b).is_empty() {
+                if end.deleting_dependents(store, b) && !self.blocking_dependents(end, b).is_empty()
+                {
                     stack.push(b);
                 } else {
                     roots.push((cur, b));
@@ -619,13 +656,27 @@ impl Analysis<'_> {
         for &(owner, b) in &roots {
             let owner_uid = store.object(owner).uid;
             let reason = if end.being_deleted(b) {
-                let fins: Vec<&str> = end.finalizers(store, b).iter().map(|f| store.str(*f)).collect();
-                format!("{} is terminating, held by {}", self.snap.describe(b), fins.join(", "))
+                let fins: Vec<&str> = end
+                    .finalizers(store, b)
+                    .iter()
+                    .map(|f| store.str(*f))
+                    .collect();
+                format!(
+                    "{} is terminating, held by {}",
+                    self.snap.describe(b),
+                    fins.join(", ")
+                )
             } else {
                 match self.decide(end, b) {
-                    Verdict::NeverCollected { reason, .. } => format!("{} is never collected: {reason}", self.snap.describe(b)),
-                    Verdict::Unknown { reason } => format!("{} cannot be evaluated: {reason}", self.snap.describe(b)),
-                    Verdict::NotMonitored => format!("{} is not monitored by the GC", self.snap.describe(b)),
+                    Verdict::NeverCollected { reason, .. } => {
+                        format!("{} is never collected: {reason}", self.snap.describe(b))
+                    }
+                    Verdict::Unknown { reason } => {
+                        format!("{} cannot be evaluated: {reason}", self.snap.describe(b))
+                    }
+                    Verdict::NotMonitored => {
+                        format!("{} is not monitored by the GC", self.snap.describe(b))
+                    }
                     other => format!("{} is kept ({})", self.snap.describe(b), other.label()),
                 }
             };
@@ -663,7 +714,11 @@ impl Analysis<'_> {
                 continue;
             }
             for r in store.owner_refs(id) {
-                let Some(owner) = self.graph.node_of_uid(r.uid).and_then(|n| self.graph.object(n)) else {
+                let Some(owner) = self
+                    .graph
+                    .node_of_uid(r.uid)
+                    .and_then(|n| self.graph.object(n))
+                else {
                     continue;
                 };
                 if owner == id {
@@ -728,28 +783,41 @@ impl Analysis<'_> {
                 continue;
             }
             for r in store.owner_refs(id) {
-                if let RefClass::Dangling(_) = self.classify_ref(state, id, r) {
-                    if store.by_uid(r.uid).is_some_and(|h| h != id) {
-                        poisoned.entry(r.uid).or_insert(id);
-                    }
+                if let RefClass::Dangling(_) = self.classify_ref(state, id, r)
+                    && store.by_uid(r.uid).is_some_and(|h| h != id)
+                {
+                    poisoned.entry(r.uid).or_insert(id);
                 }
             }
         }
         for (uid, bad) in poisoned {
-            let Some(owner_node) = self.graph.node_of_uid(uid) else { continue };
+            let Some(owner_node) = self.graph.node_of_uid(uid) else {
+                continue;
+            };
             for &d in self.graph.dependents(owner_node) {
-                let Some(d) = self.graph.object(d) else { continue };
+                let Some(d) = self.graph.object(d) else {
+                    continue;
+                };
                 if d == bad {
                     continue;
                 }
                 let refs = store.owner_refs(d);
                 let classes = self.classify(state, d);
-                let to_owner_solid = refs.iter().zip(&classes).any(|(r, c)| r.uid == uid && matches!(c, RefClass::Solid { .. }));
+                let to_owner_solid = refs
+                    .iter()
+                    .zip(&classes)
+                    .any(|(r, c)| r.uid == uid && matches!(c, RefClass::Solid { .. }));
                 if !to_owner_solid {
                     continue;
                 }
-                let other_solid = refs.iter().zip(&classes).any(|(r, c)| r.uid != uid && matches!(c, RefClass::Solid { .. }));
-                let r = *refs.iter().find(|r| r.uid == uid).expect("dependent references the owner");
+                let other_solid = refs
+                    .iter()
+                    .zip(&classes)
+                    .any(|(r, c)| r.uid != uid && matches!(c, RefClass::Solid { .. }));
+                let r = *refs
+                    .iter()
+                    .find(|r| r.uid == uid)
+                    .expect("dependent references the owner");
                 out.push(Finding {
                     code: Code::CollateralAtRisk,
                     severity: if other_solid { Severity::Error } else { Severity::Critical },

@@ -22,27 +22,71 @@ fn codes_for(s: &Snapshot, f: &[Finding], name: &str) -> Vec<(Code, Severity)> {
 /// resource in `kube-system`, next to valid dependents in `kube-system`.
 fn redis_incident() -> Cluster {
     let mut c = Cluster::new();
-    c.resource("databases.spotahome.com", "v1", "RedisFailover", "redisfailovers", true);
-    c.obj("databases.spotahome.com/v1", "RedisFailover", "kube-system", "redis", "rf-uid");
+    c.resource(
+        "databases.spotahome.com",
+        "v1",
+        "RedisFailover",
+        "redisfailovers",
+        true,
+    );
+    c.obj(
+        "databases.spotahome.com/v1",
+        "RedisFailover",
+        "kube-system",
+        "redis",
+        "rf-uid",
+    );
     for name in ["rfr-redis", "rfs-redis"] {
-        c.obj("apps/v1", "StatefulSet", "kube-system", name, &format!("{name}-uid"))
-            .owner("databases.spotahome.com/v1", "RedisFailover", "redis", "rf-uid")
-            .controller(true);
-    }
-    c.obj("apps/v1", "StatefulSet", "monitoring", "redis-exporter", "exp-uid")
-        .owner("databases.spotahome.com/v1", "RedisFailover", "redis", "rf-uid")
+        c.obj(
+            "apps/v1",
+            "StatefulSet",
+            "kube-system",
+            name,
+            &format!("{name}-uid"),
+        )
+        .owner(
+            "databases.spotahome.com/v1",
+            "RedisFailover",
+            "redis",
+            "rf-uid",
+        )
         .controller(true);
+    }
+    c.obj(
+        "apps/v1",
+        "StatefulSet",
+        "monitoring",
+        "redis-exporter",
+        "exp-uid",
+    )
+    .owner(
+        "databases.spotahome.com/v1",
+        "RedisFailover",
+        "redis",
+        "rf-uid",
+    )
+    .controller(true);
     c
 }
 
 #[test]
 fn gc004_cross_namespace_owner_gets_the_dependent_deleted() {
     let (s, f) = audit(&redis_incident(), 28);
-    assert_eq!(codes_for(&s, &f, "redis-exporter"), [(Code::CrossNamespaceOwner, Severity::Critical)]);
-    let x = f.iter().find(|x| x.code == Code::CrossNamespaceOwner).unwrap();
+    assert_eq!(
+        codes_for(&s, &f, "redis-exporter"),
+        [(Code::CrossNamespaceOwner, Severity::Critical)]
+    );
+    let x = f
+        .iter()
+        .find(|x| x.code == Code::CrossNamespaceOwner)
+        .unwrap();
     assert!(x.consequence.contains("will delete"));
     assert!(x.message.contains("OwnerRefInvalidNamespace"));
-    assert!(x.remedies[0].starts_with("kubectl patch statefulsets.apps/redis-exporter -n monitoring --type=json"));
+    assert!(
+        x.remedies[0].starts_with(
+            "kubectl patch statefulsets.apps/redis-exporter -n monitoring --type=json"
+        )
+    );
     // v1.20+: the valid dependents are safe.
     assert!(codes_for(&s, &f, "rfr-redis").is_empty());
     assert!(f.iter().all(|x| x.code != Code::CollateralAtRisk));
@@ -52,9 +96,17 @@ fn gc004_cross_namespace_owner_gets_the_dependent_deleted() {
 fn gc012_before_1_20_valid_siblings_of_a_cross_namespace_ref_are_at_risk() {
     let (s, f) = audit(&redis_incident(), 13);
     for name in ["rfr-redis", "rfs-redis"] {
-        assert_eq!(codes_for(&s, &f, name), [(Code::CollateralAtRisk, Severity::Critical)], "{name}");
+        assert_eq!(
+            codes_for(&s, &f, name),
+            [(Code::CollateralAtRisk, Severity::Critical)],
+            "{name}"
+        );
     }
-    assert!(!f.iter().any(|x| x.message.contains("OwnerRefInvalidNamespace")), "no events before 1.20");
+    assert!(
+        !f.iter()
+            .any(|x| x.message.contains("OwnerRefInvalidNamespace")),
+        "no events before 1.20"
+    );
 }
 
 #[test]
@@ -62,22 +114,42 @@ fn gc012_sibling_with_another_solid_owner_risks_only_the_reference() {
     let mut c = redis_incident();
     c.obj("v1", "ConfigMap", "kube-system", "other-owner", "cm-uid");
     c.obj("v1", "Service", "kube-system", "svc", "svc-uid")
-        .owner("databases.spotahome.com/v1", "RedisFailover", "redis", "rf-uid")
+        .owner(
+            "databases.spotahome.com/v1",
+            "RedisFailover",
+            "redis",
+            "rf-uid",
+        )
         .owner("v1", "ConfigMap", "other-owner", "cm-uid");
     let (s, f) = audit(&c, 19);
-    assert_eq!(codes_for(&s, &f, "svc"), [(Code::CollateralAtRisk, Severity::Error)]);
+    assert_eq!(
+        codes_for(&s, &f, "svc"),
+        [(Code::CollateralAtRisk, Severity::Error)]
+    );
 }
 
 #[test]
 fn gc001_dangling_owner_sole_owner_is_deleted_other_owner_strips() {
     let mut c = Cluster::new();
     c.obj("v1", "ConfigMap", "ns", "keep", "keep");
-    c.obj("v1", "Pod", "ns", "orphaned", "a").owner("apps/v1", "ReplicaSet", "gone", "gone");
-    c.obj("v1", "Pod", "ns", "two-owners", "b").owner("apps/v1", "ReplicaSet", "gone", "gone").owner("v1", "ConfigMap", "keep", "keep");
+    c.obj("v1", "Pod", "ns", "orphaned", "a")
+        .owner("apps/v1", "ReplicaSet", "gone", "gone");
+    c.obj("v1", "Pod", "ns", "two-owners", "b")
+        .owner("apps/v1", "ReplicaSet", "gone", "gone")
+        .owner("v1", "ConfigMap", "keep", "keep");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "orphaned"), [(Code::DanglingOwner, Severity::Error)]);
-    assert_eq!(codes_for(&s, &f, "two-owners"), [(Code::DanglingOwner, Severity::Warning)]);
-    let strip = f.iter().find(|x| s.store.str(s.store.object(x.object).name) == "two-owners").unwrap();
+    assert_eq!(
+        codes_for(&s, &f, "orphaned"),
+        [(Code::DanglingOwner, Severity::Error)]
+    );
+    assert_eq!(
+        codes_for(&s, &f, "two-owners"),
+        [(Code::DanglingOwner, Severity::Warning)]
+    );
+    let strip = f
+        .iter()
+        .find(|x| s.store.str(s.store.object(x.object).name) == "two-owners")
+        .unwrap();
     assert!(strip.consequence.contains("strip"));
 }
 
@@ -86,39 +158,77 @@ fn gc002_owner_recreated_with_the_same_name_is_dangling() {
     // insights-archive: Machines owned by a ControlPlaneMachineSet whose uid changed.
     let mut c = Cluster::new();
     c.obj("apps/v1", "ReplicaSet", "ns", "rs", "new-uid");
-    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "old-uid");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "old-uid");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "p"), [(Code::OwnerUidMismatch, Severity::Error)]);
+    assert_eq!(
+        codes_for(&s, &f, "p"),
+        [(Code::OwnerUidMismatch, Severity::Error)]
+    );
 }
 
 #[test]
 fn gc003_wrong_kind_for_an_existing_uid_deletes_the_dependent() {
     // crossplane#895: the uid of a ClusterStackInstall with kind Stack.
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "ns1", "deployment1", "deploymentuid1");
-    c.obj("v1", "Pod", "ns1", "badpod", "badpoduid").owner("v1", "Secret", "secretname", "deploymentuid1");
+    c.obj(
+        "apps/v1",
+        "Deployment",
+        "ns1",
+        "deployment1",
+        "deploymentuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "badpod", "badpoduid").owner(
+        "v1",
+        "Secret",
+        "secretname",
+        "deploymentuid1",
+    );
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "badpod"), [(Code::OwnerCoordinatesMismatch, Severity::Critical)]);
+    assert_eq!(
+        codes_for(&s, &f, "badpod"),
+        [(Code::OwnerCoordinatesMismatch, Severity::Critical)]
+    );
 }
 
 #[test]
 fn gc005_cluster_scoped_dependent_of_namespaced_owner() {
     let mut c = Cluster::new();
     c.obj("apps/v1", "Deployment", "ns", "d", "d");
-    c.obj("rbac.authorization.k8s.io/v1", "ClusterRole", "", "cr", "cr").owner("apps/v1", "Deployment", "d", "d");
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        "cr",
+        "cr",
+    )
+    .owner("apps/v1", "Deployment", "d", "d");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "cr"), [(Code::ClusterScopedDependentOfNamespacedOwner, Severity::Warning)]);
+    assert_eq!(
+        codes_for(&s, &f, "cr"),
+        [(
+            Code::ClusterScopedDependentOfNamespacedOwner,
+            Severity::Warning
+        )]
+    );
     // Before 1.20 the GC deleted it (Juniper/contrail-operator#277).
     let (s, f) = audit(&c, 19);
-    assert_eq!(codes_for(&s, &f, "cr"), [(Code::CrossNamespaceOwner, Severity::Critical)]);
+    assert_eq!(
+        codes_for(&s, &f, "cr"),
+        [(Code::CrossNamespaceOwner, Severity::Critical)]
+    );
 }
 
 #[test]
 fn gc006_unresolvable_owner_kind_is_retried_forever() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("extensions/v1beta1", "ReplicaSet", "rs", "rs");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("extensions/v1beta1", "ReplicaSet", "rs", "rs");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "p"), [(Code::UnresolvableOwnerKind, Severity::Warning)]);
+    assert_eq!(
+        codes_for(&s, &f, "p"),
+        [(Code::UnresolvableOwnerKind, Severity::Warning)]
+    );
     assert!(f[0].consequence.contains("forever"));
 }
 
@@ -126,100 +236,181 @@ fn gc006_unresolvable_owner_kind_is_retried_forever() {
 fn gc007_forbidden_owner_is_unknown_never_dangling() {
     let mut c = Cluster::new();
     c.forbid("", "secrets");
-    c.obj("v1", "ConfigMap", "ns", "cm", "cm").owner("v1", "Secret", "s", "s");
+    c.obj("v1", "ConfigMap", "ns", "cm", "cm")
+        .owner("v1", "Secret", "s", "s");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "cm"), [(Code::UnknownOwner, Severity::Info)]);
+    assert_eq!(
+        codes_for(&s, &f, "cm"),
+        [(Code::UnknownOwner, Severity::Info)]
+    );
     assert!(f.iter().all(|x| x.classification != Some("dangling")));
 }
 
 #[test]
 fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "ns", "web", "d").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs").owner("apps/v1", "Deployment", "web", "d").block(true)
-        .finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "stuck", "p").owner("apps/v1", "ReplicaSet", "web-1", "rs").block(true)
-        .finalizers(&["example.com/drain"]).deleting();
+    c.obj("apps/v1", "Deployment", "ns", "web", "d")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs")
+        .owner("apps/v1", "Deployment", "web", "d")
+        .block(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "stuck", "p")
+        .owner("apps/v1", "ReplicaSet", "web-1", "rs")
+        .block(true)
+        .finalizers(&["example.com/drain"])
+        .deleting();
     let (s, f) = audit(&c, 28);
-    let web = f.iter().find(|x| x.code == Code::BlockedForegroundDeletion && s.store.str(s.store.object(x.object).name) == "web").unwrap();
+    let web = f
+        .iter()
+        .find(|x| {
+            x.code == Code::BlockedForegroundDeletion
+                && s.store.str(s.store.object(x.object).name) == "web"
+        })
+        .unwrap();
     assert_eq!(web.severity, Severity::Error);
-    assert!(web.message.contains("Pod/stuck -n ns is terminating, held by example.com/drain"), "{}", web.message);
+    assert!(
+        web.message
+            .contains("Pod/stuck -n ns is terminating, held by example.com/drain"),
+        "{}",
+        web.message
+    );
     assert_eq!(web.related.len(), 2, "chain: web-1, stuck");
     assert_eq!(web.remedies.len(), 3);
     assert!(web.remedies[0] == "kubectl delete pods/stuck -n ns");
     assert!(web.remedies[2].contains("blockOwnerDeletion\",\"value\":false"));
-    assert!(codes_for(&s, &f, "stuck").contains(&(Code::TerminatingHeldByFinalizer, Severity::Warning)));
+    assert!(
+        codes_for(&s, &f, "stuck").contains(&(Code::TerminatingHeldByFinalizer, Severity::Warning))
+    );
 }
 
 #[test]
 fn gc008_not_reported_when_the_gc_can_finish() {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "ns", "web", "d").finalizers(&["foregroundDeletion"]).deleting_since("2026-01-01T23:59:00Z");
-    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs").owner("apps/v1", "Deployment", "web", "d").block(true);
+    c.obj("apps/v1", "Deployment", "ns", "web", "d")
+        .finalizers(&["foregroundDeletion"])
+        .deleting_since("2026-01-01T23:59:00Z");
+    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs")
+        .owner("apps/v1", "Deployment", "web", "d")
+        .block(true);
     let (_, f) = audit(&c, 28);
-    assert!(f.iter().all(|x| x.code != Code::BlockedForegroundDeletion), "{f:#?}");
+    assert!(
+        f.iter().all(|x| x.code != Code::BlockedForegroundDeletion),
+        "{f:#?}"
+    );
 }
 
 #[test]
 fn gc009_orphan_finalizer_pending_or_stalled() {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "ReplicaSet", "ns", "fresh", "a").finalizers(&["orphan"]).deleting_since("2026-01-01T23:59:00Z");
-    c.obj("apps/v1", "ReplicaSet", "ns", "old", "b").finalizers(&["orphan"]).deleting_since("2025-12-01T00:00:00Z");
+    c.obj("apps/v1", "ReplicaSet", "ns", "fresh", "a")
+        .finalizers(&["orphan"])
+        .deleting_since("2026-01-01T23:59:00Z");
+    c.obj("apps/v1", "ReplicaSet", "ns", "old", "b")
+        .finalizers(&["orphan"])
+        .deleting_since("2025-12-01T00:00:00Z");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "fresh"), [(Code::OrphanFinalizer, Severity::Info)]);
-    assert_eq!(codes_for(&s, &f, "old"), [(Code::OrphanFinalizer, Severity::Warning)]);
+    assert_eq!(
+        codes_for(&s, &f, "fresh"),
+        [(Code::OrphanFinalizer, Severity::Info)]
+    );
+    assert_eq!(
+        codes_for(&s, &f, "old"),
+        [(Code::OrphanFinalizer, Severity::Warning)]
+    );
 }
 
 #[test]
 fn gc010_ownership_cycle_and_self_reference() {
     let mut c = Cluster::new();
-    c.obj("v1", "ConfigMap", "ns", "a", "a").owner("v1", "ConfigMap", "b", "b");
-    c.obj("v1", "ConfigMap", "ns", "b", "b").owner("v1", "ConfigMap", "a", "a");
-    c.obj("v1", "ConfigMap", "ns", "me", "me").owner("v1", "ConfigMap", "me", "me").block(true);
+    c.obj("v1", "ConfigMap", "ns", "a", "a")
+        .owner("v1", "ConfigMap", "b", "b");
+    c.obj("v1", "ConfigMap", "ns", "b", "b")
+        .owner("v1", "ConfigMap", "a", "a");
+    c.obj("v1", "ConfigMap", "ns", "me", "me")
+        .owner("v1", "ConfigMap", "me", "me")
+        .block(true);
     let (s, f) = audit(&c, 28);
-    let cycles: Vec<_> = f.iter().filter(|x| x.code == Code::OwnershipCycle).collect();
+    let cycles: Vec<_> = f
+        .iter()
+        .filter(|x| x.code == Code::OwnershipCycle)
+        .collect();
     assert_eq!(cycles.len(), 2);
     assert!(cycles.iter().any(|x| x.message.contains("2 objects")));
-    assert_eq!(codes_for(&s, &f, "me"), [(Code::OwnershipCycle, Severity::Warning)]);
+    assert_eq!(
+        codes_for(&s, &f, "me"),
+        [(Code::OwnershipCycle, Severity::Warning)]
+    );
 }
 
 #[test]
 fn gc011_duplicate_and_conflicting_refs_to_one_uid() {
     let mut c = Cluster::new();
     c.obj("v1", "ConfigMap", "ns", "o", "o");
-    c.obj("v1", "Pod", "ns", "dup", "d").owner("v1", "ConfigMap", "o", "o").controller(true).owner("v1", "ConfigMap", "o", "o").controller(true);
+    c.obj("v1", "Pod", "ns", "dup", "d")
+        .owner("v1", "ConfigMap", "o", "o")
+        .controller(true)
+        .owner("v1", "ConfigMap", "o", "o")
+        .controller(true);
     let (s, f) = audit(&c, 28);
     let codes: Vec<Code> = codes_for(&s, &f, "dup").into_iter().map(|x| x.0).collect();
-    assert_eq!(codes, [Code::DuplicateOwnerReferences, Code::DuplicateOwnerReferences]);
+    assert_eq!(
+        codes,
+        [
+            Code::DuplicateOwnerReferences,
+            Code::DuplicateOwnerReferences
+        ]
+    );
 }
 
 #[test]
 fn gc013_terminating_held_by_foreign_finalizer() {
     // harvester: PVCs terminating for weeks with kubernetes.io/pvc-protection.
     let mut c = Cluster::new();
-    c.obj("v1", "PersistentVolumeClaim", "ns", "data", "pvc").finalizers(&["kubernetes.io/pvc-protection"]).deleting_since("2025-12-08T00:00:00Z");
+    c.obj("v1", "PersistentVolumeClaim", "ns", "data", "pvc")
+        .finalizers(&["kubernetes.io/pvc-protection"])
+        .deleting_since("2025-12-08T00:00:00Z");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "data"), [(Code::TerminatingHeldByFinalizer, Severity::Warning)]);
+    assert_eq!(
+        codes_for(&s, &f, "data"),
+        [(Code::TerminatingHeldByFinalizer, Severity::Warning)]
+    );
     assert!(f[0].message.contains("kubernetes.io/pvc-protection"));
 }
 
 #[test]
 fn gc014_waiting_owner_reference() {
     let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc");
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc");
     let (s, f) = audit(&c, 28);
-    assert_eq!(codes_for(&s, &f, "p"), [(Code::WaitingOwner, Severity::Info)]);
+    assert_eq!(
+        codes_for(&s, &f, "p"),
+        [(Code::WaitingOwner, Severity::Info)]
+    );
 }
 
 #[test]
 fn healthy_cluster_has_no_findings() {
     let mut c = Cluster::new();
     c.obj("apps/v1", "Deployment", "ns", "d", "d");
-    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").owner("apps/v1", "Deployment", "d", "d").controller(true).block(true);
-    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs").controller(true).block(true);
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs")
+        .owner("apps/v1", "Deployment", "d", "d")
+        .controller(true)
+        .block(true);
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "rs")
+        .controller(true)
+        .block(true);
     c.obj("v1", "Node", "", "n1", "n1");
-    c.obj("v1", "Pod", "kube-system", "mirror", "m").owner("v1", "Node", "n1", "n1").controller(true);
+    c.obj("v1", "Pod", "kube-system", "mirror", "m")
+        .owner("v1", "Node", "n1", "n1")
+        .controller(true);
     let (_, f) = audit(&c, 28);
     assert!(f.is_empty(), "{f:#?}");
 }

@@ -93,7 +93,11 @@ impl Mapper {
             merge_coverage(&mut grs[gr.0 as usize].coverage, &r.list);
             by_gvk.insert((r.group.clone(), r.version.clone(), r.kind.clone()), gr);
             by_gvk
-                .entry((r.group.clone(), r.version.clone(), r.kind.to_ascii_lowercase()))
+                .entry((
+                    r.group.clone(),
+                    r.version.clone(),
+                    r.kind.to_ascii_lowercase(),
+                ))
                 .or_insert(gr);
             known_groups.insert(r.group.clone(), ());
         }
@@ -108,7 +112,11 @@ impl Mapper {
             grs,
             by_gvk,
             known_groups,
-            failed_gvs: snap.discovery_failures.iter().map(|f| f.group_version.clone()).collect(),
+            failed_gvs: snap
+                .discovery_failures
+                .iter()
+                .map(|f| f.group_version.clone())
+                .collect(),
             source: snap.provenance.source,
             cluster_version,
             gr_of_resource,
@@ -144,7 +152,9 @@ impl Mapper {
             return m.clone();
         }
         let m = self.map_uncached(snap.store.str(api_version), snap.store.str(kind));
-        self.cache.borrow_mut().insert((api_version, kind), m.clone());
+        self.cache
+            .borrow_mut()
+            .insert((api_version, kind), m.clone());
         m
     }
 
@@ -155,7 +165,10 @@ impl Mapper {
         if kind.is_empty() {
             return Mapping::Unresolvable("the reference has an empty kind".into());
         }
-        if let Some(&gr) = self.by_gvk.get(&(group.to_owned(), version.to_owned(), kind.to_owned())) {
+        if let Some(&gr) = self
+            .by_gvk
+            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
+        {
             return Mapping::Resolved(gr);
         }
         let gv = api_version.to_owned();
@@ -179,8 +192,13 @@ impl Mapper {
             }
             SourceKind::Files => {
                 if let Some(b) = catalog {
-                    match (self.cluster_version, b.serves(version, self.cluster_version.unwrap_or(KubeVersion::NEWEST))) {
-                        (_, None) => Mapping::Unresolvable(format!("{api_version} has no kind {kind}")),
+                    match (
+                        self.cluster_version,
+                        b.serves(version, self.cluster_version.unwrap_or(KubeVersion::NEWEST)),
+                    ) {
+                        (_, None) => {
+                            Mapping::Unresolvable(format!("{api_version} has no kind {kind}"))
+                        }
                         (Some(at), Some(false)) => Mapping::Unresolvable(format!(
                             "{api_version} {} is not served by Kubernetes {at}",
                             b.kind
@@ -191,7 +209,11 @@ impl Mapper {
                         )),
                         (_, Some(true)) => {
                             // Served; resolve to the listed group/resource if the input has it.
-                            match self.grs.iter().position(|g| g.group == group && g.plural == b.plural) {
+                            match self
+                                .grs
+                                .iter()
+                                .position(|g| g.group == group && g.plural == b.plural)
+                            {
                                 Some(i) => Mapping::Resolved(GrId(i as u32)),
                                 None => Mapping::Unlisted {
                                     namespaced: b.namespaced,
@@ -201,7 +223,9 @@ impl Mapper {
                         }
                     }
                 } else if builtin::is_builtin_group(group) {
-                    Mapping::Unresolvable(format!("Kubernetes serves no kind {kind:?} in {api_version}"))
+                    Mapping::Unresolvable(format!(
+                        "Kubernetes serves no kind {kind:?} in {api_version}"
+                    ))
                 } else if self.known_groups.contains_key(group) {
                     // The input defines the group (CRD or objects) but not this version/kind.
                     Mapping::Unknown(format!("the input has no {kind} objects in {api_version}"))
@@ -214,10 +238,17 @@ impl Mapper {
 }
 
 fn not_served(group: &str, version: &str, kind: &str, at: Option<KubeVersion>) -> String {
-    let api_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    let api_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
     match (builtin::find(group, kind), at) {
         (Some(b), Some(at)) if b.serves(version, at) == Some(false) => {
-            format!("{api_version} {} is not served by this cluster (Kubernetes {at})", b.kind)
+            format!(
+                "{api_version} {} is not served by this cluster (Kubernetes {at})",
+                b.kind
+            )
         }
         _ => format!("{api_version} {kind} is not served by this cluster"),
     }

@@ -22,7 +22,12 @@ pub struct State {
 impl State {
     /// The state as captured. (The GC finalizer names are interned by `Snapshot::reindex`.)
     pub fn new(store: &Store) -> State {
-        let sym = |name| store.strings.get(name).expect("Snapshot::reindex interns GC finalizers");
+        let sym = |name| {
+            store
+                .strings
+                .get(name)
+                .expect("Snapshot::reindex interns GC finalizers")
+        };
         let foreground = sym(finalizers::FOREGROUND);
         let orphan = sym(finalizers::ORPHAN);
         let flags = store

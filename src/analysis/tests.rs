@@ -21,7 +21,10 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
 fn classes(snap: &Snapshot, gc: KubeVersion, name: &str) -> Vec<&'static str> {
     let a = Analysis::new(snap, gc);
     let st = a.initial_state();
-    a.classify(&st, obj(snap, name)).iter().map(|c| c.label()).collect()
+    a.classify(&st, obj(snap, name))
+        .iter()
+        .map(|c| c.label())
+        .collect()
 }
 
 fn verdict(snap: &Snapshot, gc: KubeVersion, name: &str) -> Verdict {
@@ -40,10 +43,14 @@ fn is_delete(v: &Verdict, policy: Policy) -> bool {
 fn conflicting_data_1_good_child_of_cluster_scoped_owner_is_solid() {
     let mut c = Cluster::new();
     c.obj("v1", "Node", "", "nodename", "nodeuid1");
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner("v1", "Node", "nodename", "nodeuid1");
+    c.obj("v1", "Pod", "ns1", "podname1", "poduid1")
+        .owner("v1", "Node", "nodename", "nodeuid1");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "podname1"), ["solid"]);
-    assert_eq!(verdict(&s, v(28), "podname1"), Verdict::Keep { unknown: vec![] });
+    assert_eq!(
+        verdict(&s, v(28), "podname1"),
+        Verdict::Keep { unknown: vec![] }
+    );
 }
 
 #[test]
@@ -53,32 +60,50 @@ fn conflicting_data_2_3_bad_child_in_ns1_of_owner_in_ns2_is_deleted_in_either_or
         if !child_first {
             c.obj("v1", "Pod", "ns2", "podname2", "poduid2");
         }
-        c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner("v1", "Pod", "podname2", "poduid2");
+        c.obj("v1", "Pod", "ns1", "podname1", "poduid1")
+            .owner("v1", "Pod", "podname2", "poduid2");
         if child_first {
             c.obj("v1", "Pod", "ns2", "podname2", "poduid2");
         }
         let s = c.build();
         assert_eq!(classes(&s, v(28), "podname1"), ["dangling"]);
-        assert!(is_delete(&verdict(&s, v(28), "podname1"), Policy::Background));
-        assert_eq!(verdict(&s, v(28), "podname2"), Verdict::NoOwners, "the real owner is untouched");
+        assert!(is_delete(
+            &verdict(&s, v(28), "podname1"),
+            Policy::Background
+        ));
+        assert_eq!(
+            verdict(&s, v(28), "podname2"),
+            Verdict::NoOwners,
+            "the real owner is untouched"
+        );
     }
 }
 
 #[test]
 fn conflicting_data_4_5_cluster_scoped_child_of_namespaced_owner_is_never_collected() {
     let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1").owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Node", "", "nodename", "nodeuid1")
+        .owner("v1", "Pod", "podname1", "poduid1");
     c.obj("v1", "Pod", "ns1", "podname1", "poduid1");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "nodename"), ["invalid-scope"]);
-    assert!(matches!(verdict(&s, v(28), "nodename"), Verdict::NeverCollected { dropped: true, .. }));
+    assert!(matches!(
+        verdict(&s, v(28), "nodename"),
+        Verdict::NeverCollected { dropped: true, .. }
+    ));
 }
 
 #[test]
 fn conflicting_data_6_non_preferred_served_api_version_is_solid() {
     let mut c = Cluster::new();
     c.served_version("rbac.authorization.k8s.io", "v1beta1", "Role");
-    c.obj("rbac.authorization.k8s.io/v1", "Role", "ns1", "role1", "roleuid1");
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "Role",
+        "ns1",
+        "role1",
+        "roleuid1",
+    );
     c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
         "rbac.authorization.k8s.io/v1beta1",
         "Role",
@@ -109,7 +134,13 @@ fn conflicting_data_7_8_inaccessible_api_version_is_retried_forever() {
     for owner_exists in [true, false] {
         let mut c = Cluster::new();
         if owner_exists {
-            c.obj("apps/v1", "Deployment", "ns1", "deployment1", "deploymentuid1");
+            c.obj(
+                "apps/v1",
+                "Deployment",
+                "ns1",
+                "deployment1",
+                "deploymentuid1",
+            );
         }
         c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
             "extensions/v1beta1",
@@ -119,7 +150,10 @@ fn conflicting_data_7_8_inaccessible_api_version_is_retried_forever() {
         );
         let s = c.build();
         assert_eq!(classes(&s, v(28), "podname1"), ["unresolvable"]);
-        assert!(matches!(verdict(&s, v(28), "podname1"), Verdict::NeverCollected { dropped: false, .. }));
+        assert!(matches!(
+            verdict(&s, v(28), "podname1"),
+            Verdict::NeverCollected { dropped: false, .. }
+        ));
     }
 }
 
@@ -132,43 +166,89 @@ fn conflicting_data_9_10_sibling_with_accessible_version_is_deleted_other_retrie
         "deployment1",
         "deploymentuid1",
     );
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2").owner("apps/v1", "Deployment", "deployment1", "deploymentuid1");
+    c.obj("v1", "Pod", "ns1", "podname2", "poduid2").owner(
+        "apps/v1",
+        "Deployment",
+        "deployment1",
+        "deploymentuid1",
+    );
     let s = c.build();
-    assert!(matches!(verdict(&s, v(28), "podname1"), Verdict::NeverCollected { .. }));
-    assert!(is_delete(&verdict(&s, v(28), "podname2"), Policy::Background));
+    assert!(matches!(
+        verdict(&s, v(28), "podname1"),
+        Verdict::NeverCollected { .. }
+    ));
+    assert!(is_delete(
+        &verdict(&s, v(28), "podname2"),
+        Policy::Background
+    ));
 }
 
 #[test]
 fn conflicting_data_11_13_wrong_kind_for_existing_uid_is_dangling_good_child_kept() {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "ns1", "deployment1", "deploymentuid1");
-    c.obj("v1", "Pod", "ns1", "badpod", "badpoduid").owner("v1", "Secret", "secretname", "deploymentuid1");
-    c.obj("v1", "Pod", "ns1", "goodpod", "goodpoduid").owner("apps/v1", "Deployment", "deployment1", "deploymentuid1");
+    c.obj(
+        "apps/v1",
+        "Deployment",
+        "ns1",
+        "deployment1",
+        "deploymentuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "badpod", "badpoduid").owner(
+        "v1",
+        "Secret",
+        "secretname",
+        "deploymentuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "goodpod", "goodpoduid").owner(
+        "apps/v1",
+        "Deployment",
+        "deployment1",
+        "deploymentuid1",
+    );
     let s = c.build();
     assert_eq!(classes(&s, v(28), "badpod"), ["dangling"]);
     assert!(is_delete(&verdict(&s, v(28), "badpod"), Policy::Background));
-    assert_eq!(verdict(&s, v(28), "goodpod"), Verdict::Keep { unknown: vec![] });
+    assert_eq!(
+        verdict(&s, v(28), "goodpod"),
+        Verdict::Keep { unknown: vec![] }
+    );
 }
 
 #[test]
 fn conflicting_data_14_16_missing_parent_namespaced_child_deleted_cluster_child_stuck() {
     let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1").owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2").owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Node", "", "nodename", "nodeuid1")
+        .owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Pod", "ns1", "podname2", "poduid2")
+        .owner("v1", "Pod", "podname1", "poduid1");
     let s = c.build();
-    assert!(is_delete(&verdict(&s, v(28), "podname2"), Policy::Background));
-    assert!(matches!(verdict(&s, v(28), "nodename"), Verdict::NeverCollected { dropped: true, .. }));
+    assert!(is_delete(
+        &verdict(&s, v(28), "podname2"),
+        Policy::Background
+    ));
+    assert!(matches!(
+        verdict(&s, v(28), "nodename"),
+        Verdict::NeverCollected { dropped: true, .. }
+    ));
 }
 
 #[test]
 fn conflicting_data_15_late_observed_parent_keeps_namespaced_child() {
     let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1").owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2").owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Node", "", "nodename", "nodeuid1")
+        .owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Pod", "ns1", "podname2", "poduid2")
+        .owner("v1", "Pod", "podname1", "poduid1");
     c.obj("v1", "Pod", "ns1", "podname1", "poduid1");
     let s = c.build();
-    assert_eq!(verdict(&s, v(28), "podname2"), Verdict::Keep { unknown: vec![] });
-    assert!(matches!(verdict(&s, v(28), "nodename"), Verdict::NeverCollected { dropped: true, .. }));
+    assert_eq!(
+        verdict(&s, v(28), "podname2"),
+        Verdict::Keep { unknown: vec![] }
+    );
+    assert!(matches!(
+        verdict(&s, v(28), "nodename"),
+        Verdict::NeverCollected { dropped: true, .. }
+    ));
 }
 
 // ---- §7.8 kubectl-check-ownerreferences TestVerify -----------------------------------------
@@ -177,7 +257,8 @@ fn conflicting_data_15_late_observed_parent_keeps_namespaced_child() {
 fn verify_forbidden_owner_resource_is_unknown_not_dangling() {
     let mut c = Cluster::new();
     c.forbid("", "secrets");
-    c.obj("v1", "ConfigMap", "ns1", "cm", "cmuid").owner("v1", "Secret", "s", "suid");
+    c.obj("v1", "ConfigMap", "ns1", "cm", "cmuid")
+        .owner("v1", "Secret", "s", "suid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "cm"), ["unknown"]);
     assert!(matches!(verdict(&s, v(28), "cm"), Verdict::Unknown { .. }));
@@ -186,8 +267,15 @@ fn verify_forbidden_owner_resource_is_unknown_not_dangling() {
 #[test]
 fn verify_failed_list_is_unknown_not_dangling() {
     let mut c = Cluster::new();
-    c.outcome("", "secrets", crate::snapshot::ListOutcome::Failed { message: "503".into() });
-    c.obj("v1", "ConfigMap", "ns1", "cm", "cmuid").owner("v1", "Secret", "s", "suid");
+    c.outcome(
+        "",
+        "secrets",
+        crate::snapshot::ListOutcome::Failed {
+            message: "503".into(),
+        },
+    );
+    c.obj("v1", "ConfigMap", "ns1", "cm", "cmuid")
+        .owner("v1", "Secret", "s", "suid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "cm"), ["unknown"]);
 }
@@ -196,7 +284,8 @@ fn verify_failed_list_is_unknown_not_dangling() {
 fn verify_unavailable_version_is_unresolvable() {
     let mut c = Cluster::new();
     c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid").owner("v2", "Node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner("v2", "Node", "node1", "nodeuid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "p"), ["unresolvable"]);
 }
@@ -205,7 +294,8 @@ fn verify_unavailable_version_is_unresolvable() {
 fn verify_mismatched_name_is_dangling() {
     let mut c = Cluster::new();
     c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid").owner("v1", "Node", "nodex", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner("v1", "Node", "nodex", "nodeuid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "p"), ["dangling"]);
 }
@@ -214,7 +304,8 @@ fn verify_mismatched_name_is_dangling() {
 fn verify_mismatched_kind_is_dangling() {
     let mut c = Cluster::new();
     c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid").owner("v1", "Pod", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner("v1", "Pod", "node1", "nodeuid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "p"), ["dangling"]);
 }
@@ -223,10 +314,14 @@ fn verify_mismatched_kind_is_dangling() {
 fn verify_case_different_kinds_exact_and_lowercase_resolve_others_do_not() {
     let mut c = Cluster::new();
     c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "exact", "u1").owner("v1", "Node", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "lower", "u2").owner("v1", "node", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "upper", "u3").owner("v1", "NODE", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "plural", "u4").owner("v1", "nodes", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "exact", "u1")
+        .owner("v1", "Node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "lower", "u2")
+        .owner("v1", "node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "upper", "u3")
+        .owner("v1", "NODE", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "plural", "u4")
+        .owner("v1", "nodes", "node1", "nodeuid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "exact"), ["solid"]);
     assert_eq!(classes(&s, v(28), "lower"), ["solid"]);
@@ -237,7 +332,8 @@ fn verify_case_different_kinds_exact_and_lowercase_resolve_others_do_not() {
 #[test]
 fn verify_unparsable_api_version_is_unresolvable() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns1", "p", "puid").owner("a/b/c", "Thing", "x", "xuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner("a/b/c", "Thing", "x", "xuid");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "p"), ["unresolvable"]);
 }
@@ -245,12 +341,18 @@ fn verify_unparsable_api_version_is_unresolvable() {
 #[test]
 fn discovery_failure_makes_the_group_unknown_not_unresolvable() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns1", "p", "puid").owner("metrics.k8s.io/v1beta1", "PodMetrics", "x", "xuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid").owner(
+        "metrics.k8s.io/v1beta1",
+        "PodMetrics",
+        "x",
+        "xuid",
+    );
     let mut s = c.build();
-    s.discovery_failures.push(crate::snapshot::DiscoveryFailure {
-        group_version: "metrics.k8s.io/v1beta1".into(),
-        message: "503".into(),
-    });
+    s.discovery_failures
+        .push(crate::snapshot::DiscoveryFailure {
+            group_version: "metrics.k8s.io/v1beta1".into(),
+            message: "503".into(),
+        });
     assert_eq!(classes(&s, v(28), "p"), ["unknown"]);
 }
 
@@ -259,7 +361,10 @@ fn discovery_failure_makes_the_group_unknown_not_unresolvable() {
 #[test]
 fn row1_terminating_object_is_left_alone_even_with_dangling_owner() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "Pod", "gone", "gone").finalizers(&["x/y"]).deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "Pod", "gone", "gone")
+        .finalizers(&["x/y"])
+        .deleting();
     let s = c.build();
     assert_eq!(verdict(&s, v(28), "p"), Verdict::Terminating);
 }
@@ -280,7 +385,10 @@ fn row7_one_unresolvable_ref_aborts_even_with_dangling_siblings() {
         .owner("test/v1", "invalid1", "x", "u1")
         .owner("v1", "Pod", "invalid", "parentuid");
     let s = c.build();
-    assert!(matches!(verdict(&s, v(28), "child"), Verdict::NeverCollected { dropped: false, .. }));
+    assert!(matches!(
+        verdict(&s, v(28), "child"),
+        Verdict::NeverCollected { dropped: false, .. }
+    ));
 }
 
 #[test]
@@ -288,14 +396,21 @@ fn row8_solid_owner_keeps_object_and_strips_dangling_then_waiting() {
     // TestSolidOwnerDoesNotBlockWaitingOwner + §6.4.
     let mut c = Cluster::new();
     c.obj("v1", "ReplicationController", "ns", "remaining", "rem");
-    c.obj("v1", "ReplicationController", "ns", "tobedeleted", "tbd").finalizers(&["foregroundDeletion"]).deleting();
+    c.obj("v1", "ReplicationController", "ns", "tobedeleted", "tbd")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
     c.obj("v1", "Pod", "ns", "p", "p")
         .owner("v1", "ReplicationController", "tobedeleted", "tbd")
         .block(true)
         .owner("v1", "ReplicationController", "gone", "goneuid")
         .owner("v1", "ReplicationController", "remaining", "rem");
     let s = c.build();
-    let uids = |names: &[&str]| -> Vec<crate::model::Sym> { names.iter().map(|n| s.store.strings.get(n).unwrap()).collect() };
+    let uids = |names: &[&str]| -> Vec<crate::model::Sym> {
+        names
+            .iter()
+            .map(|n| s.store.strings.get(n).unwrap())
+            .collect()
+    };
     assert_eq!(
         verdict(&s, v(28), "p"),
         Verdict::RemoveRefs {
@@ -309,8 +424,11 @@ fn row8_solid_owner_keeps_object_and_strips_dangling_then_waiting() {
 fn row8_terminating_owner_without_foreground_finalizer_is_solid() {
     // §3.4 / §6.17: background deletion held by another finalizer keeps the owner solid.
     let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc").finalizers(&["x/y"]).deleting();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc");
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["x/y"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc");
     let s = c.build();
     assert_eq!(classes(&s, v(28), "p"), ["solid"]);
 }
@@ -318,14 +436,24 @@ fn row8_terminating_owner_without_foreground_finalizer_is_solid() {
 #[test]
 fn row9_waiting_owner_and_dependents_deletes_in_foreground() {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "ns", "d", "d").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").owner("apps/v1", "Deployment", "d", "d").block(true);
-    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs").block(true);
+    c.obj("apps/v1", "Deployment", "ns", "d", "d")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs")
+        .owner("apps/v1", "Deployment", "d", "d")
+        .block(true);
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "rs")
+        .block(true);
     let s = c.build();
     assert_eq!(classes(&s, v(28), "rs"), ["waiting"]);
     assert_eq!(
         verdict(&s, v(28), "rs"),
-        Verdict::Delete { policy: Policy::Foreground, row: 9, unblock_first: false }
+        Verdict::Delete {
+            policy: Policy::Foreground,
+            row: 9,
+            unblock_first: false
+        }
     );
     // The pod's owner is not waiting: it is solid, so the pod is kept for now.
     assert_eq!(classes(&s, v(28), "p"), ["solid"]);
@@ -335,21 +463,43 @@ fn row9_waiting_owner_and_dependents_deletes_in_foreground() {
 fn row9_cycle_guard_unblocks_when_a_dependent_is_deleting_dependents() {
     // e2e "should not be blocked by dependency circle": pod1→pod3, pod2→pod1, pod3→pod2.
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "pod1", "u1").owner("v1", "Pod", "pod3", "u3").block(true).controller(true)
-        .finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "pod2", "u2").owner("v1", "Pod", "pod1", "u1").block(true).controller(true);
-    c.obj("v1", "Pod", "ns", "pod3", "u3").owner("v1", "Pod", "pod2", "u2").block(true).controller(true);
+    c.obj("v1", "Pod", "ns", "pod1", "u1")
+        .owner("v1", "Pod", "pod3", "u3")
+        .block(true)
+        .controller(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "pod2", "u2")
+        .owner("v1", "Pod", "pod1", "u1")
+        .block(true)
+        .controller(true);
+    c.obj("v1", "Pod", "ns", "pod3", "u3")
+        .owner("v1", "Pod", "pod2", "u2")
+        .block(true)
+        .controller(true);
     let s = c.build();
     // pod2's owner pod1 is waiting; pod2's dependent pod3 is not deletingDependents: no unblock.
-    assert_eq!(verdict(&s, v(28), "pod2"), Verdict::Delete { policy: Policy::Foreground, row: 9, unblock_first: false });
+    assert_eq!(
+        verdict(&s, v(28), "pod2"),
+        Verdict::Delete {
+            policy: Policy::Foreground,
+            row: 9,
+            unblock_first: false
+        }
+    );
 }
 
 #[test]
 fn row10_policy_follows_the_objects_own_finalizers() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "orphaner", "a").owner("v1", "Pod", "gone", "g").finalizers(&["orphan"]);
-    c.obj("v1", "Pod", "ns", "fg", "b").owner("v1", "Pod", "gone", "g").finalizers(&["foregroundDeletion"]);
-    c.obj("v1", "Pod", "ns", "plain", "c").owner("v1", "Pod", "gone", "g");
+    c.obj("v1", "Pod", "ns", "orphaner", "a")
+        .owner("v1", "Pod", "gone", "g")
+        .finalizers(&["orphan"]);
+    c.obj("v1", "Pod", "ns", "fg", "b")
+        .owner("v1", "Pod", "gone", "g")
+        .finalizers(&["foregroundDeletion"]);
+    c.obj("v1", "Pod", "ns", "plain", "c")
+        .owner("v1", "Pod", "gone", "g");
     let s = c.build();
     assert!(is_delete(&verdict(&s, v(28), "orphaner"), Policy::Orphan));
     assert!(is_delete(&verdict(&s, v(28), "fg"), Policy::Foreground));
@@ -359,10 +509,21 @@ fn row10_policy_follows_the_objects_own_finalizers() {
 #[test]
 fn row10_waiting_owner_without_dependents_deletes_with_own_policy() {
     let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc").block(true);
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .block(true);
     let s = c.build();
-    assert_eq!(verdict(&s, v(28), "p"), Verdict::Delete { policy: Policy::Background, row: 10, unblock_first: false });
+    assert_eq!(
+        verdict(&s, v(28), "p"),
+        Verdict::Delete {
+            policy: Policy::Background,
+            row: 10,
+            unblock_first: false
+        }
+    );
 }
 
 // ---- §3.5 foreground deletion ---------------------------------------------------------------
@@ -371,9 +532,16 @@ fn row10_waiting_owner_without_dependents_deletes_with_own_policy() {
 fn foreground_owner_without_blocking_dependents_loses_its_finalizer() {
     // TestNonBlockingOwnerRefDoesNotBlock: unset/false blockOwnerDeletion does not block.
     let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "unset", "p1").owner("v1", "ReplicationController", "rc", "rc").finalizers(&["x/y"]);
-    c.obj("v1", "Pod", "ns", "false", "p2").owner("v1", "ReplicationController", "rc", "rc").block(false).finalizers(&["x/y"]);
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "unset", "p1")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .finalizers(&["x/y"]);
+    c.obj("v1", "Pod", "ns", "false", "p2")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .block(false)
+        .finalizers(&["x/y"]);
     let s = c.build();
     assert_eq!(verdict(&s, v(28), "rc"), Verdict::RemoveForegroundFinalizer);
 }
@@ -382,11 +550,19 @@ fn foreground_owner_without_blocking_dependents_loses_its_finalizer() {
 fn foreground_owner_waits_for_blocking_dependent() {
     // TestBlockingOwnerRefDoesBlock.
     let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc").block(true).finalizers(&["x/y"]);
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .block(true)
+        .finalizers(&["x/y"]);
     let s = c.build();
     let p = obj(&s, "p");
-    assert_eq!(verdict(&s, v(28), "rc"), Verdict::WaitForDependents { blocking: vec![p] });
+    assert_eq!(
+        verdict(&s, v(28), "rc"),
+        Verdict::WaitForDependents { blocking: vec![p] }
+    );
 }
 
 // ---- Appendix A: version differences ----------------------------------------------------------
@@ -395,17 +571,22 @@ fn foreground_owner_waits_for_blocking_dependent() {
 fn before_1_20_cluster_scoped_child_of_namespaced_owner_is_deleted() {
     let mut c = Cluster::new();
     c.obj("v1", "Pod", "ns1", "podname1", "poduid1");
-    c.obj("v1", "Node", "", "nodename", "nodeuid1").owner("v1", "Pod", "podname1", "poduid1");
+    c.obj("v1", "Node", "", "nodename", "nodeuid1")
+        .owner("v1", "Pod", "podname1", "poduid1");
     let s = c.build();
     assert_eq!(classes(&s, v(19), "nodename"), ["dangling"]);
-    assert!(is_delete(&verdict(&s, v(13), "nodename"), Policy::Background));
+    assert!(is_delete(
+        &verdict(&s, v(13), "nodename"),
+        Policy::Background
+    ));
     assert_eq!(classes(&s, v(20), "nodename"), ["invalid-scope"]);
 }
 
 #[test]
 fn events_are_not_monitored_and_never_collected() {
     let mut c = Cluster::new();
-    c.obj("v1", "Event", "ns", "e", "e").owner("v1", "Pod", "gone", "gone");
+    c.obj("v1", "Event", "ns", "e", "e")
+        .owner("v1", "Pod", "gone", "gone");
     let s = c.build();
     assert_eq!(verdict(&s, v(28), "e"), Verdict::NotMonitored);
 }

@@ -27,7 +27,10 @@ impl KubeVersion {
         let mut parts = s.split(['.', '+', '-']);
         let major: u32 = parts.next()?.parse().ok()?;
         let minor_text = parts.next()?;
-        let digits: String = minor_text.chars().take_while(char::is_ascii_digit).collect();
+        let digits: String = minor_text
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         let minor: u32 = digits.parse().ok()?;
         if major != 1 {
             return None;
@@ -50,7 +53,9 @@ impl fmt::Display for KubeVersion {
 impl std::str::FromStr for KubeVersion {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        KubeVersion::parse(s).ok_or_else(|| format!("`{s}` is not a Kubernetes version (expected e.g. 1.20 or v1.28.3)"))
+        KubeVersion::parse(s).ok_or_else(|| {
+            format!("`{s}` is not a Kubernetes version (expected e.g. 1.20 or v1.28.3)")
+        })
     }
 }
 
@@ -62,8 +67,14 @@ mod tests {
     fn parses_the_shapes_servers_report() {
         assert_eq!(KubeVersion::parse("v1.20.2"), Some(KubeVersion::v1(20)));
         assert_eq!(KubeVersion::parse("1.13"), Some(KubeVersion::v1(13)));
-        assert_eq!(KubeVersion::parse("v1.21.7+rke2r1"), Some(KubeVersion::v1(21)));
-        assert_eq!(KubeVersion::parse("v1.23.5-gke.100"), Some(KubeVersion::v1(23)));
+        assert_eq!(
+            KubeVersion::parse("v1.21.7+rke2r1"),
+            Some(KubeVersion::v1(21))
+        );
+        assert_eq!(
+            KubeVersion::parse("v1.23.5-gke.100"),
+            Some(KubeVersion::v1(23))
+        );
         assert_eq!(KubeVersion::parse("v1.28+"), Some(KubeVersion::v1(28)));
         assert_eq!(KubeVersion::parse("4.8"), None);
         assert_eq!(KubeVersion::parse("latest"), None);

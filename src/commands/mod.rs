@@ -1,1 +1,34 @@
-//! (in progress)
+//! Commands: each wires input → analysis → output for one subcommand and returns the exit code.
+
+mod audit;
+mod collect;
+mod filter;
+mod input;
+mod snapshot;
+
+pub use input::{Input, Loaded, load};
+
+use crate::cli::{Cli, Command};
+use crate::error::{Result, exit};
+use clap::CommandFactory;
+use std::io::Write;
+
+/// Runs a parsed command line; returns the process exit code.
+pub async fn run(cli: Cli) -> Result<u8> {
+    match &cli.command {
+        Command::Audit(args) => audit::run(&cli.global, args).await,
+        Command::Collect(args) => collect::run(&cli.global, args).await,
+        Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
+        Command::Completion(args) => {
+            let mut out = std::io::stdout().lock();
+            clap_complete::generate(args.shell, &mut Cli::command(), "kubectl-gc", &mut out);
+            out.flush()?;
+            Ok(exit::OK)
+        }
+    }
+}
+
+/// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.
+pub(crate) fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}

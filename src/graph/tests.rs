@@ -36,8 +36,11 @@ fn test_process_event_test1_chain_of_bare_pods() {
     // TestProcessEvent "test1": add 1; add 2 (owner 1); add 3 (owners 1, 2).
     let mut c = Cluster::new();
     c.obj("v1", "Pod", "ns", "p1", "1");
-    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p1", "1");
-    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p1", "1").owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p2", "2")
+        .owner("v1", "Pod", "p1", "1");
+    c.obj("v1", "Pod", "ns", "p3", "3")
+        .owner("v1", "Pod", "p1", "1")
+        .owner("v1", "Pod", "p2", "2");
     let snap = c.build();
     let g = Graph::build(&snap);
     assert_invariants(&snap, &g);
@@ -51,9 +54,13 @@ fn test_process_event_reverse_order_creates_virtual_owners_then_observes_them() 
     // "reverse test2": adds in reverse order; in a snapshot every listed object is observed,
     // so owners that exist are real nodes regardless of order.
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p4", "4").owner("v1", "Pod", "p2", "2");
-    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p1", "1").owner("v1", "Pod", "p2", "2");
-    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p1", "1");
+    c.obj("v1", "Pod", "ns", "p4", "4")
+        .owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p3", "3")
+        .owner("v1", "Pod", "p1", "1")
+        .owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p2", "2")
+        .owner("v1", "Pod", "p1", "1");
     c.obj("v1", "Pod", "ns", "p1", "1");
     let snap = c.build();
     let g = Graph::build(&snap);
@@ -65,9 +72,12 @@ fn test_process_event_reverse_order_creates_virtual_owners_then_observes_them() 
 fn test_process_event_cycle_is_linked_both_ways() {
     // "test3": update 2 to be owned by 4 which is owned by 3 which is owned by 1 and 2: a cycle.
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p2", "2").owner("v1", "Pod", "p4", "4");
-    c.obj("v1", "Pod", "ns", "p3", "3").owner("v1", "Pod", "p2", "2");
-    c.obj("v1", "Pod", "ns", "p4", "4").owner("v1", "Pod", "p3", "3");
+    c.obj("v1", "Pod", "ns", "p2", "2")
+        .owner("v1", "Pod", "p4", "4");
+    c.obj("v1", "Pod", "ns", "p3", "3")
+        .owner("v1", "Pod", "p2", "2");
+    c.obj("v1", "Pod", "ns", "p4", "4")
+        .owner("v1", "Pod", "p3", "3");
     let snap = c.build();
     let g = Graph::build(&snap);
     assert_invariants(&snap, &g);
@@ -77,8 +87,10 @@ fn test_process_event_cycle_is_linked_both_ways() {
 fn virtual_owner_takes_the_first_dependents_namespace_even_for_cluster_scoped_kinds() {
     // §1.4 and issue #124378: a missing Node referenced from ns1 first gets namespace ns1.
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns1", "a", "pa").owner("v1", "Node", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns2", "b", "pb").owner("v1", "Node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "a", "pa")
+        .owner("v1", "Node", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns2", "b", "pb")
+        .owner("v1", "Node", "node1", "nodeuid");
     let snap = c.build();
     let g = Graph::build(&snap);
     let v = g.node_of_uid(uid(&snap, "nodeuid")).unwrap();
@@ -107,7 +119,8 @@ fn two_refs_to_one_uid_make_one_dependent() {
 fn events_are_not_graph_nodes_and_their_refs_are_ignored() {
     // §5.2: core events are ignored; an Event's ownerReference creates no virtual node.
     let mut c = Cluster::new();
-    c.obj("v1", "Event", "ns", "e", "ev").owner("v1", "Pod", "gone", "gone-uid");
+    c.obj("v1", "Event", "ns", "e", "ev")
+        .owner("v1", "Pod", "gone", "gone-uid");
     let snap = c.build();
     let g = Graph::build(&snap);
     assert!(!g.node(NodeId(0)).in_graph());
@@ -118,10 +131,15 @@ fn events_are_not_graph_nodes_and_their_refs_are_ignored() {
 #[test]
 fn flags_follow_deletion_timestamp_and_foreground_finalizer() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "fg", "fg").finalizers(&["foregroundDeletion"]).deleting();
-    c.obj("v1", "Pod", "ns", "bg", "bg").finalizers(&["x/y"]).deleting();
+    c.obj("v1", "Pod", "ns", "fg", "fg")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "bg", "bg")
+        .finalizers(&["x/y"])
+        .deleting();
     // foregroundDeletion without deletionTimestamp (seen in the wild) is not deletingDependents.
-    c.obj("v1", "Pod", "ns", "idle", "idle").finalizers(&["foregroundDeletion"]);
+    c.obj("v1", "Pod", "ns", "idle", "idle")
+        .finalizers(&["foregroundDeletion"]);
     let snap = c.build();
     let g = Graph::build(&snap);
     assert!(g.node(NodeId(0)).deleting_dependents() && g.node(NodeId(0)).being_deleted());

@@ -46,7 +46,9 @@ impl Default for Interner {
 
 impl std::fmt::Debug for Interner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Interner").field("strings", &self.spans.len()).finish()
+        f.debug_struct("Interner")
+            .field("strings", &self.spans.len())
+            .finish()
     }
 }
 

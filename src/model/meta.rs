@@ -164,7 +164,10 @@ mod tests {
               "controller":true,"blockOwnerDeletion":false}]}"#;
         let m: MetaIn = serde_json::from_str(json).unwrap();
         assert!(matches!(m.name, Cow::Borrowed("pod-a")));
-        assert_eq!(m.deletion_timestamp.as_deref(), Some("2024-01-02T00:00:00Z"));
+        assert_eq!(
+            m.deletion_timestamp.as_deref(),
+            Some("2024-01-02T00:00:00Z")
+        );
         assert_eq!(m.finalizers.len(), 2);
         assert_eq!(m.labels.0.len(), 2);
         assert_eq!(m.owner_references[0].controller, Some(true));

@@ -8,6 +8,7 @@
 
 pub mod intern;
 pub mod meta;
+pub mod selector;
 
 pub use intern::{Interner, Sym};
 pub use meta::{MetaIn, OwnerRefIn};

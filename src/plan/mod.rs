@@ -195,7 +195,9 @@ impl<'a, 'b> Simulation<'a, 'b> {
         let mut wave = 1;
         let mut truncated = false;
         if let Some(u) = user {
-            let policy = u.policy.unwrap_or_else(|| self.type_default_policy(u.target));
+            let policy = u
+                .policy
+                .unwrap_or_else(|| self.type_default_policy(u.target));
             let detail = match u.policy {
                 Some(p) => format!("requested: delete with propagationPolicy={}", p.as_str()),
                 None => format!(
@@ -203,7 +205,16 @@ impl<'a, 'b> Simulation<'a, 'b> {
                     policy.as_str()
                 ),
             };
-            let act = self.action(wave, Verb::Delete, u.target, Some(policy), vec![], None, Reason::UserDelete, detail);
+            let act = self.action(
+                wave,
+                Verb::Delete,
+                u.target,
+                Some(policy),
+                vec![],
+                None,
+                Reason::UserDelete,
+                detail,
+            );
             dirty = self.apply(vec![act]);
             wave += 1;
         }
@@ -268,7 +279,14 @@ impl<'a, 'b> Simulation<'a, 'b> {
         let refs = self.state.owner_refs(store, id);
         uids.iter()
             .filter_map(|u| refs.iter().find(|r| r.uid == *u))
-            .map(|r| format!("{}/{} ({})", store.str(r.kind), store.str(r.name), store.str(r.uid)))
+            .map(|r| {
+                format!(
+                    "{}/{} ({})",
+                    store.str(r.kind),
+                    store.str(r.name),
+                    store.str(r.uid)
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -285,35 +303,121 @@ impl<'a, 'b> Simulation<'a, 'b> {
             if self.state.orphaning(store, id) {
                 let uid = store.object(id).uid;
                 for d in a.current_dependents(&self.state, id) {
-                    let detail = format!("orphaning from {} (being deleted with propagationPolicy=Orphan)", a.snap.describe(id));
-                    out.push(self.action(wave, Verb::RemoveOwnerReferences, d, None, vec![uid], None, Reason::Orphan { owner: id }, detail));
+                    let detail = format!(
+                        "orphaning from {} (being deleted with propagationPolicy=Orphan)",
+                        a.snap.describe(id)
+                    );
+                    out.push(self.action(
+                        wave,
+                        Verb::RemoveOwnerReferences,
+                        d,
+                        None,
+                        vec![uid],
+                        None,
+                        Reason::Orphan { owner: id },
+                        detail,
+                    ));
                 }
                 let orphan = self.state.orphan_sym();
-                out.push(self.action(wave, Verb::RemoveFinalizer, id, None, vec![], Some(orphan), Reason::OrphanDone, "all dependents orphaned".into()));
+                out.push(self.action(
+                    wave,
+                    Verb::RemoveFinalizer,
+                    id,
+                    None,
+                    vec![],
+                    Some(orphan),
+                    Reason::OrphanDone,
+                    "all dependents orphaned".into(),
+                ));
                 continue;
             }
             match a.decide(&self.state, id) {
                 Verdict::RemoveRefs { uids, .. } => {
-                    let detail = format!("has a solid owner; removing dangling/waiting references {}", self.describe_refs(id, &uids));
-                    out.push(self.action(wave, Verb::RemoveOwnerReferences, id, None, uids, None, Reason::Row8, detail));
+                    let detail = format!(
+                        "has a solid owner; removing dangling/waiting references {}",
+                        self.describe_refs(id, &uids)
+                    );
+                    out.push(self.action(
+                        wave,
+                        Verb::RemoveOwnerReferences,
+                        id,
+                        None,
+                        uids,
+                        None,
+                        Reason::Row8,
+                        detail,
+                    ));
                 }
-                Verdict::Delete { policy, row, unblock_first } => {
+                Verdict::Delete {
+                    policy,
+                    row,
+                    unblock_first,
+                } => {
                     if unblock_first {
-                        let blocking: Vec<Sym> = self.state.owner_refs(store, id).iter().filter(|r| r.blocks()).map(|r| r.uid).collect();
-                        let detail = "a dependent is itself deleting dependents (ownership cycle guard)".to_owned();
-                        out.push(self.action(wave, Verb::UnblockOwnerReferences, id, None, blocking, None, Reason::Row9CycleGuard, detail));
+                        let blocking: Vec<Sym> = self
+                            .state
+                            .owner_refs(store, id)
+                            .iter()
+                            .filter(|r| r.blocks())
+                            .map(|r| r.uid)
+                            .collect();
+                        let detail =
+                            "a dependent is itself deleting dependents (ownership cycle guard)"
+                                .to_owned();
+                        out.push(self.action(
+                            wave,
+                            Verb::UnblockOwnerReferences,
+                            id,
+                            None,
+                            blocking,
+                            None,
+                            Reason::Row9CycleGuard,
+                            detail,
+                        ));
                     }
-                    let refs: Vec<Sym> = self.state.owner_refs(store, id).iter().map(|r| r.uid).collect();
+                    let refs: Vec<Sym> = self
+                        .state
+                        .owner_refs(store, id)
+                        .iter()
+                        .map(|r| r.uid)
+                        .collect();
                     let (reason, detail) = if row == 9 {
-                        (Reason::Row9, format!("no solid owner; owner in foreground deletion and it has dependents: {}", self.describe_refs(id, &refs)))
+                        (
+                            Reason::Row9,
+                            format!(
+                                "no solid owner; owner in foreground deletion and it has dependents: {}",
+                                self.describe_refs(id, &refs)
+                            ),
+                        )
                     } else {
-                        (Reason::Row10, format!("no solid owner left: {}", self.describe_refs(id, &refs)))
+                        (
+                            Reason::Row10,
+                            format!("no solid owner left: {}", self.describe_refs(id, &refs)),
+                        )
                     };
-                    out.push(self.action(wave, Verb::Delete, id, Some(policy), vec![], None, reason, detail));
+                    out.push(self.action(
+                        wave,
+                        Verb::Delete,
+                        id,
+                        Some(policy),
+                        vec![],
+                        None,
+                        reason,
+                        detail,
+                    ));
                 }
                 Verdict::RemoveForegroundFinalizer => {
                     let fg = self.state.foreground_sym();
-                    out.push(self.action(wave, Verb::RemoveFinalizer, id, None, vec![], Some(fg), Reason::ForegroundDone, "no dependent with blockOwnerDeletion=true remains".into()));
+                    out.push(self.action(
+                        wave,
+                        Verb::RemoveFinalizer,
+                        id,
+                        None,
+                        vec![],
+                        Some(fg),
+                        Reason::ForegroundDone,
+                        "no dependent with blockOwnerDeletion=true remains".into(),
+                    ));
                 }
                 _ => {}
             }
@@ -335,7 +439,13 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 Verb::Delete => {
                     let fg = self.state.foreground_sym();
                     let orphan = self.state.orphan_sym();
-                    let mut fins: Vec<Sym> = self.state.finalizers(store, id).iter().copied().filter(|f| *f != fg && *f != orphan).collect();
+                    let mut fins: Vec<Sym> = self
+                        .state
+                        .finalizers(store, id)
+                        .iter()
+                        .copied()
+                        .filter(|f| *f != fg && *f != orphan)
+                        .collect();
                     match act.policy {
                         Some(Policy::Orphan) => fins.push(orphan),
                         Some(Policy::Foreground) => fins.push(fg),
@@ -364,10 +474,11 @@ impl<'a, 'b> Simulation<'a, 'b> {
                     for r in refs {
                         if act.owner_refs.contains(&r.uid) {
                             // §2.9: a blocking reference removed or unblocked re-enqueues its owner.
-                            if r.blocks() {
-                                if let Some(owner) = a.graph.node_of_uid(r.uid).and_then(|n| a.graph.object(n)) {
-                                    next.insert(owner);
-                                }
+                            if r.blocks()
+                                && let Some(owner) =
+                                    a.graph.node_of_uid(r.uid).and_then(|n| a.graph.object(n))
+                            {
+                                next.insert(owner);
                             }
                             changed = true;
                             if act.verb == Verb::UnblockOwnerReferences {
@@ -386,7 +497,13 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 }
                 Verb::RemoveFinalizer => {
                     let f = act.finalizer.expect("finalizer action names its finalizer");
-                    let fins: Vec<Sym> = self.state.finalizers(store, id).iter().copied().filter(|x| *x != f).collect();
+                    let fins: Vec<Sym> = self
+                        .state
+                        .finalizers(store, id)
+                        .iter()
+                        .copied()
+                        .filter(|x| *x != f)
+                        .collect();
                     let changed = fins.len() != self.state.finalizers(store, id).len();
                     if changed {
                         if fins.is_empty() && self.state.being_deleted(id) {
@@ -414,10 +531,11 @@ impl<'a, 'b> Simulation<'a, 'b> {
         next.extend(a.current_dependents(&self.state, id));
         self.state.remove(id);
         for r in self.state.owner_refs(store, id) {
-            if let Some(owner) = a.graph.node_of_uid(r.uid).and_then(|n| a.graph.object(n)) {
-                if self.state.exists(owner) && self.state.deleting_dependents(store, owner) {
-                    next.insert(owner);
-                }
+            if let Some(owner) = a.graph.node_of_uid(r.uid).and_then(|n| a.graph.object(n))
+                && self.state.exists(owner)
+                && self.state.deleting_dependents(store, owner)
+            {
+                next.insert(owner);
             }
         }
     }
@@ -436,12 +554,24 @@ impl<'a, 'b> Simulation<'a, 'b> {
             // Objects the GC would act on but cannot: stuck.
             if let Verdict::NeverCollected { reason, dropped } = a.decide(&self.state, id) {
                 let refs = a.classify(&self.state, id);
-                if refs.iter().any(|c| !matches!(c, crate::analysis::RefClass::Solid { .. })) {
-                    let how = if dropped { "dropped by the GC, never collected" } else { "retried by the GC forever, never collected" };
+                if refs
+                    .iter()
+                    .any(|c| !matches!(c, crate::analysis::RefClass::Solid { .. }))
+                {
+                    let how = if dropped {
+                        "dropped by the GC, never collected"
+                    } else {
+                        "retried by the GC forever, never collected"
+                    };
                     out.push(Outcome {
                         target: id,
                         state: EndState::Kept,
-                        owner_refs: self.state.owner_refs(store, id).iter().map(|r| r.uid).collect(),
+                        owner_refs: self
+                            .state
+                            .owner_refs(store, id)
+                            .iter()
+                            .map(|r| r.uid)
+                            .collect(),
                         why: Some(format!("{reason} ({how})")),
                     });
                 }
@@ -452,7 +582,10 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 (EndState::Deleted, None)
             } else if self.state.being_deleted(id) {
                 let fins = self.state.finalizers(store, id).to_vec();
-                (EndState::Terminating { finalizers: fins }, Some(self.why_terminating(id)))
+                (
+                    EndState::Terminating { finalizers: fins },
+                    Some(self.why_terminating(id)),
+                )
             } else {
                 let why = match a.decide(&self.state, id) {
                     Verdict::Unknown { reason } => Some(format!("unknown: {reason}")),
@@ -462,11 +595,20 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 (EndState::Kept, why)
             };
             let owner_refs = if state == EndState::Kept {
-                self.state.owner_refs(store, id).iter().map(|r| r.uid).collect()
+                self.state
+                    .owner_refs(store, id)
+                    .iter()
+                    .map(|r| r.uid)
+                    .collect()
             } else {
                 vec![]
             };
-            out.push(Outcome { target: id, state, owner_refs, why });
+            out.push(Outcome {
+                target: id,
+                state,
+                owner_refs,
+                why,
+            });
         }
         out.sort_by_key(|o| o.target);
         out
@@ -484,17 +626,29 @@ impl<'a, 'b> Simulation<'a, 'b> {
             let mut names: Vec<String> = blocking.iter().map(|&d| a.snap.describe(d)).collect();
             names.dedup();
             if names.is_empty() {
-                parts.push("foregroundDeletion: the GC removes it once it processes the object".to_owned());
+                parts.push(
+                    "foregroundDeletion: the GC removes it once it processes the object".to_owned(),
+                );
             } else {
-                parts.push(format!("foregroundDeletion: blocked by dependents with blockOwnerDeletion=true: {}", names.join(", ")));
+                parts.push(format!(
+                    "foregroundDeletion: blocked by dependents with blockOwnerDeletion=true: {}",
+                    names.join(", ")
+                ));
             }
         }
         if fins.contains(&orphan) {
             parts.push("orphan: the GC removes it after orphaning the dependents".to_owned());
         }
-        let others: Vec<&str> = fins.iter().filter(|f| **f != fg && **f != orphan).map(|f| store.str(*f)).collect();
+        let others: Vec<&str> = fins
+            .iter()
+            .filter(|f| **f != fg && **f != orphan)
+            .map(|f| store.str(*f))
+            .collect();
         if !others.is_empty() {
-            parts.push(format!("held by finalizer(s) the GC does not manage: {}", others.join(", ")));
+            parts.push(format!(
+                "held by finalizer(s) the GC does not manage: {}",
+                others.join(", ")
+            ));
         }
         parts.join("; ")
     }

@@ -14,7 +14,10 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
 
 fn end(plan: &Plan, snap: &Snapshot, name: &str) -> Option<EndState> {
     let id = obj(snap, name);
-    plan.outcomes.iter().find(|o| o.target == id).map(|o| o.state.clone())
+    plan.outcomes
+        .iter()
+        .find(|o| o.target == id)
+        .map(|o| o.state.clone())
 }
 
 fn deleted(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
@@ -23,7 +26,13 @@ fn deleted(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
 
 fn preview(snap: &Snapshot, name: &str, policy: Option<Policy>) -> Plan {
     let a = Analysis::new(snap, KubeVersion::v1(28));
-    Plan::preview_delete(&a, UserDelete { target: obj(snap, name), policy })
+    Plan::preview_delete(
+        &a,
+        UserDelete {
+            target: obj(snap, name),
+            policy,
+        },
+    )
 }
 
 fn collect(snap: &Snapshot) -> Plan {
@@ -34,7 +43,10 @@ fn collect(snap: &Snapshot) -> Plan {
 fn deployment_chain() -> Cluster {
     let mut c = Cluster::new();
     c.obj("apps/v1", "Deployment", "ns", "web", "d");
-    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs").owner("apps/v1", "Deployment", "web", "d").controller(true).block(true);
+    c.obj("apps/v1", "ReplicaSet", "ns", "web-1", "rs")
+        .owner("apps/v1", "Deployment", "web", "d")
+        .controller(true)
+        .block(true);
     for i in 0..3 {
         c.obj("v1", "Pod", "ns", &format!("web-1-{i}"), &format!("p{i}"))
             .owner("apps/v1", "ReplicaSet", "web-1", "rs")
@@ -56,8 +68,17 @@ fn background_cascade_depth_3_deletes_in_waves() {
     let s = deployment_chain().build();
     let p = preview(&s, "web", Some(Policy::Background));
     assert!(deleted(&p, &s, "web") && deleted(&p, &s, "web-1") && deleted(&p, &s, "web-1-2"));
-    let wave_of = |n: &str| p.actions.iter().find(|a| a.target == obj(&s, n)).unwrap().wave;
-    assert_eq!((wave_of("web"), wave_of("web-1"), wave_of("web-1-0")), (1, 2, 3));
+    let wave_of = |n: &str| {
+        p.actions
+            .iter()
+            .find(|a| a.target == obj(&s, n))
+            .unwrap()
+            .wave
+    };
+    assert_eq!(
+        (wave_of("web"), wave_of("web-1"), wave_of("web-1-0")),
+        (1, 2, 3)
+    );
     assert_eq!(p.count(Verb::Delete), 5);
 }
 
@@ -69,11 +90,25 @@ fn foreground_cascade_deletes_bottom_up_and_owner_last() {
     for n in ["web", "web-1", "web-1-0", "web-1-1", "web-1-2"] {
         assert!(deleted(&p, &s, n), "{n} survives");
     }
-    let last_wave = |n: &str| p.actions.iter().filter(|a| a.target == obj(&s, n)).map(|a| a.wave).max().unwrap();
+    let last_wave = |n: &str| {
+        p.actions
+            .iter()
+            .filter(|a| a.target == obj(&s, n))
+            .map(|a| a.wave)
+            .max()
+            .unwrap()
+    };
     assert!(last_wave("web") > last_wave("web-1") && last_wave("web-1") > last_wave("web-1-0"));
     // The RS is deleted in Foreground (row 9) because its owner is waiting and it has pods.
-    let rs_delete = p.actions.iter().find(|a| a.target == obj(&s, "web-1") && a.verb == Verb::Delete).unwrap();
-    assert_eq!((rs_delete.policy, &rs_delete.reason), (Some(Policy::Foreground), &Reason::Row9));
+    let rs_delete = p
+        .actions
+        .iter()
+        .find(|a| a.target == obj(&s, "web-1") && a.verb == Verb::Delete)
+        .unwrap();
+    assert_eq!(
+        (rs_delete.policy, &rs_delete.reason),
+        (Some(Policy::Foreground), &Reason::Row9)
+    );
 }
 
 #[test]
@@ -82,7 +117,8 @@ fn orphan_delete_keeps_dependents_without_the_reference() {
     let mut c = Cluster::new();
     c.obj("v1", "ReplicationController", "ns", "rc", "rc");
     for i in 0..3 {
-        c.obj("v1", "Pod", "ns", &format!("p{i}"), &format!("p{i}")).owner("v1", "ReplicationController", "rc", "rc");
+        c.obj("v1", "Pod", "ns", &format!("p{i}"), &format!("p{i}"))
+            .owner("v1", "ReplicationController", "rc", "rc");
     }
     let s = c.build();
     let p = preview(&s, "rc", Some(Policy::Orphan));
@@ -100,12 +136,16 @@ fn type_default_for_replication_controller_is_orphan() {
     // TestStressingCascadingDeletion collection 1: RC deleted with default options → pods remain.
     let mut c = Cluster::new();
     c.obj("v1", "ReplicationController", "ns", "rc", "rc");
-    c.obj("v1", "Pod", "ns", "p", "p").owner("v1", "ReplicationController", "rc", "rc");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc");
     let s = c.build();
     let p = preview(&s, "rc", None);
     assert!(deleted(&p, &s, "rc") && !deleted(&p, &s, "p"));
     let p = preview(&s, "rc", Some(Policy::Background));
-    assert!(deleted(&p, &s, "p"), "explicit background deletes the pods (TestCascadingDeletion)");
+    assert!(
+        deleted(&p, &s, "p"),
+        "explicit background deletes the pods (TestCascadingDeletion)"
+    );
 }
 
 #[test]
@@ -114,7 +154,8 @@ fn cascading_deletion_keeps_pods_with_another_owner() {
     let mut c = Cluster::new();
     c.obj("v1", "ReplicationController", "ns", "rc1", "rc1");
     c.obj("v1", "ReplicationController", "ns", "rc2", "rc2");
-    c.obj("v1", "Pod", "ns", "pod1", "p1").owner("v1", "ReplicationController", "rc1", "rc1");
+    c.obj("v1", "Pod", "ns", "pod1", "p1")
+        .owner("v1", "ReplicationController", "rc1", "rc1");
     c.obj("v1", "Pod", "ns", "pod2", "p2");
     c.obj("v1", "Pod", "ns", "pod3", "p3")
         .owner("v1", "ReplicationController", "rc1", "rc1")
@@ -124,8 +165,17 @@ fn cascading_deletion_keeps_pods_with_another_owner() {
     assert!(deleted(&p, &s, "pod1"));
     assert!(!deleted(&p, &s, "pod2") && !deleted(&p, &s, "pod3"));
     let pod3 = obj(&s, "pod3");
-    let left: Vec<&str> = p.end.owner_refs(&s.store, pod3).iter().map(|r| s.store.str(r.uid)).collect();
-    assert_eq!(left, ["rc2"], "the dangling rc1 reference is stripped (row 8)");
+    let left: Vec<&str> = p
+        .end
+        .owner_refs(&s.store, pod3)
+        .iter()
+        .map(|r| s.store.str(r.uid))
+        .collect();
+    assert_eq!(
+        left,
+        ["rc2"],
+        "the dangling rc1 reference is stripped (row 8)"
+    );
 }
 
 #[test]
@@ -139,11 +189,32 @@ fn foreground_chain_blocked_by_dependent_with_its_own_finalizer() {
     let s = c.build();
     let p = preview(&s, "web", Some(Policy::Foreground));
     assert!(deleted(&p, &s, "web-1-0"));
-    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "stuck") else { panic!() };
-    assert_eq!(finalizers.iter().map(|f| s.store.str(*f)).collect::<Vec<_>>(), ["example.com/cleanup"]);
-    assert!(matches!(end(&p, &s, "web-1"), Some(EndState::Terminating { .. })));
-    assert!(matches!(end(&p, &s, "web"), Some(EndState::Terminating { .. })));
-    let why = p.outcomes.iter().find(|o| o.target == obj(&s, "web-1")).unwrap().why.clone().unwrap();
+    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "stuck") else {
+        panic!()
+    };
+    assert_eq!(
+        finalizers
+            .iter()
+            .map(|f| s.store.str(*f))
+            .collect::<Vec<_>>(),
+        ["example.com/cleanup"]
+    );
+    assert!(matches!(
+        end(&p, &s, "web-1"),
+        Some(EndState::Terminating { .. })
+    ));
+    assert!(matches!(
+        end(&p, &s, "web"),
+        Some(EndState::Terminating { .. })
+    ));
+    let why = p
+        .outcomes
+        .iter()
+        .find(|o| o.target == obj(&s, "web-1"))
+        .unwrap()
+        .why
+        .clone()
+        .unwrap();
     assert!(why.contains("Pod/stuck"), "{why}");
 }
 
@@ -152,8 +223,13 @@ fn non_blocking_refs_do_not_block_foreground_deletion() {
     // TestNonBlockingOwnerRefDoesNotBlock: RC deleted; both pods (finalizer x/y) still exist.
     let mut c = Cluster::new();
     c.obj("v1", "ReplicationController", "ns", "rc", "rc");
-    c.obj("v1", "Pod", "ns", "unset", "p1").owner("v1", "ReplicationController", "rc", "rc").finalizers(&["x/y"]);
-    c.obj("v1", "Pod", "ns", "false", "p2").owner("v1", "ReplicationController", "rc", "rc").block(false).finalizers(&["x/y"]);
+    c.obj("v1", "Pod", "ns", "unset", "p1")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .finalizers(&["x/y"]);
+    c.obj("v1", "Pod", "ns", "false", "p2")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .block(false)
+        .finalizers(&["x/y"]);
     let s = c.build();
     let p = preview(&s, "rc", Some(Policy::Foreground));
     assert!(deleted(&p, &s, "rc"));
@@ -173,7 +249,12 @@ fn solid_owner_does_not_block_waiting_owner() {
     let s = c.build();
     let p = preview(&s, "tbd", Some(Policy::Foreground));
     assert!(deleted(&p, &s, "tbd"));
-    let left: Vec<&str> = p.end.owner_refs(&s.store, obj(&s, "p")).iter().map(|r| s.store.str(r.uid)).collect();
+    let left: Vec<&str> = p
+        .end
+        .owner_refs(&s.store, obj(&s, "p"))
+        .iter()
+        .map(|r| s.store.str(r.uid))
+        .collect();
     assert_eq!(left, ["rem"]);
 }
 
@@ -181,15 +262,27 @@ fn solid_owner_does_not_block_waiting_owner() {
 fn dependency_circle_does_not_block_foreground_deletion() {
     // e2e "should not be blocked by dependency circle".
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "pod1", "u1").owner("v1", "Pod", "pod3", "u3").block(true).controller(true);
-    c.obj("v1", "Pod", "ns", "pod2", "u2").owner("v1", "Pod", "pod1", "u1").block(true).controller(true);
-    c.obj("v1", "Pod", "ns", "pod3", "u3").owner("v1", "Pod", "pod2", "u2").block(true).controller(true);
+    c.obj("v1", "Pod", "ns", "pod1", "u1")
+        .owner("v1", "Pod", "pod3", "u3")
+        .block(true)
+        .controller(true);
+    c.obj("v1", "Pod", "ns", "pod2", "u2")
+        .owner("v1", "Pod", "pod1", "u1")
+        .block(true)
+        .controller(true);
+    c.obj("v1", "Pod", "ns", "pod3", "u3")
+        .owner("v1", "Pod", "pod2", "u2")
+        .block(true)
+        .controller(true);
     let s = c.build();
     let p = preview(&s, "pod1", Some(Policy::Foreground));
     for n in ["pod1", "pod2", "pod3"] {
         assert!(deleted(&p, &s, n), "{n} survives: {:#?}", p.actions);
     }
-    assert!(p.count(Verb::UnblockOwnerReferences) >= 1, "the cycle guard fires");
+    assert!(
+        p.count(Verb::UnblockOwnerReferences) >= 1,
+        "the cycle guard fires"
+    );
 }
 
 #[test]
@@ -199,8 +292,16 @@ fn double_deletion_with_finalizer_leaves_only_the_foreign_finalizer() {
     c.obj("v1", "Pod", "ns", "p", "p").finalizers(&["x/y"]);
     let s = c.build();
     let p = preview(&s, "p", Some(Policy::Foreground));
-    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "p") else { panic!() };
-    assert_eq!(finalizers.iter().map(|f| s.store.str(*f)).collect::<Vec<_>>(), ["x/y"]);
+    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "p") else {
+        panic!()
+    };
+    assert_eq!(
+        finalizers
+            .iter()
+            .map(|f| s.store.str(*f))
+            .collect::<Vec<_>>(),
+        ["x/y"]
+    );
 }
 
 #[test]
@@ -209,20 +310,36 @@ fn mixed_relationships_custom_resource_and_configmap() {
     let mut c = Cluster::new();
     c.resource("example.com", "v1", "Widget", "widgets", true);
     c.obj("example.com/v1", "Widget", "ns", "owner-cr", "cr1");
-    c.obj("v1", "ConfigMap", "ns", "dep-cm", "cm1").owner("example.com/v1", "Widget", "owner-cr", "cr1");
+    c.obj("v1", "ConfigMap", "ns", "dep-cm", "cm1").owner(
+        "example.com/v1",
+        "Widget",
+        "owner-cr",
+        "cr1",
+    );
     c.obj("v1", "ConfigMap", "ns", "owner-cm", "cm2");
-    c.obj("example.com/v1", "Widget", "ns", "dep-cr", "cr2").owner("v1", "ConfigMap", "owner-cm", "cm2");
+    c.obj("example.com/v1", "Widget", "ns", "dep-cr", "cr2")
+        .owner("v1", "ConfigMap", "owner-cm", "cm2");
     let s = c.build();
-    assert!(deleted(&preview(&s, "owner-cr", Some(Policy::Foreground)), &s, "dep-cm"));
-    assert!(deleted(&preview(&s, "owner-cm", Some(Policy::Foreground)), &s, "dep-cr"));
+    assert!(deleted(
+        &preview(&s, "owner-cr", Some(Policy::Foreground)),
+        &s,
+        "dep-cm"
+    ));
+    assert!(deleted(
+        &preview(&s, "owner-cm", Some(Policy::Foreground)),
+        &s,
+        "dep-cr"
+    ));
 }
 
 #[test]
 fn collect_deletes_dangling_dependents_and_their_subtrees() {
     // TestCreateWithNonExistentOwner, plus the cascade below the deleted object.
     let mut c = Cluster::new();
-    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").owner("apps/v1", "Deployment", "gone", "gone");
-    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs");
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs")
+        .owner("apps/v1", "Deployment", "gone", "gone");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "rs");
     let s = c.build();
     let p = collect(&s);
     assert!(deleted(&p, &s, "rs") && deleted(&p, &s, "p"));
@@ -232,11 +349,16 @@ fn collect_deletes_dangling_dependents_and_their_subtrees() {
 #[test]
 fn collect_reports_stuck_unresolvable_dependents() {
     let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("extensions/v1beta1", "Deployment", "d", "d");
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("extensions/v1beta1", "Deployment", "d", "d");
     let s = c.build();
     let p = collect(&s);
     assert!(p.actions.is_empty());
-    let o = p.outcomes.iter().find(|o| o.target == obj(&s, "p")).expect("stuck object reported");
+    let o = p
+        .outcomes
+        .iter()
+        .find(|o| o.target == obj(&s, "p"))
+        .expect("stuck object reported");
     assert_eq!(o.state, EndState::Kept);
     assert!(o.why.as_deref().unwrap().contains("forever"));
 }
@@ -245,8 +367,11 @@ fn collect_reports_stuck_unresolvable_dependents() {
 fn pending_orphan_finalizer_is_processed() {
     // §4: an object terminating with `orphan` gets its dependents orphaned, then goes away.
     let mut c = Cluster::new();
-    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs").finalizers(&["orphan"]).deleting();
-    c.obj("v1", "Pod", "ns", "p", "p").owner("apps/v1", "ReplicaSet", "rs", "rs");
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "rs");
     let s = c.build();
     let p = collect(&s);
     assert!(deleted(&p, &s, "rs"));

@@ -135,7 +135,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
         if parsed.resource >= n_resources {
             return Err(Error::input(
                 path,
-                format!("line {}: resource index {} out of range", i + 1, parsed.resource),
+                format!(
+                    "line {}: resource index {} out of range",
+                    i + 1,
+                    parsed.resource
+                ),
                 None,
             ));
         }
@@ -158,12 +162,12 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
 
 /// Writes a snapshot; gzip-compressed when `path` ends in `.gz`.
 pub fn write_file(snapshot: &Snapshot, path: &Path) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| {
-        Error::input(path, format!("cannot create snapshot file: {e}"), None)
-    })?;
+    let file = std::fs::File::create(path)
+        .map_err(|e| Error::input(path, format!("cannot create snapshot file: {e}"), None))?;
     let gz = path.extension().is_some_and(|e| e == "gz");
     let result = if gz {
-        let mut enc = flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        let mut enc =
+            flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
         write(snapshot, &mut enc).and_then(|_| enc.finish().map(|_| ()))
     } else {
         let mut w = BufWriter::new(file);
@@ -367,7 +371,11 @@ mod tests {
 
     #[test]
     fn kubectl_json_is_rejected_with_a_hint() {
-        let err = parse(Path::new("x"), br#"{"apiVersion":"v1","kind":"List","items":[]}"#).unwrap_err();
+        let err = parse(
+            Path::new("x"),
+            br#"{"apiVersion":"v1","kind":"List","items":[]}"#,
+        )
+        .unwrap_err();
         assert!(err.hint().unwrap().contains("-f"));
     }
 }

@@ -294,7 +294,11 @@ impl SnapshotBuilder {
     }
 
     /// Records a failed discovery group-version.
-    pub fn discovery_failure(&mut self, group_version: impl Into<String>, message: impl Into<String>) {
+    pub fn discovery_failure(
+        &mut self,
+        group_version: impl Into<String>,
+        message: impl Into<String>,
+    ) {
         self.snapshot.discovery_failures.push(DiscoveryFailure {
             group_version: group_version.into(),
             message: message.into(),
@@ -432,6 +436,11 @@ mod tests {
         };
         assert!(o.covers("a") && o.covers("") && !o.covers("b"));
         assert!(ListOutcome::Complete.covers("anything"));
-        assert!(!ListOutcome::Forbidden { message: "no".into() }.covers("a"));
+        assert!(
+            !ListOutcome::Forbidden {
+                message: "no".into()
+            }
+            .covers("a")
+        );
     }
 }

@@ -1,1 +1,4 @@
 //! (in progress)
+
+pub mod files;
+pub mod live;

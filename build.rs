@@ -1,0 +1,18 @@
+// Embeds the git commit and target triple for `kubectl gc --version`.
+fn main() {
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| "unknown commit".to_owned());
+    println!("cargo:rustc-env=KGC_GIT_COMMIT={commit}");
+    println!(
+        "cargo:rustc-env=KGC_TARGET={}",
+        std::env::var("TARGET").unwrap_or_default()
+    );
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/refs/heads");
+}

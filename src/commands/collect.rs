@@ -1,0 +1,100 @@
+//! `kubectl gc collect`: the GC's plan (dry run), or the cascade of a user's delete.
+
+use super::load;
+use crate::analysis::{Analysis, Policy};
+use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
+use crate::error::{Error, Result, exit};
+use crate::model::ObjId;
+use crate::plan::{Plan, UserDelete};
+use crate::render::{self, Styles, plan as view};
+use crate::snapshot::Snapshot;
+use std::io::Write;
+
+pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
+    // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
+    let loaded = load(g, args.delete.is_none()).await?;
+    let snap = &loaded.snapshot;
+    let analysis = Analysis::new(snap, loaded.gc_version(g));
+    let (plan, mode) = match &args.delete {
+        Some(target) => {
+            let id = resolve_target(
+                snap,
+                target,
+                g.namespace.as_deref().unwrap_or(&loaded.default_namespace),
+            )?;
+            let policy = match args.cascade {
+                Cascade::Background => Some(Policy::Background),
+                Cascade::Foreground => Some(Policy::Foreground),
+                Cascade::Orphan => Some(Policy::Orphan),
+                Cascade::Default => None,
+            };
+            (
+                Plan::preview_delete(&analysis, UserDelete { target: id, policy }),
+                "delete-preview",
+            )
+        }
+        None => (Plan::collect(&analysis), "collect"),
+    };
+    let mut report = view::report(&analysis, &plan, mode);
+    if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
+        // Scope the listing to the namespace (plus cluster-scoped objects it touches).
+        report.actions.retain(|a| a.target.namespace == *ns);
+        report.outcomes.retain(|o| o.target.namespace == *ns);
+    }
+    let mut out = super::stdout();
+    match args.output {
+        ReportFormat::Json => render::write_json(&mut out, &report)?,
+        ReportFormat::Yaml => render::write_yaml(&mut out, &report)?,
+        ReportFormat::Table | ReportFormat::Wide => view::write_table_report(
+            &mut out,
+            &analysis,
+            &plan,
+            &report,
+            args.output == ReportFormat::Wide,
+            Styles::for_stdout(g.color),
+        )?,
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// Resolves `KIND/NAME` (kind, plural or `kind.group`; case-insensitive) to an object.
+pub fn resolve_target(snap: &Snapshot, target: &str, namespace: &str) -> Result<ObjId> {
+    let (kind, name) = target.split_once('/').ok_or_else(|| {
+        Error::usage(
+            format!("--delete wants KIND/NAME, got {target:?}"),
+            "e.g. --delete deployment/web -n shop",
+        )
+    })?;
+    let kind = kind.to_ascii_lowercase();
+    let (kind, group) = match kind.split_once('.') {
+        Some((k, g)) => (k.to_owned(), Some(g.to_owned())),
+        None => (kind, None),
+    };
+    let matches_kind = |r: &crate::snapshot::Resource| {
+        (r.kind.to_ascii_lowercase() == kind || r.plural == kind)
+            && group.as_deref().is_none_or(|g| r.group == g)
+    };
+    let mut found = Vec::new();
+    for id in snap.store.ids() {
+        let o = snap.store.object(id);
+        let r = snap.resource_of(o);
+        if snap.store.str(o.name) == name
+            && matches_kind(r)
+            && (!r.namespaced || snap.store.str(o.namespace) == namespace)
+        {
+            found.push(id);
+        }
+    }
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(Error::usage(
+            format!("{target} not found in namespace {namespace:?}"),
+            "check the name and -n; KIND may be a kind, a plural or kind.group",
+        )),
+        many => Err(Error::usage(
+            format!("{target} is ambiguous ({} objects match)", many.len()),
+            "qualify the kind with its group, e.g. deployments.apps/web",
+        )),
+    }
+}

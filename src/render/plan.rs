@@ -1,0 +1,368 @@
+//! `kubectl gc collect` output (schema in README "JSON: collect").
+
+use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
+use crate::analysis::Analysis;
+use crate::plan::{Action, EndState, Plan, Reason, Verb};
+use serde::Serialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// The JSON/YAML plan.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanReport {
+    /// `kubectl-gc.io/v1`.
+    pub api_version: &'static str,
+    /// `CollectPlan`.
+    pub kind: &'static str,
+    /// The emulated GC release.
+    pub gc_version: String,
+    /// `collect` (what the GC will do) or `delete-preview`.
+    pub mode: &'static str,
+    /// Always true unless `--apply` ran.
+    pub dry_run: bool,
+    /// Actions in waves.
+    pub actions: Vec<ActionJson>,
+    /// End states.
+    pub outcomes: Vec<OutcomeJson>,
+    /// Counts.
+    pub summary: PlanSummary,
+}
+
+/// One action.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionJson {
+    /// Wave, from 1.
+    pub wave: u32,
+    /// delete, remove-owner-references, unblock-owner-references, remove-finalizer.
+    pub verb: &'static str,
+    /// The object.
+    pub target: ObjectRef,
+    /// For deletes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<&'static str>,
+    /// For patches: owner UIDs removed or unblocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<String>>,
+    /// For finalizer removal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finalizer: Option<String>,
+    /// The GC rule.
+    pub rule: &'static str,
+    /// Why.
+    pub reason: String,
+    /// The request the GC sends.
+    pub request: serde_json::Value,
+}
+
+/// End state of one object.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct OutcomeJson {
+    /// The object.
+    pub target: ObjectRef,
+    /// deleted, terminating, kept.
+    pub state: &'static str,
+    /// For terminating: the finalizers holding it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finalizers: Option<Vec<String>>,
+    /// For kept: the ownerReference UIDs it ends with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<String>>,
+    /// Why it is stuck.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// Counts.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanSummary {
+    /// Waves with actions.
+    pub waves: u32,
+    /// Actions per verb.
+    pub actions: BTreeMap<&'static str, usize>,
+    /// Objects deleted.
+    pub deleted: usize,
+    /// Objects deleted per kind and namespace.
+    pub deleted_by_kind: Vec<DeletedCount>,
+    /// Objects left terminating.
+    pub terminating: usize,
+    /// True when the cascade hit the wave limit.
+    pub truncated: bool,
+}
+
+/// Deleted objects of one kind in one namespace.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedCount {
+    /// Kind.
+    pub kind: String,
+    /// Namespace (empty for cluster-scoped).
+    pub namespace: String,
+    /// Count.
+    pub count: usize,
+}
+
+/// The GC rule behind an action.
+pub fn rule(r: &Reason) -> &'static str {
+    match r {
+        Reason::UserDelete => "user request",
+        Reason::Row8 => "attemptToDelete row 8",
+        Reason::Row9 => "attemptToDelete row 9",
+        Reason::Row9CycleGuard => "attemptToDelete row 9 (cycle guard)",
+        Reason::Row10 => "attemptToDelete row 10",
+        Reason::ForegroundDone => "processDeletingDependentsItem",
+        Reason::Orphan { .. } | Reason::OrphanDone => "attemptToOrphan",
+    }
+}
+
+/// The request the GC sends for an action (§3.7–3.9), as JSON.
+pub fn request_json(a: &Analysis<'_>, act: &Action) -> serde_json::Value {
+    let store = &a.snap.store;
+    let o = store.object(act.target);
+    let uid = store.str(o.uid);
+    match act.verb {
+        Verb::Delete => {
+            let mut pre = json!({ "uid": uid });
+            if a.rules.delete_with_resource_version() {
+                pre["resourceVersion"] = json!(store.str(o.resource_version));
+            }
+            json!({
+                "method": "DELETE",
+                "body": { "propagationPolicy": act.policy.map(|p| p.as_str()), "preconditions": pre },
+            })
+        }
+        Verb::RemoveOwnerReferences => json!({
+            "method": "PATCH",
+            "contentType": "application/strategic-merge-patch+json",
+            "body": { "metadata": {
+                "uid": uid,
+                "ownerReferences": act.owner_refs.iter().map(|u| json!({"$patch": "delete", "uid": store.str(*u)})).collect::<Vec<_>>(),
+            }},
+            "fallbackOn415": "application/merge-patch+json with metadata.resourceVersion and the remaining ownerReferences",
+        }),
+        Verb::UnblockOwnerReferences => json!({
+            "method": "PATCH",
+            "contentType": "application/strategic-merge-patch+json",
+            "body": { "metadata": {
+                "uid": uid,
+                "ownerReferences": act.owner_refs.iter().map(|u| json!({"uid": store.str(*u), "blockOwnerDeletion": false})).collect::<Vec<_>>(),
+            }},
+            "fallbackOn415": "application/merge-patch+json with metadata.resourceVersion and every ownerReference with blockOwnerDeletion=false",
+        }),
+        Verb::RemoveFinalizer => json!({
+            "method": "PATCH",
+            "contentType": "application/merge-patch+json",
+            "body": { "metadata": { "resourceVersion": "<current>", "finalizers": "<current minus the finalizer, or null>" } },
+        }),
+    }
+}
+
+/// Builds the report.
+pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
+    let snap = a.snap;
+    let store = &snap.store;
+    let actions = plan
+        .actions
+        .iter()
+        .map(|act| ActionJson {
+            wave: act.wave,
+            verb: act.verb.as_str(),
+            target: ObjectRef::of(snap, act.target),
+            propagation_policy: act.policy.map(|p| p.as_str()),
+            owner_references: matches!(
+                act.verb,
+                Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
+            )
+            .then(|| {
+                act.owner_refs
+                    .iter()
+                    .map(|u| store.str(*u).to_owned())
+                    .collect()
+            }),
+            finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
+            rule: rule(&act.reason),
+            reason: act.detail.clone(),
+            request: request_json(a, act),
+        })
+        .collect();
+    let outcomes = plan
+        .outcomes
+        .iter()
+        .map(|o| OutcomeJson {
+            target: ObjectRef::of(snap, o.target),
+            state: match o.state {
+                EndState::Deleted => "deleted",
+                EndState::Terminating { .. } => "terminating",
+                EndState::Kept => "kept",
+            },
+            finalizers: match &o.state {
+                EndState::Terminating { finalizers } => Some(
+                    finalizers
+                        .iter()
+                        .map(|f| store.str(*f).to_owned())
+                        .collect(),
+                ),
+                _ => None,
+            },
+            owner_references: (o.state == EndState::Kept).then(|| {
+                o.owner_refs
+                    .iter()
+                    .map(|u| store.str(*u).to_owned())
+                    .collect()
+            }),
+            why: o.why.clone(),
+        })
+        .collect();
+    let mut counts = BTreeMap::new();
+    for v in [
+        Verb::Delete,
+        Verb::RemoveOwnerReferences,
+        Verb::UnblockOwnerReferences,
+        Verb::RemoveFinalizer,
+    ] {
+        counts.insert(v.as_str(), plan.count(v));
+    }
+    let by_kind = plan.deleted_by_kind_namespace(a);
+    PlanReport {
+        api_version: REPORT_API_VERSION,
+        kind: "CollectPlan",
+        gc_version: a.rules.version.to_string(),
+        mode,
+        dry_run: true,
+        actions,
+        outcomes,
+        summary: PlanSummary {
+            waves: plan.waves,
+            actions: counts,
+            deleted: by_kind.values().sum(),
+            deleted_by_kind: by_kind
+                .into_iter()
+                .map(|((kind, namespace), count)| DeletedCount {
+                    kind,
+                    namespace,
+                    count,
+                })
+                .collect(),
+            terminating: plan
+                .outcomes
+                .iter()
+                .filter(|o| matches!(o.state, EndState::Terminating { .. }))
+                .count(),
+            truncated: plan.truncated,
+        },
+    }
+}
+
+/// Writes the plan as tables: actions, then objects left stuck, then a summary.
+pub fn write_table_report(
+    w: &mut dyn Write,
+    a: &Analysis<'_>,
+    plan: &Plan,
+    r: &PlanReport,
+    wide: bool,
+    styles: Styles,
+) -> std::io::Result<()> {
+    let snap = a.snap;
+    if plan.actions.is_empty() {
+        writeln!(w, "The GC has nothing to do.")?;
+    } else {
+        let mut t = table(styles);
+        let mut header = vec!["WAVE", "ACTION", "NAMESPACE", "OBJECT", "DETAIL"];
+        if wide {
+            header.extend(["RULE", "UID"]);
+        }
+        t.set_header(header);
+        for act in &plan.actions {
+            let o = snap.store.object(act.target);
+            let verb = match (act.verb, act.policy) {
+                (Verb::Delete, Some(p)) => format!("delete ({})", p.as_str()),
+                (Verb::RemoveFinalizer, _) => format!(
+                    "remove-finalizer {}",
+                    act.finalizer.map(|f| snap.store.str(f)).unwrap_or("")
+                ),
+                (v, _) => v.as_str().to_owned(),
+            };
+            let ns = snap.store.str(o.namespace);
+            let mut row = vec![
+                act.wave.to_string(),
+                verb,
+                if ns.is_empty() {
+                    "-".into()
+                } else {
+                    ns.to_owned()
+                },
+                format!("{}/{}", snap.resource_of(o).kind, snap.store.str(o.name)),
+                act.detail.clone(),
+            ];
+            if wide {
+                row.push(rule(&act.reason).to_owned());
+                row.push(snap.store.str(o.uid).to_owned());
+            }
+            t.add_row(row);
+        }
+        pad_columns(&mut t);
+        write_table(w, &t)?;
+    }
+    let stuck: Vec<&OutcomeJson> = r.outcomes.iter().filter(|o| o.why.is_some()).collect();
+    if !stuck.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "Left stuck:")?;
+        let mut t = table(styles);
+        t.set_header(vec!["STATE", "NAMESPACE", "OBJECT", "WHY"]);
+        for o in stuck {
+            t.add_row(vec![
+                o.state.to_owned(),
+                if o.target.namespace.is_empty() {
+                    "-".into()
+                } else {
+                    o.target.namespace.clone()
+                },
+                format!("{}/{}", o.target.kind, o.target.name),
+                o.why.clone().unwrap_or_default(),
+            ]);
+        }
+        pad_columns(&mut t);
+        write_table(w, &t)?;
+    }
+    writeln!(w)?;
+    let s = &r.summary;
+    let kinds: Vec<String> = s
+        .deleted_by_kind
+        .iter()
+        .take(8)
+        .map(|d| {
+            format!(
+                "{} {}{}",
+                d.count,
+                d.kind,
+                if d.namespace.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in {}", d.namespace)
+                }
+            )
+        })
+        .collect();
+    writeln!(
+        w,
+        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
+        plan.actions.len(),
+        s.waves,
+        s.actions["delete"],
+        s.actions["remove-owner-references"],
+        s.actions["unblock-owner-references"],
+        s.actions["remove-finalizer"],
+        s.deleted,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        s.terminating,
+        r.gc_version
+    )
+}

@@ -1,0 +1,382 @@
+//! Discovery the way the garbage collector does it (`gc-semantics.md` §5.1).
+//!
+//! The GC calls client-go's `ServerPreferredResources`: for every group, the versions in the
+//! server's order; for every resource that is not a subresource, the group's **preferred
+//! version** if it serves the resource, else the **first** version that does. It then keeps the
+//! resources whose verbs include `delete`, `list` and `watch`, minus its ignored set (§5.2).
+//!
+//! We keep *every* served group/version/resource in the resource table, because the analysis
+//! emulates the GC's REST mapper, which knows all served versions; rows the GC does not watch
+//! carry `ListOutcome::Ignored` with the reason. Rows to be listed are returned with
+//! [`ListOutcome::NotListed`] as a placeholder.
+//!
+//! The per-group-version walk (`/api`, `/apis`, then `/api/v1`, `/apis/<group>/<version>`
+//! concurrently) is used on every server version: aggregated discovery only exists since 1.26.
+//! A group-version whose document cannot be read is reported as a discovery failure and the
+//! walk continues.
+
+use super::request::{self, Failure, Stats};
+use crate::catalog::KubeVersion;
+use crate::snapshot::{IgnoreReason, ListOutcome, Resource};
+use futures::StreamExt;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// `/api` (the core group's versions).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ApiVersionsIn {
+    versions: Vec<String>,
+}
+
+/// `/apis`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ApiGroupListIn {
+    groups: Vec<ApiGroupIn>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct ApiGroupIn {
+    name: String,
+    versions: Vec<GroupVersionIn>,
+    preferred_version: Option<GroupVersionIn>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+#[serde(default, rename_all = "camelCase")]
+struct GroupVersionIn {
+    version: String,
+}
+
+/// `/api/v1`, `/apis/<group>/<version>`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ApiResourceListIn {
+    resources: Option<Vec<ApiResourceIn>>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+#[serde(default)]
+struct ApiResourceIn {
+    name: String,
+    namespaced: bool,
+    kind: String,
+    verbs: Option<Vec<String>>,
+}
+
+/// One API group in server order, its versions in preference order.
+#[derive(Debug, Clone)]
+pub(crate) struct Group {
+    pub name: String,
+    pub versions: Vec<String>,
+    pub preferred: String,
+}
+
+/// The outcome of discovery.
+#[derive(Debug, Default)]
+pub(crate) struct Discovered {
+    /// Every served group/version/resource; rows to list carry `NotListed`.
+    pub rows: Vec<Resource>,
+    /// `(group/version, message)` for documents that could not be read.
+    pub failures: Vec<(String, String)>,
+}
+
+/// True when the GC ignores `group`/`resource` on a server of version `server` (§5.2):
+/// core `events` always, `events.k8s.io` `events` since 1.25 (and when the version is unknown,
+/// as today's GC does).
+pub(crate) fn gc_ignored(group: &str, resource: &str, server: Option<KubeVersion>) -> bool {
+    match (group, resource) {
+        ("", "events") => true,
+        ("events.k8s.io", "events") => server.is_none_or(|v| v.at_least(25)),
+        _ => false,
+    }
+}
+
+/// True when `verbs` contains delete, list and watch (§5.1 step 2).
+pub(crate) fn deletable(verbs: &[String]) -> bool {
+    ["delete", "list", "watch"]
+        .iter()
+        .all(|v| verbs.iter().any(|x| x == v))
+}
+
+fn group_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+fn discovery_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("/api/{version}")
+    } else {
+        format!("/apis/{group}/{version}")
+    }
+}
+
+/// Fetches `/api` and `/apis`. Failures here are fatal (nothing can be listed without them).
+async fn groups(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    stats: &Stats,
+) -> Result<Vec<Group>, Failure> {
+    let get = |path: &'static str| {
+        move || {
+            http::Request::get(path)
+                .body(Vec::new())
+                .map_err(|e| e.to_string())
+        }
+    };
+    let (get_core, get_named) = (get("/api"), get("/apis"));
+    let (core, named) = futures::join!(
+        request::get(client, timeout, stats, &get_core),
+        request::get(client, timeout, stats, &get_named),
+    );
+    let core: ApiVersionsIn = decode(&core?, "/api")?;
+    let named: ApiGroupListIn = decode(&named?, "/apis")?;
+    let mut out = Vec::with_capacity(named.groups.len() + 1);
+    if let Some(first) = core.versions.first() {
+        out.push(Group {
+            name: String::new(),
+            preferred: first.clone(),
+            versions: core.versions,
+        });
+    }
+    for g in named.groups {
+        let versions: Vec<String> = g.versions.into_iter().map(|v| v.version).collect();
+        let preferred = g
+            .preferred_version
+            .map(|p| p.version)
+            .filter(|p| !p.is_empty())
+            .or_else(|| versions.first().cloned())
+            .unwrap_or_default();
+        out.push(Group {
+            name: g.name,
+            versions,
+            preferred,
+        });
+    }
+    Ok(out)
+}
+
+fn decode<T: serde::de::DeserializeOwned>(body: &[u8], what: &str) -> Result<T, Failure> {
+    serde_json::from_slice(body).map_err(|e| Failure::Transport {
+        kind: request::TransportKind::Other,
+        message: format!("cannot decode {what}: {e}"),
+    })
+}
+
+/// Runs discovery. `Err` only when `/api` or `/apis` cannot be read.
+pub(crate) async fn discover(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    concurrency: usize,
+    server: Option<KubeVersion>,
+    stats: &Stats,
+) -> Result<Discovered, Failure> {
+    let groups = groups(client, timeout, stats).await?;
+    let gvs: Vec<(usize, String, String)> = groups
+        .iter()
+        .flat_map(|g| g.versions.iter().map(|v| (g.name.clone(), v.clone())))
+        .enumerate()
+        .map(|(i, (g, v))| (i, g, v))
+        .collect();
+    let mut docs: Vec<Option<Result<Vec<ApiResourceIn>, String>>> = vec![None; gvs.len()];
+    let fetched = futures::stream::iter(gvs.iter().cloned())
+        .map(|(i, g, v)| async move {
+            let path = discovery_path(&g, &v);
+            let build = || {
+                http::Request::get(path.as_str())
+                    .body(Vec::new())
+                    .map_err(|e| e.to_string())
+            };
+            let doc = match request::get(client, timeout, stats, &build).await {
+                Ok(body) => serde_json::from_slice::<ApiResourceListIn>(&body)
+                    .map(|d| d.resources.unwrap_or_default())
+                    .map_err(|e| format!("cannot decode {path}: {e}")),
+                Err(f) => Err(f.describe()),
+            };
+            (i, doc)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    for (i, doc) in fetched {
+        docs[i] = Some(doc);
+    }
+
+    let mut out = Discovered::default();
+    let mut docs = docs.into_iter();
+    for g in &groups {
+        let mut per_version: Vec<(String, Vec<ApiResourceIn>)> = Vec::new();
+        for v in &g.versions {
+            match docs.next().flatten() {
+                Some(Ok(resources)) => per_version.push((v.clone(), resources)),
+                Some(Err(message)) => out.failures.push((group_version(&g.name, v), message)),
+                None => out.failures.push((
+                    group_version(&g.name, v),
+                    "discovery did not run".to_owned(),
+                )),
+            }
+        }
+        out.rows
+            .extend(group_rows(&g.name, &g.preferred, &per_version, server));
+    }
+    Ok(out)
+}
+
+/// The resource-table rows of one group, given its readable version documents in server order.
+fn group_rows(
+    group: &str,
+    preferred: &str,
+    per_version: &[(String, Vec<ApiResourceIn>)],
+    server: Option<KubeVersion>,
+) -> Vec<Resource> {
+    // ServerPreferredResources: preferred version wins, else the first version serving it.
+    let mut chosen: HashMap<&str, &str> = HashMap::new();
+    for (version, resources) in per_version {
+        for r in resources {
+            if r.name.contains('/') {
+                continue;
+            }
+            match chosen.get(r.name.as_str()) {
+                Some(_) if version != preferred => {}
+                _ => {
+                    chosen.insert(&r.name, version);
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (version, resources) in per_version {
+        for r in resources {
+            if r.name.contains('/') {
+                continue;
+            }
+            let verbs = r.verbs.clone().unwrap_or_default();
+            let list = if chosen.get(r.name.as_str()) != Some(&version.as_str()) {
+                ListOutcome::Ignored {
+                    reason: IgnoreReason::NonPreferredVersion,
+                }
+            } else if !deletable(&verbs) {
+                ListOutcome::Ignored {
+                    reason: IgnoreReason::NotDeletable,
+                }
+            } else if gc_ignored(group, &r.name, server) {
+                ListOutcome::Ignored {
+                    reason: IgnoreReason::GcIgnoredResource,
+                }
+            } else {
+                ListOutcome::NotListed
+            };
+            rows.push(Resource {
+                group: group.to_owned(),
+                version: version.clone(),
+                kind: r.kind.clone(),
+                plural: r.name.clone(),
+                namespaced: r.namespaced,
+                verbs,
+                preferred_version: preferred.to_owned(),
+                list,
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(name: &str, verbs: &[&str]) -> ApiResourceIn {
+        ApiResourceIn {
+            name: name.into(),
+            namespaced: true,
+            kind: name.to_uppercase(),
+            verbs: Some(verbs.iter().map(|v| v.to_string()).collect()),
+        }
+    }
+
+    const ALL: &[&str] = &["create", "delete", "get", "list", "watch"];
+
+    #[test]
+    fn preferred_version_wins_else_first_serving_version() {
+        // Server order: v2beta2, v1, v2beta1; preferred v1.
+        let per_version = vec![
+            (
+                "v2beta2".to_string(),
+                vec![res("hpas", ALL), res("only2b2", ALL)],
+            ),
+            (
+                "v1".to_string(),
+                vec![res("hpas", ALL), res("hpas/status", ALL)],
+            ),
+            (
+                "v2beta1".to_string(),
+                vec![res("hpas", ALL), res("only2b2", ALL), res("only2b1", ALL)],
+            ),
+        ];
+        let rows = group_rows("autoscaling", "v1", &per_version, None);
+        let monitored: Vec<String> = rows
+            .iter()
+            .filter(|r| r.list == ListOutcome::NotListed)
+            .map(|r| format!("{}/{}", r.version, r.plural))
+            .collect();
+        assert_eq!(monitored, ["v2beta2/only2b2", "v1/hpas", "v2beta1/only2b1"]);
+        assert_eq!(
+            rows.len(),
+            6,
+            "all served versions are kept, subresources are not"
+        );
+        assert!(rows.iter().all(|r| r.preferred_version == "v1"));
+    }
+
+    #[test]
+    fn verbs_and_ignored_resources() {
+        let per_version = vec![(
+            "v1".to_string(),
+            vec![
+                res("events", ALL),
+                res("bindings", &["create"]),
+                res("componentstatuses", &["get", "list"]),
+                res("pods", ALL),
+            ],
+        )];
+        let rows = group_rows("", "v1", &per_version, Some(KubeVersion::v1(20)));
+        let outcome = |p: &str| rows.iter().find(|r| r.plural == p).unwrap().list.clone();
+        let ignored = |reason| ListOutcome::Ignored { reason };
+        assert_eq!(outcome("events"), ignored(IgnoreReason::GcIgnoredResource));
+        assert_eq!(outcome("bindings"), ignored(IgnoreReason::NotDeletable));
+        assert_eq!(
+            outcome("componentstatuses"),
+            ignored(IgnoreReason::NotDeletable)
+        );
+        assert_eq!(outcome("pods"), ListOutcome::NotListed);
+    }
+
+    #[test]
+    fn events_k8s_io_is_ignored_only_since_1_25() {
+        assert!(!gc_ignored(
+            "events.k8s.io",
+            "events",
+            Some(KubeVersion::v1(20))
+        ));
+        assert!(!gc_ignored(
+            "events.k8s.io",
+            "events",
+            Some(KubeVersion::v1(24))
+        ));
+        assert!(gc_ignored(
+            "events.k8s.io",
+            "events",
+            Some(KubeVersion::v1(25))
+        ));
+        assert!(gc_ignored("events.k8s.io", "events", None));
+        assert!(gc_ignored("", "events", Some(KubeVersion::v1(13))));
+        assert!(!gc_ignored("apps", "events", None));
+    }
+}

@@ -1,0 +1,356 @@
+//! Connecting like kubectl: kubeconfig loading, context selection and the first request.
+//!
+//! Loading follows client-go's `clientcmd` rules rather than kube's defaults:
+//! - an explicit `--kubeconfig` that does not exist is an error;
+//! - `KUBECONFIG` is a path list: empty entries and missing files are skipped, duplicates are
+//!   read once, and the files are merged with "the first file to set a value wins";
+//! - otherwise `~/.kube/config`; when that is missing too and we run inside a pod, the pod's
+//!   service account (in-cluster config).
+//!
+//! [`connect`] also sends `GET /version`, so an unreachable server, a TLS problem or rejected
+//! credentials are reported before any work starts, as one line plus a hint
+//! ([`Error::Cluster`], exit code 4).
+
+use super::request::{self, Failure, Stats, TransportKind};
+use super::{ConnectOptions, Connection, DEFAULT_REQUEST_TIMEOUT};
+use crate::error::{Error, Result};
+use kube::config::{Config, KubeConfigOptions, Kubeconfig, KubeconfigError};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// kube's default connect timeout, lowered to the request timeout when that is shorter.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn cluster(message: impl Into<String>, hint: impl Into<String>) -> Error {
+    Error::Cluster {
+        message: message.into(),
+        hint: Some(hint.into()),
+    }
+}
+
+/// Where the kubeconfig came from (for messages).
+struct Loaded {
+    config: Kubeconfig,
+    /// Files that were read, for messages.
+    paths: Vec<PathBuf>,
+}
+
+/// Reads the kubeconfig the way kubectl does; `Ok(None)` when there is none at all.
+fn load_kubeconfig(explicit: Option<&Path>) -> Result<Option<Loaded>> {
+    if let Some(path) = explicit {
+        if !path.exists() {
+            return Err(cluster(
+                format!("kubeconfig {} does not exist", path.display()),
+                "check the --kubeconfig path",
+            ));
+        }
+        let config = read_one(path)?;
+        return Ok(Some(Loaded {
+            config,
+            paths: vec![path.to_owned()],
+        }));
+    }
+    if let Some(list) = std::env::var_os("KUBECONFIG") {
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for p in std::env::split_paths(&list) {
+            if p.as_os_str().is_empty() || paths.contains(&p) {
+                continue;
+            }
+            paths.push(p);
+        }
+        if !paths.is_empty() {
+            let existing: Vec<PathBuf> = paths.into_iter().filter(|p| p.exists()).collect();
+            let mut merged: Option<Kubeconfig> = None;
+            for p in &existing {
+                let next = read_one(p)?;
+                merged = Some(match merged {
+                    None => next,
+                    Some(m) => m.merge(next).map_err(|e| {
+                        cluster(
+                            format!("cannot merge kubeconfig {}: {e}", p.display()),
+                            "check the files listed in KUBECONFIG",
+                        )
+                    })?,
+                });
+            }
+            return Ok(merged.map(|config| Loaded {
+                config,
+                paths: existing,
+            }));
+        }
+    }
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from);
+    match home.map(|h| h.join(".kube").join("config")) {
+        Some(p) if p.exists() => {
+            let config = read_one(&p)?;
+            Ok(Some(Loaded {
+                config,
+                paths: vec![p],
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn read_one(path: &Path) -> Result<Kubeconfig> {
+    Kubeconfig::read_from(path).map_err(|e| {
+        let detail = match &e {
+            KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            other => {
+                // YAML errors carry a multi-line source snippet after " --> ": keep the cause.
+                let text = request::one_line(&other.to_string());
+                match text.split_once(" --> ") {
+                    Some((cause, _)) => cause.to_owned(),
+                    None => text,
+                }
+            }
+        };
+        cluster(
+            format!("cannot read kubeconfig {}: {detail}", path.display()),
+            "fix the file or point --kubeconfig/KUBECONFIG at a valid kubeconfig",
+        )
+    })
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a String>) -> String {
+    let v: Vec<&str> = it.map(String::as_str).collect();
+    if v.is_empty() {
+        "none".to_owned()
+    } else {
+        v.join(", ")
+    }
+}
+
+/// Checks the context/cluster/user names up front, for messages that list the alternatives.
+fn select_context(loaded: &Loaded, opts: &ConnectOptions) -> Result<String> {
+    let kc = &loaded.config;
+    let files = loaded
+        .paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let available = || {
+        format!(
+            "available contexts: {}",
+            names(kc.contexts.iter().map(|c| &c.name))
+        )
+    };
+    let name = match opts.context.as_ref().or(kc.current_context.as_ref()) {
+        Some(n) if !n.is_empty() => n.clone(),
+        _ => {
+            return Err(cluster(
+                format!("no current context is set in kubeconfig {files}"),
+                format!("pass --context; {}", available()),
+            ));
+        }
+    };
+    let Some(ctx) = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.context.as_ref())
+    else {
+        return Err(cluster(
+            format!("context \"{name}\" not found in kubeconfig {files}"),
+            available(),
+        ));
+    };
+    let cluster_name = opts.cluster.as_ref().unwrap_or(&ctx.cluster);
+    if !kc.clusters.iter().any(|c| &c.name == cluster_name) {
+        return Err(cluster(
+            format!(
+                "cluster \"{cluster_name}\" (context \"{name}\") not found in kubeconfig {files}"
+            ),
+            format!(
+                "available clusters: {}",
+                names(kc.clusters.iter().map(|c| &c.name))
+            ),
+        ));
+    }
+    if let Some(user) = &opts.user
+        && !kc.auth_infos.iter().any(|u| &u.name == user)
+    {
+        return Err(cluster(
+            format!("user \"{user}\" not found in kubeconfig {files}"),
+            format!(
+                "available users: {}",
+                names(kc.auth_infos.iter().map(|u| &u.name))
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+fn config_error(e: KubeconfigError, context: &str) -> Error {
+    let hint = match &e {
+        KubeconfigError::LoadCertificateAuthority(_)
+        | KubeconfigError::LoadClientCertificate(_)
+        | KubeconfigError::LoadClientKey(_)
+        | KubeconfigError::ParseCertificates(_) => {
+            "check the certificate settings of the cluster and user of this context"
+        }
+        KubeconfigError::MissingClusterUrl | KubeconfigError::ParseClusterUrl(_) => {
+            "check the `server:` of the context's cluster"
+        }
+        _ => "check the kubeconfig",
+    };
+    cluster(
+        format!(
+            "invalid kubeconfig context \"{context}\": {}",
+            request::one_line(&e.to_string())
+        ),
+        hint,
+    )
+}
+
+/// `GET /version` answer (the subset we read).
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct VersionInfo {
+    git_version: String,
+}
+
+/// Connects to the cluster selected by `opts` and checks that it answers.
+pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
+    let loaded = load_kubeconfig(opts.kubeconfig.as_deref())?;
+    let (mut config, context) = match loaded {
+        Some(loaded) => {
+            let context = select_context(&loaded, opts)?;
+            let kopts = KubeConfigOptions {
+                context: Some(context.clone()),
+                cluster: opts.cluster.clone(),
+                user: opts.user.clone(),
+            };
+            let config = Config::from_custom_kubeconfig(loaded.config, &kopts)
+                .await
+                .map_err(|e| config_error(e, &context))?;
+            (config, Some(context))
+        }
+        None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
+            let config = Config::incluster().map_err(|e| {
+                cluster(
+                    format!(
+                        "no kubeconfig found and the in-cluster configuration failed: {}",
+                        request::one_line(&e.to_string())
+                    ),
+                    "pass --kubeconfig or set KUBECONFIG",
+                )
+            })?;
+            (config, None)
+        }
+        None => {
+            return Err(cluster(
+                "no kubeconfig found (KUBECONFIG is unset or lists no existing file, and ~/.kube/config does not exist)",
+                "pass --kubeconfig PATH or set KUBECONFIG",
+            ));
+        }
+    };
+
+    if let Some(ns) = &opts.namespace {
+        config.default_namespace = ns.clone();
+    }
+    if let Some(user) = &opts.as_user {
+        config.auth_info.impersonate = Some(user.clone());
+    }
+    if !opts.as_groups.is_empty() {
+        config.auth_info.impersonate_groups = Some(opts.as_groups.clone());
+    }
+    // Our own bounded retries replace kube's (up to 15 retries, minutes apart).
+    config.default_retry = false;
+    let request_timeout = match opts.request_timeout {
+        Some(t) if t.is_zero() => None,
+        Some(t) => Some(t),
+        None => Some(DEFAULT_REQUEST_TIMEOUT),
+    };
+    config.connect_timeout =
+        Some(request_timeout.map_or(CONNECT_TIMEOUT, |t| t.min(CONNECT_TIMEOUT)));
+
+    let server_url = config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_owned();
+    let default_namespace = config.default_namespace.clone();
+    let ctx_label = context.as_deref().unwrap_or("in-cluster").to_owned();
+    let client = kube::Client::try_from(config).map_err(|e| {
+        cluster(
+            format!(
+                "cannot set up a client for {server_url} (context \"{ctx_label}\"): {}",
+                request::error_chain(&e)
+            ),
+            "check the certificate-authority and client certificate settings in the kubeconfig",
+        )
+    })?;
+
+    let stats = Stats::default();
+    let build = || {
+        http::Request::get("/version")
+            .body(Vec::new())
+            .map_err(|e| e.to_string())
+    };
+    let body = request::get(&client, request_timeout, &stats, &build)
+        .await
+        .map_err(|f| connect_failure(&f, &server_url, &ctx_label))?;
+    let version: VersionInfo = serde_json::from_slice(&body).unwrap_or_default();
+    let server_version = Some(version.git_version).filter(|v| !v.is_empty());
+
+    Ok(Connection {
+        client,
+        context,
+        default_namespace,
+        server_url,
+        server_version,
+        request_timeout,
+    })
+}
+
+/// Turns a failed first request into a one-line [`Error::Cluster`] with a hint.
+pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error {
+    let detail = f.describe();
+    match f {
+        Failure::Status { code: 401, .. } => cluster(
+            format!(
+                "the server {server} rejected the credentials of context \"{context}\" (401 Unauthorized)"
+            ),
+            "the token or client certificate is expired or invalid: log in again or refresh the kubeconfig credentials",
+        ),
+        Failure::Status { code: 403, .. } => cluster(
+            format!("the server {server} refused access for context \"{context}\": {detail}"),
+            "check the user's RBAC permissions (kubectl auth can-i --list)",
+        ),
+        Failure::Status { .. } => cluster(
+            format!("the server {server} (context \"{context}\") answered with an error: {detail}"),
+            "check that the URL points at a Kubernetes API server",
+        ),
+        Failure::Transport { kind, .. } => {
+            let hint = match kind {
+                TransportKind::Tls => {
+                    "TLS failed: check the cluster's certificate-authority in the kubeconfig (and tls-server-name); the server's certificate may not be trusted"
+                }
+                TransportKind::Connect => {
+                    "is the cluster running and reachable from here? check the context's server URL, VPN and proxy settings"
+                }
+                TransportKind::Timeout => {
+                    "the server did not answer in time: check the network, or raise --request-timeout"
+                }
+                TransportKind::Auth => {
+                    "obtaining credentials failed: check the user's exec plugin / auth provider / token file"
+                }
+                TransportKind::Other => "check the context's server URL and the network",
+            };
+            let what = match kind {
+                TransportKind::Tls => "TLS handshake with",
+                TransportKind::Auth => "cannot get credentials for",
+                _ => "cannot connect to",
+            };
+            cluster(
+                format!("{what} {server} (context \"{context}\"): {detail}"),
+                hint,
+            )
+        }
+    }
+}
