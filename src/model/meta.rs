@@ -27,10 +27,10 @@ pub struct MetaIn<'a> {
     #[serde(borrow, default, deserialize_with = "null_as_empty")]
     pub creation_timestamp: Cow<'a, str>,
     /// `deletionTimestamp`.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub deletion_timestamp: Option<Cow<'a, str>>,
     /// `finalizers`.
-    #[serde(borrow, default, deserialize_with = "null_as_default")]
+    #[serde(borrow, default, deserialize_with = "vec_cow")]
     pub finalizers: Vec<Cow<'a, str>>,
     /// `labels`, in input order.
     #[serde(borrow, default)]
@@ -87,8 +87,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
             }
             fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
                 let mut out = Vec::with_capacity(m.size_hint().unwrap_or(4));
-                while let Some((k, v)) = m.next_entry::<Cow<'a, str>, LabelValue<'a>>()? {
-                    out.push((k, v.0));
+                while let Some((k, v)) = m.next_entry::<CowStr<'a>, LabelValue<'a>>()? {
+                    out.push((k.0, v.0));
                 }
                 Ok(Labels(out))
             }
@@ -138,8 +138,47 @@ impl<'de: 'a, 'a> Deserialize<'de> for LabelValue<'a> {
     }
 }
 
+/// A string that borrows from the input when it can (serde's own `Cow` impl always copies).
+struct CowStr<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for CowStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = CowStr<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(CowStr(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
+}
+
 fn null_as_empty<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Cow<'a, str>, D::Error> {
-    Ok(Option::<Cow<'a, str>>::deserialize(d)?.unwrap_or_default())
+    Ok(Option::<CowStr<'a>>::deserialize(d)?
+        .map(|c| c.0)
+        .unwrap_or_default())
+}
+
+fn opt_cow<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'a, str>>, D::Error> {
+    Ok(Option::<CowStr<'a>>::deserialize(d)?.map(|c| c.0))
+}
+
+fn vec_cow<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>, D::Error> {
+    Ok(Option::<Vec<CowStr<'a>>>::deserialize(d)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| c.0)
+        .collect())
 }
 
 fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
