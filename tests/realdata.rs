@@ -483,3 +483,99 @@ fn insights_archive_sample() {
     let machines_row = outcome(s, "machine.openshift.io", "v1beta1", "Machine").unwrap();
     assert!(!machines_row.covers("openshift-machine-api"));
 }
+
+// ---- Audit on real data: every finding must be true -----------------------------------------
+
+mod audit {
+    use super::*;
+    use kubectl_gc::analysis::Analysis;
+    use kubectl_gc::analysis::findings::{Code, Finding};
+    use std::collections::BTreeMap;
+
+    fn findings(s: &Snapshot) -> Vec<Finding> {
+        let a = Analysis::new(s, Analysis::default_gc_version(s));
+        a.audit().findings
+    }
+
+    fn by_code(f: &[Finding]) -> BTreeMap<&'static str, usize> {
+        let mut m = BTreeMap::new();
+        for x in f {
+            *m.entry(x.code.id()).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// Independent re-check of every "the owner is not there" finding: the reference's UID is
+    /// not the object found under the reference's name, and nothing is unknown about it.
+    fn assert_dangling_findings_are_true(s: &Snapshot, f: &[Finding]) {
+        for x in f {
+            let dangling = matches!(
+                x.code,
+                Code::DanglingOwner | Code::OwnerUidMismatch | Code::OwnerCoordinatesMismatch | Code::CrossNamespaceOwner
+            );
+            if !dangling {
+                continue;
+            }
+            let r = x.owner_ref.expect("dangling findings name the reference");
+            let dep = s.store.object(x.object);
+            let same_name_in_ns = s.store.ids().find(|&id| {
+                let o = s.store.object(id);
+                o.name == r.name
+                    && o.namespace == dep.namespace
+                    && s.resource_of(o).kind.eq_ignore_ascii_case(s.store.str(r.kind))
+            });
+            if let Some(found) = same_name_in_ns {
+                assert_ne!(s.store.object(found).uid, r.uid, "{x:?}: the owner is there");
+            }
+            assert_eq!(x.classification, Some("dangling"));
+        }
+    }
+
+    #[test]
+    fn ocp_must_gathers_have_no_findings() {
+        for archive in ["must-gather-aws.tar.xz", "must-gather-metal.tar.xz"] {
+            let l = read_must_gather(archive);
+            let f = findings(&l.snap);
+            assert!(f.is_empty(), "{archive}: {:#?}", &f[..f.len().min(5)]);
+        }
+    }
+
+    #[test]
+    fn kurl_uncollected_daemonsets_and_unparsable_instance_managers_are_unknown() {
+        let l = kurl();
+        let f = findings(&l.snap);
+        // 21 Pod→DaemonSet refs (DaemonSets not collected) + 6 Pod→InstanceManager refs (their
+        // file does not parse): unknown, never dangling.
+        assert_eq!(by_code(&f), BTreeMap::from([("GC007", 27)]));
+    }
+
+    #[test]
+    fn harvester_terminating_pvcs_are_held_by_finalizers_and_helm_owners_are_unknown() {
+        let l = harvester();
+        let f = findings(&l.snap);
+        assert_eq!(by_code(&f), BTreeMap::from([("GC007", 14), ("GC013", 4)]));
+        let pvc = f
+            .iter()
+            .find(|x| x.code == Code::TerminatingHeldByFinalizer && x.message.contains("kubernetes.io/pvc-protection"))
+            .expect("PVC held by pvc-protection");
+        assert!(pvc.message.contains("for 14d"), "{}", pvc.message);
+        assert_dangling_findings_are_true(&l.snap, &f);
+    }
+
+    #[test]
+    fn insights_recreated_control_plane_machine_set_is_the_only_dangling_owner() {
+        let l = insights();
+        let f = findings(&l.snap);
+        let counts = by_code(&f);
+        assert_eq!(counts.get("GC002"), Some(&3), "{counts:?}");
+        assert!(counts.keys().all(|k| ["GC002", "GC007"].contains(k)), "{counts:?}");
+        for x in f.iter().filter(|x| x.code == Code::OwnerUidMismatch) {
+            assert!(s_name(&l.snap, x).contains("-master-"));
+        }
+        assert_dangling_findings_are_true(&l.snap, &f);
+    }
+
+    fn s_name(s: &Snapshot, x: &Finding) -> String {
+        s.store.str(s.store.object(x.object).name).to_owned()
+    }
+}

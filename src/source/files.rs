@@ -250,6 +250,11 @@ impl FileState {
         {
             b.provenance_mut().server_version = Some(v.clone());
         }
+        // The capture time of a dump is unknown; the newest timestamp it holds is a lower
+        // bound, which keeps ages ("terminating for 14d") honest instead of measuring from now.
+        if let Some(newest) = newest_timestamp(b.store()) {
+            b.provenance_mut().captured_at = crate::snapshot::format_rfc3339(newest);
+        }
         let at = self
             .server_version
             .as_ref()
@@ -881,6 +886,20 @@ fn handle_object(
             .or_insert(crd);
     }
     add_object(b, st, group, version, &kind, &meta);
+}
+
+/// The newest creation or deletion timestamp of any object (seconds since the epoch).
+fn newest_timestamp(store: &crate::model::Store) -> Option<i64> {
+    let mut seen = std::collections::HashSet::new();
+    let mut newest = None;
+    for o in &store.objects {
+        for t in [o.creation_timestamp, o.deletion_timestamp] {
+            if !t.is_empty() && seen.insert(t) {
+                newest = newest.max(crate::snapshot::parse_rfc3339(store.str(t)));
+            }
+        }
+    }
+    newest
 }
 
 fn add_object(
