@@ -13,6 +13,8 @@
 //!    findings built on them.
 //! 5. [`plan`] — the GC's decisions simulated to a fixpoint: actions in waves and end states.
 //! 6. [`render`] — tables, JSON/YAML, trees and graphs for people and machines.
+//! 7. [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
+//!    re-verified first, with the GC's own requests and a record of every change.
 //!
 //! [`model`] is the compact columnar store all stages share; [`catalog`] is built-in
 //! Kubernetes knowledge; [`commands`] wires the stages to the command line.
@@ -22,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod apply;
 pub mod build_info;
 pub mod catalog;
 pub mod cli;

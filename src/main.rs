@@ -1,11 +1,20 @@
 //! `kubectl-gc`: parse, run, map the result to an exit code. Everything else is in the library.
 
 use clap::Parser;
-use kubectl_gc::cli::Cli;
+use kubectl_gc::cli::{Cli, complete};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // kubectl's plugin completion (`kubectl_complete-gc` runs `kubectl-gc __complete WORD…`):
+    // answered before clap parses, so the words are not taken for our own flags.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == complete::COMMAND) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(complete::cobra_complete(&args[2..]).as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -9,6 +9,8 @@
 //! assert_eq!(snap.store.len(), 2);
 //! ```
 
+pub mod generate;
+
 use crate::model::meta::Labels;
 use crate::model::{MetaIn, OwnerRefIn};
 use crate::snapshot::{ListOutcome, Provenance, Resource, Snapshot, SnapshotBuilder, SourceKind};
@@ -110,6 +112,12 @@ impl ObjSpec {
     /// Sets a deletionTimestamp at `when`.
     pub fn deleting_since(&mut self, when: &str) -> &mut Self {
         self.meta.deletion_timestamp = Some(Cow::Owned(when.to_owned()));
+        self
+    }
+
+    /// Sets the `kubectl-gc.io/ignore` annotation.
+    pub fn ignore(&mut self, codes: &str) -> &mut Self {
+        self.meta.ignore = Some(Cow::Owned(codes.to_owned()));
         self
     }
 
@@ -265,6 +273,7 @@ impl Cluster {
                 finalizers: Vec::new(),
                 labels: Labels::default(),
                 owner_references: Vec::new(),
+                ignore: None,
             },
         });
         self.objects.last_mut().expect("just pushed")

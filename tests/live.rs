@@ -12,10 +12,14 @@
 //! ```text
 //! target/debug/deps/live-<hash> bench-populate <kubeconfig> <objects> [<namespaces>]
 //! target/debug/deps/live-<hash> bench-snapshot <kubeconfig> [<page size> [<concurrency>]]
+//! target/debug/deps/live-<hash> bench-urls <kubeconfig>   # "<list URL> <kubectl resource>" per monitored resource
 //! ```
 
 #[path = "support/testenv.rs"]
 mod testenv;
+
+#[path = "support/readme.rs"]
+mod readme;
 
 use futures::StreamExt;
 use kubectl_gc::Error;
@@ -63,6 +67,13 @@ const CASES: &[(&str, Case)] = &[
     ("error_invalid_token", error_invalid_token),
     ("error_untrusted_certificate", error_untrusted_certificate),
     ("error_missing_kubeconfig", error_missing_kubeconfig),
+    // Last: it adds (and removes again) a broken aggregated API.
+    (
+        "unavailable_api_group_is_a_discovery_failure",
+        unavailable_api_group_is_a_discovery_failure,
+    ),
+    // Really last: one README command applies the GC's plan to every namespace.
+    ("readme_live_commands", readme_live_commands),
 ];
 
 fn main() -> ExitCode {
@@ -70,6 +81,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("bench-populate") => return bench_populate(&args[1..]),
         Some("bench-snapshot") => return bench_snapshot(&args[1..]),
+        Some("bench-urls") => return bench_urls(&args[1..]),
         _ => {}
     }
     let filters: Vec<&str> = args
@@ -110,6 +122,17 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
+    // Ctrl-C: stop the control plane instead of leaving it running.
+    let (scripts, dir) = (testenv::scripts_dir(), env.dir.clone());
+    rt.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = std::process::Command::new(scripts.join("stop"))
+                .arg("--dir")
+                .arg(&dir)
+                .status();
+            std::process::exit(130);
+        }
+    });
     let ctx = Ctx { env, rt };
 
     let (mut passed, mut failed) = (0, 0);
@@ -1262,6 +1285,57 @@ fn error_missing_kubeconfig(ctx: &Ctx) {
     assert_cluster_error(&err, "garbage.yaml");
 }
 
+fn unavailable_api_group_is_a_discovery_failure(ctx: &Ctx) {
+    // An APIService whose backend does not exist: /apis lists the group, but its discovery
+    // document answers 503. The snapshot must record it and carry on.
+    apply(
+        ctx,
+        r#"
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1.broken.kgc.example.com}
+spec:
+  group: broken.kgc.example.com
+  version: v1
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+  insecureSkipTLSVerify: true
+  service: {name: nothing-here, namespace: default, port: 443}
+"#,
+    );
+    let conn = connect_as(ctx, "admin");
+    let t = Instant::now();
+    let (snap, _) = take_snapshot(ctx, &conn, &LiveOptions::default());
+    let elapsed = t.elapsed();
+    kubectl(ctx, &["delete", "apiservice", "v1.broken.kgc.example.com"]);
+    assert_eq!(
+        snap.discovery_failures.len(),
+        1,
+        "{:?}",
+        snap.discovery_failures
+    );
+    let f = &snap.discovery_failures[0];
+    assert_eq!(f.group_version, "broken.kgc.example.com/v1");
+    assert!(f.message.contains("503"), "{}", f.message);
+    assert!(
+        elapsed < Duration::from_secs(15),
+        "bounded retries: {elapsed:?}"
+    );
+    // Everything else was still listed.
+    assert!(
+        snap.resources
+            .iter()
+            .filter(|r| r.monitored())
+            .all(|r| r.list == ListOutcome::Complete)
+    );
+    assert!(!snapshot_view(&snap, "", "configmaps").is_empty());
+    let line = live::summary_line(&snap, elapsed);
+    assert!(
+        line.ends_with("(1 discovery group-version unreadable)"),
+        "{line}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measurement mode
 
@@ -1319,4 +1393,124 @@ fn bench_snapshot(args: &[String]) -> ExitCode {
     line.clear();
     println!("{}", live::summary_line(&snap, t.elapsed()));
     ExitCode::SUCCESS
+}
+
+fn bench_urls(args: &[String]) -> ExitCode {
+    let [kubeconfig, ..] = args else {
+        eprintln!("usage: bench-urls <kubeconfig>");
+        return ExitCode::from(2);
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let conn = bench_conn(&rt, kubeconfig);
+    let snap = rt
+        .block_on(live::snapshot(&conn, &LiveOptions::default(), &|_| {}))
+        .expect("snapshot");
+    for r in snap.resources.iter().filter(|r| r.monitored()) {
+        let (url, name) = if r.group.is_empty() {
+            (format!("/api/{}/{}", r.version, r.plural), r.plural.clone())
+        } else {
+            (
+                format!("/apis/{}/{}/{}", r.group, r.version, r.plural),
+                format!("{}.{}.{}", r.plural, r.version, r.group),
+            )
+        };
+        println!("{url} {name}");
+    }
+    ExitCode::SUCCESS
+}
+
+// ---------------------------------------------------------------------------------------------
+// README
+
+/// The README commands that need a cluster (`LIVE` in `support/readme.rs`), run as a user would:
+/// through kubectl's plugin dispatch (`kubectl gc …` finds the binary under test on PATH), with
+/// the test control plane's kubeconfig in `KUBECONFIG`, each checked for its documented exit
+/// code and for output.
+fn readme_live_commands(ctx: &Ctx) {
+    // The objects the README's examples name.
+    apply(
+        ctx,
+        r#"
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: checkout
+  namespace: shop
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: checkout}
+  template:
+    metadata:
+      labels: {app: checkout}
+    spec:
+      containers:
+      - name: app
+        image: registry.invalid/checkout:1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-settings
+  namespace: shop
+  ownerReferences:
+  - apiVersion: apps/v1
+    kind: ReplicaSet
+    name: web-58b6c4f9d7
+    uid: 0d3b8f0e-5a8c-4f7e-9b1a-4c1f000000ff
+"#,
+    );
+    let text = std::fs::read_to_string(readme::readme_path()).expect("README.md");
+    let examples = readme::examples(&text);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cwd = scratch.path().join("work");
+    std::fs::create_dir_all(&cwd).expect("work dir");
+    let bin = readme::bin_dir(scratch.path());
+    let env = vec![("KUBECONFIG", ctx.env.kubeconfig.clone().into_os_string())];
+    let mut failures = Vec::new();
+    for (command, _) in readme::LIVE {
+        let example = examples
+            .iter()
+            .find(|e| e.command == *command)
+            .unwrap_or_else(|| panic!("`{command}` is in LIVE but not in README.md"));
+        let out = readme::run(command, &cwd, &bin, true, &env);
+        println!(
+            "  README.md:{} `{command}` -> exit {:?}",
+            example.line,
+            out.status.code()
+        );
+        if let Err(e) = readme::check(example, &cwd, &out) {
+            failures.push(e);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} README command(s) failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // The README's `collect -A --apply --yes` did the GC's work: the dangling ConfigMap is gone.
+    let left = ctx
+        .env
+        .kubectl(&[
+            "get",
+            "configmap",
+            "web-settings",
+            "-n",
+            "shop",
+            "--ignore-not-found",
+            "-o",
+            "name",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        left.trim(),
+        "",
+        "the applied plan left the dangling ConfigMap"
+    );
 }

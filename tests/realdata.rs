@@ -517,7 +517,7 @@ mod audit {
                 continue;
             }
             let r = x.owner_ref.expect("dangling findings name the reference");
-            let dep = s.store.object(x.object);
+            let dep = s.store.object(x.object.expect("object finding"));
             let same_name_in_ns = s.store.ids().find(|&id| {
                 let o = s.store.object(id);
                 o.name == r.name
@@ -576,6 +576,6 @@ mod audit {
     }
 
     fn s_name(s: &Snapshot, x: &Finding) -> String {
-        s.store.str(s.store.object(x.object).name).to_owned()
+        s.store.str(s.store.object(x.object.expect("object finding")).name).to_owned()
     }
 }

@@ -96,6 +96,11 @@ impl Analysis<'_> {
     /// Classifies one reference of `dependent` against `state`.
     pub fn classify_ref(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
         let snap = self.snap;
+        // Before v1.20 a UID recorded as absent makes every reference to it dangling, whatever
+        // its coordinates (issue #65200).
+        if !self.rules.coordinate_keyed_absent_cache() && state.uid_cached_absent(r.uid) {
+            return RefClass::Dangling(Dangling::Absent);
+        }
         let dep_ns = snap.store.object(dependent).namespace;
         let (gr, namespaced) = match self.mapper.map(snap, r.api_version, r.kind) {
             Mapping::Resolved(gr) => (Some(gr), self.mapper.gr(gr).namespaced),

@@ -86,11 +86,23 @@ pub enum Code {
     TerminatingHeldByFinalizer,
     /// GC014: a reference to an owner in foreground deletion.
     WaitingOwner,
+    /// GC015: a restarted GC deletes (or strips a reference of) this object.
+    RestartAction,
+    /// GC016: GC < 1.20: a restart may delete this object, depending on list order.
+    RestartOrderDependent,
+    /// GC017: an upgrade changes what the GC does to this object.
+    UpgradeBehaviourChange,
+    /// GC018: the owner's apiVersion/kind is not served after the upgrade.
+    OwnerUnservedAfterUpgrade,
+    /// GC019: a deletable resource the GC cannot list or watch.
+    GcSyncBlocker,
+    /// GC020: garbage a restarted GC never evaluates.
+    StrandedDependent,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 14] = [
+    pub const ALL: [Code; 20] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -105,6 +117,12 @@ impl Code {
         Code::CollateralAtRisk,
         Code::TerminatingHeldByFinalizer,
         Code::WaitingOwner,
+        Code::RestartAction,
+        Code::RestartOrderDependent,
+        Code::UpgradeBehaviourChange,
+        Code::OwnerUnservedAfterUpgrade,
+        Code::GcSyncBlocker,
+        Code::StrandedDependent,
     ];
 
     /// `GC0NN`.
@@ -124,6 +142,12 @@ impl Code {
             Code::CollateralAtRisk => "GC012",
             Code::TerminatingHeldByFinalizer => "GC013",
             Code::WaitingOwner => "GC014",
+            Code::RestartAction => "GC015",
+            Code::RestartOrderDependent => "GC016",
+            Code::UpgradeBehaviourChange => "GC017",
+            Code::OwnerUnservedAfterUpgrade => "GC018",
+            Code::GcSyncBlocker => "GC019",
+            Code::StrandedDependent => "GC020",
         }
     }
 
@@ -146,6 +170,12 @@ impl Code {
             Code::CollateralAtRisk => "collateral-at-risk",
             Code::TerminatingHeldByFinalizer => "terminating-held-by-finalizer",
             Code::WaitingOwner => "waiting-owner",
+            Code::RestartAction => "restart-action",
+            Code::RestartOrderDependent => "restart-order-dependent",
+            Code::UpgradeBehaviourChange => "upgrade-behaviour-change",
+            Code::OwnerUnservedAfterUpgrade => "owner-unserved-after-upgrade",
+            Code::GcSyncBlocker => "gc-sync-blocker",
+            Code::StrandedDependent => "stranded-dependent",
         }
     }
 
@@ -164,8 +194,11 @@ pub struct Finding {
     pub code: Code,
     /// Severity.
     pub severity: Severity,
-    /// The object the finding is about.
-    pub object: ObjId,
+    /// The object the finding is about (`None` for findings about a whole resource, see
+    /// [`Finding::resource`]).
+    pub object: Option<ObjId>,
+    /// For resource-level findings (e.g. a resource the GC cannot list): `plural.group`.
+    pub resource: Option<String>,
     /// The reference involved (a copy: it may no longer exist in a simulated state).
     pub owner_ref: Option<OwnerRef>,
     /// The reference's classification, where one is involved.
@@ -294,7 +327,8 @@ impl Analysis<'_> {
             |code, severity, consequence: String, message: String, related: Vec<ObjId>| Finding {
                 code,
                 severity,
-                object: id,
+                object: Some(id),
+                resource: None,
                 owner_ref: Some(*r),
                 classification: Some(class.label()),
                 consequence,
@@ -480,7 +514,8 @@ impl Analysis<'_> {
                 out.push(Finding {
                     code: Code::DuplicateOwnerReferences,
                     severity: Severity::Warning,
-                    object: id,
+                    object: Some(id),
+                    resource: None,
                     owner_ref: Some(*rs[0]),
                     classification: None,
                     consequence: if identical {
@@ -503,7 +538,8 @@ impl Analysis<'_> {
             out.push(Finding {
                 code: Code::DuplicateOwnerReferences,
                 severity: Severity::Warning,
-                object: id,
+                object: Some(id),
+                resource: None,
                 owner_ref: None,
                 classification: None,
                 consequence: "the API server rejects any write to this object until one controller reference is removed".into(),
@@ -544,7 +580,8 @@ impl Analysis<'_> {
                     out.push(Finding {
                         code: Code::BlockedForegroundDeletion,
                         severity: Severity::Warning,
-                        object: id,
+                        object: Some(id),
+                        resource: None,
                         owner_ref: None,
                         classification: None,
                         consequence: if in_graph {
@@ -586,7 +623,8 @@ impl Analysis<'_> {
                 out.push(Finding {
                     code: Code::OrphanFinalizer,
                     severity,
-                    object: id,
+                    object: Some(id),
+                    resource: None,
                     owner_ref: None,
                     classification: None,
                     consequence,
@@ -609,7 +647,8 @@ impl Analysis<'_> {
                 out.push(Finding {
                     code: Code::TerminatingHeldByFinalizer,
                     severity: if long { Severity::Warning } else { Severity::Info },
-                    object: id,
+                    object: Some(id),
+                    resource: None,
                     owner_ref: None,
                     classification: None,
                     consequence: "the GC cannot finish this deletion: the controller owning the finalizer must remove it".into(),
@@ -688,7 +727,8 @@ impl Analysis<'_> {
         Finding {
             code: Code::BlockedForegroundDeletion,
             severity: Severity::Error,
-            object: id,
+            object: Some(id),
+            resource: None,
             owner_ref: None,
             classification: None,
             consequence: "the GC keeps this object in foreground deletion until every blocking dependent is gone".into(),
@@ -741,7 +781,8 @@ impl Analysis<'_> {
             out.push(Finding {
                 code: Code::OwnershipCycle,
                 severity: Severity::Warning,
-                object: members[0],
+                object: Some(members[0]),
+                resource: None,
                 owner_ref: None,
                 classification: None,
                 consequence: "each member keeps the others alive: the GC never collects the cycle, and foreground-deleting every member at once deadlocks".into(),
@@ -754,7 +795,8 @@ impl Analysis<'_> {
             out.push(Finding {
                 code: Code::OwnershipCycle,
                 severity: Severity::Warning,
-                object: id,
+                object: Some(id),
+                resource: None,
                 owner_ref: Some(r),
                 classification: Some("solid"),
                 consequence: if r.blocks() {
@@ -821,7 +863,8 @@ impl Analysis<'_> {
                 out.push(Finding {
                     code: Code::CollateralAtRisk,
                     severity: if other_solid { Severity::Error } else { Severity::Critical },
-                    object: d,
+                    object: Some(d),
+                    resource: None,
                     owner_ref: Some(r),
                     classification: Some("solid"),
                     consequence: if other_solid {

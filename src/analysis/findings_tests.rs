@@ -13,7 +13,10 @@ fn audit(c: &Cluster, gc: u32) -> (Snapshot, Vec<Finding>) {
 
 fn codes_for(s: &Snapshot, f: &[Finding], name: &str) -> Vec<(Code, Severity)> {
     f.iter()
-        .filter(|x| s.store.str(s.store.object(x.object).name) == name)
+        .filter(|x| {
+            x.object
+                .is_some_and(|o| s.store.str(s.store.object(o).name) == name)
+        })
         .map(|x| (x.code, x.severity))
         .collect()
 }
@@ -148,7 +151,10 @@ fn gc001_dangling_owner_sole_owner_is_deleted_other_owner_strips() {
     );
     let strip = f
         .iter()
-        .find(|x| s.store.str(s.store.object(x.object).name) == "two-owners")
+        .find(|x| {
+            x.object
+                .is_some_and(|o| s.store.str(s.store.object(o).name) == "two-owners")
+        })
         .unwrap();
     assert!(strip.consequence.contains("strip"));
 }
@@ -267,7 +273,8 @@ fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
         .iter()
         .find(|x| {
             x.code == Code::BlockedForegroundDeletion
-                && s.store.str(s.store.object(x.object).name) == "web"
+                && x.object
+                    .is_some_and(|o| s.store.str(s.store.object(o).name) == "web")
         })
         .unwrap();
     assert_eq!(web.severity, Severity::Error);

@@ -1,12 +1,15 @@
 //! The GC's reasoning over a snapshot: reference classification, per-object decisions and the
 //! findings built on them.
 
+pub mod check;
 pub mod classify;
 pub mod decide;
 pub mod findings;
 pub mod mapper;
+pub mod restart;
 pub mod rules;
 pub mod state;
+pub mod suppress;
 
 pub use classify::{Dangling, RefClass};
 pub use decide::{Policy, Verdict};
@@ -71,3 +74,6 @@ mod tests;
 
 #[cfg(test)]
 mod findings_tests;
+
+#[cfg(test)]
+mod check_tests;

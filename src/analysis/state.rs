@@ -15,6 +15,9 @@ pub struct State {
     flags: Vec<u8>,
     finalizers: HashMap<ObjId, Vec<Sym>>,
     refs: HashMap<ObjId, Vec<OwnerRef>>,
+    /// Owner UIDs the GC has recorded as absent. Only consulted before v1.20, where the cache
+    /// is keyed by UID alone and a hit makes *every* reference to the UID dangling (§1.3).
+    uid_cache: hashbrown::HashSet<Sym>,
     foreground: Sym,
     orphan: Sym,
 }
@@ -39,6 +42,7 @@ impl State {
             flags,
             finalizers: HashMap::new(),
             refs: HashMap::new(),
+            uid_cache: hashbrown::HashSet::new(),
             foreground,
             orphan,
         }
@@ -115,6 +119,16 @@ impl State {
     /// Replaces the ownerReferences.
     pub fn set_owner_refs(&mut self, id: ObjId, refs: Vec<OwnerRef>) {
         self.refs.insert(id, refs);
+    }
+
+    /// Records an owner UID as absent in the (pre-1.20, UID-keyed) absent-owner cache.
+    pub fn cache_absent_uid(&mut self, uid: Sym) {
+        self.uid_cache.insert(uid);
+    }
+
+    /// True when the UID-keyed cache says the owner is absent.
+    pub fn uid_cached_absent(&self, uid: Sym) -> bool {
+        self.uid_cache.contains(&uid)
     }
 
     /// Objects whose ownerReferences were changed.

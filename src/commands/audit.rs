@@ -1,10 +1,10 @@
 //! `kubectl gc audit`.
 
 use super::filter::Filter;
-use super::load;
+use super::{gate, load};
 use crate::analysis::Analysis;
-use crate::cli::{AuditArgs, FailOn, GlobalArgs, ReportFormat};
-use crate::error::{Result, exit};
+use crate::cli::{AuditArgs, GlobalArgs, ReportFormat};
+use crate::error::Result;
 use crate::render::{self, Styles, audit as view};
 use std::io::Write;
 
@@ -22,9 +22,19 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     let in_scope: Vec<_> = audit
         .findings
         .iter()
-        .filter(|f| filter.includes(&loaded.snapshot, f.object))
+        .filter(|f| {
+            f.object
+                .is_none_or(|o| filter.includes(&loaded.snapshot, o))
+        })
         .collect();
-    let report = view::report(&analysis, &audit, &in_scope);
+    let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
+    let report = view::report_of_kind(
+        &analysis,
+        "AuditReport",
+        &audit.classifications,
+        &in_scope,
+        suppressed,
+    );
     let mut out = super::stdout();
     match args.output {
         ReportFormat::Json => render::write_json(&mut out, &report)?,
@@ -39,9 +49,10 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         )?,
     }
     out.flush()?;
-    let failing = match args.fail_on {
-        FailOn::Never => false,
-        FailOn::At(sev) => in_scope.iter().any(|f| f.severity >= sev),
-    };
-    Ok(if failing { exit::FINDINGS } else { exit::OK })
+    Ok(gate::exit_code(
+        &in_scope,
+        args.fail_on,
+        &args.gate,
+        &report.summary.coverage,
+    ))
 }

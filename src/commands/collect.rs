@@ -10,12 +10,17 @@ use crate::render::{self, Styles, plan as view};
 use crate::snapshot::Snapshot;
 use std::io::Write;
 
+mod apply;
+
 pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
+    if args.apply {
+        apply::check_input(g)?;
+    }
     // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
     let loaded = load(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
     let analysis = Analysis::new(snap, loaded.gc_version(g));
-    let (plan, mode) = match &args.delete {
+    let (mut plan, mode) = match &args.delete {
         Some(target) => {
             let id = resolve_target(
                 snap,
@@ -35,11 +40,17 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
         }
         None => (Plan::collect(&analysis), "collect"),
     };
+    if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
+        // Scope the actions to the namespace: what is shown is what --apply performs.
+        plan.actions
+            .retain(|a| snap.store.str(snap.store.object(a.target).namespace) == ns);
+    }
     let mut report = view::report(&analysis, &plan, mode);
     if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
-        // Scope the listing to the namespace (plus cluster-scoped objects it touches).
-        report.actions.retain(|a| a.target.namespace == *ns);
         report.outcomes.retain(|o| o.target.namespace == *ns);
+    }
+    if args.apply {
+        return apply::run(g, args, &loaded, &analysis, &plan, report).await;
     }
     let mut out = super::stdout();
     match args.output {

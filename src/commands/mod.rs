@@ -1,8 +1,11 @@
 //! Commands: each wires input → analysis → output for one subcommand and returns the exit code.
 
 mod audit;
+mod check;
 mod collect;
 mod filter;
+mod gate;
+mod graph;
 mod input;
 mod snapshot;
 
@@ -10,7 +13,6 @@ pub use input::{Input, Loaded, load};
 
 use crate::cli::{Cli, Command};
 use crate::error::{Result, exit};
-use clap::CommandFactory;
 use std::io::Write;
 
 /// Runs a parsed command line; returns the process exit code.
@@ -18,10 +20,12 @@ pub async fn run(cli: Cli) -> Result<u8> {
     match &cli.command {
         Command::Audit(args) => audit::run(&cli.global, args).await,
         Command::Collect(args) => collect::run(&cli.global, args).await,
+        Command::Check(args) => check::run(&cli.global, args).await,
         Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
+        Command::Graph(args) => graph::run(&cli.global, args).await,
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
-            clap_complete::generate(args.shell, &mut Cli::command(), "kubectl-gc", &mut out);
+            out.write_all(&crate::cli::complete::completion_script(args.shell))?;
             out.flush()?;
             Ok(exit::OK)
         }

@@ -38,7 +38,15 @@ pub struct MetaIn<'a> {
     /// `ownerReferences`.
     #[serde(borrow, default, deserialize_with = "null_as_default")]
     pub owner_references: Vec<OwnerRefIn<'a>>,
+    /// The value of the `kubectl-gc.io/ignore` annotation (finding codes to suppress); the
+    /// other annotations are skipped without being copied.
+    #[serde(borrow, default, rename = "annotations", deserialize_with = "ignore_annotation")]
+    pub ignore: Option<Cow<'a, str>>,
 }
+
+/// The annotation that suppresses findings on an object: a comma-separated list of codes
+/// (`GC004,GC013`) or `all`.
+pub const IGNORE_ANNOTATION: &str = "kubectl-gc.io/ignore";
 
 /// One input `ownerReferences` entry.
 #[derive(Deserialize, Debug, Default, Clone)]
@@ -181,6 +189,37 @@ fn vec_cow<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>,
         .collect())
 }
 
+fn ignore_annotation<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'a, str>>, D::Error> {
+    struct V<'a>(std::marker::PhantomData<&'a ()>);
+    impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+        type Value = Option<Cow<'a, str>>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a map of annotations")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+        fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
+            let mut out = None;
+            while let Some(k) = m.next_key::<CowStr<'a>>()? {
+                if k.0 == IGNORE_ANNOTATION {
+                    out = Some(m.next_value::<LabelValue<'a>>()?.0);
+                } else {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_option(V(std::marker::PhantomData))
+}
+
 fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
@@ -211,6 +250,19 @@ mod tests {
         assert_eq!(m.labels.0.len(), 2);
         assert_eq!(m.owner_references[0].controller, Some(true));
         assert_eq!(m.owner_references[0].block_owner_deletion, Some(false));
+        assert_eq!(m.ignore, None);
+    }
+
+    #[test]
+    fn only_the_ignore_annotation_is_kept() {
+        let m: MetaIn = serde_json::from_str(
+            r#"{"uid":"u","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"big\":1}",
+            "kubectl-gc.io/ignore":"GC004,GC013"}}"#,
+        )
+        .unwrap();
+        assert_eq!(m.ignore.as_deref(), Some("GC004,GC013"));
+        let m: MetaIn = serde_json::from_str(r#"{"uid":"u","annotations":null}"#).unwrap();
+        assert_eq!(m.ignore, None);
     }
 
     #[test]

@@ -111,6 +111,8 @@ pub struct Object {
     pub labels: Span,
     /// Window into [`Store::owner_refs`].
     pub owner_refs: Span,
+    /// Value of the `kubectl-gc.io/ignore` annotation ([`Sym::EMPTY`] when absent).
+    pub ignore: Sym,
 }
 
 impl Object {
@@ -221,7 +223,12 @@ impl Store {
             };
             self.owner_refs.push(r);
         }
+        let ignore = match &meta.ignore {
+            Some(v) => self.strings.intern(v),
+            None => Sym::EMPTY,
+        };
         self.objects.push(Object {
+            ignore,
             resource,
             namespace,
             name,

@@ -152,6 +152,12 @@ impl Plan {
         Simulation::new(a, state).run(BTreeSet::new(), Some(delete))
     }
 
+    /// What the GC does when it processes exactly `worklist` first (e.g. the objects a
+    /// restarted GC visits), starting from `state`, and everything that follows from it.
+    pub fn from_worklist(a: &Analysis<'_>, state: State, worklist: BTreeSet<ObjId>) -> Plan {
+        Simulation::new(a, state).run(worklist, None)
+    }
+
     /// Number of actions per verb.
     pub fn count(&self, verb: Verb) -> usize {
         self.actions.iter().filter(|a| a.verb == verb).count()

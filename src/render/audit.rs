@@ -39,8 +39,12 @@ pub struct FindingJson {
     pub name: &'static str,
     /// info, warning, error, critical.
     pub severity: Severity,
-    /// The object.
-    pub object: ObjectRef,
+    /// The object (absent for resource-level findings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<ObjectRef>,
+    /// The resource (`plural.group`) of resource-level findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
     /// The ownerReference involved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub owner_reference: Option<serde_json::Value>,
@@ -75,6 +79,8 @@ pub struct Summary {
     pub by_code: BTreeMap<&'static str, usize>,
     /// References per classification.
     pub classifications: BTreeMap<&'static str, usize>,
+    /// Findings suppressed by `kubectl-gc.io/ignore` annotations or a baseline file.
+    pub suppressed: usize,
     /// What could not be read.
     pub coverage: Coverage,
 }
@@ -151,8 +157,20 @@ impl Coverage {
     }
 }
 
-/// Builds the report for the findings in scope.
+/// Builds the audit report for the findings in scope.
 pub fn report(a: &Analysis<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditReport {
+    report_of_kind(a, "AuditReport", &audit.classifications, in_scope, 0)
+}
+
+/// Builds a report of `kind` (`AuditReport`, `CheckReport`) over findings in scope;
+/// `suppressed` counts findings hidden by annotations or a baseline.
+pub fn report_of_kind(
+    a: &Analysis<'_>,
+    kind: &'static str,
+    classifications: &BTreeMap<&'static str, usize>,
+    in_scope: &[&Finding],
+    suppressed: usize,
+) -> AuditReport {
     let snap = a.snap;
     let findings: Vec<FindingJson> = in_scope
         .iter()
@@ -160,7 +178,8 @@ pub fn report(a: &Analysis<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditRe
             code: f.code.id(),
             name: f.code.name(),
             severity: f.severity,
-            object: ObjectRef::of(snap, f.object),
+            object: f.object.map(|o| ObjectRef::of(snap, o)),
+            resource: f.resource.clone(),
             owner_reference: f.owner_ref.as_ref().map(|r| owner_ref_json(snap, r)),
             classification: f.classification,
             consequence: f.consequence.clone(),
@@ -177,7 +196,7 @@ pub fn report(a: &Analysis<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditRe
     }
     AuditReport {
         api_version: REPORT_API_VERSION,
-        kind: "AuditReport",
+        kind,
         gc_version: a.rules.version.to_string(),
         source: snap.provenance.clone(),
         summary: Summary {
@@ -186,7 +205,8 @@ pub fn report(a: &Analysis<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditRe
             findings: findings.len(),
             by_severity,
             by_code,
-            classifications: audit.classifications.clone(),
+            classifications: classifications.clone(),
+            suppressed,
             coverage: Coverage::of(a),
         },
         findings,
@@ -233,7 +253,22 @@ pub fn write_table_report(
         }
         t.set_header(header);
         for f in in_scope {
-            let o = snap.store.object(f.object);
+            let Some(obj) = f.object else {
+                let mut row = vec![
+                    severity_cell(f.severity, styles),
+                    Cell::new(f.code.id()),
+                    Cell::new("-"),
+                    Cell::new(f.resource.as_deref().unwrap_or("-")),
+                    Cell::new("-"),
+                    Cell::new(&f.consequence),
+                ];
+                if wide {
+                    row.extend([Cell::new("-"), Cell::new("-"), Cell::new(&f.message)]);
+                }
+                t.add_row(row);
+                continue;
+            };
+            let o = snap.store.object(obj);
             let kind = &snap.resource_of(o).kind;
             let owner = f
                 .owner_ref
@@ -274,7 +309,10 @@ pub fn write_table_report(
                 w,
                 "{} {}: {}",
                 f.code.id(),
-                snap.describe(f.object),
+                f.object
+                    .map(|o| snap.describe(o))
+                    .or_else(|| f.resource.clone())
+                    .unwrap_or_default(),
                 f.message
             )?;
             if f.code == Code::BlockedForegroundDeletion {

@@ -3,6 +3,7 @@
 //! ([`Styles`]) and is off unless stdout is a terminal and `NO_COLOR` is unset (or forced).
 
 pub mod audit;
+pub mod graph;
 pub mod plan;
 
 use crate::cli::ColorChoice;

@@ -248,6 +248,11 @@ impl Serialize for MetaOut<'_> {
         if !labels.is_empty() {
             m.serialize_entry("labels", &LabelsOut(st, labels))?;
         }
+        if !o.ignore.is_empty() {
+            let mut ann = std::collections::BTreeMap::new();
+            ann.insert(crate::model::meta::IGNORE_ANNOTATION, text(o.ignore));
+            m.serialize_entry("annotations", &ann)?;
+        }
         let refs = st.owner_refs(self.id);
         if !refs.is_empty() {
             let v: Vec<OwnerRefOut> = refs.iter().map(|r| OwnerRefOut::new(st, r)).collect();

@@ -1,0 +1,409 @@
+//! An in-memory API server for `--apply` tests: objects' metadata, with the API server's
+//! semantics for the requests the GC sends (DELETE preconditions and deletion finalizers,
+//! strategic merge patches of ownerReferences with the `uid` check, JSON merge patches with the
+//! resourceVersion check, 415 for strategic merge patches of custom resources). Every request is
+//! recorded with its exact body; faults and hooks let tests change the cluster between requests.
+
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
+use crate::snapshot::Snapshot;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+/// A request the fake received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// GET, DELETE or PATCH.
+    pub method: &'static str,
+    /// The object's key.
+    pub key: ObjectKey,
+    /// PATCH content type.
+    pub patch: Option<PatchType>,
+    /// The exact body (empty for GET).
+    pub body: String,
+    /// The status answered (200, 404, 409, 415, …).
+    pub status: u16,
+}
+
+/// A hook run before every request (after it is numbered): may change the objects.
+pub type Hook = Box<dyn FnMut(usize, &Recorded, &mut Objects) -> Option<ApiError> + Send>;
+
+/// The stored objects, by (group, plural, namespace, name) — versions share objects.
+#[derive(Clone, Debug, Default)]
+pub struct Objects {
+    map: BTreeMap<(String, String, String, String), (ObjectKey, LiveMeta)>,
+    next_rv: u64,
+}
+
+fn slot(key: &ObjectKey) -> (String, String, String, String) {
+    (
+        key.group.clone(),
+        key.plural.clone(),
+        key.namespace.clone(),
+        key.name.clone(),
+    )
+}
+
+impl Objects {
+    /// Adds or replaces an object (a new resourceVersion is assigned).
+    pub fn put(&mut self, key: ObjectKey, mut meta: LiveMeta) {
+        self.next_rv += 1;
+        meta.resource_version = self.next_rv.to_string();
+        meta.name = key.name.clone();
+        meta.namespace = key.namespace.clone();
+        self.map.insert(slot(&key), (key, meta));
+    }
+
+    /// The object, if present.
+    pub fn get(&self, key: &ObjectKey) -> Option<&LiveMeta> {
+        self.map.get(&slot(key)).map(|(_, m)| m)
+    }
+
+    /// Removes an object.
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<LiveMeta> {
+        self.map.remove(&slot(key)).map(|(_, m)| m)
+    }
+
+    /// Every object.
+    pub fn all(&self) -> impl Iterator<Item = (&ObjectKey, &LiveMeta)> {
+        self.map.values().map(|(k, m)| (k, m))
+    }
+
+    fn bump(&mut self, key: &ObjectKey) {
+        self.next_rv += 1;
+        let rv = self.next_rv.to_string();
+        if let Some((_, m)) = self.map.get_mut(&slot(key)) {
+            m.resource_version = rv;
+        }
+    }
+}
+
+/// The fake cluster.
+pub struct FakeCluster {
+    objects: Mutex<Objects>,
+    requests: Mutex<Vec<Recorded>>,
+    hooks: Mutex<Vec<Hook>>,
+    no_smp_groups: BTreeSet<String>,
+}
+
+impl Default for FakeCluster {
+    fn default() -> Self {
+        FakeCluster {
+            objects: Mutex::new(Objects::default()),
+            requests: Mutex::new(Vec::new()),
+            hooks: Mutex::new(Vec::new()),
+            no_smp_groups: BTreeSet::new(),
+        }
+    }
+}
+
+/// The key of a snapshot object.
+pub fn key_of(snap: &Snapshot, id: crate::model::ObjId) -> ObjectKey {
+    let o = snap.store.object(id);
+    let r = snap.resource_of(o);
+    ObjectKey {
+        group: r.group.clone(),
+        version: r.version.clone(),
+        plural: r.plural.clone(),
+        kind: r.kind.clone(),
+        namespace: snap.store.str(o.namespace).to_owned(),
+        name: snap.store.str(o.name).to_owned(),
+    }
+}
+
+impl FakeCluster {
+    /// A cluster holding exactly the snapshot's objects (same UIDs, refs, finalizers,
+    /// deletionTimestamps).
+    pub fn from_snapshot(snap: &Snapshot) -> FakeCluster {
+        let fake = FakeCluster::default();
+        {
+            let mut objs = fake.objects.lock().expect("fake lock");
+            let s = &snap.store;
+            for id in s.ids() {
+                let o = s.object(id);
+                let meta = LiveMeta {
+                    uid: s.str(o.uid).to_owned(),
+                    deletion_timestamp: o
+                        .being_deleted()
+                        .then(|| s.str(o.deletion_timestamp).to_owned()),
+                    finalizers: s
+                        .finalizers(id)
+                        .iter()
+                        .map(|f| s.str(*f).to_owned())
+                        .collect(),
+                    owner_references: s
+                        .owner_refs(id)
+                        .iter()
+                        .map(|r| LiveRef {
+                            api_version: s.str(r.api_version).to_owned(),
+                            kind: s.str(r.kind).to_owned(),
+                            name: s.str(r.name).to_owned(),
+                            uid: s.str(r.uid).to_owned(),
+                            controller: r.controller,
+                            block_owner_deletion: r.block_owner_deletion,
+                        })
+                        .collect(),
+                    ..LiveMeta::default()
+                };
+                objs.put(key_of(snap, id), meta);
+            }
+        }
+        fake
+    }
+
+    /// Strategic merge patches of this group's objects answer 415 (custom resources).
+    pub fn without_smp(mut self, group: &str) -> FakeCluster {
+        self.no_smp_groups.insert(group.to_owned());
+        self
+    }
+
+    /// Runs `hook` before every request; a returned error is answered instead of the request.
+    pub fn on_request(&self, hook: Hook) {
+        self.hooks.lock().expect("fake lock").push(hook);
+    }
+
+    /// Changes the objects now.
+    pub fn with_objects<T>(&self, f: impl FnOnce(&mut Objects) -> T) -> T {
+        f(&mut self.objects.lock().expect("fake lock"))
+    }
+
+    /// The object, if present.
+    pub fn object(&self, key: &ObjectKey) -> Option<LiveMeta> {
+        self.objects.lock().expect("fake lock").get(key).cloned()
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().expect("fake lock").clone()
+    }
+
+    /// The writes (DELETE, PATCH) so far.
+    pub fn writes(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method != "GET")
+            .collect()
+    }
+
+    fn handle(
+        &self,
+        method: &'static str,
+        key: &ObjectKey,
+        patch: Option<PatchType>,
+        body: &[u8],
+    ) -> Result<Option<LiveMeta>, ApiError> {
+        let mut rec = Recorded {
+            method,
+            key: key.clone(),
+            patch,
+            body: String::from_utf8_lossy(body).into_owned(),
+            status: 0,
+        };
+        let n = self.requests.lock().expect("fake lock").len();
+        let mut objs = self.objects.lock().expect("fake lock");
+        let mut injected = None;
+        for h in self.hooks.lock().expect("fake lock").iter_mut() {
+            if let Some(e) = h(n, &rec, &mut objs) {
+                injected = Some(e);
+                break;
+            }
+        }
+        let result = match injected {
+            Some(e) => Err(e),
+            None => self.serve(&mut objs, method, key, patch, body),
+        };
+        rec.status = match &result {
+            Ok(_) => 200,
+            Err(e) => e.code,
+        };
+        self.requests.lock().expect("fake lock").push(rec);
+        result
+    }
+
+    fn serve(
+        &self,
+        objs: &mut Objects,
+        method: &'static str,
+        key: &ObjectKey,
+        patch: Option<PatchType>,
+        body: &[u8],
+    ) -> Result<Option<LiveMeta>, ApiError> {
+        let not_found = || {
+            ApiError::status(
+                404,
+                "NotFound",
+                format!("{} {:?} not found", key.plural, key.name),
+            )
+        };
+        if method == "GET" {
+            return objs.get(key).cloned().map(Some).ok_or_else(not_found);
+        }
+        let Some(current) = objs.get(key).cloned() else {
+            return Err(not_found());
+        };
+        let body: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::status(400, "BadRequest", format!("body: {e}")))?;
+        match (method, patch) {
+            ("DELETE", _) => {
+                let pre = &body["preconditions"];
+                if let Some(uid) = pre["uid"].as_str()
+                    && uid != current.uid
+                {
+                    return Err(conflict(format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        current.uid
+                    )));
+                }
+                if let Some(rv) = pre["resourceVersion"].as_str()
+                    && rv != current.resource_version
+                {
+                    return Err(conflict(format!(
+                        "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                        current.resource_version
+                    )));
+                }
+                // Appendix B: the finalizers a delete adds.
+                let mut fins: Vec<String> = current
+                    .finalizers
+                    .iter()
+                    .filter(|f| *f != "orphan" && *f != "foregroundDeletion")
+                    .cloned()
+                    .collect();
+                let gc_fin = match body["propagationPolicy"].as_str() {
+                    Some("Orphan") => Some("orphan"),
+                    Some("Foreground") => Some("foregroundDeletion"),
+                    Some(_) => None,
+                    None => current
+                        .finalizers
+                        .iter()
+                        .find(|f| *f == "orphan" || *f == "foregroundDeletion")
+                        .map(|f| if f == "orphan" { "orphan" } else { "foregroundDeletion" }),
+                };
+                if let Some(f) = gc_fin {
+                    fins.push(f.to_owned());
+                }
+                if fins.is_empty() {
+                    objs.remove(key);
+                    return Ok(None);
+                }
+                let mut m = current;
+                m.deletion_timestamp
+                    .get_or_insert_with(|| "2026-01-01T00:00:00Z".to_owned());
+                m.finalizers = fins;
+                set(objs, key, m.clone());
+                Ok(Some(objs.get(key).cloned().unwrap_or(m)))
+            }
+            ("PATCH", Some(PatchType::Strategic)) => {
+                if self.no_smp_groups.contains(&key.group) {
+                    return Err(ApiError::status(
+                        415,
+                        "UnsupportedMediaType",
+                        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+                    ));
+                }
+                let md = &body["metadata"];
+                if let Some(uid) = md["uid"].as_str()
+                    && uid != current.uid
+                {
+                    return Err(conflict(format!(
+                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                        current.uid
+                    )));
+                }
+                let mut m = current;
+                if let Some(list) = md["ownerReferences"].as_array() {
+                    for item in list {
+                        let uid = item["uid"].as_str().unwrap_or_default();
+                        if item["$patch"].as_str() == Some("delete") {
+                            m.owner_references.retain(|r| r.uid != uid);
+                            continue;
+                        }
+                        let patch: LiveRef = serde_json::from_value(item.clone())
+                            .map_err(|e| ApiError::status(422, "Invalid", e.to_string()))?;
+                        match m.owner_references.iter_mut().find(|r| r.uid == uid) {
+                            Some(r) => {
+                                if item.get("controller").is_some() {
+                                    r.controller = patch.controller;
+                                }
+                                if item.get("blockOwnerDeletion").is_some() {
+                                    r.block_owner_deletion = patch.block_owner_deletion;
+                                }
+                            }
+                            None => m.owner_references.push(patch),
+                        }
+                    }
+                }
+                set(objs, key, m);
+                Ok(objs.get(key).cloned())
+            }
+            ("PATCH", Some(PatchType::Merge)) => {
+                let md = &body["metadata"];
+                if let Some(rv) = md["resourceVersion"].as_str()
+                    && rv != current.resource_version
+                {
+                    return Err(conflict(
+                        "Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again".to_owned(),
+                    ));
+                }
+                let mut m = current;
+                if let Some(v) = md.get("ownerReferences") {
+                    m.owner_references = if v.is_null() {
+                        vec![]
+                    } else {
+                        serde_json::from_value(v.clone())
+                            .map_err(|e| ApiError::status(422, "Invalid", e.to_string()))?
+                    };
+                }
+                if let Some(v) = md.get("finalizers") {
+                    m.finalizers = if v.is_null() {
+                        vec![]
+                    } else {
+                        serde_json::from_value(v.clone())
+                            .map_err(|e| ApiError::status(422, "Invalid", e.to_string()))?
+                    };
+                }
+                if m.terminating() && m.finalizers.is_empty() {
+                    objs.remove(key);
+                    return Ok(None);
+                }
+                set(objs, key, m);
+                Ok(objs.get(key).cloned())
+            }
+            _ => Err(ApiError::status(405, "MethodNotAllowed", method)),
+        }
+    }
+}
+
+fn conflict(message: String) -> ApiError {
+    ApiError::status(409, "Conflict", message)
+}
+
+fn set(objs: &mut Objects, key: &ObjectKey, meta: LiveMeta) {
+    if let Some((_, m)) = objs.map.get_mut(&slot(key)) {
+        *m = meta;
+    }
+    objs.bump(key);
+}
+
+fn live(meta: LiveMeta) -> LiveObject {
+    let raw = serde_json::to_value(&meta).unwrap_or_default();
+    LiveObject { meta, raw }
+}
+
+impl ClusterOps for FakeCluster {
+    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        match self.handle("GET", key, None, b"") {
+            Ok(m) => Ok(m.map(live)),
+            Err(e) if e.code == 404 => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
+        self.handle("DELETE", key, None, body).map(|_| 200)
+    }
+
+    async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
+        self.handle("PATCH", key, Some(patch), body).map(|_| 200)
+    }
+}

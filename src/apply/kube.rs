@@ -1,0 +1,172 @@
+//! [`ClusterOps`] over a kube-rs client: raw HTTP requests with the exact bodies given, so the
+//! record and the tests see what is sent. GETs ask for `PartialObjectMetadata` (falling back to
+//! the full object for servers that cannot convert) and are retried a few times on 5xx, 429 and
+//! timeouts; writes are never retried here (the executor decides what a failed write means).
+
+use super::ops::{ApiError, ClusterOps, LiveObject, ObjectKey, PatchType};
+use crate::source::live::Connection;
+use kube::client::Body;
+use std::time::Duration;
+
+/// The metadata-only Accept header, with the plain JSON fallback.
+const ACCEPT_METADATA: &str = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+/// Retries of a GET on 5xx / 429 / no answer.
+const GET_RETRIES: u32 = 3;
+
+/// The kube-rs implementation.
+#[derive(Clone)]
+pub struct KubeOps {
+    client: kube::Client,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for KubeOps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeOps")
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    metadata: serde_json::Value,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct StatusIn {
+    reason: String,
+    message: String,
+}
+
+impl KubeOps {
+    /// Uses the connection's client and request timeout.
+    pub fn new(conn: &Connection) -> KubeOps {
+        KubeOps {
+            client: conn.client.clone(),
+            timeout: conn.request_timeout,
+        }
+    }
+
+    async fn send(&self, req: http::Request<Vec<u8>>) -> Result<(u16, Vec<u8>), ApiError> {
+        let fut = async {
+            let resp = self
+                .client
+                .send(req.map(Body::from))
+                .await
+                .map_err(|e| ApiError::status(0, "", chain(&e)))?;
+            let status = resp.status().as_u16();
+            let body = resp
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(|e| ApiError::status(0, "", chain(&e)))?;
+            Ok((status, body.to_vec()))
+        };
+        let (status, body) = match self.timeout {
+            Some(t) => tokio::time::timeout(t, fut).await.map_err(|_| {
+                ApiError::status(0, "", format!("no answer within {:.1}s", t.as_secs_f64()))
+            })??,
+            None => fut.await?,
+        };
+        if (200..300).contains(&status) {
+            return Ok((status, body));
+        }
+        let st: StatusIn = serde_json::from_slice(&body).unwrap_or_default();
+        let message = if st.message.is_empty() {
+            String::from_utf8_lossy(&body)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(200)
+                .collect()
+        } else {
+            st.message
+        };
+        Err(ApiError::status(status, &st.reason, message))
+    }
+}
+
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let s = c.to_string();
+        if !parts.last().is_some_and(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+        cur = c.source();
+    }
+    parts.join(": ")
+}
+
+fn request(
+    method: http::Method,
+    key: &ObjectKey,
+    content_type: Option<&str>,
+    accept: &str,
+    body: Vec<u8>,
+) -> Result<http::Request<Vec<u8>>, ApiError> {
+    let mut b = http::Request::builder()
+        .method(method)
+        .uri(key.path())
+        .header(http::header::ACCEPT, accept);
+    if let Some(ct) = content_type {
+        b = b.header(http::header::CONTENT_TYPE, ct);
+    }
+    b.body(body)
+        .map_err(|e| ApiError::status(0, "", format!("building the request: {e}")))
+}
+
+impl ClusterOps for KubeOps {
+    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        let mut attempt = 0;
+        loop {
+            let req = request(http::Method::GET, key, None, ACCEPT_METADATA, Vec::new())?;
+            match self.send(req).await {
+                Ok((_, body)) => {
+                    let env: Envelope = serde_json::from_slice(&body).map_err(|e| {
+                        ApiError::status(0, "", format!("GET {}: bad answer: {e}", key.path()))
+                    })?;
+                    return LiveObject::from_metadata(env.metadata)
+                        .map(Some)
+                        .map_err(|e| ApiError::status(0, "", e));
+                }
+                Err(e) if e.code == 404 => return Ok(None),
+                Err(e)
+                    if attempt < GET_RETRIES
+                        && (e.code == 0 || e.code == 429 || (e.code >= 500 && e.code != 501)) =>
+                {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(250) * 2u32.pow(attempt - 1)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
+        let req = request(
+            http::Method::DELETE,
+            key,
+            Some("application/json"),
+            "application/json",
+            body.to_vec(),
+        )?;
+        self.send(req).await.map(|(s, _)| s)
+    }
+
+    async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
+        let req = request(
+            http::Method::PATCH,
+            key,
+            Some(patch.content_type()),
+            "application/json",
+            body.to_vec(),
+        )?;
+        self.send(req).await.map(|(s, _)| s)
+    }
+}

@@ -1,0 +1,216 @@
+//! The apply record: NDJSON, one JSON document per line, written and flushed as the apply goes,
+//! so that an interrupted or crashed apply still leaves every completed action on disk.
+//!
+//! ```text
+//! {"kind":"ApplyRecord", …header: who, where, when, which plan…}
+//! {"kind":"ApplyEntry","seq":1, …the action, the requests sent and their status, the metadata before…}
+//! …
+//! {"kind":"ApplySummary","complete":true|false, …counts, why it stopped, the actions not done…}
+//! ```
+//!
+//! A record without the `ApplySummary` line comes from an apply that was killed; its entries
+//! are still exact (each is written once its action has finished).
+
+use crate::render::ObjectRef;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Schema version of the record.
+pub const RECORD_VERSION: u32 = 1;
+
+/// The first line.
+#[derive(Serialize, Debug, Clone, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Header {
+    /// `kubectl-gc.io/v1`.
+    pub api_version: &'static str,
+    /// `ApplyRecord`.
+    pub kind: &'static str,
+    /// [`RECORD_VERSION`].
+    pub record_version: u32,
+    /// `kubectl-gc <version>`.
+    pub tool: String,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// kubeconfig context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// API server URL.
+    pub server: String,
+    /// Server gitVersion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Emulated GC release (decides request shapes).
+    pub gc_version: String,
+    /// `collect` or `delete`.
+    pub mode: &'static str,
+    /// Namespace the actions were limited to (`None`: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// When the snapshot the plan was made from was taken.
+    pub snapshot_captured_at: String,
+    /// Actions to perform.
+    pub actions: usize,
+}
+
+/// What became of one action.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryResult {
+    /// The requests succeeded.
+    Done,
+    /// Not performed: re-reading the cluster showed the plan's verdict no longer holds.
+    Skipped,
+    /// An unexpected error: the apply stopped here.
+    Failed,
+}
+
+impl EntryResult {
+    /// `done`, `skipped`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryResult::Done => "done",
+            EntryResult::Skipped => "skipped",
+            EntryResult::Failed => "failed",
+        }
+    }
+}
+
+/// One write request and its answer.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestRecord {
+    /// DELETE or PATCH.
+    pub method: &'static str,
+    /// URL path.
+    pub path: String,
+    /// Content-Type of the body.
+    pub content_type: &'static str,
+    /// The body sent (parsed back from the exact bytes).
+    pub body: serde_json::Value,
+    /// HTTP status answered (0: no answer).
+    pub status: u16,
+    /// The error, for non-2xx answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One attempted action.
+#[derive(Serialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// `ApplyEntry`.
+    pub kind: &'static str,
+    /// 1-based position in execution order.
+    pub seq: usize,
+    /// The plan's wave.
+    pub wave: u32,
+    /// The plan's verb.
+    pub verb: &'static str,
+    /// The object, as planned.
+    pub target: ObjectRef,
+    /// The GC rule.
+    pub rule: &'static str,
+    /// The plan's reason.
+    pub reason: String,
+    /// Planned propagation policy (deletes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<&'static str>,
+    /// Planned owner UIDs (patches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<String>>,
+    /// Planned finalizer (finalizer removal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finalizer: Option<String>,
+    /// Outcome.
+    pub result: EntryResult,
+    /// Why it was skipped, what failed, or what was done.
+    pub message: String,
+    /// Deviations from the plan observed on the way (e.g. a policy recomputed from live data).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The object's metadata as last read before the change (`managedFields` removed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<serde_json::Value>,
+    /// The write requests sent, in order.
+    pub requests: Vec<RequestRecord>,
+    /// GET requests made to verify the action.
+    pub reads: u32,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+}
+
+/// A not-performed action in the summary.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct NotDone {
+    /// Wave.
+    pub wave: u32,
+    /// Verb.
+    pub verb: &'static str,
+    /// Object.
+    pub target: ObjectRef,
+}
+
+/// The last line.
+#[derive(Serialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryLine {
+    /// `ApplySummary`.
+    pub kind: &'static str,
+    /// RFC 3339 UTC.
+    pub finished_at: String,
+    /// Every action was attempted and none failed.
+    pub complete: bool,
+    /// `error` or `interrupted` when the apply stopped early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<&'static str>,
+    /// Why it stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Actions done.
+    pub done: usize,
+    /// Actions skipped.
+    pub skipped: usize,
+    /// Actions failed (0 or 1).
+    pub failed: usize,
+    /// Actions never attempted.
+    pub not_done: Vec<NotDone>,
+}
+
+/// The record writer.
+#[derive(Debug)]
+pub struct Record<W: Write> {
+    w: W,
+}
+
+impl<W: Write> Record<W> {
+    /// Starts a record: writes the header line.
+    pub fn new(w: W, header: &Header) -> io::Result<Record<W>> {
+        let mut r = Record { w };
+        r.line(header)?;
+        Ok(r)
+    }
+
+    /// Appends an entry.
+    pub fn entry(&mut self, e: &Entry) -> io::Result<()> {
+        self.line(e)
+    }
+
+    /// Appends the summary line.
+    pub fn finish(&mut self, s: &SummaryLine) -> io::Result<()> {
+        self.line(s)
+    }
+
+    /// The writer.
+    pub fn into_inner(self) -> W {
+        self.w
+    }
+
+    fn line<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
+        let mut buf = serde_json::to_vec(v).map_err(io::Error::other)?;
+        buf.push(b'\n');
+        self.w.write_all(&buf)?;
+        self.w.flush()
+    }
+}

@@ -1,0 +1,122 @@
+//! `kubectl gc check`: restart, upgrade and health gates.
+
+use super::filter::Filter;
+use super::{gate, load};
+use crate::analysis::Analysis;
+use crate::analysis::check::{CrdVersions, crd_versions, upgrade_findings};
+use crate::analysis::findings::Finding;
+use crate::cli::{CheckArgs, CheckWhat, GlobalArgs, ReportFormat};
+use crate::error::{Error, Result};
+use crate::render::{self, Styles, audit as view};
+use std::collections::BTreeMap;
+use std::io::Write;
+
+pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
+    if args.what == Some(CheckWhat::Upgrade) && args.to.is_none() {
+        return Err(Error::usage(
+            "check upgrade needs --to VERSION",
+            "e.g. kubectl gc check upgrade --to 1.25",
+        ));
+    }
+    let crds = read_crds(&args.crd)?;
+    let loaded = load(g, true).await?;
+    let snap = &loaded.snapshot;
+    let current = loaded.gc_version(g);
+    let analysis = Analysis::new(snap, current);
+    let (restart, health, upgrade) = match args.what {
+        None => (true, true, args.to.is_some()),
+        Some(CheckWhat::Restart) => (true, false, false),
+        Some(CheckWhat::Health) => (false, true, false),
+        Some(CheckWhat::Upgrade) => (false, false, true),
+    };
+    let mut findings: Vec<Finding> = Vec::new();
+    if restart {
+        let r = analysis.restart();
+        findings.extend(analysis.restart_findings(&r));
+    }
+    if health {
+        let audit = analysis.audit();
+        findings.extend(analysis.health_findings(&audit));
+    }
+    if upgrade && let Some(to) = args.to {
+        findings.extend(upgrade_findings(snap, current, to, &crds));
+    }
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(&b.code))
+            .then(a.object.cmp(&b.object))
+    });
+    let filter = Filter::new(loaded.namespace.clone(), None, &[])?;
+    let in_scope: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| f.object.is_none_or(|o| filter.includes(snap, o)))
+        .collect();
+    let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
+    let report = view::report_of_kind(
+        &analysis,
+        "CheckReport",
+        &BTreeMap::new(),
+        &in_scope,
+        suppressed,
+    );
+    let mut out = super::stdout();
+    match args.output {
+        ReportFormat::Json => render::write_json(&mut out, &report)?,
+        ReportFormat::Yaml => render::write_yaml(&mut out, &report)?,
+        ReportFormat::Table | ReportFormat::Wide => view::write_table_report(
+            &mut out,
+            &analysis,
+            &report,
+            &in_scope,
+            args.output == ReportFormat::Wide,
+            Styles::for_stdout(g.color),
+        )?,
+    }
+    out.flush()?;
+    Ok(gate::exit_code(
+        &in_scope,
+        args.fail_on,
+        &args.gate,
+        &report.summary.coverage,
+    ))
+}
+
+/// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
+fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {
+    let mut docs = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| Error::input(p, format!("cannot read CRD manifest: {e}"), None))?;
+        for (i, doc) in text.split("\n---").enumerate() {
+            if doc.trim().is_empty() {
+                continue;
+            }
+            let v: serde_json::Value = serde_saphyr::from_str(doc).map_err(|e| {
+                Error::input(p, format!("document {}: not YAML/JSON: {e}", i + 1), None)
+            })?;
+            match v {
+                serde_json::Value::Object(ref o)
+                    if o.get("kind").and_then(|k| k.as_str()) == Some("List") =>
+                {
+                    docs.extend(
+                        o.get("items")
+                            .and_then(|i| i.as_array())
+                            .cloned()
+                            .unwrap_or_default(),
+                    )
+                }
+                other => docs.push(other),
+            }
+        }
+    }
+    let crds = crd_versions(&docs);
+    if !paths.is_empty() && crds.is_empty() {
+        return Err(Error::input(
+            &paths[0],
+            "no CustomResourceDefinition found",
+            Some("pass CRD manifests, e.g. kubectl get crd NAME -o yaml".into()),
+        ));
+    }
+    Ok(crds)
+}
