@@ -25,7 +25,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| restart_prediction_matches_real_gc(&env)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        restart_prediction_matches_real_gc(&env)
+    }));
     env.stop();
     match result {
         Ok(()) => {
@@ -42,11 +44,21 @@ fn main() -> ExitCode {
 }
 
 fn apply(env: &TestEnv, json: &Value) {
-    env.kubectl_stdin(&["apply", "-f", "-"], Some(&json.to_string())).expect("kubectl apply");
+    env.kubectl_stdin(&["apply", "-f", "-"], Some(&json.to_string()))
+        .expect("kubectl apply");
 }
 
 fn uid(env: &TestEnv, kind: &str, ns: &str, name: &str) -> String {
-    env.kubectl(&["get", kind, name, "-n", ns, "-o", "jsonpath={.metadata.uid}"]).expect("kubectl get uid")
+    env.kubectl(&[
+        "get",
+        kind,
+        name,
+        "-n",
+        ns,
+        "-o",
+        "jsonpath={.metadata.uid}",
+    ])
+    .expect("kubectl get uid")
 }
 
 fn configmap(ns: &str, name: &str, owners: Value) -> Value {
@@ -62,19 +74,56 @@ fn owner(kind: &str, name: &str, uid: &str) -> Value {
 fn existing(env: &TestEnv, names: &[(&str, &str)]) -> BTreeSet<String> {
     names
         .iter()
-        .filter(|(ns, n)| env.kubectl(&["get", "configmap", n, "-n", ns, "--ignore-not-found", "-o", "name"]).is_ok_and(|o| !o.trim().is_empty()))
+        .filter(|(ns, n)| {
+            env.kubectl(&[
+                "get",
+                "configmap",
+                n,
+                "-n",
+                ns,
+                "--ignore-not-found",
+                "-o",
+                "name",
+            ])
+            .is_ok_and(|o| !o.trim().is_empty())
+        })
         .map(|(ns, n)| format!("{ns}/{n}"))
         .collect()
 }
 
 fn start_gc(env: &TestEnv) -> Child {
-    let bin = Command::new(testenv::scripts_dir().join("install")).output().expect("install");
-    let bin = String::from_utf8_lossy(&bin.stdout).lines().last().unwrap_or_default().trim().to_owned();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let bin = Command::new(testenv::scripts_dir().join("install"))
+        .output()
+        .expect("install");
+    let bin = String::from_utf8_lossy(&bin.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let log = std::fs::File::create(env.dir.join("kcm-check.log")).unwrap();
     Command::new(format!("{bin}/kube-controller-manager"))
-        .args(["--kubeconfig", env.kubeconfig.to_str().unwrap(), "--controllers", "garbagecollector", "--leader-elect=false"])
-        .args(["--use-service-account-credentials=false", "--secure-port", "0", "--address", "127.0.0.1", "--port", &port.to_string()])
+        .args([
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+            "--controllers",
+            "garbagecollector",
+            "--leader-elect=false",
+        ])
+        .args([
+            "--use-service-account-credentials=false",
+            "--secure-port",
+            "0",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+        ])
         .stdin(Stdio::null())
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -83,19 +132,51 @@ fn start_gc(env: &TestEnv) -> Child {
 }
 
 fn restart_prediction_matches_real_gc(env: &TestEnv) {
-    env.kubectl(&["create", "namespace", "monitoring"]).expect("namespace");
+    env.kubectl(&["create", "namespace", "monitoring"])
+        .expect("namespace");
     apply(env, &configmap("kube-system", "owner", Value::Null));
     let owner_uid = uid(env, "configmap", "kube-system", "owner");
-    apply(env, &configmap("kube-system", "valid", owner("ConfigMap", "owner", &owner_uid)));
+    apply(
+        env,
+        &configmap(
+            "kube-system",
+            "valid",
+            owner("ConfigMap", "owner", &owner_uid),
+        ),
+    );
     // The incident: a dependent in another namespace than its owner.
-    apply(env, &configmap("monitoring", "bad", owner("ConfigMap", "owner", &owner_uid)));
+    apply(
+        env,
+        &configmap("monitoring", "bad", owner("ConfigMap", "owner", &owner_uid)),
+    );
     let bad_uid = uid(env, "configmap", "monitoring", "bad");
-    apply(env, &configmap("monitoring", "bad-child", owner("ConfigMap", "bad", &bad_uid)));
+    apply(
+        env,
+        &configmap(
+            "monitoring",
+            "bad-child",
+            owner("ConfigMap", "bad", &bad_uid),
+        ),
+    );
     // Ordinary garbage: an owner that never existed.
-    apply(env, &configmap("default", "orphaned", owner("ReplicaSet", "gone", "00000000-0000-4000-8000-00000000dead")));
+    apply(
+        env,
+        &configmap(
+            "default",
+            "orphaned",
+            owner("ReplicaSet", "gone", "00000000-0000-4000-8000-00000000dead"),
+        ),
+    );
     apply(env, &configmap("default", "healthy-owner", Value::Null));
     let healthy_uid = uid(env, "configmap", "default", "healthy-owner");
-    apply(env, &configmap("default", "healthy-dep", owner("ConfigMap", "healthy-owner", &healthy_uid)));
+    apply(
+        env,
+        &configmap(
+            "default",
+            "healthy-dep",
+            owner("ConfigMap", "healthy-owner", &healthy_uid),
+        ),
+    );
     let all = [
         ("kube-system", "owner"),
         ("kube-system", "valid"),
@@ -108,10 +189,23 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
 
     // Predict.
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(["check", "restart", "-A", "-o", "json", "--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .args([
+            "check",
+            "restart",
+            "-A",
+            "-o",
+            "json",
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+        ])
         .output()
         .expect("run kubectl-gc");
-    assert_eq!(out.status.code(), Some(5), "critical findings exit 5; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "critical findings exit 5; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     assert_eq!(report["kind"], "CheckReport");
     assert_eq!(report["gcVersion"], "1.20");
@@ -119,10 +213,25 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["code"] == "GC015" && f["consequence"].as_str().unwrap_or("").contains("deletes this object"))
-        .map(|f| format!("{}/{}", f["object"]["namespace"].as_str().unwrap_or(""), f["object"]["name"].as_str().unwrap()))
+        .filter(|f| {
+            f["code"] == "GC015"
+                && f["consequence"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("deletes this object")
+        })
+        .map(|f| {
+            format!(
+                "{}/{}",
+                f["object"]["namespace"].as_str().unwrap_or(""),
+                f["object"]["name"].as_str().unwrap()
+            )
+        })
         .collect();
-    let expected: BTreeSet<String> = ["monitoring/bad", "monitoring/bad-child", "default/orphaned"].iter().map(|s| s.to_string()).collect();
+    let expected: BTreeSet<String> = ["monitoring/bad", "monitoring/bad-child", "default/orphaned"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     assert_eq!(predicted, expected, "prediction");
     let critical: BTreeSet<String> = report["findings"]
         .as_array()
@@ -131,7 +240,10 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         .filter(|f| f["severity"] == "critical")
         .map(|f| f["object"]["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(critical, BTreeSet::from(["bad".to_owned(), "bad-child".to_owned()]));
+    assert_eq!(
+        critical,
+        BTreeSet::from(["bad".to_owned(), "bad-child".to_owned()])
+    );
 
     // Nothing happens while no GC runs.
     std::thread::sleep(Duration::from_secs(2));
@@ -140,7 +252,11 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     // Start the real GC and watch it do exactly that.
     let mut gc = start_gc(env);
     let start = Instant::now();
-    let survivors_expected: BTreeSet<String> = all.iter().map(|(ns, n)| format!("{ns}/{n}")).filter(|k| !expected.contains(k)).collect();
+    let survivors_expected: BTreeSet<String> = all
+        .iter()
+        .map(|(ns, n)| format!("{ns}/{n}"))
+        .filter(|k| !expected.contains(k))
+        .collect();
     loop {
         let now = existing(env, &all);
         if now == survivors_expected {
@@ -155,10 +271,18 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     // Give the GC time to do anything else it would do; nothing else may disappear.
     std::thread::sleep(Duration::from_secs(8));
     let final_state = existing(env, &all);
-    let events = env.kubectl(&["get", "events", "-n", "monitoring", "-o", "json"]).unwrap_or_default();
+    let events = env
+        .kubectl(&["get", "events", "-n", "monitoring", "-o", "json"])
+        .unwrap_or_default();
     let _ = gc.kill();
     let _ = gc.wait();
-    assert_eq!(final_state, survivors_expected, "the real GC deleted exactly the predicted objects");
-    assert!(events.contains("OwnerRefInvalidNamespace"), "the GC reported the cross-namespace reference");
+    assert_eq!(
+        final_state, survivors_expected,
+        "the real GC deleted exactly the predicted objects"
+    );
+    assert!(
+        events.contains("OwnerRefInvalidNamespace"),
+        "the GC reported the cross-namespace reference"
+    );
     eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
 }

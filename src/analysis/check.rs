@@ -323,6 +323,31 @@ pub fn upgrade_findings(
         ));
     }
     let state = after.initial_state();
+    // Newly at risk of an order-dependent deletion (e.g. downgrading below 1.20), or a certain
+    // deletion that becomes order-dependent.
+    let ra_order: BTreeMap<ObjId, &super::restart::OrderDependent> =
+        ra.order_dependent.iter().map(|o| (o.object, o)).collect();
+    for id in ma
+        .difference(&mb)
+        .filter(|id| !db.contains(id))
+        .chain(ma.intersection(&db))
+    {
+        let o = ra_order[id];
+        out.push(finding(
+            Code::UpgradeBehaviourChange,
+            if db.contains(id) { Severity::Warning } else { Severity::Critical },
+            *id,
+            format!(
+                "after the change to {to}, a GC restart may delete this object depending on list order (GC {from}: {})",
+                if db.contains(id) { "deletes it" } else { "keeps it" }
+            ),
+            format!(
+                "GC {to} keys its absent-owner cache by UID only: {} has a bad reference to owner uid {} (kubernetes#65200)",
+                snap.describe(o.bad_dependent),
+                snap.store.str(o.owner_uid)
+            ),
+        ));
+    }
     let no_longer: BTreeSet<ObjId> = db
         .union(&mb)
         .filter(|id| !da.contains(id) && !ma.contains(id))

@@ -286,13 +286,13 @@ pub struct AuditArgs {
 pub struct GateArgs {
     /// Exit with code 6 when some resource could not be read (forbidden, failed, discovery
     /// errors), even if nothing else is wrong.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub strict_coverage: bool,
     /// Suppress the findings recorded in this baseline file (see --write-baseline).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Write the current findings as a baseline file (then exit as usual).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
 }
 
