@@ -79,11 +79,10 @@ impl Analysis<'_> {
 
     /// True when one of the object's references is dangling although its UID is a live object
     /// (cross-namespace or wrong coordinates): deleting it is deleting something meant to live.
-    fn has_misdirected_ref(&self, id: ObjId) -> bool {
-        let state = self.initial_state();
+    fn has_misdirected_ref(&self, state: &super::State, id: ObjId) -> bool {
         let store = &self.snap.store;
         store.owner_refs(id).iter().any(|r| {
-            matches!(self.classify_ref(&state, id, r), RefClass::Dangling(_))
+            matches!(self.classify_ref(state, id, r), RefClass::Dangling(_))
                 && store.by_uid(r.uid).is_some_and(|h| h != id)
         })
     }
@@ -91,6 +90,7 @@ impl Analysis<'_> {
     /// Findings for a restart prediction.
     pub fn restart_findings(&self, r: &Restart) -> Vec<Finding> {
         let store = &self.snap.store;
+        let initial = self.initial_state();
         let mut out = Vec::new();
         let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
         for act in &r.plan.actions {
@@ -101,7 +101,7 @@ impl Analysis<'_> {
             };
             match act.verb {
                 Verb::Delete => {
-                    let base = if self.has_misdirected_ref(id) {
+                    let base = if self.has_misdirected_ref(&initial, id) {
                         Severity::Critical
                     } else {
                         Severity::Error
@@ -177,13 +177,13 @@ impl Analysis<'_> {
             );
             f.related = vec![o.bad_dependent];
             f.remedies =
-                vec![self.remedy_remove_ref(&self.initial_state(), o.bad_dependent, o.owner_uid)];
+                vec![self.remedy_remove_ref(&initial, o.bad_dependent, o.owner_uid)];
             out.push(f);
         }
         for (id, why) in &r.stranded {
             // Only garbage is worth reporting: the object would be collected if evaluated.
             if matches!(
-                self.decide(&self.initial_state(), *id),
+                self.decide(&initial, *id),
                 Verdict::Delete { .. } | Verdict::RemoveRefs { .. }
             ) {
                 out.push(finding(

@@ -256,7 +256,7 @@ impl Analysis<'_> {
             self.duplicate_refs(id, refs, &mut out);
         }
         self.terminating_findings(&state, &plan, &mut out);
-        self.cycles(&mut out);
+        self.cycles(&state, &mut out);
         if !self.rules.coordinate_keyed_absent_cache() {
             self.collateral(&state, &mut out);
         }
@@ -743,7 +743,7 @@ impl Analysis<'_> {
     }
 
     /// GC010: strongly connected components of the owner graph (and self-references).
-    fn cycles(&self, out: &mut Vec<Finding>) {
+    fn cycles(&self, state: &State, out: &mut Vec<Finding>) {
         use petgraph::graph::{DiGraph, NodeIndex};
         let store = &self.snap.store;
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(0, 0);
@@ -806,7 +806,7 @@ impl Analysis<'_> {
                 },
                 message: "self-reference in ownerReferences".into(),
                 related: vec![],
-                remedies: vec![self.remedy_remove_ref(&self.initial_state(), id, r.uid)],
+                remedies: vec![self.remedy_remove_ref(state, id, r.uid)],
             });
         }
     }
