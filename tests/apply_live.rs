@@ -70,7 +70,10 @@ fn start(with_gc: bool, h: &mut Harness) -> Option<TestEnv> {
         }
         Err(e) => {
             h.failed += 1;
-            println!("test k8s_testenv_start{} ... FAILED", if with_gc { "_with_gc" } else { "" });
+            println!(
+                "test k8s_testenv_start{} ... FAILED",
+                if with_gc { "_with_gc" } else { "" }
+            );
             eprintln!("cannot start the test control plane: {e}");
             None
         }
@@ -115,9 +118,10 @@ fn main() -> ExitCode {
         h.case("recreated_between_plan_and_apply_is_not_deleted", || {
             recreated_between_plan_and_apply(&env, &rt)
         });
-        h.case("api_server_answers_the_preconditions_as_the_fake_does", || {
-            api_server_preconditions(&env, &rt)
-        });
+        h.case(
+            "api_server_answers_the_preconditions_as_the_fake_does",
+            || api_server_preconditions(&env, &rt),
+        );
         h.case("gc_1_34_requests_on_a_real_server", || {
             gc_1_34_requests(&env, &scratch)
         });
@@ -178,11 +182,15 @@ fn create(env: &TestEnv, items: Vec<Value>) -> BTreeMap<String, String> {
     for _ in 0..40 {
         match env.kubectl_stdin(&["create", "-f", "-", "-o", "json"], Some(&list)) {
             Ok(out) => {
-                let v: Value = serde_json::from_str(&out).expect("kubectl create -o json");
-                let items = match v["items"].as_array() {
-                    Some(a) => a.clone(),
-                    None => vec![v],
-                };
+                // One JSON document per created object (or a List).
+                let mut items = Vec::new();
+                for v in serde_json::Deserializer::from_str(&out).into_iter::<Value>() {
+                    let v = v.expect("kubectl create -o json");
+                    match v["items"].as_array() {
+                        Some(a) => items.extend(a.iter().cloned()),
+                        None => items.push(v),
+                    }
+                }
                 return items
                     .iter()
                     .map(|i| {
@@ -226,6 +234,19 @@ fn object(api: &str, kind: &str, ns: &str, name: &str, refs: Vec<Value>, fins: &
 
 fn cm(ns: &str, name: &str, refs: Vec<Value>, fins: &[&str]) -> Value {
     object("v1", "ConfigMap", ns, name, refs, fins)
+}
+
+fn cluster_role(name: &str, refs: Vec<Value>) -> Value {
+    let mut o = object(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        name,
+        refs,
+        &[],
+    );
+    o["metadata"].as_object_mut().unwrap().remove("namespace");
+    o
 }
 
 fn widget(ns: &str, name: &str, refs: Vec<Value>) -> Value {
@@ -275,14 +296,22 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
     );
     create(
         env,
-        vec![widget("gcx-probe", "probe", vec![cm_ref("ghost", GHOST, None)])],
+        vec![widget(
+            "gcx-probe",
+            "probe",
+            vec![cm_ref("ghost", GHOST, None)],
+        )],
     );
     if with_gc {
         let t = Instant::now();
-        wait_until(Duration::from_secs(120), "the GC to collect the probe widget", || {
-            env.kubectl(&["get", "widgets.example.com", "probe", "-n", "gcx-probe"])
-                .is_err()
-        });
+        wait_until(
+            Duration::from_secs(120),
+            "the GC to collect the probe widget",
+            || {
+                env.kubectl(&["get", "widgets.example.com", "probe", "-n", "gcx-probe"])
+                    .is_err()
+            },
+        );
         println!(
             "  (the GC monitors widgets after {:.1}s)",
             t.elapsed().as_secs_f64()
@@ -303,6 +332,10 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
             cm(a, "cyc-a", vec![], &[]),
             widget(a, "w-owner", vec![]),
             widget(a, "wf-owner", vec![]),
+            cm(a, "fg3-owner", vec![], &[]),
+            // Pre-set `orphan` finalizer: the GC's delete (row 10) uses Orphan.
+            cm(a, "porph", vec![], &["orphan"]),
+            cluster_role("kgc-cr-owner", vec![]),
         ],
     );
     let u = |n: &str| owners[n].clone();
@@ -313,9 +346,19 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
             // Dangling owner, and a cascade three deep below it.
             cm(a, "dangle-1", vec![cm_ref("ghost", GHOST, Some(true))], &[]),
             // Owner name exists with another UID (recreated owner).
-            cm(a, "uidmm-dep", vec![cm_ref("owner-recreated", OLD_UID, None)], &[]),
+            cm(
+                a,
+                "uidmm-dep",
+                vec![cm_ref("owner-recreated", OLD_UID, None)],
+                &[],
+            ),
             // Cross-namespace: the GC looks the owner up in gcx-b.
-            cm("gcx-b", "xdep", vec![cm_ref("xowner", &u("xowner"), None)], &[]),
+            cm(
+                "gcx-b",
+                "xdep",
+                vec![cm_ref("xowner", &u("xowner"), None)],
+                &[],
+            ),
             cm(a, "xvalid", vec![cm_ref("xowner", &u("xowner"), None)], &[]),
             // Solid + dangling.
             cm(
@@ -328,7 +371,12 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                 ],
                 &[],
             ),
-            cm(a, "healthy", vec![cm_ref("solid-owner", &u("solid-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "healthy",
+                vec![cm_ref("solid-owner", &u("solid-owner"), Some(true))],
+                &[],
+            ),
             // Not served: never collected.
             cm(
                 a,
@@ -337,17 +385,37 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                 &[],
             ),
             // Foreground chain; fg-d2 holds its own finalizer.
-            cm(a, "fg-d1", vec![cm_ref("fg-owner", &u("fg-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "fg-d1",
+                vec![cm_ref("fg-owner", &u("fg-owner"), Some(true))],
+                &[],
+            ),
             cm(
                 a,
                 "fg-d2",
                 vec![cm_ref("fg-owner", &u("fg-owner"), Some(true))],
                 &["example.com/hold"],
             ),
-            cm(a, "fg2-dep", vec![cm_ref("fg2-owner", &u("fg2-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "fg2-dep",
+                vec![cm_ref("fg2-owner", &u("fg2-owner"), Some(true))],
+                &[],
+            ),
             // Orphaning.
-            cm(a, "orph-d1", vec![cm_ref("orph-owner", &u("orph-owner"), None)], &[]),
-            cm(a, "orph-d2", vec![cm_ref("orph-owner", &u("orph-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "orph-d1",
+                vec![cm_ref("orph-owner", &u("orph-owner"), None)],
+                &[],
+            ),
+            cm(
+                a,
+                "orph-d2",
+                vec![cm_ref("orph-owner", &u("orph-owner"), Some(true))],
+                &[],
+            ),
             cm(
                 a,
                 "orph-d3",
@@ -357,11 +425,25 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                 ],
                 &[],
             ),
-            widget(a, "w-orph", vec![cm_ref("orph-owner", &u("orph-owner"), None)]),
+            widget(
+                a,
+                "w-orph",
+                vec![cm_ref("orph-owner", &u("orph-owner"), None)],
+            ),
             // Ownership cycle deleted in the foreground.
-            cm(a, "cyc-b", vec![cm_ref("cyc-a", &u("cyc-a"), Some(true))], &[]),
+            cm(
+                a,
+                "cyc-b",
+                vec![cm_ref("cyc-a", &u("cyc-a"), Some(true))],
+                &[],
+            ),
             // Custom resources as owners and dependents.
-            cm(a, "w-child", vec![widget_ref("w-owner", &u("w-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "w-child",
+                vec![widget_ref("w-owner", &u("w-owner"), Some(true))],
+                &[],
+            ),
             widget(a, "w-dangling", vec![cm_ref("ghost", GHOST, None)]),
             widget(
                 a,
@@ -371,7 +453,75 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                     cm_ref("ghost2", GHOST2, None),
                 ],
             ),
-            cm(a, "wf-dep", vec![widget_ref("wf-owner", &u("wf-owner"), Some(true))], &[]),
+            cm(
+                a,
+                "wf-dep",
+                vec![widget_ref("wf-owner", &u("wf-owner"), Some(true))],
+                &[],
+            ),
+            // A blocking dependent with a second, solid owner: the waiting reference is removed.
+            cm(
+                a,
+                "fg3-dep",
+                vec![
+                    cm_ref("fg3-owner", &u("fg3-owner"), Some(true)),
+                    cm_ref("solid-owner", &u("solid-owner"), None),
+                ],
+                &[],
+            ),
+            cm(
+                a,
+                "porph-child",
+                vec![cm_ref("porph", &u("porph"), None)],
+                &[],
+            ),
+            // Cluster scope: a cluster-scoped owner; a cluster-scoped dependent of a namespaced
+            // kind (never collected since 1.20); a cluster-scoped dangling owner.
+            cm(
+                a,
+                "cr-child",
+                vec![oref(
+                    "rbac.authorization.k8s.io/v1",
+                    "ClusterRole",
+                    "kgc-cr-owner",
+                    &u("kgc-cr-owner"),
+                    None,
+                )],
+                &[],
+            ),
+            cluster_role(
+                "kgc-cr-invalid",
+                vec![cm_ref("solid-owner", &u("solid-owner"), None)],
+            ),
+            cluster_role(
+                "kgc-cr-dangling",
+                vec![oref(
+                    "rbac.authorization.k8s.io/v1",
+                    "ClusterRole",
+                    "kgc-ghost",
+                    GHOST,
+                    None,
+                )],
+            ),
+            // The REST mapper accepts the kind in lower case; a wrong kind is dangling.
+            cm(
+                a,
+                "lowercase-kind",
+                vec![oref(
+                    "v1",
+                    "configmap",
+                    "solid-owner",
+                    &u("solid-owner"),
+                    None,
+                )],
+                &[],
+            ),
+            cm(
+                a,
+                "wrong-kind",
+                vec![oref("v1", "Secret", "solid-owner", &u("solid-owner"), None)],
+                &[],
+            ),
         ],
     );
     let v = |n: &str| level1[n].clone();
@@ -394,7 +544,11 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                 vec![cm_ref("fg-d1", &v("fg-d1"), Some(true))],
                 &[],
             ),
-            widget(a, "w-grandchild", vec![cm_ref("w-child", &v("w-child"), None)]),
+            widget(
+                a,
+                "w-grandchild",
+                vec![cm_ref("w-child", &v("w-child"), None)],
+            ),
         ],
     );
     create(
@@ -406,17 +560,49 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
             &[],
         )],
     );
-    let cycle = json!({"metadata": {"ownerReferences": [cm_ref("cyc-b", &v("cyc-b"), Some(true))]}})
-        .to_string();
-    kubectl(env, &["patch", "cm", "cyc-a", "-n", a, "--type=merge", "-p", &cycle]);
+    let cycle =
+        json!({"metadata": {"ownerReferences": [cm_ref("cyc-b", &v("cyc-b"), Some(true))]}})
+            .to_string();
+    kubectl(
+        env,
+        &[
+            "patch",
+            "cm",
+            "cyc-a",
+            "-n",
+            a,
+            "--type=merge",
+            "-p",
+            &cycle,
+        ],
+    );
 
     if with_gc {
         // Let the GC's informers observe every dependent before its owners start terminating
         // (otherwise orphaning may miss one: kubernetes#26120).
         std::thread::sleep(Duration::from_secs(3));
     }
+    // porph gets a dangling owner only now, with its dependent in place.
+    let dangling =
+        json!({"metadata": {"ownerReferences": [cm_ref("ghost", GHOST, None)]}}).to_string();
+    kubectl(
+        env,
+        &[
+            "patch",
+            "cm",
+            "porph",
+            "-n",
+            a,
+            "--type=merge",
+            "-p",
+            &dangling,
+        ],
+    );
     for (what, cascade) in [
-        (vec!["cm", "fg-owner", "fg2-owner", "cyc-a"], "foreground"),
+        (
+            vec!["cm", "fg-owner", "fg2-owner", "fg3-owner", "cyc-a"],
+            "foreground",
+        ),
         (vec!["cm", "orph-owner"], "orphan"),
         (vec!["widgets.example.com", "wf-owner"], "foreground"),
     ] {
@@ -446,7 +632,7 @@ fn capture(env: &TestEnv) -> State {
         env,
         &[
             "get",
-            "configmaps,secrets,widgets.example.com",
+            "configmaps,secrets,widgets.example.com,clusterroles.rbac.authorization.k8s.io",
             "-A",
             "-l",
             LABEL,
@@ -484,7 +670,11 @@ fn capture(env: &TestEnv) -> State {
             .unwrap_or_default();
         let finalizers = m["finalizers"]
             .as_array()
-            .map(|a| a.iter().map(|f| f.as_str().unwrap_or("").to_owned()).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|f| f.as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         state.insert(
             key,
@@ -518,7 +708,10 @@ fn diff(expected: &State, actual: &State) -> String {
 fn wait_until(timeout: Duration, what: &str, mut f: impl FnMut() -> bool) {
     let t = Instant::now();
     while !f() {
-        assert!(t.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            t.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(500));
     }
 }
@@ -564,10 +757,25 @@ fn check_expected_by_hand(s: &State) {
     };
     kept("gcx-a/ConfigMap/solid-owner", &[], &[], false);
     kept("gcx-a/ConfigMap/xvalid", &["ConfigMap/xowner"], &[], false);
-    kept("gcx-a/ConfigMap/mixed", &["ConfigMap/solid-owner"], &[], false);
-    kept("gcx-a/ConfigMap/healthy", &["ConfigMap/solid-owner block=true"], &[], false);
+    kept(
+        "gcx-a/ConfigMap/mixed",
+        &["ConfigMap/solid-owner"],
+        &[],
+        false,
+    );
+    kept(
+        "gcx-a/ConfigMap/healthy",
+        &["ConfigMap/solid-owner block=true"],
+        &[],
+        false,
+    );
     kept("gcx-a/ConfigMap/unresolvable", &["Gadget/g"], &[], false);
-    kept("gcx-a/ConfigMap/fg-owner", &[], &["foregroundDeletion"], true);
+    kept(
+        "gcx-a/ConfigMap/fg-owner",
+        &[],
+        &["foregroundDeletion"],
+        true,
+    );
     kept(
         "gcx-a/ConfigMap/fg-d2",
         &["ConfigMap/fg-owner block=true"],
@@ -576,14 +784,60 @@ fn check_expected_by_hand(s: &State) {
     );
     kept("gcx-a/ConfigMap/orph-d1", &[], &[], false);
     kept("gcx-a/ConfigMap/orph-d2", &[], &[], false);
-    kept("gcx-a/ConfigMap/orph-d3", &["ConfigMap/solid-owner"], &[], false);
+    kept(
+        "gcx-a/ConfigMap/orph-d3",
+        &["ConfigMap/solid-owner"],
+        &[],
+        false,
+    );
     kept("gcx-a/Widget/w-orph", &[], &[], false);
     kept("gcx-a/Widget/w-owner", &[], &[], false);
-    kept("gcx-a/ConfigMap/w-child", &["Widget/w-owner block=true"], &[], false);
-    kept("gcx-a/Widget/w-grandchild", &["ConfigMap/w-child"], &[], false);
-    kept("gcx-a/Widget/w-mixed", &["ConfigMap/solid-owner"], &[], false);
+    kept(
+        "gcx-a/ConfigMap/w-child",
+        &["Widget/w-owner block=true"],
+        &[],
+        false,
+    );
+    kept(
+        "gcx-a/Widget/w-grandchild",
+        &["ConfigMap/w-child"],
+        &[],
+        false,
+    );
+    kept(
+        "gcx-a/Widget/w-mixed",
+        &["ConfigMap/solid-owner"],
+        &[],
+        false,
+    );
     kept("gcx-a/ConfigMap/owner-recreated", &[], &[], false);
     kept("gcx-a/ConfigMap/xowner", &[], &[], false);
+    kept(
+        "gcx-a/ConfigMap/fg3-dep",
+        &["ConfigMap/solid-owner"],
+        &[],
+        false,
+    );
+    kept("gcx-a/ConfigMap/porph-child", &[], &[], false);
+    kept(
+        "gcx-a/ConfigMap/cr-child",
+        &["ClusterRole/kgc-cr-owner"],
+        &[],
+        false,
+    );
+    kept("/ClusterRole/kgc-cr-owner", &[], &[], false);
+    kept(
+        "/ClusterRole/kgc-cr-invalid",
+        &["ConfigMap/solid-owner"],
+        &[],
+        false,
+    );
+    kept(
+        "gcx-a/ConfigMap/lowercase-kind",
+        &["configmap/solid-owner"],
+        &[],
+        false,
+    );
     for gone in [
         "gcx-probe/Widget/probe",
         "gcx-a/ConfigMap/dangle-1",
@@ -601,10 +855,18 @@ fn check_expected_by_hand(s: &State) {
         "gcx-a/Widget/w-dangling",
         "gcx-a/Widget/wf-owner",
         "gcx-a/ConfigMap/wf-dep",
+        "gcx-a/ConfigMap/fg3-owner",
+        "gcx-a/ConfigMap/porph",
+        "/ClusterRole/kgc-cr-dangling",
+        "gcx-a/ConfigMap/wrong-kind",
     ] {
-        assert!(!s.contains_key(gone), "{gone} should be gone: {:?}", s.get(gone));
+        assert!(
+            !s.contains_key(gone),
+            "{gone} should be gone: {:?}",
+            s.get(gone)
+        );
     }
-    assert_eq!(s.len(), 17, "{s:#?}");
+    assert_eq!(s.len(), 23, "{s:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -640,12 +902,11 @@ fn collect_apply(env: &TestEnv, scratch: &Path) {
     let t = Instant::now();
     let (code, out, err) = bin(
         env,
-        &["collect", "-A", "--apply", "--yes", "--record", &rec, "-o", "json"],
+        &[
+            "collect", "-A", "--apply", "--yes", "--record", &rec, "-o", "json",
+        ],
     );
-    println!(
-        "  (collect --apply took {:.1}s)",
-        t.elapsed().as_secs_f64()
-    );
+    println!("  (collect --apply took {:.1}s)", t.elapsed().as_secs_f64());
     assert_eq!(code, 0, "exit code; stderr:\n{err}\nstdout:\n{out}");
     let doc: Value = serde_json::from_str(&out).expect("ApplyResult JSON");
     assert_eq!(doc["kind"], "ApplyResult");
@@ -713,9 +974,25 @@ fn collect_apply(env: &TestEnv, scratch: &Path) {
     for name in ["fg-d1", "fg2-owner", "cyc-a", "cyc-b", "wf-owner"] {
         let f = entry("remove-finalizer", name);
         assert_eq!(f["finalizer"], "foregroundDeletion");
-        assert_eq!(f["requests"][0]["body"]["metadata"]["finalizers"], Value::Null);
+        assert_eq!(
+            f["requests"][0]["body"]["metadata"]["finalizers"],
+            Value::Null
+        );
     }
-    assert_eq!(entry("remove-finalizer", "orph-owner")["finalizer"], "orphan");
+    assert_eq!(
+        entry("remove-finalizer", "orph-owner")["finalizer"],
+        "orphan"
+    );
+    // Row 10 with a pre-set orphan finalizer: deleted with Orphan, then orphaned.
+    assert_eq!(
+        entry("delete", "porph")["requests"][0]["body"]["propagationPolicy"],
+        "Orphan"
+    );
+    assert_eq!(entry("remove-finalizer", "porph")["finalizer"], "orphan");
+    assert_eq!(
+        entry("remove-owner-references", "fg3-dep")["result"],
+        "done"
+    );
 }
 
 fn second_apply_is_empty(env: &TestEnv, scratch: &Path) {
@@ -735,10 +1012,7 @@ fn refuses_snapshot(env: &TestEnv, scratch: &Path) {
     let s = snap.to_string_lossy().into_owned();
     let (code, _, err) = bin(env, &["snapshot", "-o", &s]);
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) = bin(
-        env,
-        &["collect", "--snapshot", &s, "--apply", "--yes"],
-    );
+    let (code, _, err) = bin(env, &["collect", "--snapshot", &s, "--apply", "--yes"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--apply needs a live cluster"), "{err}");
 }
@@ -747,11 +1021,17 @@ fn needs_yes(env: &TestEnv, scratch: &Path) {
     // Something to apply in its own namespace.
     create(
         env,
-        vec![
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gcx-tty"}}),
-        ],
+        vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gcx-tty"}})],
     );
-    create(env, vec![cm("gcx-tty", "dangling", vec![cm_ref("ghost", GHOST, None)], &[])]);
+    create(
+        env,
+        vec![cm(
+            "gcx-tty",
+            "dangling",
+            vec![cm_ref("ghost", GHOST, None)],
+            &[],
+        )],
+    );
     let record = scratch.join("tty.json");
     let rec = record.to_string_lossy().into_owned();
     let (code, _, err) = bin(
@@ -761,9 +1041,10 @@ fn needs_yes(env: &TestEnv, scratch: &Path) {
     assert_eq!(code, 7, "{err}");
     assert!(err.contains("--yes"), "{err}");
     assert!(!record.exists());
-    assert!(env
-        .kubectl(&["get", "cm", "dangling", "-n", "gcx-tty"])
-        .is_ok());
+    assert!(
+        env.kubectl(&["get", "cm", "dangling", "-n", "gcx-tty"])
+            .is_ok()
+    );
 }
 
 fn gc_1_34_requests(env: &TestEnv, scratch: &Path) {
@@ -771,7 +1052,15 @@ fn gc_1_34_requests(env: &TestEnv, scratch: &Path) {
         env,
         vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gcx-v134"}})],
     );
-    create(env, vec![cm("gcx-v134", "dangling", vec![cm_ref("ghost", GHOST, None)], &[])]);
+    create(
+        env,
+        vec![cm(
+            "gcx-v134",
+            "dangling",
+            vec![cm_ref("ghost", GHOST, None)],
+            &[],
+        )],
+    );
     let record = scratch.join("v134.json");
     let rec = record.to_string_lossy().into_owned();
     let (code, _, err) = bin(
@@ -795,7 +1084,10 @@ fn gc_1_34_requests(env: &TestEnv, scratch: &Path) {
     let pre = &e["requests"][0]["body"]["preconditions"];
     assert_eq!(pre["uid"], e["before"]["uid"]);
     assert_eq!(pre["resourceVersion"], e["before"]["resourceVersion"]);
-    assert!(env.kubectl(&["get", "cm", "dangling", "-n", "gcx-v134"]).is_err());
+    assert!(
+        env.kubectl(&["get", "cm", "dangling", "-n", "gcx-v134"])
+            .is_err()
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -857,7 +1149,18 @@ fn recreated_between_plan_and_apply(env: &TestEnv, rt: &tokio::runtime::Runtime)
     let e = &summary.attempted[0].entry;
     assert!(e.message.starts_with("recreated"), "{}", e.message);
     assert!(e.requests.is_empty(), "no write was sent");
-    let uid = kubectl(env, &["get", "cm", "victim", "-n", ns, "-o", "jsonpath={.metadata.uid}"]);
+    let uid = kubectl(
+        env,
+        &[
+            "get",
+            "cm",
+            "victim",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+    );
     assert_eq!(uid, second["victim"]);
 }
 
@@ -889,8 +1192,13 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
     let err = rt
         .block_on(ops.patch(&key, PatchType::Strategic, &smp))
         .expect_err("SMP with a stale uid");
-    assert_eq!(err.code, 409, "{err:?}");
-    let del = apply::patch::delete(OLD_UID, None, Some(kubectl_gc::analysis::Policy::Background));
+    assert_eq!(err.code, 422, "{err:?}");
+    assert!(err.message.contains("metadata.uid"), "{err:?}");
+    let del = apply::patch::delete(
+        OLD_UID,
+        None,
+        Some(kubectl_gc::analysis::Policy::Background),
+    );
     let err = rt.block_on(ops.delete(&key, &del)).expect_err("stale uid");
     assert_eq!(err.code, 409, "{err:?}");
     let live = rt.block_on(ops.get(&key)).unwrap().expect("still there");

@@ -1472,6 +1472,14 @@ metadata:
     std::fs::create_dir_all(&cwd).expect("work dir");
     let bin = readme::bin_dir(scratch.path());
     let env = vec![("KUBECONFIG", ctx.env.kubeconfig.clone().into_os_string())];
+    for setup in readme::LIVE_SETUP {
+        let out = readme::run(setup, &cwd, &bin, true, &env);
+        assert!(
+            out.status.success(),
+            "setup `{setup}`: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     let mut failures = Vec::new();
     for (command, _) in readme::LIVE {
         let example = examples

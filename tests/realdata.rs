@@ -511,7 +511,10 @@ mod audit {
         for x in f {
             let dangling = matches!(
                 x.code,
-                Code::DanglingOwner | Code::OwnerUidMismatch | Code::OwnerCoordinatesMismatch | Code::CrossNamespaceOwner
+                Code::DanglingOwner
+                    | Code::OwnerUidMismatch
+                    | Code::OwnerCoordinatesMismatch
+                    | Code::CrossNamespaceOwner
             );
             if !dangling {
                 continue;
@@ -522,10 +525,16 @@ mod audit {
                 let o = s.store.object(id);
                 o.name == r.name
                     && o.namespace == dep.namespace
-                    && s.resource_of(o).kind.eq_ignore_ascii_case(s.store.str(r.kind))
+                    && s.resource_of(o)
+                        .kind
+                        .eq_ignore_ascii_case(s.store.str(r.kind))
             });
             if let Some(found) = same_name_in_ns {
-                assert_ne!(s.store.object(found).uid, r.uid, "{x:?}: the owner is there");
+                assert_ne!(
+                    s.store.object(found).uid,
+                    r.uid,
+                    "{x:?}: the owner is there"
+                );
             }
             assert_eq!(x.classification, Some("dangling"));
         }
@@ -556,7 +565,10 @@ mod audit {
         assert_eq!(by_code(&f), BTreeMap::from([("GC007", 14), ("GC013", 4)]));
         let pvc = f
             .iter()
-            .find(|x| x.code == Code::TerminatingHeldByFinalizer && x.message.contains("kubernetes.io/pvc-protection"))
+            .find(|x| {
+                x.code == Code::TerminatingHeldByFinalizer
+                    && x.message.contains("kubernetes.io/pvc-protection")
+            })
             .expect("PVC held by pvc-protection");
         assert!(pvc.message.contains("for 14d"), "{}", pvc.message);
         assert_dangling_findings_are_true(&l.snap, &f);
@@ -568,7 +580,10 @@ mod audit {
         let f = findings(&l.snap);
         let counts = by_code(&f);
         assert_eq!(counts.get("GC002"), Some(&3), "{counts:?}");
-        assert!(counts.keys().all(|k| ["GC002", "GC007"].contains(k)), "{counts:?}");
+        assert!(
+            counts.keys().all(|k| ["GC002", "GC007"].contains(k)),
+            "{counts:?}"
+        );
         for x in f.iter().filter(|x| x.code == Code::OwnerUidMismatch) {
             assert!(s_name(&l.snap, x).contains("-master-"));
         }
@@ -576,6 +591,8 @@ mod audit {
     }
 
     fn s_name(s: &Snapshot, x: &Finding) -> String {
-        s.store.str(s.store.object(x.object.expect("object finding")).name).to_owned()
+        s.store
+            .str(s.store.object(x.object.expect("object finding")).name)
+            .to_owned()
     }
 }

@@ -176,8 +176,7 @@ impl Analysis<'_> {
                 ),
             );
             f.related = vec![o.bad_dependent];
-            f.remedies =
-                vec![self.remedy_remove_ref(&initial, o.bad_dependent, o.owner_uid)];
+            f.remedies = vec![self.remedy_remove_ref(&initial, o.bad_dependent, o.owner_uid)];
             out.push(f);
         }
         for (id, why) in &r.stranded {

@@ -1,6 +1,6 @@
 //! An in-memory API server for `--apply` tests: objects' metadata, with the API server's
 //! semantics for the requests the GC sends (DELETE preconditions and deletion finalizers,
-//! strategic merge patches of ownerReferences with the `uid` check, JSON merge patches with the
+//! strategic merge patches of ownerReferences with the `uid` check (422, as kube-apiserver), JSON merge patches with the
 //! resourceVersion check, 415 for strategic merge patches of custom resources). Every request is
 //! recorded with its exact body; faults and hooks let tests change the cluster between requests.
 
@@ -277,7 +277,13 @@ impl FakeCluster {
                         .finalizers
                         .iter()
                         .find(|f| *f == "orphan" || *f == "foregroundDeletion")
-                        .map(|f| if f == "orphan" { "orphan" } else { "foregroundDeletion" }),
+                        .map(|f| {
+                            if f == "orphan" {
+                                "orphan"
+                            } else {
+                                "foregroundDeletion"
+                            }
+                        }),
                 };
                 if let Some(f) = gc_fin {
                     fins.push(f.to_owned());
@@ -305,10 +311,15 @@ impl FakeCluster {
                 if let Some(uid) = md["uid"].as_str()
                     && uid != current.uid
                 {
-                    return Err(conflict(format!(
-                        "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                        current.uid
-                    )));
+                    // What kube-apiserver answers (checked live in tests/apply_live.rs).
+                    return Err(ApiError::status(
+                        422,
+                        "Invalid",
+                        format!(
+                            "{} {:?} is invalid: metadata.uid: Invalid value: {uid:?}: field is immutable",
+                            key.kind, key.name
+                        ),
+                    ));
                 }
                 let mut m = current;
                 if let Some(list) = md["ownerReferences"].as_array() {

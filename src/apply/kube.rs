@@ -9,7 +9,8 @@ use kube::client::Body;
 use std::time::Duration;
 
 /// The metadata-only Accept header, with the plain JSON fallback.
-const ACCEPT_METADATA: &str = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+const ACCEPT_METADATA: &str =
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 /// Retries of a GET on 5xx / 429 / no answer.
 const GET_RETRIES: u32 = 3;
 

@@ -72,7 +72,10 @@ mod tests {
         let mut l = Limiter::new(20.0);
         let t0 = Instant::now();
         for i in 0..100u32 {
-            assert_eq!(l.reserve(t0 + Duration::from_millis(50) * i), Duration::ZERO);
+            assert_eq!(
+                l.reserve(t0 + Duration::from_millis(50) * i),
+                Duration::ZERO
+            );
         }
     }
 }

@@ -602,7 +602,8 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             }
             Some(p)
         };
-        let with_rv = act.reason != Reason::UserDelete && self.a.rules.delete_with_resource_version();
+        let with_rv =
+            act.reason != Reason::UserDelete && self.a.rules.delete_with_resource_version();
         let rv = with_rv.then(|| obj.meta.resource_version.clone());
         let body = patch::delete(&uid, rv.as_deref(), policy);
         let done = |status: u16| {
@@ -724,10 +725,12 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         }
         let refs: Vec<&str> = present.iter().map(String::as_str).collect();
         let smp = patch::remove_refs_smp(&uid, &refs, self.a.rules.uid_first_patch_order());
-        let done = |n: usize, how: &str| {
-            Step::Done(format!("removed {n} ownerReference(s) ({how})"))
-        };
-        match self.write(&key, Some(PatchType::Strategic), smp, entry).await {
+        let done =
+            |n: usize, how: &str| Step::Done(format!("removed {n} ownerReference(s) ({how})"));
+        match self
+            .write(&key, Some(PatchType::Strategic), smp, entry)
+            .await
+        {
             Ok(_) => Ok(done(present.len(), "strategic merge patch")),
             Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
             Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
@@ -752,9 +755,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 let jmp = patch::refs_jmp(&fresh.meta.resource_version, &remaining);
                 match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
                     Ok(_) => Ok(done(removed, "JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => {
-                        Ok(Step::Skip("gone before the PATCH (404)".into()))
-                    }
+                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
                     Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
                     Err(e) => Err(self.unexpected("PATCH", &key, &e)),
                 }
@@ -821,7 +822,10 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 blocking.len()
             ))
         };
-        match self.write(&key, Some(PatchType::Strategic), smp, entry).await {
+        match self
+            .write(&key, Some(PatchType::Strategic), smp, entry)
+            .await
+        {
             Ok(_) => Ok(done("strategic merge patch")),
             Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
             Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
@@ -835,9 +839,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     patch::unblock_jmp(&fresh.meta.resource_version, &fresh.meta.owner_references);
                 match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
                     Ok(_) => Ok(done("JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => {
-                        Ok(Step::Skip("gone before the PATCH (404)".into()))
-                    }
+                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
                     Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
                     Err(e) => Err(self.unexpected("PATCH", &key, &e)),
                 }

@@ -222,8 +222,11 @@ pub trait ClusterOps {
     ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
 
     /// DELETE with a `DeleteOptions` body.
-    fn delete(&self, key: &ObjectKey, body: &[u8])
-    -> impl Future<Output = Result<u16, ApiError>> + Send;
+    fn delete(
+        &self,
+        key: &ObjectKey,
+        body: &[u8],
+    ) -> impl Future<Output = Result<u16, ApiError>> + Send;
 
     /// PATCH with a body of the given type.
     fn patch(

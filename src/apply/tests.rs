@@ -56,13 +56,7 @@ async fn collect_and_apply(snap: &Snapshot, version: u32, fake: &FakeCluster) ->
 fn writes(fake: &FakeCluster) -> Vec<(String, String, u16)> {
     fake.writes()
         .into_iter()
-        .map(|r: Recorded| {
-            (
-                format!("{} {}", r.method, r.key.path()),
-                r.body,
-                r.status,
-            )
-        })
+        .map(|r: Recorded| (format!("{} {}", r.method, r.key.path()), r.body, r.status))
         .collect()
 }
 
@@ -80,12 +74,24 @@ fn assert_matches_plan(snap: &Snapshot, plan: &Plan, fake: &FakeCluster) {
         let name = s.str(s.object(id).name);
         let live = fake.object(&key_of(snap, id));
         if !plan.end.exists(id) {
-            assert!(live.is_none(), "{name}: the plan deletes it, the fake has {live:?}");
+            assert!(
+                live.is_none(),
+                "{name}: the plan deletes it, the fake has {live:?}"
+            );
             continue;
         }
         let live = live.unwrap_or_else(|| panic!("{name}: the plan keeps it, the fake deleted it"));
-        assert_eq!(live.terminating(), plan.end.being_deleted(id), "{name}: terminating");
-        let fins: Vec<&str> = plan.end.finalizers(s, id).iter().map(|f| s.str(*f)).collect();
+        assert_eq!(
+            live.terminating(),
+            plan.end.being_deleted(id),
+            "{name}: terminating"
+        );
+        let fins: Vec<&str> = plan
+            .end
+            .finalizers(s, id)
+            .iter()
+            .map(|f| s.str(*f))
+            .collect();
         assert_eq!(live.finalizers, fins, "{name}: finalizers");
         let refs: Vec<(&str, Option<bool>)> = plan
             .end
@@ -231,7 +237,10 @@ async fn gc_1_34_deletes_carry_the_resource_version_and_fall_back_on_conflict() 
     assert_eq!(run.summary.done(), 1, "{:?}", run.summary);
     let w = writes(&fake);
     assert_eq!(w.len(), 2, "{w:?}");
-    assert!(w[0].1.contains(r#""preconditions":{"uid":"u-dep","resourceVersion":"#));
+    assert!(
+        w[0].1
+            .contains(r#""preconditions":{"uid":"u-dep","resourceVersion":"#)
+    );
     assert_eq!(w[0].2, 409);
     assert_eq!(
         w[1].1,
@@ -266,7 +275,10 @@ async fn object_recreated_between_read_and_delete_is_not_deleted() {
     assert_eq!(w[0].2, 409);
     let e = entries(&run)[0];
     assert_eq!(e["result"], "skipped");
-    assert!(e["message"].as_str().unwrap().starts_with("recreated"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().starts_with("recreated"),
+        "{e}"
+    );
     assert_eq!(fake.object(&k).unwrap().uid, "u-new");
 }
 
@@ -308,7 +320,10 @@ async fn owner_that_reappeared_is_respected() {
     assert!(writes(&fake).is_empty());
     let e = entries(&run)[0];
     assert!(
-        e["message"].as_str().unwrap().contains("owner ConfigMap/gone (u-gone) exists"),
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("owner ConfigMap/gone (u-gone) exists"),
         "{e}"
     );
     // An owner of that name with another UID does not count: still dangling.
@@ -357,10 +372,45 @@ async fn dangling_reference_beside_a_solid_owner_is_removed_by_strategic_merge_p
             200
         )]
     );
-    assert_eq!(fake.requests().last().unwrap().patch, Some(PatchType::Strategic));
+    assert_eq!(
+        fake.requests().last().unwrap().patch,
+        Some(PatchType::Strategic)
+    );
     let left = fake.object(&key(&snap, "mixed")).unwrap();
     assert_eq!(left.owner_references.len(), 1);
     assert_eq!(left.owner_references[0].uid, "u-solid");
+}
+
+#[tokio::test]
+async fn patch_of_an_object_recreated_after_the_read_is_refused_and_skipped() {
+    let snap = mixed("").build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let k = key(&snap, "mixed");
+    let kk = k.clone();
+    fake.on_request(Box::new(move |_, req, objs| {
+        if req.method == "PATCH" && objs.get(&kk).is_some_and(|m| m.uid == "u-mixed") {
+            let mut m = objs.remove(&kk).unwrap();
+            m.uid = "u-new".into();
+            objs.put(kk.clone(), m);
+        }
+        None
+    }));
+    let run = collect_and_apply(&snap, 20, &fake).await;
+    assert!(run.summary.complete());
+    assert_eq!(run.summary.skipped(), 1, "{:?}", run.summary);
+    let w = writes(&fake);
+    assert_eq!(w.len(), 1);
+    assert_eq!(
+        w[0].2, 422,
+        "the SMP's metadata.uid is checked by the server"
+    );
+    let e = entries(&run)[0];
+    assert!(
+        e["message"].as_str().unwrap().starts_with("recreated"),
+        "{e}"
+    );
+    // The new object keeps its references.
+    assert_eq!(fake.object(&k).unwrap().owner_references.len(), 2);
 }
 
 #[tokio::test]
@@ -398,15 +448,24 @@ async fn custom_resources_fall_back_to_a_json_merge_patch_on_415() {
     assert_eq!(w[1].2, 200);
     let e = entries(&run)[0];
     assert_eq!(e["requests"][0]["status"], 415);
-    assert_eq!(e["requests"][1]["contentType"], "application/merge-patch+json");
+    assert_eq!(
+        e["requests"][1]["contentType"],
+        "application/merge-patch+json"
+    );
 }
 
 #[tokio::test]
 async fn unexpected_error_stops_the_apply_and_the_summary_says_what_was_not_done() {
     let mut c = Cluster::new();
     for i in 0..3 {
-        c.obj("v1", "ConfigMap", "ns", &format!("d{i}"), &format!("u-d{i}"))
-            .owner("v1", "ConfigMap", "gone", "u-gone");
+        c.obj(
+            "v1",
+            "ConfigMap",
+            "ns",
+            &format!("d{i}"),
+            &format!("u-d{i}"),
+        )
+        .owner("v1", "ConfigMap", "gone", "u-gone");
     }
     let snap = c.build();
     let fake = FakeCluster::from_snapshot(&snap);
@@ -415,14 +474,21 @@ async fn unexpected_error_stops_the_apply_and_the_summary_says_what_was_not_done
         if req.method == "DELETE" {
             deletes += 1;
             if deletes == 2 {
-                return Some(ApiError::status(500, "InternalError", "etcdserver: timeout"));
+                return Some(ApiError::status(
+                    500,
+                    "InternalError",
+                    "etcdserver: timeout",
+                ));
             }
         }
         None
     }));
     let run = collect_and_apply(&snap, 20, &fake).await;
     let s = &run.summary;
-    assert_eq!((s.done(), s.skipped(), s.failed(), s.not_done.len()), (1, 0, 1, 1));
+    assert_eq!(
+        (s.done(), s.skipped(), s.failed(), s.not_done.len()),
+        (1, 0, 1, 1)
+    );
     match &s.stopped {
         Some(Stopped::Error(m)) => {
             assert!(m.contains("delete ConfigMap/d1 -n ns"), "{m}");
@@ -434,12 +500,22 @@ async fn unexpected_error_stops_the_apply_and_the_summary_says_what_was_not_done
     assert!(fake.object(&key(&snap, "d1")).is_some());
     assert!(fake.object(&key(&snap, "d2")).is_some());
     // Record: header, the done entry, the failed entry, the summary naming what was not done.
-    let kinds: Vec<&str> = run.record.iter().map(|l| l["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, vec!["ApplyRecord", "ApplyEntry", "ApplyEntry", "ApplySummary"]);
+    let kinds: Vec<&str> = run
+        .record
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["ApplyRecord", "ApplyEntry", "ApplyEntry", "ApplySummary"]
+    );
     let last = run.record.last().unwrap();
     assert_eq!(last["complete"], false);
     assert_eq!(last["stopped"], "error");
-    assert_eq!((last["done"].as_u64(), last["failed"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (last["done"].as_u64(), last["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(last["notDone"][0]["target"]["name"], "d2");
     assert_eq!(run.record[2]["result"], "failed");
     assert_eq!(run.record[2]["requests"][0]["status"], 500);
@@ -449,8 +525,14 @@ async fn unexpected_error_stops_the_apply_and_the_summary_says_what_was_not_done
 async fn interrupted_apply_leaves_a_correct_record() {
     let mut c = Cluster::new();
     for i in 0..4 {
-        c.obj("v1", "ConfigMap", "ns", &format!("d{i}"), &format!("u-d{i}"))
-            .owner("v1", "ConfigMap", "gone", "u-gone");
+        c.obj(
+            "v1",
+            "ConfigMap",
+            "ns",
+            &format!("d{i}"),
+            &format!("u-d{i}"),
+        )
+        .owner("v1", "ConfigMap", "gone", "u-gone");
     }
     let snap = c.build();
     let a = Analysis::new(&snap, KubeVersion::v1(20));
@@ -488,8 +570,14 @@ async fn interrupted_apply_leaves_a_correct_record() {
         assert_eq!(e["before"]["uid"], format!("u-d{i}"));
         assert_eq!(e["before"]["ownerReferences"][0]["uid"], "u-gone");
         assert_eq!(e["requests"][0]["method"], "DELETE");
-        assert_eq!(e["requests"][0]["path"], format!("/api/v1/namespaces/ns/configmaps/d{i}"));
-        assert_eq!(e["requests"][0]["body"]["preconditions"]["uid"], format!("u-d{i}"));
+        assert_eq!(
+            e["requests"][0]["path"],
+            format!("/api/v1/namespaces/ns/configmaps/d{i}")
+        );
+        assert_eq!(
+            e["requests"][0]["body"]["preconditions"]["uid"],
+            format!("u-d{i}")
+        );
         assert_eq!(e["requests"][0]["status"], 200);
     }
     assert_eq!(lines[3]["stopped"], "interrupted");
@@ -574,11 +662,22 @@ async fn orphan_finalizer_stays_when_a_dependent_was_not_orphaned() {
     assert_eq!(last["verb"], "remove-finalizer");
     assert_eq!(last["result"], "skipped");
     assert!(
-        last["message"].as_str().unwrap().contains("ConfigMap/d2 -n ns still references"),
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("ConfigMap/d2 -n ns still references"),
         "{last}"
     );
-    assert_eq!(fake.object(&key(&snap, "owner")).unwrap().finalizers, vec!["orphan"]);
-    assert!(fake.object(&key(&snap, "d1")).unwrap().owner_references.is_empty());
+    assert_eq!(
+        fake.object(&key(&snap, "owner")).unwrap().finalizers,
+        vec!["orphan"]
+    );
+    assert!(
+        fake.object(&key(&snap, "d1"))
+            .unwrap()
+            .owner_references
+            .is_empty()
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -622,7 +721,10 @@ async fn foreground_chain_with_a_blocker_holding_its_own_finalizer_ends_as_plann
         .into_iter()
         .find(|e| e["target"]["name"] == "mid" && e["verb"] == "delete")
         .unwrap();
-    assert_eq!(mid["requests"][0]["body"]["propagationPolicy"], "Foreground");
+    assert_eq!(
+        mid["requests"][0]["body"]["propagationPolicy"],
+        "Foreground"
+    );
 }
 
 #[tokio::test]
@@ -639,7 +741,11 @@ async fn ownership_cycle_in_foreground_deletion_is_unblocked_then_collected() {
     let snap = c.build();
     let a = Analysis::new(&snap, KubeVersion::v1(20));
     let plan = Plan::collect(&a);
-    assert!(plan.actions.iter().any(|x| x.verb == Verb::UnblockOwnerReferences));
+    assert!(
+        plan.actions
+            .iter()
+            .any(|x| x.verb == Verb::UnblockOwnerReferences)
+    );
     let fake = FakeCluster::from_snapshot(&snap);
     let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
     assert_eq!(run.summary.skipped(), 0, "{:#?}", run.record);
@@ -668,10 +774,18 @@ async fn orphaning_and_custom_resource_cascades_end_as_planned() {
         .owner("v1", "ConfigMap", "owner", "u-owner")
         .owner("v1", "ConfigMap", "solid", "u-solid");
     // Custom resource owner gone: a 3-deep cascade through a custom resource.
-    c.obj("example.com/v1", "Widget", "ns", "w1", "u-w1")
-        .owner("example.com/v1", "Widget", "w0", "u-w0");
-    c.obj("v1", "ConfigMap", "ns", "w1-child", "u-w1c")
-        .owner("example.com/v1", "Widget", "w1", "u-w1");
+    c.obj("example.com/v1", "Widget", "ns", "w1", "u-w1").owner(
+        "example.com/v1",
+        "Widget",
+        "w0",
+        "u-w0",
+    );
+    c.obj("v1", "ConfigMap", "ns", "w1-child", "u-w1c").owner(
+        "example.com/v1",
+        "Widget",
+        "w1",
+        "u-w1",
+    );
     c.obj("example.com/v1", "Widget", "ns", "w1-grandchild", "u-w1g")
         .owner("v1", "ConfigMap", "w1-child", "u-w1c");
     let snap = c.build();

@@ -193,9 +193,10 @@ completions/ of the source) on your PATH next to kubectl-gc.",
             "  kubectl gc completion fish > ~/.config/fish/completions/kubectl-gc.fish\n",
             "  kubectl gc completion powershell | Out-String | Invoke-Expression\n\n",
             "`kubectl gc <TAB>` after a krew install (kubectl >= 1.26):\n",
-            "  ln -sf \"${KREW_ROOT:-$HOME/.krew}/store/gc/v",
+            "  krew=\"${KREW_ROOT:-$HOME/.krew}\"\n",
+            "  ln -sf \"$krew/store/gc/v",
             env!("CARGO_PKG_VERSION"),
-            "/kubectl_complete-gc\" \"${KREW_ROOT:-$HOME/.krew}/bin/\""
+            "/kubectl_complete-gc\" \"$krew/bin/\""
         )
     )]
     Completion(CompletionArgs),

@@ -40,7 +40,12 @@ pub struct MetaIn<'a> {
     pub owner_references: Vec<OwnerRefIn<'a>>,
     /// The value of the `kubectl-gc.io/ignore` annotation (finding codes to suppress); the
     /// other annotations are skipped without being copied.
-    #[serde(borrow, default, rename = "annotations", deserialize_with = "ignore_annotation")]
+    #[serde(
+        borrow,
+        default,
+        rename = "annotations",
+        deserialize_with = "ignore_annotation"
+    )]
     pub ignore: Option<Cow<'a, str>>,
 }
 
@@ -189,7 +194,9 @@ fn vec_cow<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>,
         .collect())
 }
 
-fn ignore_annotation<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'a, str>>, D::Error> {
+fn ignore_annotation<'de: 'a, 'a, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
     struct V<'a>(std::marker::PhantomData<&'a ()>);
     impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
         type Value = Option<Cow<'a, str>>;
