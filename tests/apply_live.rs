@@ -333,6 +333,11 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
             widget(a, "w-owner", vec![]),
             widget(a, "wf-owner", vec![]),
             cm(a, "fg3-owner", vec![], &[]),
+            cm(a, "fg4-owner", vec![], &[]),
+            json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                   "metadata": {"name": "hpa-owner", "namespace": a, "labels": {LABEL: "1"}},
+                   "spec": {"maxReplicas": 2,
+                            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"}}}),
             // Pre-set `orphan` finalizer: the GC's delete (row 10) uses Orphan.
             cm(a, "porph", vec![], &["orphan"]),
             cluster_role("kgc-cr-owner", vec![]),
@@ -475,6 +480,26 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
                 vec![cm_ref("porph", &u("porph"), None)],
                 &[],
             ),
+            // Foreground deletion also deletes dependents that do not block.
+            cm(
+                a,
+                "fg4-dep",
+                vec![cm_ref("fg4-owner", &u("fg4-owner"), None)],
+                &[],
+            ),
+            // The owner named by a served, non-preferred version: solid.
+            cm(
+                a,
+                "hpa-child",
+                vec![oref(
+                    "autoscaling/v2beta2",
+                    "HorizontalPodAutoscaler",
+                    "hpa-owner",
+                    &u("hpa-owner"),
+                    None,
+                )],
+                &[],
+            ),
             // Cluster scope: a cluster-scoped owner; a cluster-scoped dependent of a namespaced
             // kind (never collected since 1.20); a cluster-scoped dangling owner.
             cm(
@@ -600,7 +625,14 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
     );
     for (what, cascade) in [
         (
-            vec!["cm", "fg-owner", "fg2-owner", "fg3-owner", "cyc-a"],
+            vec![
+                "cm",
+                "fg-owner",
+                "fg2-owner",
+                "fg3-owner",
+                "fg4-owner",
+                "cyc-a",
+            ],
             "foreground",
         ),
         (vec!["cm", "orph-owner"], "orphan"),
@@ -818,6 +850,12 @@ fn check_expected_by_hand(s: &State) {
         &[],
         false,
     );
+    kept(
+        "gcx-a/ConfigMap/hpa-child",
+        &["HorizontalPodAutoscaler/hpa-owner"],
+        &[],
+        false,
+    );
     kept("gcx-a/ConfigMap/porph-child", &[], &[], false);
     kept(
         "gcx-a/ConfigMap/cr-child",
@@ -856,6 +894,8 @@ fn check_expected_by_hand(s: &State) {
         "gcx-a/Widget/wf-owner",
         "gcx-a/ConfigMap/wf-dep",
         "gcx-a/ConfigMap/fg3-owner",
+        "gcx-a/ConfigMap/fg4-owner",
+        "gcx-a/ConfigMap/fg4-dep",
         "gcx-a/ConfigMap/porph",
         "/ClusterRole/kgc-cr-dangling",
         "gcx-a/ConfigMap/wrong-kind",
@@ -866,7 +906,7 @@ fn check_expected_by_hand(s: &State) {
             s.get(gone)
         );
     }
-    assert_eq!(s.len(), 23, "{s:#?}");
+    assert_eq!(s.len(), 24, "{s:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -917,6 +957,10 @@ fn collect_apply(env: &TestEnv, scratch: &Path) {
     assert!(planned >= 20, "{planned} actions planned");
     assert_eq!(r["done"].as_u64().unwrap() as usize, planned, "{r:#}");
     assert_eq!(r["skipped"], 0, "{r:#}");
+    println!(
+        "  ({planned} actions in {} waves: {} done)",
+        doc["plan"]["summary"]["waves"], r["done"]
+    );
 
     // The record: header, one entry per action, summary.
     let lines = read_record(&record);

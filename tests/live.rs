@@ -1303,6 +1303,20 @@ spec:
   service: {name: nothing-here, namespace: default, port: 443}
 "#,
     );
+    // Until the aggregator has registered the proxy the document is a 404; wait for the 503.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match ctx
+            .env
+            .kubectl(&["get", "--raw", "/apis/broken.kgc.example.com/v1"])
+        {
+            Err(e) if e.contains("ServiceUnavailable") || e.contains("503") => break,
+            other => {
+                assert!(Instant::now() < deadline, "no 503 yet: {other:?}");
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        }
+    }
     let conn = connect_as(ctx, "admin");
     let t = Instant::now();
     let (snap, _) = take_snapshot(ctx, &conn, &LiveOptions::default());

@@ -86,7 +86,7 @@ pub struct RequestRecord {
     pub path: String,
     /// Content-Type of the body.
     pub content_type: &'static str,
-    /// The body sent (parsed back from the exact bytes).
+    /// The body sent (parsed back from the exact bytes; keys in sorted order).
     pub body: serde_json::Value,
     /// HTTP status answered (0: no answer).
     pub status: u16,

@@ -22,6 +22,18 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             ));
         }
     }
+    let format = args.output.unwrap_or(if std::io::stdout().is_terminal() {
+        GraphFormat::Tree
+    } else {
+        GraphFormat::Dot
+    });
+    if args.from_gc.is_none() && args.dot_format == DotFormat::Legacy && format != GraphFormat::Dot
+    {
+        return Err(Error::usage(
+            "--dot-format legacy applies to DOT output only",
+            "add -o dot",
+        ));
+    }
     let has_roots = !args.targets.is_empty() || !args.uids.is_empty();
     // A component crosses namespaces (cluster-scoped owners, cross-namespace references): with
     // start objects, read every namespace, as the GC's graph does.
@@ -139,11 +151,6 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         });
     }
 
-    let format = args.output.unwrap_or(if std::io::stdout().is_terminal() {
-        GraphFormat::Tree
-    } else {
-        GraphFormat::Dot
-    });
     if sub.is_empty() && format == GraphFormat::Tree {
         eprintln!("nothing to show: no selected object has an owner or a dependent");
     }
