@@ -10,6 +10,7 @@
 //! ```
 
 pub mod generate;
+pub mod load;
 
 use crate::model::meta::Labels;
 use crate::model::{MetaIn, OwnerRefIn};
