@@ -124,6 +124,11 @@ fn names<'a>(it: impl Iterator<Item = &'a String>) -> String {
     }
 }
 
+/// A flag value, with `--flag=""` meaning "not given" as in kubectl.
+fn nonempty(v: &Option<String>) -> Option<&String> {
+    v.as_ref().filter(|s| !s.is_empty())
+}
+
 /// Checks the context/cluster/user names up front, for messages that list the alternatives.
 fn select_context(loaded: &Loaded, opts: &ConnectOptions) -> Result<String> {
     let kc = &loaded.config;
@@ -139,7 +144,7 @@ fn select_context(loaded: &Loaded, opts: &ConnectOptions) -> Result<String> {
             names(kc.contexts.iter().map(|c| &c.name))
         )
     };
-    let name = match opts.context.as_ref().or(kc.current_context.as_ref()) {
+    let name = match nonempty(&opts.context).or(kc.current_context.as_ref()) {
         Some(n) if !n.is_empty() => n.clone(),
         _ => {
             return Err(cluster(
@@ -159,7 +164,7 @@ fn select_context(loaded: &Loaded, opts: &ConnectOptions) -> Result<String> {
             available(),
         ));
     };
-    let cluster_name = opts.cluster.as_ref().unwrap_or(&ctx.cluster);
+    let cluster_name = nonempty(&opts.cluster).unwrap_or(&ctx.cluster);
     if !kc.clusters.iter().any(|c| &c.name == cluster_name) {
         return Err(cluster(
             format!(
@@ -171,7 +176,7 @@ fn select_context(loaded: &Loaded, opts: &ConnectOptions) -> Result<String> {
             ),
         ));
     }
-    if let Some(user) = &opts.user
+    if let Some(user) = nonempty(&opts.user)
         && !kc.auth_infos.iter().any(|u| &u.name == user)
     {
         return Err(cluster(
@@ -222,8 +227,8 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
             let context = select_context(&loaded, opts)?;
             let kopts = KubeConfigOptions {
                 context: Some(context.clone()),
-                cluster: opts.cluster.clone(),
-                user: opts.user.clone(),
+                cluster: nonempty(&opts.cluster).cloned(),
+                user: nonempty(&opts.user).cloned(),
             };
             let config = Config::from_custom_kubeconfig(loaded.config, &kopts)
                 .await
