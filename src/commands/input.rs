@@ -50,7 +50,8 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
         cluster: g.cluster.clone(),
         user: g.user.clone(),
         namespace: g.namespace.clone(),
-        request_timeout: g.request_timeout.filter(|d| !d.is_zero()),
+        // kubectl's `--request-timeout 0` means no timeout: passed on as zero, not as unset.
+        request_timeout: g.request_timeout,
         as_user: g.as_user.clone(),
         as_groups: g.as_group.clone(),
     }
@@ -107,9 +108,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     let start = Instant::now();
     let snapshot = live::snapshot(&conn, &opts, &|p| line.update(&p)).await?;
     line.clear();
-    if line.enabled() {
-        eprintln!("{}", live::summary_line(&snapshot, start.elapsed()));
-    }
+    eprintln!("{}", live::summary_line(&snapshot, start.elapsed()));
     Ok(Loaded {
         snapshot,
         input: Input::Live,

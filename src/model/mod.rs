@@ -6,14 +6,14 @@
 //! fields live in flat side vectors addressed by [`Span`]s, so a million objects cost a few
 //! hundred bytes each and no per-object heap allocation.
 
+pub mod batch;
 pub mod intern;
 pub mod meta;
 pub mod selector;
 
-pub use intern::{Interner, Sym};
+pub use batch::Batch;
+pub use intern::{Interner, StrHasher, Sym};
 pub use meta::{MetaIn, OwnerRefIn};
-
-use hashbrown::HashMap;
 
 /// Index of an object in [`Store::objects`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -146,7 +146,9 @@ pub struct Store {
     pub finalizers: Vec<Sym>,
     /// Flat labels of all objects.
     pub labels: Vec<(Sym, Sym)>,
-    by_uid: HashMap<Sym, ObjId>,
+    /// Object of each UID, indexed by the UID's symbol (`u32::MAX`: none). A dense vector:
+    /// a new object's UID is a recently created symbol, so the slot is usually in cache.
+    by_uid: Vec<u32>,
 }
 
 /// Well-known finalizer names used by the GC and the API server (Appendix B).
@@ -164,6 +166,18 @@ impl Store {
         Self::default()
     }
 
+    /// Makes room for about `objects` more objects read from `bytes` bytes of input (one
+    /// allocation up front instead of repeated doubling, which copies everything each time).
+    pub fn reserve(&mut self, objects: usize, bytes: usize) {
+        self.objects.reserve(objects);
+        self.owner_refs.reserve(objects);
+        self.labels.reserve(objects * 2);
+        self.by_uid.reserve(objects * 5);
+        // Per object, about five distinct strings (uid, name, resourceVersion, creation
+        // timestamp, a label value) holding roughly a third of the input's bytes.
+        self.strings.reserve(objects * 5, bytes / 3);
+    }
+
     /// Interns a string.
     pub fn intern(&mut self, s: &str) -> Sym {
         self.strings.intern(s)
@@ -176,55 +190,78 @@ impl Store {
 
     /// Adds an object's metadata, deduplicating by UID.
     pub fn add(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> Added {
-        if meta.uid.is_empty() {
+        self.add_view(resource, meta)
+    }
+
+    /// Interns a string, with its hash when it was computed ahead of time.
+    #[inline]
+    fn intern_h(&mut self, s: batch::HStr<'_>) -> Sym {
+        match s.hash {
+            Some(h) => self.strings.intern_hashed(s.text, h),
+            None => self.strings.intern(s.text),
+        }
+    }
+
+    /// [`Store::add`] for any metadata representation (one code path, so parsed and
+    /// prepared inputs produce identical stores, symbol for symbol).
+    fn add_view<V: batch::MetaView>(&mut self, resource: ResourceId, meta: &V) -> Added {
+        let uid = meta.uid();
+        if uid.text.is_empty() {
             return Added::NoUid;
         }
-        let uid = self.strings.intern(&meta.uid);
-        if let Some(&existing) = self.by_uid.get(&uid) {
-            return Added::Duplicate(existing);
+        let uid = self.intern_h(uid);
+        if let Some(&existing) = self.by_uid.get(uid.index()) {
+            if existing != u32::MAX {
+                return Added::Duplicate(ObjId(existing));
+            }
         }
         let id = ObjId(u32::try_from(self.objects.len()).expect("more than 4 billion objects"));
-        let namespace = self.strings.intern(&meta.namespace);
-        let name = self.strings.intern(&meta.name);
-        let resource_version = self.strings.intern(&meta.resource_version);
-        let creation_timestamp = self.strings.intern(&meta.creation_timestamp);
-        let deletion_timestamp = match &meta.deletion_timestamp {
-            Some(t) => self.strings.intern(t),
+        let namespace = self.intern_h(meta.namespace());
+        let name = self.intern_h(meta.name());
+        // Only ever displayed, never compared: stored without indexing (see
+        // `Interner::add_unindexed`), which halves the cost of interning an object.
+        let resource_version = self.strings.add_unindexed(meta.resource_version());
+        let creation_timestamp = self.strings.add_unindexed(meta.creation_timestamp());
+        let deletion_timestamp = match meta.deletion_timestamp() {
+            Some(t) => self.intern_h(t),
             None => Sym::EMPTY,
         };
+        let fins = meta.finalizers();
         let finalizers = Span {
             start: self.finalizers.len() as u32,
-            len: meta.finalizers.len() as u32,
+            len: fins.len() as u32,
         };
-        for f in &meta.finalizers {
-            let f = self.strings.intern(f);
+        for f in fins {
+            let f = self.intern_h(f);
             self.finalizers.push(f);
         }
+        let labels_in = meta.labels();
         let labels = Span {
             start: self.labels.len() as u32,
-            len: meta.labels.0.len() as u32,
+            len: labels_in.len() as u32,
         };
-        for (k, v) in &meta.labels.0 {
-            let kv = (self.strings.intern(k), self.strings.intern(v));
+        for (k, v) in labels_in {
+            let kv = (self.intern_h(k), self.intern_h(v));
             self.labels.push(kv);
         }
+        let refs = meta.owner_refs();
         let owner_refs = Span {
             start: self.owner_refs.len() as u32,
-            len: meta.owner_references.len() as u32,
+            len: refs.len() as u32,
         };
-        for r in &meta.owner_references {
+        for r in refs {
             let r = OwnerRef {
-                api_version: self.strings.intern(&r.api_version),
-                kind: self.strings.intern(&r.kind),
-                name: self.strings.intern(&r.name),
-                uid: self.strings.intern(&r.uid),
+                api_version: self.intern_h(r.api_version),
+                kind: self.intern_h(r.kind),
+                name: self.intern_h(r.name),
+                uid: self.intern_h(r.uid),
                 controller: r.controller,
                 block_owner_deletion: r.block_owner_deletion,
             };
             self.owner_refs.push(r);
         }
-        let ignore = match &meta.ignore {
-            Some(v) => self.strings.intern(v),
+        let ignore = match meta.ignore() {
+            Some(v) => self.intern_h(v),
             None => Sym::EMPTY,
         };
         self.objects.push(Object {
@@ -240,7 +277,11 @@ impl Store {
             labels,
             owner_refs,
         });
-        self.by_uid.insert(uid, id);
+        if self.by_uid.len() <= uid.index() {
+            self.by_uid
+                .resize(self.strings.len().max(uid.index() + 1), u32::MAX);
+        }
+        self.by_uid[uid.index()] = id.0;
         Added::New(id)
     }
 
@@ -251,7 +292,10 @@ impl Store {
 
     /// The object whose UID is `uid`, if listed.
     pub fn by_uid(&self, uid: Sym) -> Option<ObjId> {
-        self.by_uid.get(&uid).copied()
+        match self.by_uid.get(uid.index()) {
+            Some(&i) if i != u32::MAX => Some(ObjId(i)),
+            _ => None,
+        }
     }
 
     /// The ownerReferences of an object.
@@ -290,5 +334,78 @@ impl Store {
     /// Iterates over all object ids.
     pub fn ids(&self) -> impl ExactSizeIterator<Item = ObjId> + use<> {
         (0..self.objects.len() as u32).map(ObjId)
+    }
+}
+
+fn move_span<T: Copy>(span: Span, from: &[T], to: &mut Vec<T>) -> Span {
+    let start = to.len() as u32;
+    to.extend_from_slice(&from[span.range()]);
+    Span { start, len: span.len }
+}
+
+impl Store {
+    /// Reorders objects by (resource, namespace, name). Live lists run concurrently, so their
+    /// arrival order varies between runs; sorting makes a live snapshot (and everything derived
+    /// from object order, such as a virtual owner's namespace) reproducible.
+    pub fn sort_objects(&mut self) {
+        let mut order: Vec<u32> = (0..self.objects.len() as u32).collect();
+        let key = |i: &u32| {
+            let o = &self.objects[*i as usize];
+            (o.resource, self.strings.resolve(o.namespace), self.strings.resolve(o.name))
+        };
+        order.sort_by(|a, b| key(a).cmp(&key(b)));
+        if order.iter().enumerate().all(|(i, &o)| i as u32 == o) {
+            return;
+        }
+        let mut objects = Vec::with_capacity(self.objects.len());
+        let mut owner_refs = Vec::with_capacity(self.owner_refs.len());
+        let mut finalizers = Vec::with_capacity(self.finalizers.len());
+        let mut labels = Vec::with_capacity(self.labels.len());
+        for &i in &order {
+            let mut o = self.objects[i as usize];
+            o.owner_refs = move_span(o.owner_refs, &self.owner_refs, &mut owner_refs);
+            o.finalizers = move_span(o.finalizers, &self.finalizers, &mut finalizers);
+            o.labels = move_span(o.labels, &self.labels, &mut labels);
+            self.by_uid[o.uid.index()] = objects.len() as u32;
+            objects.push(o);
+        }
+        self.objects = objects;
+        self.owner_refs = owner_refs;
+        self.finalizers = finalizers;
+        self.labels = labels;
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use crate::testkit::Cluster;
+
+    #[test]
+    fn sorting_objects_keeps_their_data_and_uid_index() {
+        let mut c = Cluster::new();
+        c.obj("v1", "Pod", "b", "z", "u1").owner("v1", "ConfigMap", "o", "o1").finalizers(&["f1"]).label("k", "v");
+        c.obj("v1", "Pod", "a", "y", "u2").finalizers(&["f2", "f3"]);
+        c.obj("v1", "ConfigMap", "a", "x", "u3").owner("v1", "Pod", "y", "u2");
+        let mut s = c.build();
+        s.store.sort_objects();
+        let st = &s.store;
+        let names: Vec<&str> = st.ids().map(|i| st.str(st.object(i).name)).collect();
+        // Resource rows in registration order: Pod before ConfigMap; then namespace, name.
+        assert_eq!(names, ["y", "z", "x"]);
+        for id in st.ids() {
+            let o = st.object(id);
+            assert_eq!(st.by_uid(o.uid), Some(id));
+            let fins: Vec<&str> = st.finalizers(id).iter().map(|f| st.str(*f)).collect();
+            let refs: Vec<&str> = st.owner_refs(id).iter().map(|r| st.str(r.uid)).collect();
+            match st.str(o.name) {
+                "y" => assert_eq!((fins, refs), (vec!["f2", "f3"], vec![])),
+                "z" => {
+                    assert_eq!((fins, refs), (vec!["f1"], vec!["o1"]));
+                    assert_eq!(st.labels(id).len(), 1);
+                }
+                "x" => assert_eq!((fins, refs), (vec![], vec!["u2"])),
+                _ => unreachable!(),
+            }
+        }
     }
 }

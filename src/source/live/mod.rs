@@ -359,7 +359,9 @@ pub async fn snapshot(
         .expect("all list tasks have finished")
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
-    Ok(builder.finish())
+    let mut snapshot = builder.finish();
+    snapshot.store.sort_objects();
+    Ok(snapshot)
 }
 
 /// Counts of list outcomes over the monitored rows of a snapshot.
