@@ -950,6 +950,18 @@ fn pagination_3000_configmaps(ctx: &Ctx) {
         last.pages,
         last.resources_total
     );
+    // 2,700 of these reference owners by a made-up UID: garbage that later cases (the README's
+    // `collect -A --apply`) would otherwise spend minutes deleting at a polite request rate.
+    ctx.env
+        .kubectl(&[
+            "delete",
+            "configmaps",
+            "--all",
+            "-n",
+            "kgc-page",
+            "--wait=false",
+        ])
+        .expect("clean up the pagination fixture");
 }
 
 fn viewer_snapshot_records_forbidden(ctx: &Ctx) {
