@@ -118,7 +118,7 @@ impl Analysis<'_> {
             return self.cluster_scoped_dependent_of_namespaced_kind();
         }
         let lookup_ns = if namespaced { dep_ns } else { Sym::EMPTY };
-        match self.mapper.find(gr, lookup_ns, r.name) {
+        match self.mapper.find_ref(snap, gr, lookup_ns, r.name, r.uid) {
             Some(found) if state.exists(found) => {
                 if snap.store.object(found).uid != r.uid {
                     RefClass::Dangling(Dangling::UidMismatch { found })

@@ -137,6 +137,19 @@ impl Analysis<'_> {
 
     /// The attemptToDelete decision for an existing object.
     pub fn decide(&self, state: &State, id: ObjId) -> Verdict {
+        self.decide_with(state, id, None)
+    }
+
+    /// [`Analysis::decide`] plus the classification of every current reference (what
+    /// [`Analysis::classify`] returns), computed once for both.
+    pub fn decide_classified(&self, state: &State, id: ObjId) -> (Verdict, Vec<RefClass>) {
+        let classes = self.classify(state, id);
+        let verdict = self.decide_with(state, id, Some(&classes));
+        (verdict, classes)
+    }
+
+    /// `decide`, reusing `classes` (= `self.classify(state, id)`) when given.
+    fn decide_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
         let store = &self.snap.store;
         if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
             return Verdict::NotMonitored;
@@ -162,7 +175,14 @@ impl Analysis<'_> {
             return Verdict::NoOwners;
         }
         // Row 7: classify; an error anywhere aborts (the first one decides how).
-        let classes = self.classify(state, id);
+        let owned;
+        let classes = match classes {
+            Some(c) => c,
+            None => {
+                owned = self.classify(state, id);
+                &owned
+            }
+        };
         if let Some(err) = classes.iter().find(|c| c.is_error()) {
             return match err {
                 RefClass::InvalidScope => Verdict::NeverCollected {
@@ -178,7 +198,7 @@ impl Analysis<'_> {
         }
         let mut solid = 0;
         let (mut dangling, mut waiting, mut unknown) = (Vec::new(), Vec::new(), Vec::new());
-        for (r, c) in refs.iter().zip(&classes) {
+        for (r, c) in refs.iter().zip(classes) {
             match c {
                 RefClass::Solid { .. } => solid += 1,
                 RefClass::Dangling(_) => dangling.push(r.uid),

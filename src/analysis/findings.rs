@@ -245,8 +245,7 @@ impl Analysis<'_> {
             if refs.is_empty() {
                 continue;
             }
-            let verdict = self.decide(&state, id);
-            let classes = self.classify(&state, id);
+            let (verdict, classes) = self.decide_classified(&state, id);
             for (i, (r, c)) in refs.iter().zip(&classes).enumerate() {
                 *classifications.entry(c.label()).or_default() += 1;
                 if let Some(f) = self.ref_finding(&state, id, i, r, c, &verdict) {
@@ -503,6 +502,9 @@ impl Analysis<'_> {
     }
 
     fn duplicate_refs(&self, id: ObjId, refs: &[OwnerRef], out: &mut Vec<Finding>) {
+        if refs.len() < 2 {
+            return; // nothing to duplicate (the common case: skip the map)
+        }
         let store = &self.snap.store;
         let mut seen: BTreeMap<Sym, Vec<&OwnerRef>> = BTreeMap::new();
         for r in refs {
@@ -572,7 +574,12 @@ impl Analysis<'_> {
             let stalled = age.is_some_and(|a| a > GC_STALL_SECS);
             // Foreground deletion that the simulation cannot finish: the chain to the root blockers.
             if fins.contains(&fg) {
-                let end = plan.outcomes.iter().find(|o| o.target == id);
+                // Outcomes are sorted by target, one per object.
+                let end = plan
+                    .outcomes
+                    .binary_search_by_key(&id, |o| o.target)
+                    .ok()
+                    .map(|i| &plan.outcomes[i]);
                 let stuck = matches!(end.map(|o| &o.state), Some(EndState::Terminating { finalizers }) if finalizers.contains(&fg));
                 if stuck {
                     out.push(self.blocked_foreground(plan, id));
@@ -746,9 +753,9 @@ impl Analysis<'_> {
     fn cycles(&self, state: &State, out: &mut Vec<Finding>) {
         use petgraph::graph::{DiGraph, NodeIndex};
         let store = &self.snap.store;
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(0, 0);
-        let mut index: BTreeMap<ObjId, NodeIndex> = BTreeMap::new();
         let mut self_refs = Vec::new();
+        // Edges dependent → owner between objects.
+        let mut edges: Vec<(u32, u32)> = Vec::new();
         for id in store.ids() {
             if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
                 continue;
@@ -765,10 +772,22 @@ impl Analysis<'_> {
                     self_refs.push((id, *r));
                     continue;
                 }
-                let a = *index.entry(id).or_insert_with(|| g.add_node(()));
-                let b = *index.entry(owner).or_insert_with(|| g.add_node(()));
-                g.add_edge(a, b, ());
+                edges.push((id.0, owner.0));
             }
+        }
+        // Only objects with both an owner and a dependent can be on a cycle: peel the others
+        // off until none is left to peel. An ownership graph is almost always acyclic, so
+        // usually nothing remains for the SCC search.
+        let on_cycle = crate::graph::nodes_on_cycles(store.len(), &edges);
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(0, 0);
+        let mut index: BTreeMap<ObjId, NodeIndex> = BTreeMap::new();
+        for &(a, b) in &edges {
+            if !(on_cycle[a as usize] && on_cycle[b as usize]) {
+                continue;
+            }
+            let a = *index.entry(ObjId(a)).or_insert_with(|| g.add_node(()));
+            let b = *index.entry(ObjId(b)).or_insert_with(|| g.add_node(()));
+            g.add_edge(a, b, ());
         }
         let back: BTreeMap<NodeIndex, ObjId> = index.iter().map(|(k, v)| (*v, *k)).collect();
         for scc in petgraph::algo::tarjan_scc(&g) {

@@ -65,6 +65,9 @@ pub struct Mapper {
     gr_of_resource: Vec<GrId>,
     /// (gr, namespace, name) → object.
     by_name: HashMap<(GrId, Sym, Sym), ObjId>,
+    /// Bit per object: it is the one `by_name` returns for its own coordinates (the first
+    /// object listed with them). Lets [`Mapper::find_ref`] answer from the UID alone.
+    name_winner: Vec<u64>,
     cache: std::cell::RefCell<HashMap<(Sym, Sym), Mapping>>,
 }
 
@@ -102,11 +105,15 @@ impl Mapper {
             known_groups.insert(r.group.clone(), ());
         }
         let mut by_name = HashMap::with_capacity(snap.store.len());
+        let mut name_winner = vec![0u64; snap.store.len().div_ceil(64)];
         for id in snap.store.ids() {
             let o = snap.store.object(id);
-            by_name
-                .entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
-                .or_insert(id);
+            if let hashbrown::hash_map::Entry::Vacant(e) =
+                by_name.entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
+            {
+                e.insert(id);
+                name_winner[id.index() / 64] |= 1 << (id.index() % 64);
+            }
         }
         Mapper {
             grs,
@@ -121,6 +128,7 @@ impl Mapper {
             cluster_version,
             gr_of_resource,
             by_name,
+            name_winner,
             cache: Default::default(),
         }
     }
@@ -143,6 +151,30 @@ impl Mapper {
     /// The object of `gr` named `name` in `namespace` (`""` for cluster-scoped), if listed.
     pub fn find(&self, gr: GrId, namespace: Sym, name: Sym) -> Option<ObjId> {
         self.by_name.get(&(gr, namespace, name)).copied()
+    }
+
+    /// [`Mapper::find`] for an ownerReference naming `uid`: usually the object with that UID
+    /// is the one the lookup finds, and checking that costs one array access instead of a hash
+    /// lookup; otherwise (dangling, recreated, mismatched) this falls back to `find`.
+    pub fn find_ref(
+        &self,
+        snap: &Snapshot,
+        gr: GrId,
+        namespace: Sym,
+        name: Sym,
+        uid: Sym,
+    ) -> Option<ObjId> {
+        if let Some(c) = snap.store.by_uid(uid) {
+            let o = snap.store.object(c);
+            if o.name == name
+                && o.namespace == namespace
+                && self.gr_of_resource[o.resource.index()] == gr
+                && self.name_winner[c.index() / 64] & (1 << (c.index() % 64)) != 0
+            {
+                return Some(c);
+            }
+        }
+        self.find(gr, namespace, name)
     }
 
     /// REST-maps an ownerReference's apiVersion/kind (memoised: clusters have few distinct
@@ -272,5 +304,43 @@ fn merge_coverage(acc: &mut ListOutcome, row: &ListOutcome) {
         }
         (_, ListOutcome::NotListed) => {}
         _ => *acc = row.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::Cluster;
+
+    #[test]
+    fn find_ref_answers_what_find_answers() {
+        let mut c = Cluster::new();
+        // Two listings of one name (a recreated object in a file input): lookups by name see
+        // the first.
+        c.obj("apps/v1", "ReplicaSet", "ns", "rs", "uid-old");
+        c.obj("apps/v1", "ReplicaSet", "ns", "rs", "uid-new");
+        c.obj("apps/v1", "ReplicaSet", "other", "rs2", "uid-other");
+        let snap = c.build();
+        let m = Mapper::new(&snap, None);
+        let sym = |s: &str| snap.store.strings.get(s).unwrap();
+        let gr = m.gr_of_resource(snap.store.object(ObjId(0)).resource);
+        let (ns, other, rs) = (sym("ns"), sym("other"), sym("rs"));
+        for (ns, name, uid) in [
+            (ns, rs, sym("uid-old")),
+            (ns, rs, sym("uid-new")),
+            (ns, sym("rs2"), sym("uid-other")),
+            (other, sym("rs2"), sym("uid-other")),
+            (other, rs, sym("uid-old")),
+        ] {
+            assert_eq!(
+                m.find_ref(&snap, gr, ns, name, uid),
+                m.find(gr, ns, name),
+                "{ns:?} {name:?} {uid:?}"
+            );
+        }
+        assert_eq!(
+            m.find_ref(&snap, gr, ns, rs, sym("uid-new")),
+            Some(ObjId(0))
+        );
     }
 }

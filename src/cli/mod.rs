@@ -200,6 +200,9 @@ completions/ of the source) on your PATH next to kubectl-gc.",
         )
     )]
     Completion(CompletionArgs),
+    /// Generate a synthetic cluster (benchmarks and load tests; see BENCHMARKS.md).
+    #[command(hide = true)]
+    Generate(GenerateArgs),
 }
 
 /// Output formats of reports.
@@ -453,6 +456,55 @@ pub struct GraphArgs {
     /// usually serves a self-signed one).
     #[arg(long, requires = "from_gc")]
     pub gc_insecure_skip_tls_verify: bool,
+}
+
+/// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Number of objects.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub objects: usize,
+    /// Random seed (the same seed and flags give the same cluster).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Application namespaces (default: one per 500 objects).
+    #[arg(long, value_name = "N")]
+    pub namespaces: Option<usize>,
+    /// Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub dangling_rate: Option<f64>,
+    /// Fraction of objects owned from another namespace [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub cross_namespace_rate: Option<f64>,
+    /// Fraction of objects referencing an unserved kind [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub unresolvable_rate: Option<f64>,
+    /// Fraction of objects rooting a blocked foreground deletion [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub foreground_rate: Option<f64>,
+    /// Fraction of objects terminating with the orphan finalizer [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub orphan_rate: Option<f64>,
+    /// Server version recorded in the snapshot.
+    #[arg(long, default_value = "v1.30.4", value_name = "VERSION")]
+    pub server_version: String,
+    /// Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout).
+    #[arg(short, long, value_name = "FILE", required_unless_present = "apply_to_kubeconfig")]
+    pub output: Option<PathBuf>,
+    /// Create the objects in the cluster of this kubeconfig (a disposable test cluster: it
+    /// installs two CRDs and thousands of objects).
+    #[arg(long, value_name = "PATH")]
+    pub apply_to_kubeconfig: Option<PathBuf>,
+    /// Concurrent create requests with --apply-to-kubeconfig.
+    #[arg(long, default_value_t = 32, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub load_concurrency: u16,
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(format!("expected a fraction between 0 and 1, got {s:?}")),
+    }
 }
 
 /// `completion` arguments.

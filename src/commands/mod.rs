@@ -5,6 +5,7 @@ mod check;
 mod collect;
 mod filter;
 mod gate;
+mod generate;
 mod graph;
 mod input;
 mod snapshot;
@@ -23,6 +24,7 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Check(args) => check::run(&cli.global, args).await,
         Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
         Command::Graph(args) => graph::run(&cli.global, args).await,
+        Command::Generate(args) => generate::run(&cli.global, args).await,
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
             out.write_all(&crate::cli::complete::completion_script(args.shell))?;

@@ -247,5 +247,62 @@ impl Graph {
     }
 }
 
+/// Which of `n` nodes can lie on a cycle of `edges` (node → node, no self-loops): repeatedly
+/// removes nodes without incoming or without outgoing edges (among those left); the rest is
+/// exactly the cycles and the paths between them.
+pub fn nodes_on_cycles(n: usize, edges: &[(u32, u32)]) -> Vec<bool> {
+    let mut indeg = vec![0u32; n];
+    let mut outdeg = vec![0u32; n];
+    for &(a, b) in edges {
+        outdeg[a as usize] += 1;
+        indeg[b as usize] += 1;
+    }
+    // Both directions as compressed rows.
+    let csr = |forward: bool| {
+        let key = |&(a, b): &(u32, u32)| if forward { (a, b) } else { (b, a) };
+        let mut off = vec![0u32; n + 1];
+        for e in edges {
+            off[key(e).0 as usize + 1] += 1;
+        }
+        for i in 1..=n {
+            off[i] += off[i - 1];
+        }
+        let mut fill = off.clone();
+        let mut adj = vec![0u32; edges.len()];
+        for e in edges {
+            let (from, to) = key(e);
+            adj[fill[from as usize] as usize] = to;
+            fill[from as usize] += 1;
+        }
+        (off, adj)
+    };
+    let (out_off, out_adj) = csr(true);
+    let (in_off, in_adj) = csr(false);
+    let mut keep: Vec<bool> = (0..n).map(|v| indeg[v] > 0 && outdeg[v] > 0).collect();
+    let mut stack: Vec<u32> = (0..n as u32)
+        .filter(|&v| !keep[v as usize] && (indeg[v as usize] > 0 || outdeg[v as usize] > 0))
+        .collect();
+    while let Some(v) = stack.pop() {
+        let v = v as usize;
+        for &w in &out_adj[out_off[v] as usize..out_off[v + 1] as usize] {
+            let w = w as usize;
+            indeg[w] -= 1;
+            if indeg[w] == 0 && keep[w] {
+                keep[w] = false;
+                stack.push(w as u32);
+            }
+        }
+        for &u in &in_adj[in_off[v] as usize..in_off[v + 1] as usize] {
+            let u = u as usize;
+            outdeg[u] -= 1;
+            if outdeg[u] == 0 && keep[u] {
+                keep[u] = false;
+                stack.push(u as u32);
+            }
+        }
+    }
+    keep
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

@@ -146,3 +146,32 @@ fn flags_follow_deletion_timestamp_and_foreground_finalizer() {
     assert!(!g.node(NodeId(1)).deleting_dependents() && g.node(NodeId(1)).being_deleted());
     assert!(!g.node(NodeId(2)).deleting_dependents() && !g.node(NodeId(2)).being_deleted());
 }
+
+#[test]
+fn only_cycles_and_paths_between_them_survive_peeling() {
+    use super::nodes_on_cycles;
+    // 0→1→2→0 is a cycle; 3→0 feeds it; 2→4 leaves it; 5→6 is a chain; 7 is alone;
+    // 8⇄9 is a second cycle.
+    let keep = nodes_on_cycles(
+        10,
+        &[
+            (0, 1),
+            (1, 2),
+            (2, 0),
+            (3, 0),
+            (2, 4),
+            (5, 6),
+            (8, 9),
+            (9, 8),
+        ],
+    );
+    assert_eq!(
+        keep,
+        [
+            true, true, true, false, false, false, false, false, true, true
+        ]
+    );
+    let keep = nodes_on_cycles(4, &[(0, 1), (1, 2), (2, 3)]);
+    assert_eq!(keep, [false; 4]);
+    assert!(nodes_on_cycles(0, &[]).is_empty());
+}

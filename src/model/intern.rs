@@ -6,7 +6,6 @@
 //! [`Sym`], makes UID comparison an integer comparison, and keeps one allocation for all text
 //! instead of one per string (see `rust-notes.md` §4.2).
 
-use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
 /// An interned string. Only meaningful together with the [`Interner`] that produced it.
@@ -28,14 +27,108 @@ impl Sym {
     }
 }
 
-/// Arena string interner: one `String` buffer, `(offset, len)` spans, and a hash table of
-/// span indices keyed by the string's hash.
+/// Arena string interner: one `String` buffer, `(offset, len)` spans per symbol, and an
+/// open-addressing table (linear probing) whose slots carry the hash, the symbol and the text's
+/// position. Finding a string costs one slot read plus one read of the text it is compared
+/// with; growing the table never touches the text. (At a million objects, a general-purpose
+/// hash map of symbols took twice the memory accesses per lookup and re-hashed every string
+/// on each resize, which cost more than the interning itself.)
 #[derive(Clone)]
 pub struct Interner {
     buf: String,
     spans: Vec<(u32, u32)>,
-    table: HashTable<u32>,
-    hasher: hashbrown::DefaultHashBuilder,
+    table: Table,
+    hasher: StrHasher,
+}
+
+/// The hash function of an [`Interner`] (its seed included), so that another thread can hash
+/// strings ahead of interning them ([`Interner::intern_hashed`]).
+#[derive(Clone, Debug, Default)]
+pub struct StrHasher(hashbrown::DefaultHashBuilder);
+
+impl StrHasher {
+    /// The hash of `s` as the interner uses it.
+    #[inline]
+    pub fn hash(&self, s: &str) -> u32 {
+        let h = self.0.hash_one(s);
+        (h ^ (h >> 32)) as u32
+    }
+}
+
+/// One table slot: an indexed string's hash, symbol and text position.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    hash: u32,
+    /// [`Slot::EMPTY`] for a free slot.
+    sym: u32,
+    off: u32,
+    len: u32,
+}
+
+impl Slot {
+    const EMPTY: u32 = u32::MAX;
+    const FREE: Slot = Slot {
+        hash: 0,
+        sym: Slot::EMPTY,
+        off: 0,
+        len: 0,
+    };
+}
+
+/// Open addressing with linear probing, at most 5/8 full.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    slots: Vec<Slot>,
+    used: usize,
+}
+
+impl Table {
+    fn capacity_for(n: usize) -> usize {
+        (n.max(8) * 8 / 5 + 1).next_power_of_two()
+    }
+
+    /// The symbol of `s` (hash `h`), or the free slot where it would go.
+    #[inline]
+    fn find(&self, buf: &str, s: &str, h: u32) -> Result<u32, usize> {
+        if self.slots.is_empty() {
+            return Err(usize::MAX);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let e = self.slots[i];
+            if e.sym == Slot::EMPTY {
+                return Err(i);
+            }
+            if e.hash == h
+                && e.len as usize == s.len()
+                && &buf[e.off as usize..(e.off + e.len) as usize] == s
+            {
+                return Ok(e.sym);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Makes room for `more` entries; true when the slots moved (free-slot positions from
+    /// `find` are then stale).
+    fn reserve(&mut self, more: usize) -> bool {
+        let need = self.used + more;
+        if need * 8 <= self.slots.len() * 5 {
+            return false;
+        }
+        let cap = Table::capacity_for(need).max(self.slots.len() * 2);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::FREE; cap]);
+        let mask = cap - 1;
+        for e in old.into_iter().filter(|e| e.sym != Slot::EMPTY) {
+            let mut i = e.hash as usize & mask;
+            while self.slots[i].sym != Slot::EMPTY {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = e;
+        }
+        true
+    }
 }
 
 impl Default for Interner {
@@ -58,51 +151,96 @@ impl Interner {
         let mut interner = Interner {
             buf: String::new(),
             spans: Vec::new(),
-            table: HashTable::new(),
-            hasher: hashbrown::DefaultHashBuilder::default(),
+            table: Table::default(),
+            hasher: StrHasher::default(),
         };
         let empty = interner.intern("");
         debug_assert_eq!(empty, Sym::EMPTY);
         interner
     }
 
+    /// Makes room for `strings` more distinct strings of `bytes` bytes in total (a large
+    /// input knows its size up front: growing step by step copies everything several times).
+    pub fn reserve(&mut self, strings: usize, bytes: usize) {
+        self.buf.reserve(bytes);
+        self.spans.reserve(strings);
+        self.table.reserve(strings);
+    }
+
+    /// The hash function, for hashing on another thread ([`Interner::intern_hashed`]).
+    pub fn hasher(&self) -> StrHasher {
+        self.hasher.clone()
+    }
+
     /// Interns `s`, returning the existing symbol when the string was seen before.
+    #[inline]
     pub fn intern(&mut self, s: &str) -> Sym {
-        let hash = self.hasher.hash_one(s);
-        let (buf, spans) = (&self.buf, &self.spans);
-        if let Some(&id) = self.table.find(hash, |&id| {
-            let (off, len) = spans[id as usize];
-            &buf[off as usize..(off + len) as usize] == s
-        }) {
-            return Sym(id);
+        let h = self.hasher.hash(s);
+        self.intern_hashed(s, h)
+    }
+
+    /// Interns `s` whose hash is `h` (= `self.hasher().hash(s)`).
+    pub fn intern_hashed(&mut self, s: &str, h: u32) -> Sym {
+        debug_assert_eq!(h, self.hasher.hash(s));
+        let mut free = match self.table.find(&self.buf, s, h) {
+            Ok(sym) => return Sym(sym),
+            Err(free) => free,
+        };
+        if self.table.reserve(1) {
+            free = self
+                .table
+                .find(&self.buf, s, h)
+                .expect_err("not interned yet");
         }
+        let id = self.push(s);
+        let (off, len) = self.spans[id as usize];
+        self.table.slots[free] = Slot {
+            hash: h,
+            sym: id,
+            off,
+            len,
+        };
+        self.table.used += 1;
+        Sym(id)
+    }
+
+    /// Stores `s` without indexing it: a fresh symbol even if the text was seen before, never
+    /// equal to any other symbol, and invisible to [`Interner::get`]. For text that is only
+    /// ever displayed, never compared (resourceVersions, creation timestamps): it skips the
+    /// hash table, which is most of the cost of interning unique strings. `""` is still
+    /// [`Sym::EMPTY`].
+    pub fn add_unindexed(&mut self, s: &str) -> Sym {
+        if s.is_empty() {
+            return Sym::EMPTY;
+        }
+        Sym(self.push(s))
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
         let id = u32::try_from(self.spans.len()).expect("more than 4 billion distinct strings");
         let off = u32::try_from(self.buf.len()).expect("interned text exceeds 4 GiB");
+        u32::try_from(self.buf.len() + s.len()).expect("interned text exceeds 4 GiB");
         self.buf.push_str(s);
         self.spans.push((off, s.len() as u32));
-        let (buf, spans, hasher) = (&self.buf, &self.spans, &self.hasher);
-        self.table.insert_unique(hash, id, |&id| {
-            let (off, len) = spans[id as usize];
-            hasher.hash_one(&buf[off as usize..(off + len) as usize])
-        });
-        Sym(id)
+        id
     }
 
     /// The symbol of `s` if it was interned, without interning it.
     pub fn get(&self, s: &str) -> Option<Sym> {
-        let hash = self.hasher.hash_one(s);
         self.table
-            .find(hash, |&id| self.resolve(Sym(id)) == s)
-            .map(|&id| Sym(id))
+            .find(&self.buf, s, self.hasher.hash(s))
+            .ok()
+            .map(Sym)
     }
 
     /// The text of a symbol.
+    #[inline]
     pub fn resolve(&self, sym: Sym) -> &str {
         let (off, len) = self.spans[sym.index()];
         &self.buf[off as usize..(off + len) as usize]
     }
 
-    /// Number of distinct strings (including the empty string).
+    /// Number of symbols (including the empty string and unindexed text).
     pub fn len(&self) -> usize {
         self.spans.len()
     }
@@ -114,7 +252,9 @@ impl Interner {
 
     /// Heap bytes held (text plus spans plus table), for memory reports.
     pub fn heap_bytes(&self) -> usize {
-        self.buf.capacity() + self.spans.capacity() * 8 + self.table.capacity() * 4
+        self.buf.capacity()
+            + self.spans.capacity() * 8
+            + self.table.slots.capacity() * std::mem::size_of::<Slot>()
     }
 }
 
@@ -145,5 +285,30 @@ mod tests {
             assert_eq!(i.resolve(*s), format!("uid-{n}"));
             assert_eq!(i.get(&format!("uid-{n}")), Some(*s));
         }
+        // Reserving up front, then growing past it, keeps every symbol findable.
+        let mut j = Interner::new();
+        j.reserve(100, 1000);
+        for n in 0..5_000 {
+            let s = format!("name-{}", n % 2_500);
+            let sym = j.intern(&s);
+            assert_eq!(j.resolve(sym), s);
+        }
+        assert_eq!(j.len(), 2_501);
+    }
+
+    #[test]
+    fn unindexed_text_resolves_but_is_never_shared() {
+        let mut i = Interner::new();
+        let a = i.intern("12345");
+        let b = i.add_unindexed("12345");
+        let c = i.add_unindexed("12345");
+        assert!(a != b && b != c);
+        assert_eq!((i.resolve(b), i.resolve(c)), ("12345", "12345"));
+        assert_eq!(i.get("12345"), Some(a));
+        assert_eq!(i.add_unindexed(""), Sym::EMPTY);
+        assert_eq!(i.get("99"), None);
+        i.add_unindexed("99");
+        assert_eq!(i.get("99"), None);
+        assert_ne!(i.intern("99"), Sym::EMPTY);
     }
 }

@@ -210,10 +210,8 @@ impl Store {
             return Added::NoUid;
         }
         let uid = self.intern_h(uid);
-        if let Some(&existing) = self.by_uid.get(uid.index()) {
-            if existing != u32::MAX {
-                return Added::Duplicate(ObjId(existing));
-            }
+        if let Some(existing) = self.by_uid(uid) {
+            return Added::Duplicate(existing);
         }
         let id = ObjId(u32::try_from(self.objects.len()).expect("more than 4 billion objects"));
         let namespace = self.intern_h(meta.namespace());
@@ -340,7 +338,10 @@ impl Store {
 fn move_span<T: Copy>(span: Span, from: &[T], to: &mut Vec<T>) -> Span {
     let start = to.len() as u32;
     to.extend_from_slice(&from[span.range()]);
-    Span { start, len: span.len }
+    Span {
+        start,
+        len: span.len,
+    }
 }
 
 impl Store {
@@ -351,7 +352,11 @@ impl Store {
         let mut order: Vec<u32> = (0..self.objects.len() as u32).collect();
         let key = |i: &u32| {
             let o = &self.objects[*i as usize];
-            (o.resource, self.strings.resolve(o.namespace), self.strings.resolve(o.name))
+            (
+                o.resource,
+                self.strings.resolve(o.namespace),
+                self.strings.resolve(o.name),
+            )
         };
         order.sort_by(|a, b| key(a).cmp(&key(b)));
         if order.iter().enumerate().all(|(i, &o)| i as u32 == o) {
@@ -383,9 +388,13 @@ mod sort_tests {
     #[test]
     fn sorting_objects_keeps_their_data_and_uid_index() {
         let mut c = Cluster::new();
-        c.obj("v1", "Pod", "b", "z", "u1").owner("v1", "ConfigMap", "o", "o1").finalizers(&["f1"]).label("k", "v");
+        c.obj("v1", "Pod", "b", "z", "u1")
+            .owner("v1", "ConfigMap", "o", "o1")
+            .finalizers(&["f1"])
+            .label("k", "v");
         c.obj("v1", "Pod", "a", "y", "u2").finalizers(&["f2", "f3"]);
-        c.obj("v1", "ConfigMap", "a", "x", "u3").owner("v1", "Pod", "y", "u2");
+        c.obj("v1", "ConfigMap", "a", "x", "u3")
+            .owner("v1", "Pod", "y", "u2");
         let mut s = c.build();
         s.store.sort_objects();
         let st = &s.store;

@@ -118,7 +118,7 @@ pub struct Outcome {
 pub struct Plan {
     /// Actions in wave order.
     pub actions: Vec<Action>,
-    /// End states.
+    /// End states, sorted by target (at most one per object).
     pub outcomes: Vec<Outcome>,
     /// The state after the last wave.
     pub end: State,
@@ -141,7 +141,7 @@ impl Plan {
     /// What the GC will do to the whole snapshot, if it visits every object (Appendix D.6).
     pub fn collect(a: &Analysis<'_>) -> Plan {
         let state = a.initial_state();
-        let all: BTreeSet<ObjId> = a.snap.store.ids().collect();
+        let all: Vec<ObjId> = a.snap.store.ids().collect();
         Simulation::new(a, state).run(all, None)
     }
 
@@ -149,13 +149,13 @@ impl Plan {
     /// triggers.
     pub fn preview_delete(a: &Analysis<'_>, delete: UserDelete) -> Plan {
         let state = a.initial_state();
-        Simulation::new(a, state).run(BTreeSet::new(), Some(delete))
+        Simulation::new(a, state).run(Vec::new(), Some(delete))
     }
 
     /// What the GC does when it processes exactly `worklist` first (e.g. the objects a
     /// restarted GC visits), starting from `state`, and everything that follows from it.
     pub fn from_worklist(a: &Analysis<'_>, state: State, worklist: BTreeSet<ObjId>) -> Plan {
-        Simulation::new(a, state).run(worklist, None)
+        Simulation::new(a, state).run(worklist.into_iter().collect(), None)
     }
 
     /// Number of actions per verb.
@@ -184,7 +184,30 @@ struct Simulation<'a, 'b> {
     a: &'a Analysis<'b>,
     state: State,
     actions: Vec<Action>,
-    touched: BTreeSet<ObjId>,
+    /// Per object: an action was applied to it.
+    touched: Vec<bool>,
+}
+
+/// The objects a wave enqueues: collected in any order, with repeats, then sorted and
+/// deduplicated once (cheaper than a `BTreeSet` when the first wave holds every object).
+#[derive(Default)]
+struct Worklist(Vec<ObjId>);
+
+impl Worklist {
+    fn insert(&mut self, id: ObjId) {
+        self.0.push(id);
+    }
+
+    fn extend(&mut self, ids: impl IntoIterator<Item = ObjId>) {
+        self.0.extend(ids);
+    }
+
+    /// The ids in ascending order, each once (the order the next wave evaluates them in).
+    fn into_sorted(mut self) -> Vec<ObjId> {
+        self.0.sort_unstable();
+        self.0.dedup();
+        self.0
+    }
 }
 
 impl<'a, 'b> Simulation<'a, 'b> {
@@ -193,11 +216,12 @@ impl<'a, 'b> Simulation<'a, 'b> {
             a,
             state,
             actions: Vec::new(),
-            touched: BTreeSet::new(),
+            touched: vec![false; a.snap.store.len()],
         }
     }
 
-    fn run(mut self, mut dirty: BTreeSet<ObjId>, user: Option<UserDelete>) -> Plan {
+    /// `dirty`: the first wave's objects, ascending and unique.
+    fn run(mut self, mut dirty: Vec<ObjId>, user: Option<UserDelete>) -> Plan {
         let mut wave = 1;
         let mut truncated = false;
         if let Some(u) = user {
@@ -297,7 +321,7 @@ impl<'a, 'b> Simulation<'a, 'b> {
             .join(", ")
     }
 
-    fn decide_wave(&self, wave: u32, dirty: &BTreeSet<ObjId>) -> Vec<Action> {
+    fn decide_wave(&self, wave: u32, dirty: &[ObjId]) -> Vec<Action> {
         let a = self.a;
         let store = &a.snap.store;
         let mut out = Vec::new();
@@ -432,10 +456,10 @@ impl<'a, 'b> Simulation<'a, 'b> {
     }
 
     /// Applies a wave's actions with API-server semantics; returns what the GC re-enqueues.
-    fn apply(&mut self, planned: Vec<Action>) -> BTreeSet<ObjId> {
+    fn apply(&mut self, planned: Vec<Action>) -> Vec<ObjId> {
         let a = self.a;
         let store = &a.snap.store;
-        let mut next = BTreeSet::new();
+        let mut next = Worklist::default();
         for act in planned {
             let id = act.target;
             if !self.state.exists(id) {
@@ -522,16 +546,16 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 }
             };
             if applied {
-                self.touched.insert(id);
+                self.touched[id.index()] = true;
                 self.actions.push(act);
             }
         }
-        next
+        next.into_sorted()
     }
 
     /// The object is gone: §2.2 B4 — its dependents are enqueued, and owners that are
     /// deletingDependents re-check whether they are unblocked.
-    fn removed(&mut self, id: ObjId, next: &mut BTreeSet<ObjId>) {
+    fn removed(&mut self, id: ObjId, next: &mut Worklist) {
         let a = self.a;
         let store = &a.snap.store;
         next.extend(a.current_dependents(&self.state, id));
@@ -549,14 +573,17 @@ impl<'a, 'b> Simulation<'a, 'b> {
     fn outcomes(&self) -> Vec<Outcome> {
         let a = self.a;
         let store = &a.snap.store;
-        let mut ids: BTreeSet<ObjId> = self.touched.clone();
-        for id in store.ids() {
-            if self.state.exists(id) && self.state.being_deleted(id) {
-                ids.insert(id);
-            }
-        }
+        // Touched objects and objects left terminating get an outcome; the others one only
+        // when they are stuck.
+        let (ids, others): (Vec<ObjId>, Vec<ObjId>) = store.ids().partition(|&id| {
+            self.touched[id.index()] || (self.state.exists(id) && self.state.being_deleted(id))
+        });
         let mut out = Vec::with_capacity(ids.len());
-        for id in store.ids().filter(|id| !ids.contains(id)) {
+        for id in others {
+            // Without ownerReferences the GC has nothing to fail on (`decide` row 6).
+            if self.state.owner_refs(store, id).is_empty() {
+                continue;
+            }
             // Objects the GC would act on but cannot: stuck.
             if let Verdict::NeverCollected { reason, dropped } = a.decide(&self.state, id) {
                 let refs = a.classify(&self.state, id);

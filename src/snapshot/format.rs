@@ -15,9 +15,9 @@
 
 use super::{DiscoveryFailure, Provenance, Resource, Skipped, Snapshot, SnapshotBuilder};
 use crate::error::{Error, Result};
-use crate::model::{MetaIn, ObjId, ResourceId, Store, Sym};
+use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
 use serde::{Deserialize, Serialize};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::Path;
 
 /// `apiVersion` of the header line.
@@ -49,17 +49,29 @@ struct Line<'a> {
     metadata: MetaIn<'a>,
 }
 
-/// Reads a snapshot file (plain or gzip).
+/// Reads a snapshot file (plain or gzip), streaming: the file is never held in memory whole,
+/// and parsing and interning run on two threads (see `parse_reader`).
 pub fn read_file(path: &Path) -> Result<Snapshot> {
-    let raw = std::fs::read(path).map_err(|e| {
+    let cannot = |e: std::io::Error| {
         Error::input(
             path,
             format!("cannot read snapshot: {e}"),
             Some("pass a file written by `kubectl gc snapshot -o FILE`".into()),
         )
-    })?;
-    let bytes = maybe_gunzip(path, raw)?;
-    parse(path, &bytes)
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let gz = reader
+        .fill_buf()
+        .map_err(cannot)?
+        .starts_with(&[0x1f, 0x8b]);
+    if gz {
+        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
+        parse_reader(path, decoder, size.saturating_mul(6))
+    } else {
+        parse_reader(path, reader, size)
+    }
 }
 
 /// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
@@ -84,14 +96,99 @@ pub fn looks_like_snapshot(bytes: &[u8]) -> bool {
 
 /// Parses snapshot bytes (already decompressed).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Error::input(path, format!("snapshot is not UTF-8 text: {e}"), None))?;
-    let mut lines = text.split('\n').enumerate();
-    let (_, first) = lines
-        .find(|(_, l)| !l.trim().is_empty())
-        .ok_or_else(|| Error::input(path, "snapshot is empty", None))?;
-    let header: Header = serde_json::from_str(first).map_err(|e| {
-        let hint = if first.trim_start().starts_with('{') && !first.contains(API_VERSION) {
+    parse_reader(path, bytes, bytes.len() as u64)
+}
+
+/// Bytes read from the input at a time.
+const CHUNK: usize = 4 << 20;
+/// Objects per batch handed from the parser thread to the interning thread.
+const BATCH: usize = 8192;
+
+/// Splits a reader into lines without holding more than a chunk (plus one line) in memory.
+struct LineReader<R> {
+    r: R,
+    buf: Vec<u8>,
+    /// Start of the unread part of `buf`.
+    pos: usize,
+    eof: bool,
+    /// Number of lines returned so far.
+    line_no: usize,
+}
+
+impl<R: Read> LineReader<R> {
+    fn new(r: R) -> Self {
+        LineReader {
+            r,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            line_no: 0,
+        }
+    }
+
+    /// The next line (without its `\n`) and its 1-based number, or `None` at the end.
+    fn next_line(&mut self) -> std::io::Result<Option<(usize, &[u8])>> {
+        loop {
+            if let Some(n) = memchr::memchr(b'\n', &self.buf[self.pos..]) {
+                let start = self.pos;
+                self.pos += n + 1;
+                self.line_no += 1;
+                return Ok(Some((self.line_no, &self.buf[start..start + n])));
+            }
+            if self.eof {
+                if self.pos < self.buf.len() {
+                    let start = self.pos;
+                    self.pos = self.buf.len();
+                    self.line_no += 1;
+                    return Ok(Some((self.line_no, &self.buf[start..])));
+                }
+                return Ok(None);
+            }
+            // Keep the partial line; read the next chunk after it.
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+            let have = self.buf.len();
+            self.buf.resize(have + CHUNK, 0);
+            let mut filled = have;
+            while filled < self.buf.len() {
+                match self.r.read(&mut self.buf[filled..]) {
+                    Ok(0) => {
+                        self.eof = true;
+                        break;
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.buf.truncate(filled);
+        }
+    }
+}
+
+fn blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Parses a snapshot from a reader.
+///
+/// The header is read first; then one thread reads and parses the object lines into
+/// [`Batch`]es (strings copied and hashed) while this thread adds them to the store, in order.
+/// Interning has to stay on one thread (symbols are numbered in input order), but parsing the
+/// JSON, about half of the work, runs beside it.
+fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Result<Snapshot> {
+    let io_err = |e: std::io::Error| Error::input(path, format!("cannot read snapshot: {e}"), None);
+    let mut lines = LineReader::new(reader);
+    let first = loop {
+        match lines.next_line().map_err(io_err)? {
+            Some((_, l)) if blank(l) => continue,
+            Some((_, l)) => break l,
+            None => return Err(Error::input(path, "snapshot is empty", None)),
+        }
+    };
+    let header: Header = serde_json::from_slice(first).map_err(|e| {
+        let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
+        let hint = if text.trim_start().starts_with('{') && !text.contains(API_VERSION) {
             "this looks like JSON but not a kubectl-gc snapshot; to audit `kubectl get -o json` output use `-f FILE`"
         } else {
             "pass a file written by `kubectl gc snapshot -o FILE`"
@@ -126,25 +223,69 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
     for s in header.skipped {
         builder.skip(s.source, s.reason);
     }
-    for (i, line) in lines {
-        if line.trim().is_empty() {
-            continue;
+    // The header announces the object count: size the store once.
+    let announced = usize::try_from(header.objects).unwrap_or(usize::MAX);
+    let store = builder.store_mut();
+    store.reserve(announced.min(size_hint as usize / 64), size_hint as usize);
+    let hasher = store.strings.hasher();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(4);
+    let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Parser thread: lines → batches. Stops at the first error, or when the
+            // interning side hangs up.
+            let mut batch = Batch::new(hasher.clone());
+            loop {
+                let (n, line) = match lines.next_line() {
+                    Ok(Some(l)) => l,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(io_err(e)));
+                        return;
+                    }
+                };
+                if blank(line) {
+                    continue;
+                }
+                // Validating the whole line at once is much cheaper than serde_json's check of
+                // every string (`from_slice`); `from_str` then trusts it.
+                let parsed: Line = match std::str::from_utf8(line)
+                    .map_err(|e| format!("not UTF-8 text: {e}"))
+                    .and_then(|l| serde_json::from_str(l).map_err(|e| e.to_string()))
+                {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = tx.send(Err(Error::input(path, format!("line {n}: {e}"), None)));
+                        return;
+                    }
+                };
+                if parsed.resource >= n_resources {
+                    let msg = format!("line {n}: resource index {} out of range", parsed.resource);
+                    let _ = tx.send(Err(Error::input(path, msg, None)));
+                    return;
+                }
+                batch.push(ResourceId(parsed.resource), &parsed.metadata);
+                if batch.len() >= BATCH {
+                    let next = recycle_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Batch::new(hasher.clone()));
+                    if tx.send(Ok(std::mem::replace(&mut batch, next))).is_err() {
+                        return;
+                    }
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(Ok(batch));
+            }
+        });
+        for msg in rx {
+            let mut batch = msg?;
+            builder.store_mut().add_batch(&batch);
+            batch.clear();
+            let _ = recycle_tx.send(batch);
         }
-        let parsed: Line = serde_json::from_str(line)
-            .map_err(|e| Error::input(path, format!("line {}: {e}", i + 1), None))?;
-        if parsed.resource >= n_resources {
-            return Err(Error::input(
-                path,
-                format!(
-                    "line {}: resource index {} out of range",
-                    i + 1,
-                    parsed.resource
-                ),
-                None,
-            ));
-        }
-        builder.add_object(ResourceId(parsed.resource), &parsed.metadata);
-    }
+        Ok::<(), Error>(())
+    })?;
     let snap = builder.finish();
     if snap.store.len() as u64 != header.objects {
         return Err(Error::input(

@@ -315,6 +315,11 @@ impl SnapshotBuilder {
         &self.snapshot.store
     }
 
+    /// Mutable access to the objects (bulk loading, e.g. [`Store::add_batch`]).
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.snapshot.store
+    }
+
     /// Finishes the snapshot.
     pub fn finish(mut self) -> Snapshot {
         self.snapshot.reindex();

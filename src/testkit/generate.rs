@@ -375,10 +375,6 @@ impl Rng {
         ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
     }
 
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-
     /// A random suffix in the alphabet the API server uses for generated names.
     fn suffix(&mut self, n: usize) -> String {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";

@@ -101,7 +101,13 @@ async fn resolve(conn: &Connection) -> Result<Vec<ApiResource>> {
             let found = kube::discovery::group(&conn.client, k.group)
                 .await
                 .ok()
-                .and_then(|g| g.recommended_kind(k.kind));
+                .and_then(|g| {
+                    // The most stable served version (1.20 serves CronJob only in v1beta1,
+                    // outside batch's preferred version).
+                    g.resources_by_stability()
+                        .into_iter()
+                        .find(|(ar, _)| ar.kind == k.kind)
+                });
             match found {
                 Some((ar, _)) => {
                     out.push(ar);

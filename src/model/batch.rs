@@ -1,0 +1,366 @@
+//! Object metadata prepared on one thread and added to a [`Store`] on another.
+//!
+//! Reading a large snapshot splits into parsing (JSON → fields) and interning (fields →
+//! symbols, which must happen in input order on the thread that owns the store). A parser
+//! thread fills a [`Batch`]: every string copied into one buffer and hashed with the store's
+//! [`StrHasher`]; the store's thread then only probes the intern table
+//! ([`Store::add_batch`]). Both paths go through the same code ([`MetaView`]), so a store built
+//! from batches equals one built object by object, symbol for symbol.
+
+use super::{Added, MetaIn, ResourceId, Store, StrHasher};
+
+/// A string, with its [`StrHasher`] hash when that was computed ahead of time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HStr<'a> {
+    pub text: &'a str,
+    pub hash: Option<u32>,
+}
+
+/// One ownerReference as a [`MetaView`] yields it.
+pub(crate) struct RefView<'a> {
+    pub api_version: HStr<'a>,
+    pub kind: HStr<'a>,
+    pub name: HStr<'a>,
+    pub uid: HStr<'a>,
+    pub controller: Option<bool>,
+    pub block_owner_deletion: Option<bool>,
+}
+
+/// The fields [`Store`] keeps, in the order it interns them.
+pub(crate) trait MetaView {
+    fn uid(&self) -> HStr<'_>;
+    fn namespace(&self) -> HStr<'_>;
+    fn name(&self) -> HStr<'_>;
+    fn resource_version(&self) -> &str;
+    fn creation_timestamp(&self) -> &str;
+    fn deletion_timestamp(&self) -> Option<HStr<'_>>;
+    fn finalizers(&self) -> impl ExactSizeIterator<Item = HStr<'_>>;
+    fn labels(&self) -> impl ExactSizeIterator<Item = (HStr<'_>, HStr<'_>)>;
+    fn owner_refs(&self) -> impl ExactSizeIterator<Item = RefView<'_>>;
+    fn ignore(&self) -> Option<HStr<'_>>;
+}
+
+fn plain(s: &str) -> HStr<'_> {
+    HStr {
+        text: s,
+        hash: None,
+    }
+}
+
+impl MetaView for MetaIn<'_> {
+    fn uid(&self) -> HStr<'_> {
+        plain(&self.uid)
+    }
+    fn namespace(&self) -> HStr<'_> {
+        plain(&self.namespace)
+    }
+    fn name(&self) -> HStr<'_> {
+        plain(&self.name)
+    }
+    fn resource_version(&self) -> &str {
+        &self.resource_version
+    }
+    fn creation_timestamp(&self) -> &str {
+        &self.creation_timestamp
+    }
+    fn deletion_timestamp(&self) -> Option<HStr<'_>> {
+        self.deletion_timestamp.as_deref().map(plain)
+    }
+    fn finalizers(&self) -> impl ExactSizeIterator<Item = HStr<'_>> {
+        self.finalizers.iter().map(|f| plain(f))
+    }
+    fn labels(&self) -> impl ExactSizeIterator<Item = (HStr<'_>, HStr<'_>)> {
+        self.labels.0.iter().map(|(k, v)| (plain(k), plain(v)))
+    }
+    fn owner_refs(&self) -> impl ExactSizeIterator<Item = RefView<'_>> {
+        self.owner_references.iter().map(|r| RefView {
+            api_version: plain(&r.api_version),
+            kind: plain(&r.kind),
+            name: plain(&r.name),
+            uid: plain(&r.uid),
+            controller: r.controller,
+            block_owner_deletion: r.block_owner_deletion,
+        })
+    }
+    fn ignore(&self) -> Option<HStr<'_>> {
+        self.ignore.as_deref().map(plain)
+    }
+}
+
+/// One object of a batch: where its strings are.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    resource: ResourceId,
+    /// First string (uid, namespace, name, resourceVersion, creationTimestamp, then the
+    /// optional and repeated ones in [`MetaView`] order).
+    first: u32,
+    finalizers: u32,
+    labels: u32,
+    refs: u32,
+    /// First entry in [`Batch::flags`].
+    first_ref: u32,
+    deletion: bool,
+    ignore: bool,
+}
+
+/// Object metadata parsed and hashed, waiting to be added to a [`Store`].
+#[derive(Clone, Debug)]
+pub struct Batch {
+    hasher: StrHasher,
+    text: String,
+    /// `(offset, len, hash)` into `text`.
+    strs: Vec<(u32, u32, u32)>,
+    recs: Vec<Rec>,
+    /// Per ownerReference: `controller` and `blockOwnerDeletion`.
+    flags: Vec<(Option<bool>, Option<bool>)>,
+}
+
+impl Batch {
+    /// An empty batch for a store whose interner hashes with `hasher`
+    /// ([`crate::model::Interner::hasher`]).
+    pub fn new(hasher: StrHasher) -> Batch {
+        Batch {
+            hasher,
+            text: String::new(),
+            strs: Vec::new(),
+            recs: Vec::new(),
+            flags: Vec::new(),
+        }
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// True when the batch holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Bytes of text held.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Empties the batch, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.strs.clear();
+        self.recs.clear();
+        self.flags.clear();
+    }
+
+    fn push_str(&mut self, s: &str, hashed: bool) {
+        let off = self.text.len() as u32;
+        self.text.push_str(s);
+        let h = if hashed { self.hasher.hash(s) } else { 0 };
+        self.strs.push((off, s.len() as u32, h));
+    }
+
+    /// Adds an object (objects without a UID are dropped, as [`Store::add`] drops them).
+    pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) {
+        if meta.uid.is_empty() {
+            return;
+        }
+        let first = self.strs.len() as u32;
+        self.push_str(&meta.uid, true);
+        self.push_str(&meta.namespace, true);
+        self.push_str(&meta.name, true);
+        self.push_str(&meta.resource_version, false);
+        self.push_str(&meta.creation_timestamp, false);
+        if let Some(t) = &meta.deletion_timestamp {
+            self.push_str(t, true);
+        }
+        for f in &meta.finalizers {
+            self.push_str(f, true);
+        }
+        for (k, v) in &meta.labels.0 {
+            self.push_str(k, true);
+            self.push_str(v, true);
+        }
+        let first_ref = self.flags.len() as u32;
+        for r in &meta.owner_references {
+            self.push_str(&r.api_version, true);
+            self.push_str(&r.kind, true);
+            self.push_str(&r.name, true);
+            self.push_str(&r.uid, true);
+            self.flags.push((r.controller, r.block_owner_deletion));
+        }
+        if let Some(i) = &meta.ignore {
+            self.push_str(i, true);
+        }
+        self.recs.push(Rec {
+            resource,
+            first,
+            finalizers: meta.finalizers.len() as u32,
+            labels: meta.labels.0.len() as u32,
+            refs: meta.owner_references.len() as u32,
+            first_ref,
+            deletion: meta.deletion_timestamp.is_some(),
+            ignore: meta.ignore.is_some(),
+        });
+    }
+
+    fn str_at(&self, i: u32) -> HStr<'_> {
+        let (off, len, h) = self.strs[i as usize];
+        HStr {
+            text: &self.text[off as usize..(off + len) as usize],
+            hash: Some(h),
+        }
+    }
+}
+
+/// A [`Rec`] of a [`Batch`], read as [`MetaView`].
+struct RecView<'a> {
+    batch: &'a Batch,
+    rec: Rec,
+}
+
+impl RecView<'_> {
+    fn at(&self, k: u32) -> HStr<'_> {
+        self.batch.str_at(self.rec.first + k)
+    }
+    /// Index of the first finalizer.
+    fn fin0(&self) -> u32 {
+        5 + self.rec.deletion as u32
+    }
+    fn label0(&self) -> u32 {
+        self.fin0() + self.rec.finalizers
+    }
+    fn ref0(&self) -> u32 {
+        self.label0() + 2 * self.rec.labels
+    }
+}
+
+impl MetaView for RecView<'_> {
+    fn uid(&self) -> HStr<'_> {
+        self.at(0)
+    }
+    fn namespace(&self) -> HStr<'_> {
+        self.at(1)
+    }
+    fn name(&self) -> HStr<'_> {
+        self.at(2)
+    }
+    fn resource_version(&self) -> &str {
+        self.at(3).text
+    }
+    fn creation_timestamp(&self) -> &str {
+        self.at(4).text
+    }
+    fn deletion_timestamp(&self) -> Option<HStr<'_>> {
+        self.rec.deletion.then(|| self.at(5))
+    }
+    fn finalizers(&self) -> impl ExactSizeIterator<Item = HStr<'_>> {
+        let f0 = self.fin0();
+        (0..self.rec.finalizers).map(move |i| self.at(f0 + i))
+    }
+    fn labels(&self) -> impl ExactSizeIterator<Item = (HStr<'_>, HStr<'_>)> {
+        let l0 = self.label0();
+        (0..self.rec.labels).map(move |i| (self.at(l0 + 2 * i), self.at(l0 + 2 * i + 1)))
+    }
+    fn owner_refs(&self) -> impl ExactSizeIterator<Item = RefView<'_>> {
+        let r0 = self.ref0();
+        (0..self.rec.refs).map(move |i| {
+            let k = r0 + 4 * i;
+            let (controller, block_owner_deletion) =
+                self.batch.flags[(self.rec.first_ref + i) as usize];
+            RefView {
+                api_version: self.at(k),
+                kind: self.at(k + 1),
+                name: self.at(k + 2),
+                uid: self.at(k + 3),
+                controller,
+                block_owner_deletion,
+            }
+        })
+    }
+    fn ignore(&self) -> Option<HStr<'_>> {
+        self.rec
+            .ignore
+            .then(|| self.at(self.ref0() + 4 * self.rec.refs))
+    }
+}
+
+impl Store {
+    /// Adds every object of a batch, in order (as [`Store::add`] would one by one). The batch
+    /// must have been made with this store's hasher ([`crate::model::Interner::hasher`]).
+    pub fn add_batch(&mut self, batch: &Batch) -> Vec<Added> {
+        batch
+            .recs
+            .iter()
+            .map(|&rec| self.add_view(rec.resource, &RecView { batch, rec }))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ObjId, Sym};
+
+    fn meta(json: &str) -> MetaIn<'_> {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn batch_and_direct_adds_build_identical_stores() {
+        let inputs = [
+            r#"{"namespace":"a","name":"rs","uid":"u1","resourceVersion":"1","creationTimestamp":"t1",
+                "labels":{"app":"web","tier":"x"},
+                "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u0","controller":true}]}"#,
+            r#"{"namespace":"a","name":"p","uid":"u2","resourceVersion":"2","creationTimestamp":"t1",
+                "deletionTimestamp":"t9","finalizers":["foregroundDeletion","x/y"],
+                "annotations":{"kubectl-gc.io/ignore":"GC001"},
+                "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u1","blockOwnerDeletion":false},
+                                   {"apiVersion":"v1","kind":"Node","name":"n","uid":"u9"}]}"#,
+            r#"{"namespace":"a","name":"dup","uid":"u1"}"#,
+            r#"{"name":"no-uid"}"#,
+        ];
+        let mut direct = Store::new();
+        let mut via = Store::new();
+        let mut batch = Batch::new(via.strings.hasher());
+        let mut expected = Vec::new();
+        for (i, j) in inputs.iter().enumerate() {
+            let m = meta(j);
+            expected.push(direct.add(ResourceId(i as u32), &m));
+            batch.push(ResourceId(i as u32), &m);
+        }
+        let added = via.add_batch(&batch);
+        // The batch drops objects without a UID up front; the rest match one for one.
+        assert_eq!(added, expected[..3]);
+        assert_eq!(direct.len(), 2);
+        assert_eq!(via.strings.len(), direct.strings.len());
+        for s in 0..direct.strings.len() as u32 {
+            assert_eq!(via.str(Sym(s)), direct.str(Sym(s)));
+        }
+        for id in direct.ids() {
+            let (a, b) = (direct.object(id), via.object(id));
+            assert_eq!(
+                (
+                    a.resource,
+                    a.namespace,
+                    a.name,
+                    a.uid,
+                    a.deletion_timestamp,
+                    a.ignore
+                ),
+                (
+                    b.resource,
+                    b.namespace,
+                    b.name,
+                    b.uid,
+                    b.deletion_timestamp,
+                    b.ignore
+                )
+            );
+            assert_eq!(direct.str(a.resource_version), via.str(b.resource_version));
+            assert_eq!(direct.owner_refs(id), via.owner_refs(id));
+            assert_eq!(direct.finalizers(id), via.finalizers(id));
+            assert_eq!(direct.labels(id), via.labels(id));
+        }
+        assert_eq!(via.by_uid(via.strings.get("u1").unwrap()), Some(ObjId(0)));
+        assert_eq!(via.by_uid(via.strings.get("u0").unwrap()), None);
+    }
+}
