@@ -200,8 +200,12 @@ completions/ of the source) on your PATH next to kubectl-gc.",
         )
     )]
     Completion(CompletionArgs),
-    /// Generate a synthetic cluster (benchmarks and load tests; see BENCHMARKS.md).
-    #[command(hide = true)]
+    /// Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md):
+    /// a snapshot file, or objects created in a disposable test cluster.
+    #[command(
+        hide = true,
+        after_help = "Examples:\n  kubectl gc generate --objects 1000000 -o synthetic.ndjson\n  kubectl gc generate --objects 50000 --apply-to-kubeconfig /tmp/testenv/kubeconfig"
+    )]
     Generate(GenerateArgs),
 }
 
@@ -489,7 +493,12 @@ pub struct GenerateArgs {
     #[arg(long, default_value = "v1.30.4", value_name = "VERSION")]
     pub server_version: String,
     /// Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout).
-    #[arg(short, long, value_name = "FILE", required_unless_present = "apply_to_kubeconfig")]
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        required_unless_present = "apply_to_kubeconfig"
+    )]
     pub output: Option<PathBuf>,
     /// Create the objects in the cluster of this kubeconfig (a disposable test cluster: it
     /// installs two CRDs and thousands of objects).
