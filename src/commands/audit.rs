@@ -3,10 +3,9 @@
 use super::filter::Filter;
 use super::{gate, load};
 use crate::analysis::Analysis;
-use crate::cli::{AuditArgs, GlobalArgs, ReportFormat};
+use crate::cli::{AuditArgs, GlobalArgs};
 use crate::error::Result;
-use crate::render::{self, Styles, audit as view};
-use std::io::Write;
+use crate::render::audit as view;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     // Reject a bad selector before spending time on the cluster.
@@ -35,20 +34,9 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         &in_scope,
         suppressed,
     );
-    let mut out = super::stdout();
-    match args.output {
-        ReportFormat::Json => render::write_json(&mut out, &report)?,
-        ReportFormat::Yaml => render::write_yaml(&mut out, &report)?,
-        ReportFormat::Table | ReportFormat::Wide => view::write_table_report(
-            &mut out,
-            &analysis,
-            &report,
-            &in_scope,
-            args.output == ReportFormat::Wide,
-            Styles::for_stdout(g.color),
-        )?,
-    }
-    out.flush()?;
+    super::emit(args.output, g.color, &report, |out, wide, styles| {
+        view::write_table_report(out, &analysis, &report, &in_scope, wide, styles)
+    })?;
     Ok(gate::exit_code(
         &in_scope,
         args.fail_on,

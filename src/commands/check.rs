@@ -5,11 +5,10 @@ use super::{gate, load};
 use crate::analysis::Analysis;
 use crate::analysis::check::{CrdVersions, crd_versions, upgrade_findings};
 use crate::analysis::findings::Finding;
-use crate::cli::{CheckArgs, CheckWhat, GlobalArgs, ReportFormat};
+use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
 use crate::error::{Error, Result};
-use crate::render::{self, Styles, audit as view};
+use crate::render::audit as view;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     if args.what == Some(CheckWhat::Upgrade) && args.to.is_none() {
@@ -60,20 +59,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         &in_scope,
         suppressed,
     );
-    let mut out = super::stdout();
-    match args.output {
-        ReportFormat::Json => render::write_json(&mut out, &report)?,
-        ReportFormat::Yaml => render::write_yaml(&mut out, &report)?,
-        ReportFormat::Table | ReportFormat::Wide => view::write_table_report(
-            &mut out,
-            &analysis,
-            &report,
-            &in_scope,
-            args.output == ReportFormat::Wide,
-            Styles::for_stdout(g.color),
-        )?,
-    }
-    out.flush()?;
+    super::emit(args.output, g.color, &report, |out, wide, styles| {
+        view::write_table_report(out, &analysis, &report, &in_scope, wide, styles)
+    })?;
     Ok(gate::exit_code(
         &in_scope,
         args.fail_on,

@@ -2,13 +2,12 @@
 
 use super::load;
 use crate::analysis::{Analysis, Policy};
-use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
+use crate::cli::{Cascade, CollectArgs, GlobalArgs};
 use crate::error::{Error, Result, exit};
 use crate::model::ObjId;
 use crate::plan::{Plan, UserDelete};
-use crate::render::{self, Styles, plan as view};
+use crate::render::plan as view;
 use crate::snapshot::Snapshot;
-use std::io::Write;
 
 mod apply;
 
@@ -52,20 +51,9 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     if args.apply {
         return apply::run(g, args, &loaded, &analysis, &plan, report).await;
     }
-    let mut out = super::stdout();
-    match args.output {
-        ReportFormat::Json => render::write_json(&mut out, &report)?,
-        ReportFormat::Yaml => render::write_yaml(&mut out, &report)?,
-        ReportFormat::Table | ReportFormat::Wide => view::write_table_report(
-            &mut out,
-            &analysis,
-            &plan,
-            &report,
-            args.output == ReportFormat::Wide,
-            Styles::for_stdout(g.color),
-        )?,
-    }
-    out.flush()?;
+    super::emit(args.output, g.color, &report, |out, wide, styles| {
+        view::write_table_report(out, &analysis, &plan, &report, wide, styles)
+    })?;
     Ok(exit::OK)
 }
 

@@ -34,6 +34,29 @@ pub async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// Prints a report to stdout as JSON, YAML, or (table/wide) with `table`, which receives the
+/// writer, whether `-o wide` was asked for, and the colour decision.
+pub(crate) fn emit<T: serde::Serialize>(
+    format: crate::cli::ReportFormat,
+    color: crate::cli::ColorChoice,
+    report: &T,
+    table: impl FnOnce(&mut dyn Write, bool, crate::render::Styles) -> std::io::Result<()>,
+) -> Result<()> {
+    use crate::cli::ReportFormat;
+    let mut out = stdout();
+    match format {
+        ReportFormat::Json => crate::render::write_json(&mut out, report)?,
+        ReportFormat::Yaml => crate::render::write_yaml(&mut out, report)?,
+        ReportFormat::Table | ReportFormat::Wide => table(
+            &mut out,
+            format == ReportFormat::Wide,
+            crate::render::Styles::for_stdout(color),
+        )?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.
 pub(crate) fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
