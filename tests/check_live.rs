@@ -150,6 +150,15 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         &configmap("monitoring", "bad", owner("ConfigMap", "owner", &owner_uid)),
     );
     let bad_uid = uid(env, "configmap", "monitoring", "bad");
+    // Another cross-namespace dependent that holds its own finalizer: the GC's delete leaves it
+    // terminating, so its OwnerRefInvalidNamespace event can be read afterwards.
+    let mut held = configmap(
+        "monitoring",
+        "bad-held",
+        owner("ConfigMap", "owner", &owner_uid),
+    );
+    held["metadata"]["finalizers"] = serde_json::json!(["example.com/hold"]);
+    apply(env, &held);
     apply(
         env,
         &configmap(
@@ -182,6 +191,7 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         ("kube-system", "valid"),
         ("monitoring", "bad"),
         ("monitoring", "bad-child"),
+        ("monitoring", "bad-held"),
         ("default", "orphaned"),
         ("default", "healthy-owner"),
         ("default", "healthy-dep"),
@@ -228,10 +238,15 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
             )
         })
         .collect();
-    let expected: BTreeSet<String> = ["monitoring/bad", "monitoring/bad-child", "default/orphaned"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let expected: BTreeSet<String> = [
+        "monitoring/bad",
+        "monitoring/bad-child",
+        "monitoring/bad-held",
+        "default/orphaned",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     assert_eq!(predicted, expected, "prediction");
     let critical: BTreeSet<String> = report["findings"]
         .as_array()
@@ -242,7 +257,11 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         .collect();
     assert_eq!(
         critical,
-        BTreeSet::from(["bad".to_owned(), "bad-child".to_owned()])
+        BTreeSet::from([
+            "bad".to_owned(),
+            "bad-child".to_owned(),
+            "bad-held".to_owned()
+        ])
     );
 
     // Nothing happens while no GC runs.
@@ -255,7 +274,8 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     let survivors_expected: BTreeSet<String> = all
         .iter()
         .map(|(ns, n)| format!("{ns}/{n}"))
-        .filter(|k| !expected.contains(k))
+        // bad-held is deleted too, but stays (terminating) until its finalizer goes.
+        .filter(|k| !expected.contains(k) || k == "monitoring/bad-held")
         .collect();
     loop {
         let now = existing(env, &all);
@@ -284,5 +304,64 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         events.contains("OwnerRefInvalidNamespace"),
         "the GC reported the cross-namespace reference"
     );
+    let terminating = env
+        .kubectl(&[
+            "get",
+            "configmap",
+            "bad-held",
+            "-n",
+            "monitoring",
+            "-o",
+            "jsonpath={.metadata.deletionTimestamp}",
+        ])
+        .unwrap_or_default();
+    assert!(
+        !terminating.trim().is_empty(),
+        "the GC deleted bad-held; its finalizer holds it"
+    );
+
+    // audit --events attaches the GC's event to the cross-namespace finding.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "audit",
+            "-A",
+            "--events",
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+        ])
+        .args(["--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .output()
+        .expect("run kubectl-gc audit --events");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let held = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "GC004" && f["object"]["name"] == "bad-held")
+        .unwrap_or_else(|| panic!("GC004 on bad-held: {report:#}"));
+    let evidence = held["evidence"][0].as_str().unwrap_or_default();
+    assert!(evidence.starts_with("OwnerRefInvalidNamespace"), "{held:#}");
+    assert!(
+        evidence.contains("does not exist in namespace \"monitoring\""),
+        "{evidence}"
+    );
+    let _ = env.kubectl(&[
+        "patch",
+        "configmap",
+        "bad-held",
+        "-n",
+        "monitoring",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
     eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
 }

@@ -284,6 +284,10 @@ pub struct AuditArgs {
     /// (never, info, warning, error, critical).
     #[arg(long, default_value = "error", value_name = "SEVERITY", value_parser = parse_fail_on)]
     pub fail_on: FailOn,
+    /// Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the
+    /// matching cross-namespace findings (one extra list of core Events).
+    #[arg(long)]
+    pub events: bool,
     /// Gate flags shared with `check`.
     #[command(flatten)]
     pub gate: GateArgs,

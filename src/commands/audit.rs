@@ -27,13 +27,16 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         })
         .collect();
     let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
-    let report = view::report_of_kind(
+    let mut report = view::report_of_kind(
         &analysis,
         "AuditReport",
         &audit.classifications,
         &in_scope,
         suppressed,
     );
+    if args.events {
+        attach_events(&loaded, &mut report).await?;
+    }
     super::emit(args.output, g.color, &report, |out, wide, styles| {
         view::write_table_report(out, &analysis, &report, &in_scope, wide, styles)
     })?;
@@ -43,4 +46,31 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         &args.gate,
         &report.summary.coverage,
     ))
+}
+
+/// Attaches the GC's `OwnerRefInvalidNamespace` events to the findings about their objects.
+async fn attach_events(loaded: &super::Loaded, report: &mut view::AuditReport) -> Result<()> {
+    let Some(conn) = &loaded.connection else {
+        return Err(crate::error::Error::usage(
+            "--events reads events from a live cluster",
+            "drop --snapshot/-f, or drop --events",
+        ));
+    };
+    let events =
+        crate::source::live::invalid_namespace_events(conn, loaded.namespace.as_deref()).await?;
+    for f in &mut report.findings {
+        let Some(obj) = &f.object else { continue };
+        for e in events.iter().filter(|e| e.uid == obj.uid) {
+            f.evidence.push(format!(
+                "OwnerRefInvalidNamespace ×{}{}: {}",
+                e.count,
+                e.last_timestamp
+                    .as_deref()
+                    .map(|t| format!(" (last {t})"))
+                    .unwrap_or_default(),
+                e.message
+            ));
+        }
+    }
+    Ok(())
 }

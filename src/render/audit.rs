@@ -61,6 +61,10 @@ pub struct FindingJson {
     /// Commands that fix or unblock it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remedies: Vec<String>,
+    /// Evidence from the cluster: `OwnerRefInvalidNamespace` events the GC recorded for the
+    /// object (live audits with `--events`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 /// Counts and coverage.
@@ -186,6 +190,7 @@ pub fn report_of_kind(
             message: f.message.clone(),
             related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
             remedies: f.remedies.clone(),
+            evidence: Vec::new(),
         })
         .collect();
     let mut by_severity = BTreeMap::new();
@@ -293,9 +298,10 @@ pub fn write_table_report(
         pad_columns(&mut t);
         write_table(w, &t)?;
         // Blocked deletions and broken references come with their fixes.
-        let detailed: Vec<&&Finding> = in_scope
+        let detailed: Vec<(usize, &&Finding)> = in_scope
             .iter()
-            .filter(|f| {
+            .enumerate()
+            .filter(|(_, f)| {
                 !f.remedies.is_empty()
                     && (wide
                         || f.code == Code::BlockedForegroundDeletion
@@ -303,7 +309,7 @@ pub fn write_table_report(
             })
             .take(20)
             .collect();
-        for f in detailed {
+        for (i, f) in detailed {
             writeln!(w)?;
             writeln!(
                 w,
@@ -315,6 +321,9 @@ pub fn write_table_report(
                     .unwrap_or_default(),
                 f.message
             )?;
+            for e in &report.findings[i].evidence {
+                writeln!(w, "  evidence: {e}")?;
+            }
             if f.code == Code::BlockedForegroundDeletion {
                 writeln!(w, "  to unblock, run one of (per root blocker):")?;
             } else {
