@@ -80,6 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page')
             [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
+            [CompletionResult]::new('--events', '--events', [CompletionResultType]::ParameterName, 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)')
             [CompletionResult]::new('--strict-coverage', '--strict-coverage', [CompletionResultType]::ParameterName, 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')

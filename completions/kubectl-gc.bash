@@ -182,7 +182,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__audit)
-            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

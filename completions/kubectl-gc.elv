@@ -76,6 +76,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --chunk-size 'Objects per list page'
             cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
             cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
+            cand --events 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)'
             cand --strict-coverage 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
             cand -R 'Walk directories given with -f recursively'
             cand --recursive 'Walk directories given with -f recursively'
