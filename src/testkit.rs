@@ -132,6 +132,39 @@ impl ObjSpec {
     }
 }
 
+/// The object names of the GC's `dump_test.go` fixture (gc-semantics §7.4).
+pub const DUMP_TEST_NAMES: [&str; 7] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
+];
+
+/// gc-semantics §7.4 with ConfigMaps in `default` (UID = name): alpha is owned by bravo and
+/// charlie, delta by foxtrot, foxtrot by golf; echo has no references. Only the objects named
+/// in `only` exist (owners left out become missing/virtual).
+pub fn dump_test_fixture(only: &[&str]) -> Snapshot {
+    let mut c = Cluster::new();
+    for name in only {
+        let o = c.obj("v1", "ConfigMap", "default", name, name);
+        match *name {
+            "alpha" => {
+                o.owner("v1", "ConfigMap", "bravo", "bravo").owner(
+                    "v1",
+                    "ConfigMap",
+                    "charlie",
+                    "charlie",
+                );
+            }
+            "delta" => {
+                o.owner("v1", "ConfigMap", "foxtrot", "foxtrot");
+            }
+            "foxtrot" => {
+                o.owner("v1", "ConfigMap", "golf", "golf");
+            }
+            _ => {}
+        }
+    }
+    c.build()
+}
+
 /// A hand-built cluster.
 #[derive(Debug)]
 pub struct Cluster {

@@ -421,7 +421,7 @@ fn check_exit_codes_baseline_and_strict_coverage() {
 }
 
 #[test]
-fn check_upgrade_to_1_13_reports_collateral_risk() {
+fn check_downgrade_below_1_20_reports_changed_decisions() {
     // Downgrade direction also works: crossing 1.20 downward makes the valid ones at risk.
     let r = json(&run(&[
         "check",

@@ -69,28 +69,7 @@ fn dot_legacy(sub: &Subgraph<'_>) -> Vec<u8> {
 /// gc-semantics §7.4 with ConfigMaps: alpha is owned by bravo and charlie, delta by foxtrot,
 /// foxtrot by golf; echo has no references. Only the named objects exist.
 fn dump_fixture(only: &[&str]) -> Snapshot {
-    let mut c = Cluster::new();
-    for name in only {
-        let o = c.obj("v1", "ConfigMap", "default", name, name);
-        match *name {
-            "alpha" => {
-                o.owner("v1", "ConfigMap", "bravo", "bravo").owner(
-                    "v1",
-                    "ConfigMap",
-                    "charlie",
-                    "charlie",
-                );
-            }
-            "delta" => {
-                o.owner("v1", "ConfigMap", "foxtrot", "foxtrot");
-            }
-            "foxtrot" => {
-                o.owner("v1", "ConfigMap", "golf", "golf");
-            }
-            _ => {}
-        }
-    }
-    c.build()
+    kubectl_gc::testkit::dump_test_fixture(only)
 }
 
 const ALL: &[&str] = &[

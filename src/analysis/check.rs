@@ -2,11 +2,11 @@
 //! GC do, and what stops the GC from working at all. Findings share the audit's codes and
 //! shape so CI gates can treat both alike.
 
+use super::Analysis;
 use super::decide::Verdict;
 use super::findings::{Audit, Code, Finding, Severity};
 use super::mapper::Mapping;
 use super::restart::{Restart, VisitCause};
-use super::{Analysis, RefClass};
 use crate::catalog::{KubeVersion, builtin};
 use crate::model::ObjId;
 use crate::plan::Verb;
@@ -80,11 +80,11 @@ impl Analysis<'_> {
     /// True when one of the object's references is dangling although its UID is a live object
     /// (cross-namespace or wrong coordinates): deleting it is deleting something meant to live.
     fn has_misdirected_ref(&self, state: &super::State, id: ObjId) -> bool {
-        let store = &self.snap.store;
-        store.owner_refs(id).iter().any(|r| {
-            matches!(self.classify_ref(state, id, r), RefClass::Dangling(_))
-                && store.by_uid(r.uid).is_some_and(|h| h != id)
-        })
+        self.snap
+            .store
+            .owner_refs(id)
+            .iter()
+            .any(|r| self.misdirected(state, id, r).is_some())
     }
 
     /// Findings for a restart prediction.

@@ -153,6 +153,34 @@ impl Analysis<'_> {
         }
     }
 
+    /// The live object a *dangling* reference's UID actually belongs to, if any (a reference
+    /// into another namespace, or with the wrong kind or name): the owner exists, the reference
+    /// just cannot reach it. `None` for references that are not dangling.
+    pub fn misdirected(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> Option<ObjId> {
+        let holder = self.snap.store.by_uid(r.uid).filter(|&h| h != dependent)?;
+        matches!(
+            self.classify_ref(state, dependent, r),
+            RefClass::Dangling(_)
+        )
+        .then_some(holder)
+    }
+
+    /// Owner UIDs that a misdirected reference gets recorded as absent, each with the first
+    /// dependent (in observation order) whose reference does it. Before v1.20 the absent cache
+    /// is keyed by UID, so this condemns every other dependent of the UID (issue #65200).
+    pub fn misdirected_owner_uids(&self, state: &State) -> std::collections::BTreeMap<Sym, ObjId> {
+        let store = &self.snap.store;
+        let mut out = std::collections::BTreeMap::new();
+        for id in store.ids().filter(|&id| self.graph.monitors(id)) {
+            for r in store.owner_refs(id) {
+                if self.misdirected(state, id, r).is_some() {
+                    out.entry(r.uid).or_insert(id);
+                }
+            }
+        }
+        out
+    }
+
     /// Classifies every reference of `dependent`, in order.
     pub fn classify(&self, state: &State, dependent: ObjId) -> Vec<RefClass> {
         state

@@ -151,7 +151,7 @@ impl Analysis<'_> {
     /// `decide`, reusing `classes` (= `self.classify(state, id)`) when given.
     fn decide_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
         let store = &self.snap.store;
-        if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
+        if !self.graph.monitors(id) {
             return Verdict::NotMonitored;
         }
         let deleting_dependents = state.deleting_dependents(store, id);

@@ -238,7 +238,7 @@ impl Analysis<'_> {
         let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
         let store = &self.snap.store;
         for id in store.ids() {
-            if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
+            if !self.graph.monitors(id) {
                 continue;
             }
             let refs = store.owner_refs(id);
@@ -568,7 +568,7 @@ impl Analysis<'_> {
             if !state.being_deleted(id) {
                 continue;
             }
-            let in_graph = self.graph.node(self.graph.node_of_object(id)).in_graph();
+            let in_graph = self.graph.monitors(id);
             let fins = store.finalizers(id);
             let age = self.terminating_for(id);
             let stalled = age.is_some_and(|a| a > GC_STALL_SECS);
@@ -757,7 +757,7 @@ impl Analysis<'_> {
         // Edges dependent → owner between objects.
         let mut edges: Vec<(u32, u32)> = Vec::new();
         for id in store.ids() {
-            if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
+            if !self.graph.monitors(id) {
                 continue;
             }
             for r in store.owner_refs(id) {
@@ -837,21 +837,7 @@ impl Analysis<'_> {
     /// informers deliver objects in.
     fn collateral(&self, state: &State, out: &mut Vec<Finding>) {
         let store = &self.snap.store;
-        // Owner UIDs that a bad reference gets recorded as absent, and who recorded them.
-        let mut poisoned: BTreeMap<Sym, ObjId> = BTreeMap::new();
-        for id in store.ids() {
-            if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
-                continue;
-            }
-            for r in store.owner_refs(id) {
-                if let RefClass::Dangling(_) = self.classify_ref(state, id, r)
-                    && store.by_uid(r.uid).is_some_and(|h| h != id)
-                {
-                    poisoned.entry(r.uid).or_insert(id);
-                }
-            }
-        }
-        for (uid, bad) in poisoned {
+        for (uid, bad) in self.misdirected_owner_uids(state) {
             let Some(owner_node) = self.graph.node_of_uid(uid) else {
                 continue;
             };

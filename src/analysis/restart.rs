@@ -15,7 +15,7 @@
 //! real owner gets the owner's UID cached as absent, condemning the owner's valid dependents.
 
 use super::mapper::Mapping;
-use super::{Analysis, RefClass, State};
+use super::{Analysis, State};
 use crate::graph::NodeId;
 use crate::model::{ObjId, Sym};
 use crate::plan::Plan;
@@ -111,9 +111,7 @@ impl Analysis<'_> {
     fn transition_visits(&self, state: &State, visits: &mut BTreeMap<ObjId, VisitCause>) {
         let store = &self.snap.store;
         for id in store.ids() {
-            if !state.being_deleted(id)
-                || !self.graph.node(self.graph.node_of_object(id)).in_graph()
-            {
+            if !state.being_deleted(id) || !self.graph.monitors(id) {
                 continue;
             }
             if state.orphaning(store, id) {
@@ -259,19 +257,7 @@ impl Analysis<'_> {
     /// the cache (issue #65200).
     fn order_dependent(&self, state: &State, certain: &Plan) -> Vec<OrderDependent> {
         let store = &self.snap.store;
-        let mut poisoned: BTreeMap<Sym, ObjId> = BTreeMap::new();
-        for id in store.ids() {
-            if !self.graph.node(self.graph.node_of_object(id)).in_graph() {
-                continue;
-            }
-            for r in store.owner_refs(id) {
-                if matches!(self.classify_ref(state, id, r), RefClass::Dangling(_))
-                    && store.by_uid(r.uid).is_some_and(|h| h != id)
-                {
-                    poisoned.entry(r.uid).or_insert(id);
-                }
-            }
-        }
+        let poisoned = self.misdirected_owner_uids(state);
         if poisoned.is_empty() {
             return Vec::new();
         }

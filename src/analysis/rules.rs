@@ -41,11 +41,6 @@ impl Rules {
         self.version.at_least(21)
     }
 
-    /// v1.25+: `events.k8s.io` events are ignored too.
-    pub fn ignores_events_k8s_io(&self) -> bool {
-        self.version.at_least(25)
-    }
-
     /// v1.34+ (PR #132632): GC DELETEs carry a resourceVersion precondition as well as the UID.
     pub fn delete_with_resource_version(&self) -> bool {
         self.version.at_least(34)

@@ -130,9 +130,4 @@ impl State {
     pub fn uid_cached_absent(&self, uid: Sym) -> bool {
         self.uid_cache.contains(&uid)
     }
-
-    /// Objects whose ownerReferences were changed.
-    pub fn changed_refs(&self) -> impl Iterator<Item = ObjId> + '_ {
-        self.refs.keys().copied()
-    }
 }

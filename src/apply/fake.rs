@@ -405,7 +405,7 @@ impl ClusterOps for FakeCluster {
     async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
         match self.handle("GET", key, None, b"") {
             Ok(m) => Ok(m.map(live)),
-            Err(e) if e.code == 404 => Ok(None),
+            Err(e) if e.is_object_not_found() => Ok(None),
             Err(e) => Err(e),
         }
     }

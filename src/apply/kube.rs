@@ -136,7 +136,7 @@ impl ClusterOps for KubeOps {
                         .map(Some)
                         .map_err(|e| ApiError::status(0, "", e));
                 }
-                Err(e) if e.code == 404 => return Ok(None),
+                Err(e) if e.is_object_not_found() => return Ok(None),
                 Err(e)
                     if attempt < GET_RETRIES
                         && (e.code == 0 || e.code == 429 || (e.code >= 500 && e.code != 501)) =>

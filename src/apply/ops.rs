@@ -202,6 +202,13 @@ impl ApiError {
         }
     }
 
+    /// True when the *object* does not exist: a 404 whose Status says `NotFound`. A bare 404
+    /// (e.g. "404 page not found" for a resource whose CRD was removed) means the kind is no
+    /// longer served — for the GC a REST-mapping failure, never an absent owner.
+    pub fn is_object_not_found(&self) -> bool {
+        self.code == 404 && self.reason == "NotFound"
+    }
+
     /// One line.
     pub fn describe(&self) -> String {
         match (self.code, self.reason.is_empty()) {
@@ -235,4 +242,20 @@ pub trait ClusterOps {
         patch: PatchType,
         body: &[u8],
     ) -> impl Future<Output = Result<u16, ApiError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApiError;
+
+    #[test]
+    fn only_a_not_found_status_means_the_object_is_absent() {
+        assert!(
+            ApiError::status(404, "NotFound", "configmaps \"x\" not found").is_object_not_found()
+        );
+        // The resource itself is gone (CRD deleted): not "the owner does not exist".
+        assert!(!ApiError::status(404, "", "404 page not found").is_object_not_found());
+        assert!(!ApiError::status(403, "Forbidden", "no").is_object_not_found());
+        assert!(!ApiError::status(0, "", "timeout").is_object_not_found());
+    }
 }

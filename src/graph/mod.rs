@@ -217,6 +217,11 @@ impl Graph {
         (id.0 < self.objects).then_some(ObjId(id.0))
     }
 
+    /// True when the object is a node of the GC's graph (its resource is monitored).
+    pub fn monitors(&self, id: ObjId) -> bool {
+        self.nodes[id.index()].in_graph()
+    }
+
     /// The node of an object.
     pub fn node_of_object(&self, id: ObjId) -> NodeId {
         NodeId(id.0)
@@ -236,14 +241,6 @@ impl Graph {
     /// Number of virtual nodes.
     pub fn virtual_count(&self) -> usize {
         self.nodes.len() - self.objects as usize
-    }
-
-    /// Heap bytes held, for memory reports.
-    pub fn heap_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.node_of_uid.capacity() * 4
-            + self.dep_offsets.capacity() * 4
-            + self.deps.capacity() * 4
     }
 }
 

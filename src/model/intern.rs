@@ -249,13 +249,6 @@ impl Interner {
     pub fn is_empty(&self) -> bool {
         false
     }
-
-    /// Heap bytes held (text plus spans plus table), for memory reports.
-    pub fn heap_bytes(&self) -> usize {
-        self.buf.capacity()
-            + self.spans.capacity() * 8
-            + self.table.slots.capacity() * std::mem::size_of::<Slot>()
-    }
 }
 
 #[cfg(test)]

@@ -326,7 +326,7 @@ impl<'a, 'b> Simulation<'a, 'b> {
         let store = &a.snap.store;
         let mut out = Vec::new();
         for &id in dirty {
-            if !self.state.exists(id) || !a.graph.node(a.graph.node_of_object(id)).in_graph() {
+            if !self.state.exists(id) || !a.graph.monitors(id) {
                 continue;
             }
             // attemptToOrphan (§4): strip the owner's UID from every dependent, then the finalizer.

@@ -9,31 +9,11 @@ use crate::testkit::Cluster;
 /// The dump_test fixture (§7.4) with ConfigMaps: alpha owned by bravo and charlie, delta by
 /// foxtrot, foxtrot by golf, echo alone. `skip` leaves objects out.
 fn dump_fixture(skip: &[&str]) -> Snapshot {
-    let mut c = Cluster::new();
-    let names = [
-        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
-    ];
-    for name in names.iter().filter(|n| !skip.contains(n)) {
-        let o = c.obj("v1", "ConfigMap", "default", name, name);
-        match *name {
-            "alpha" => {
-                o.owner("v1", "ConfigMap", "bravo", "bravo").owner(
-                    "v1",
-                    "ConfigMap",
-                    "charlie",
-                    "charlie",
-                );
-            }
-            "delta" => {
-                o.owner("v1", "ConfigMap", "foxtrot", "foxtrot");
-            }
-            "foxtrot" => {
-                o.owner("v1", "ConfigMap", "golf", "golf");
-            }
-            _ => {}
-        }
-    }
-    c.build()
+    let only: Vec<&str> = crate::testkit::DUMP_TEST_NAMES
+        .into_iter()
+        .filter(|n| !skip.contains(n))
+        .collect();
+    crate::testkit::dump_test_fixture(&only)
 }
 
 fn analysis(snap: &Snapshot) -> Analysis<'_> {
