@@ -603,9 +603,22 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
     );
 
     if with_gc {
-        // Let the GC's informers observe every dependent before its owners start terminating
-        // (otherwise orphaning may miss one: kubernetes#26120).
-        std::thread::sleep(Duration::from_secs(3));
+        // The GC's informers must observe every dependent before its owners start terminating
+        // (otherwise orphaning may miss one: kubernetes#26120). Wait until its graph holds
+        // every dependent of the namespace as an observed (non-virtual) node.
+        let t = Instant::now();
+        wait_until(
+            Duration::from_secs(60),
+            "the GC to observe every scenario dependent",
+            || {
+                let observed = gc_observed_uids(env);
+                dependent_uids(env, a).iter().all(|u| observed.contains(u))
+            },
+        );
+        println!(
+            "  (the GC observed every scenario dependent after {:.1}s)",
+            t.elapsed().as_secs_f64()
+        );
     }
     // porph gets a dangling owner only now, with its dependent in place.
     let dangling =
@@ -735,6 +748,57 @@ fn diff(expected: &State, actual: &State) -> String {
         }
     }
     out.join("\n")
+}
+
+/// UIDs of the ConfigMaps, Secrets and widgets in `ns` that have ownerReferences (the GC's
+/// v1.20 debug graph lists only nodes with edges).
+fn dependent_uids(env: &TestEnv, ns: &str) -> Vec<String> {
+    kubectl(
+        env,
+        &[
+            "get",
+            "configmaps,secrets,widgets.example.com",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.items[?(@.metadata.ownerReferences)].metadata.uid}",
+        ],
+    )
+    .split_whitespace()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// UIDs of the nodes the running GC has observed (not virtual), from its debug DOT graph.
+fn gc_observed_uids(env: &TestEnv) -> std::collections::HashSet<String> {
+    let url = format!(
+        "{}/debug/controllers/garbagecollector/graph",
+        env.gc_url.as_deref().expect("GC url")
+    );
+    let out = Command::new("curl")
+        .args(["-sf", "--max-time", "10", &url])
+        .output()
+        .expect("curl");
+    let dot = String::from_utf8_lossy(&out.stdout);
+    // Vertex blocks: `  ID [`, one `    key=value` line per attribute, `  ];`.
+    let mut observed = std::collections::HashSet::new();
+    let (mut uid, mut is_virtual) = (None, false);
+    for line in dot.lines() {
+        let attr = line.trim();
+        if attr == "];" {
+            if let Some(u) = uid.take()
+                && !is_virtual
+            {
+                observed.insert(u);
+            }
+            is_virtual = false;
+        } else if let Some(v) = attr.strip_prefix("uid=") {
+            uid = Some(v.trim_matches('"').to_owned());
+        } else if let Some(v) = attr.strip_prefix("virtual=") {
+            is_virtual = v.trim_matches('"') == "true";
+        }
+    }
+    observed
 }
 
 fn wait_until(timeout: Duration, what: &str, mut f: impl FnMut() -> bool) {
