@@ -492,6 +492,22 @@ impl Analysis<'_> {
         )
     }
 
+    /// Finishes a deletion held by finalizers: removes them all, guarded by a test on their
+    /// current value. Only for when the controllers owning them cannot or will not.
+    fn remedy_remove_finalizers(&self, state: &State, id: ObjId) -> String {
+        let store = &self.snap.store;
+        let fins: Vec<&str> = state
+            .finalizers(store, id)
+            .iter()
+            .map(|f| store.str(*f))
+            .collect();
+        format!(
+            "kubectl patch {} --type=json -p '[{{\"op\":\"test\",\"path\":\"/metadata/finalizers\",\"value\":{}}},{{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}}]'",
+            self.kubectl_target(id),
+            serde_json::to_string(&fins).expect("strings serialize")
+        )
+    }
+
     fn remedy_unblock_ref(&self, state: &State, id: ObjId, uid: Sym) -> String {
         let i = self.ref_index(state, id, uid);
         format!(
@@ -727,7 +743,13 @@ impl Analysis<'_> {
                 }
             };
             why.push(reason);
-            remedies.push(format!("kubectl delete {}", self.kubectl_target(b)));
+            // Deleting an object that is already terminating changes nothing: it goes away
+            // once its finalizers do. The test op makes the patch fail if they changed since.
+            remedies.push(if end.being_deleted(b) {
+                self.remedy_remove_finalizers(end, b)
+            } else {
+                format!("kubectl delete {}", self.kubectl_target(b))
+            });
             remedies.push(self.remedy_remove_ref(end, b, owner_uid));
             remedies.push(self.remedy_unblock_ref(end, b, owner_uid));
         }

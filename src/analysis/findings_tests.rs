@@ -286,11 +286,49 @@ fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
     );
     assert_eq!(web.related.len(), 2, "chain: web-1, stuck");
     assert_eq!(web.remedies.len(), 3);
-    assert!(web.remedies[0] == "kubectl delete pods/stuck -n ns");
+    // stuck is already terminating: deleting it again does nothing, its finalizer must go.
+    assert_eq!(
+        web.remedies[0],
+        r#"kubectl patch pods/stuck -n ns --type=json -p '[{"op":"test","path":"/metadata/finalizers","value":["example.com/drain"]},{"op":"remove","path":"/metadata/finalizers"}]'"#
+    );
+    assert!(web.remedies[1].contains(r#""op":"remove","path":"/metadata/ownerReferences/"#));
     assert!(web.remedies[2].contains("blockOwnerDeletion\",\"value\":false"));
     assert!(
         codes_for(&s, &f, "stuck").contains(&(Code::TerminatingHeldByFinalizer, Severity::Warning))
     );
+}
+
+#[test]
+fn gc008_live_root_blocker_gets_a_delete_remedy() {
+    // The blocker is not terminating: the GC cannot decide it (its other owner's resource was
+    // not readable), so deleting it is the first way out.
+    let mut c = Cluster::new();
+    c.forbid("", "secrets");
+    c.obj("apps/v1", "Deployment", "ns", "web", "d")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "held", "p")
+        .owner("apps/v1", "Deployment", "web", "d")
+        .block(true)
+        .owner("v1", "Secret", "creds", "s");
+    let (s, f) = audit(&c, 28);
+    let web = f
+        .iter()
+        .find(|x| {
+            x.code == Code::BlockedForegroundDeletion
+                && x.object
+                    .is_some_and(|o| s.store.str(s.store.object(o).name) == "web")
+        })
+        .unwrap_or_else(|| panic!("GC008 on web: {f:?}"));
+    assert!(
+        web.message.contains("Pod/held -n ns cannot be evaluated"),
+        "{}",
+        web.message
+    );
+    assert_eq!(web.remedies[0], "kubectl delete pods/held -n ns");
+    assert!(web.remedies[1].contains(
+        r#"[{"op":"test","path":"/metadata/ownerReferences/0/uid","value":"d"},{"op":"remove","path":"/metadata/ownerReferences/0"}]"#
+    ));
 }
 
 #[test]
