@@ -110,6 +110,13 @@ impl Analysis<'_> {
                 }
                 return RefClass::Unknown { reason: why };
             }
+            // Maps, but the GET of the guessed resource 404s (§3.3 step 3 quirk).
+            Mapping::Phantom { namespaced } => {
+                if dep_ns.is_empty() && namespaced {
+                    return self.cluster_scoped_dependent_of_namespaced_kind();
+                }
+                return RefClass::Dangling(Dangling::Absent);
+            }
             Mapping::Unresolvable(reason) => return RefClass::Unresolvable { reason },
             Mapping::Unknown(reason) => return RefClass::Unknown { reason },
         };

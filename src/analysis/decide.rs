@@ -228,9 +228,10 @@ impl Analysis<'_> {
         if !waiting.is_empty() {
             let dependents = self.current_dependents(state, id);
             if !dependents.is_empty() {
+                // The graph's one-way flag, not the live finalizers (§1.2).
                 let unblock_first = dependents
                     .iter()
-                    .any(|&d| state.deleting_dependents(store, d))
+                    .any(|&d| state.graph_deleting_dependents(d))
                     && refs.iter().any(|r| r.blocks());
                 return Verdict::Delete {
                     policy: Policy::Foreground,

@@ -43,6 +43,12 @@ pub enum Mapping {
         /// Why we have no objects of it.
         why: String,
     },
+    /// The REST mapper's guessed `<Kind>List` / `List` pseudo-kinds (§3.3 step 3 [quirk]):
+    /// mapping succeeds, but to a resource the server does not serve, so the owner GET 404s.
+    Phantom {
+        /// The scope the mapper gives the pseudo-kind (`<Kind>List`: the kind's; `List`: cluster).
+        namespaced: bool,
+    },
     /// Not served: the GC's REST mapping fails and it retries the dependent forever (§6.8).
     Unresolvable(String),
     /// The snapshot cannot tell whether the kind is served.
@@ -57,6 +63,8 @@ pub struct Mapper {
     by_gvk: HashMap<(String, String, String), GrId>,
     /// group → has any row / failed discovery versions
     known_groups: HashMap<String, ()>,
+    /// Served (group, version) pairs.
+    served_gvs: hashbrown::HashSet<(String, String)>,
     failed_gvs: Vec<String>,
     source: SourceKind,
     /// Served API versions are judged against this release (files: only if known).
@@ -79,6 +87,7 @@ impl Mapper {
         let mut gr_index: HashMap<(String, String), GrId> = HashMap::new();
         let mut by_gvk = HashMap::new();
         let mut known_groups = HashMap::new();
+        let mut served_gvs = hashbrown::HashSet::new();
         let mut gr_of_resource = Vec::with_capacity(snap.resources.len());
         for r in &snap.resources {
             let key = (r.group.clone(), r.plural.clone());
@@ -103,6 +112,7 @@ impl Mapper {
                 ))
                 .or_insert(gr);
             known_groups.insert(r.group.clone(), ());
+            served_gvs.insert((r.group.clone(), r.version.clone()));
         }
         let mut by_name = HashMap::with_capacity(snap.store.len());
         let mut name_winner = vec![0u64; snap.store.len().div_ceil(64)];
@@ -119,6 +129,7 @@ impl Mapper {
             grs,
             by_gvk,
             known_groups,
+            served_gvs,
             failed_gvs: snap
                 .discovery_failures
                 .iter()
@@ -211,6 +222,9 @@ impl Mapper {
         {
             return Mapping::Unknown(format!("discovery of {gv} failed"));
         }
+        if let Some(namespaced) = self.pseudo_list_kind(group, version, kind) {
+            return Mapping::Phantom { namespaced };
+        }
         let catalog = builtin::find(group, kind);
         match self.source {
             SourceKind::Live => {
@@ -266,6 +280,29 @@ impl Mapper {
                 }
             }
         }
+    }
+}
+
+impl Mapper {
+    /// The discovery REST mapper registers, for every served group/version, the pseudo-kind
+    /// `List` (cluster scope) and `<Kind>List` for each served kind (exact spelling, the kind's
+    /// scope); they map to guessed resources that do not exist. `Some(namespaced)` for those.
+    fn pseudo_list_kind(&self, group: &str, version: &str, kind: &str) -> Option<bool> {
+        if !self
+            .served_gvs
+            .contains(&(group.to_owned(), version.to_owned()))
+        {
+            return None;
+        }
+        if kind == "List" {
+            return Some(false);
+        }
+        let base = kind.strip_suffix("List")?;
+        let gr = self
+            .by_gvk
+            .get(&(group.to_owned(), version.to_owned(), base.to_owned()))?;
+        let g = self.gr(*gr);
+        (g.kind == base).then_some(g.namespaced)
     }
 }
 

@@ -44,7 +44,7 @@ impl<'a> Analysis<'a> {
             .server_version
             .as_deref()
             .and_then(KubeVersion::parse);
-        let graph = Graph::build(snap);
+        let graph = Graph::build_for(snap, gc_version);
         let mapper = Mapper::new(snap, server);
         Analysis {
             snap,

@@ -162,9 +162,13 @@ impl Analysis<'_> {
                     }
                 }
                 Mapping::Unknown(why) | Mapping::Unlisted { why, .. } => unknown.push((v, why)),
-                Mapping::Resolved(gr) => {
-                    let g = self.mapper.gr(gr);
-                    if g.namespaced && node.id.namespace.is_empty() {
+                mapped @ (Mapping::Resolved(_) | Mapping::Phantom { .. }) => {
+                    let (namespaced, gr) = match mapped {
+                        Mapping::Resolved(gr) => (self.mapper.gr(gr).namespaced, Some(gr)),
+                        Mapping::Phantom { namespaced } => (namespaced, None),
+                        _ => unreachable!("matched above"),
+                    };
+                    if namespaced && node.id.namespace.is_empty() {
                         if !self.rules.cluster_scoped_to_namespaced_is_unresolvable() {
                             // Pre-1.20: GET at cluster scope 404s; every dependent is enqueued.
                             visit_all(visits);
@@ -188,6 +192,12 @@ impl Analysis<'_> {
                         }
                         continue;
                     }
+                    // A `<Kind>List`/`List` pseudo-kind: the GET 404s (§3.3 quirk).
+                    let Some(gr) = gr else {
+                        visit_all(visits);
+                        continue;
+                    };
+                    let g = self.mapper.gr(gr);
                     let ns = if g.namespaced {
                         node.id.namespace
                     } else {

@@ -8,6 +8,9 @@ use hashbrown::HashMap;
 
 const EXISTS: u8 = 1;
 const BEING_DELETED: u8 = 2;
+/// The graph's `deletingDependents` flag: set once the object is seen terminating with
+/// `foregroundDeletion`, never cleared (§1.2), even after the finalizer is removed.
+const DELETING_DEPENDENTS: u8 = 4;
 
 /// Current state of every object.
 #[derive(Clone, Debug)]
@@ -34,9 +37,16 @@ impl State {
         let foreground = sym(finalizers::FOREGROUND);
         let orphan = sym(finalizers::ORPHAN);
         let flags = store
-            .objects
-            .iter()
-            .map(|o| EXISTS | if o.being_deleted() { BEING_DELETED } else { 0 })
+            .ids()
+            .map(|id| {
+                if !store.object(id).being_deleted() {
+                    EXISTS
+                } else if store.finalizers(id).contains(&foreground) {
+                    EXISTS | BEING_DELETED | DELETING_DEPENDENTS
+                } else {
+                    EXISTS | BEING_DELETED
+                }
+            })
             .collect();
         State {
             flags,
@@ -85,6 +95,14 @@ impl State {
         self.being_deleted(id) && self.has_finalizer(store, id, self.foreground)
     }
 
+    /// The GC graph's `deletingDependents` flag (§1.2): the object has been seen terminating with
+    /// `foregroundDeletion`, whether or not the finalizer is still there. One-way, as upstream;
+    /// the row-9 cycle guard reads this, while reference classification (§3.4) reads the live
+    /// finalizers ([`State::deleting_dependents`]).
+    pub fn graph_deleting_dependents(&self, id: ObjId) -> bool {
+        self.flags[id.index()] & DELETING_DEPENDENTS != 0
+    }
+
     /// Terminating with `orphan` (the GC's attemptToOrphan work).
     pub fn orphaning(&self, store: &Store, id: ObjId) -> bool {
         self.being_deleted(id) && self.has_finalizer(store, id, self.orphan)
@@ -108,6 +126,9 @@ impl State {
     /// Marks the object terminating with these finalizers.
     pub fn start_deletion(&mut self, id: ObjId, finalizers: Vec<Sym>) {
         self.flags[id.index()] |= BEING_DELETED;
+        if finalizers.contains(&self.foreground) {
+            self.flags[id.index()] |= DELETING_DEPENDENTS;
+        }
         self.finalizers.insert(id, finalizers);
     }
 

@@ -590,3 +590,67 @@ fn events_are_not_monitored_and_never_collected() {
     let s = c.build();
     assert_eq!(verdict(&s, v(28), "e"), Verdict::NotMonitored);
 }
+
+#[test]
+fn events_k8s_io_events_are_monitored_before_1_25() {
+    // §5.2 / Appendix A: `events.k8s.io` events joined the GC's ignored resources in v1.25
+    // (PR #110888). Before, the GC watched them: their ownerReferences are acted on.
+    let mut c = Cluster::new();
+    c.resource("events.k8s.io", "v1", "Event", "events", true);
+    c.obj("events.k8s.io/v1", "Event", "ns", "e", "e")
+        .owner("v1", "Pod", "gone", "gone");
+    let s = c.build();
+    assert!(is_delete(&verdict(&s, v(24), "e"), Policy::Background));
+    assert!(is_delete(&verdict(&s, v(20), "e"), Policy::Background));
+    assert_eq!(verdict(&s, v(25), "e"), Verdict::NotMonitored);
+    // Core events are ignored by every release.
+    let mut c = Cluster::new();
+    c.obj("v1", "Event", "ns", "e", "e")
+        .owner("v1", "Pod", "gone", "gone");
+    let s = c.build();
+    assert_eq!(verdict(&s, v(20), "e"), Verdict::NotMonitored);
+}
+
+#[test]
+fn rest_mapper_list_pseudo_kinds_map_and_their_owner_get_404s() {
+    // §3.3 step 3 [quirk]: the discovery REST mapper also maps `<Kind>List` (same scope as the
+    // kind) and `List` (cluster scope) for every served group/version, to guessed resources
+    // the server does not serve. Mapping succeeds, the owner GET 404s: the reference is
+    // dangling, not unresolvable. Only the exact `<Kind>List` spelling is registered.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "a", "a")
+        .owner("apps/v1", "ReplicaSetList", "x", "x");
+    c.obj("v1", "Pod", "ns", "b", "b")
+        .owner("v1", "List", "x", "x2");
+    c.obj("v1", "Pod", "ns", "c", "c")
+        .owner("apps/v1", "replicasetlist", "x", "x3");
+    c.obj("v1", "Pod", "ns", "d", "d")
+        .owner("example.com/v1", "List", "x", "x4");
+    c.obj("v1", "Node", "", "n", "n")
+        .owner("apps/v1", "ReplicaSetList", "x", "x5");
+    c.obj("v1", "Node", "", "m", "m")
+        .owner("v1", "List", "x", "x6");
+    let s = c.build();
+    assert_eq!(classes(&s, v(28), "a"), ["dangling"]);
+    assert!(is_delete(&verdict(&s, v(28), "a"), Policy::Background));
+    assert_eq!(classes(&s, v(28), "b"), ["dangling"]);
+    assert_eq!(classes(&s, v(28), "c"), ["unresolvable"]);
+    assert_eq!(classes(&s, v(28), "d"), ["unresolvable"]);
+    assert_eq!(classes(&s, v(28), "n"), ["invalid-scope"]);
+    assert_eq!(classes(&s, v(28), "m"), ["dangling"]);
+}
+
+#[test]
+fn virtual_owner_of_a_list_pseudo_kind_is_verified_absent_on_restart() {
+    // §1.4 + §3.3 quirk: the virtual owner `apps/v1 ReplicaSetList` maps, its GET 404s, the
+    // virtual delete enqueues its dependent, which is then collected.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "a", "a")
+        .owner("apps/v1", "ReplicaSetList", "x", "x");
+    let s = c.build();
+    let a = Analysis::new(&s, v(28));
+    let r = a.restart();
+    assert!(r.visits.contains_key(&obj(&s, "a")), "{:?}", r.visits);
+    assert!(r.stranded.is_empty() && r.unknown.is_empty());
+    assert!(!r.plan.end.exists(obj(&s, "a")));
+}

@@ -12,6 +12,7 @@
 //! * Dependents are stored as a compressed sparse row table (one offsets vector, one flat vector
 //!   of node ids), each dependent once per owner as in the GC's dependents *set*.
 
+use crate::catalog::KubeVersion;
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 
@@ -92,16 +93,29 @@ pub struct Graph {
     deps: Vec<NodeId>,
 }
 
-/// True for the resources the GC never watches (§5.2): core and `events.k8s.io` events.
-/// (`events.k8s.io` joined the set in 1.25; before, its events were monitored but they are
-/// the same objects as core events, which are deduplicated by UID anyway.)
+/// True for the resources today's GC never watches (§5.2): core and `events.k8s.io` events.
+/// See [`gc_ignored_by`] for older releases.
 pub fn gc_ignored(group: &str, plural: &str) -> bool {
-    plural == "events" && (group.is_empty() || group == "events.k8s.io")
+    gc_ignored_by(group, plural, KubeVersion::NEWEST)
+}
+
+/// True for the resources GC release `gc` never watches (§5.2, Appendix A): core `events`
+/// always; `events.k8s.io` `events` since v1.25 (PR #110888). Before, the GC watched
+/// `events.k8s.io` events (the same objects as core events, under another group): their
+/// ownerReferences were acted on and they could block a foreground deletion.
+pub fn gc_ignored_by(group: &str, plural: &str, gc: KubeVersion) -> bool {
+    plural == "events" && (group.is_empty() || (group == "events.k8s.io" && gc.at_least(25)))
 }
 
 impl Graph {
-    /// Builds the graph of a snapshot.
+    /// Builds the graph of a snapshot as today's GC monitors resources.
     pub fn build(snap: &Snapshot) -> Graph {
+        Graph::build_for(snap, KubeVersion::NEWEST)
+    }
+
+    /// Builds the graph of a snapshot as GC release `gc` would (which resources it ignores
+    /// depends on the release, §5.2).
+    pub fn build_for(snap: &Snapshot, gc: KubeVersion) -> Graph {
         let store = &snap.store;
         let n = store.len();
         let foreground = store.strings.get(crate::model::finalizers::FOREGROUND);
@@ -109,7 +123,7 @@ impl Graph {
         let monitored_resource: Vec<bool> = snap
             .resources
             .iter()
-            .map(|r| !gc_ignored(&r.group, &r.plural))
+            .map(|r| !gc_ignored_by(&r.group, &r.plural, gc))
             .collect();
         let mut node_of_uid = vec![u32::MAX; store.strings.len()];
         for id in store.ids() {

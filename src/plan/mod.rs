@@ -225,13 +225,14 @@ impl<'a, 'b> Simulation<'a, 'b> {
         let mut wave = 1;
         let mut truncated = false;
         if let Some(u) = user {
-            let policy = u
-                .policy
-                .unwrap_or_else(|| self.type_default_policy(u.target));
+            let (policy, source) = match u.policy {
+                Some(p) => (p, "requested"),
+                None => self.implicit_policy(u.target),
+            };
             let detail = match u.policy {
                 Some(p) => format!("requested: delete with propagationPolicy={}", p.as_str()),
                 None => format!(
-                    "requested: delete without a propagation policy (type default: {})",
+                    "requested: delete without a propagation policy ({source}: {})",
                     policy.as_str()
                 ),
             };
@@ -270,13 +271,30 @@ impl<'a, 'b> Simulation<'a, 'b> {
         }
     }
 
-    /// Appendix B: RC, Job, CronJob (and old workload versions) orphan by default.
-    fn type_default_policy(&self, id: ObjId) -> Policy {
-        let r = self.a.snap.resource_of(self.a.snap.store.object(id));
+    /// The policy the API server applies to a delete without options (Appendix B,
+    /// `shouldOrphanDependents`/`shouldDeleteDependents`): an `orphan` or `foregroundDeletion`
+    /// finalizer already on the object decides (the first of the two in list order); else the
+    /// type default — RC, Job, CronJob (and old workload versions) orphan, the rest background.
+    /// Returns the policy and what decided it.
+    fn implicit_policy(&self, id: ObjId) -> (Policy, &'static str) {
+        let (fg, orphan) = (self.state.foreground_sym(), self.state.orphan_sym());
+        let store = &self.a.snap.store;
+        for &f in self.state.finalizers(store, id) {
+            if f == orphan {
+                return (Policy::Orphan, "the object's orphan finalizer");
+            }
+            if f == fg {
+                return (
+                    Policy::Foreground,
+                    "the object's foregroundDeletion finalizer",
+                );
+            }
+        }
+        let r = self.a.snap.resource_of(store.object(id));
         if crate::catalog::builtin::default_orphans(&r.group, &r.version, &r.kind) {
-            Policy::Orphan
+            (Policy::Orphan, "type default")
         } else {
-            Policy::Background
+            (Policy::Background, "type default")
         }
     }
 

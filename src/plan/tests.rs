@@ -378,3 +378,87 @@ fn pending_orphan_finalizer_is_processed() {
     assert!(!deleted(&p, &s, "p"));
     assert!(p.end.owner_refs(&s.store, obj(&s, "p")).is_empty());
 }
+
+#[test]
+fn user_delete_without_policy_follows_an_orphan_finalizer_before_the_type_default() {
+    // Appendix B (store.go shouldOrphanDependents): with no explicit option, an `orphan`
+    // finalizer already on the object decides before the type default (TestStressingCascading-
+    // Deletion collection 2). A ReplicaSet defaults to Background, yet this one orphans.
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "ReplicaSet", "ns", "rs", "rs")
+        .finalizers(&["orphan"]);
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("apps/v1", "ReplicaSet", "rs", "rs")
+        .block(true);
+    let s = c.build();
+    let p = preview(&s, "rs", None);
+    assert_eq!(
+        p.actions[0].policy,
+        Some(Policy::Orphan),
+        "{:#?}",
+        p.actions
+    );
+    assert!(deleted(&p, &s, "rs"));
+    assert!(!deleted(&p, &s, "p"), "the pod is orphaned, not deleted");
+    assert!(p.end.owner_refs(&s.store, obj(&s, "p")).is_empty());
+}
+
+#[test]
+fn user_delete_without_policy_follows_a_foreground_finalizer_before_the_type_default() {
+    // Appendix B (store.go shouldDeleteDependents): a `foregroundDeletion` finalizer already on
+    // the object makes a delete without options foreground, even for a type that defaults to
+    // orphaning (core/v1 ReplicationController).
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "ns", "rc", "rc")
+        .finalizers(&["foregroundDeletion"]);
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .owner("v1", "ReplicationController", "rc", "rc")
+        .block(true);
+    let s = c.build();
+    let p = preview(&s, "rc", None);
+    assert_eq!(
+        p.actions[0].policy,
+        Some(Policy::Foreground),
+        "{:#?}",
+        p.actions
+    );
+    assert!(deleted(&p, &s, "p") && deleted(&p, &s, "rc"));
+}
+
+#[test]
+fn cycle_guard_sees_deleting_dependents_flag_that_outlives_the_finalizer() {
+    // §1.2: the graph's `deletingDependents` is one-way (set, never cleared), and the row-9
+    // cycle guard (§3.2) reads that flag, not the live finalizers. `d` was in foreground
+    // deletion and keeps a foreign finalizer after the GC removes `foregroundDeletion`; when
+    // its owner `i` later takes row 9, the guard still fires and unblocks `i`'s reference to
+    // `o`, so `o` and `p` finish their foreground deletions.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "p", "p")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "Pod", "ns", "o", "o")
+        .owner("v1", "Pod", "p", "p")
+        .block(true);
+    c.obj("v1", "Pod", "ns", "i", "i")
+        .owner("v1", "Pod", "o", "o")
+        .block(true);
+    c.obj("v1", "Pod", "ns", "d", "d")
+        .owner("v1", "Pod", "i", "i")
+        .block(true)
+        .finalizers(&["foregroundDeletion", "x/y"])
+        .deleting();
+    let s = c.build();
+    let p = collect(&s);
+    let unblocked: Vec<ObjId> = p
+        .actions
+        .iter()
+        .filter(|a| a.verb == Verb::UnblockOwnerReferences)
+        .map(|a| a.target)
+        .collect();
+    assert_eq!(unblocked, [obj(&s, "i")], "{:#?}", p.actions);
+    assert!(deleted(&p, &s, "o") && deleted(&p, &s, "p"));
+    assert!(matches!(
+        end(&p, &s, "d"),
+        Some(EndState::Terminating { .. })
+    ));
+}
