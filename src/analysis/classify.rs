@@ -128,7 +128,20 @@ impl Analysis<'_> {
         match self.mapper.find_ref(snap, gr, lookup_ns, r.name, r.uid) {
             Some(found) if state.exists(found) => {
                 if snap.store.object(found).uid != r.uid {
-                    RefClass::Dangling(Dangling::UidMismatch { found })
+                    match self.mapper.twin(snap, gr, found, r.uid) {
+                        // The input contradicts itself (files captured at different times, an
+                        // object recreated in between): which one is current cannot be told.
+                        Some(twin) if state.exists(twin) => RefClass::Unknown {
+                            reason: format!(
+                                "the input holds two objects {} with different uids ({} and {}); \
+                                 which one exists now cannot be told",
+                                snap.describe(found),
+                                snap.store.str(snap.store.object(found).uid),
+                                snap.store.str(r.uid)
+                            ),
+                        },
+                        _ => RefClass::Dangling(Dangling::UidMismatch { found }),
+                    }
                 } else if state.deleting_dependents(&snap.store, found) {
                     RefClass::Waiting { owner: found }
                 } else {

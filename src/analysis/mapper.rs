@@ -188,6 +188,19 @@ impl Mapper {
         self.find(gr, namespace, name)
     }
 
+    /// Another object than `found` (the one [`Mapper::find`] returns) with the same
+    /// group/resource, namespace and name, holding `uid`. Only a self-contradicting input (e.g.
+    /// files captured at different times) has one.
+    pub fn twin(&self, snap: &Snapshot, gr: GrId, found: ObjId, uid: Sym) -> Option<ObjId> {
+        let c = snap.store.by_uid(uid)?;
+        let (o, f) = (snap.store.object(c), snap.store.object(found));
+        (c != found
+            && o.name == f.name
+            && o.namespace == f.namespace
+            && self.gr_of_resource[o.resource.index()] == gr)
+            .then_some(c)
+    }
+
     /// REST-maps an ownerReference's apiVersion/kind (memoised: clusters have few distinct
     /// pairs).
     pub fn map(&self, snap: &Snapshot, api_version: Sym, kind: Sym) -> Mapping {

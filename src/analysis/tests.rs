@@ -654,3 +654,34 @@ fn virtual_owner_of_a_list_pseudo_kind_is_verified_absent_on_restart() {
     assert!(r.stranded.is_empty() && r.unknown.is_empty());
     assert!(!r.plan.end.exists(obj(&s, "a")));
 }
+
+#[test]
+fn two_captures_of_a_recreated_owner_make_its_refs_unknown_not_dangling() {
+    // Files captured at different times can hold an owner twice: before and after it was
+    // recreated. The GC GETs by name and compares UIDs; which of the two it would find now is
+    // not in the input, so neither reference may be called dangling.
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "ReplicaSet", "ns", "web", "rs-old");
+    c.obj("apps/v1", "ReplicaSet", "ns", "web", "rs-new");
+    c.obj("v1", "Pod", "ns", "p-old", "p1")
+        .owner("apps/v1", "ReplicaSet", "web", "rs-old");
+    c.obj("v1", "Pod", "ns", "p-new", "p2")
+        .owner("apps/v1", "ReplicaSet", "web", "rs-new");
+    // A UID that no captured object has is still a plain mismatch.
+    c.obj("v1", "Pod", "ns", "p-ghost", "p3")
+        .owner("apps/v1", "ReplicaSet", "web", "rs-gone");
+    let s = c.build();
+    let mut labels: Vec<&str> = ["p-old", "p-new"]
+        .iter()
+        .flat_map(|n| classes(&s, v(28), n))
+        .collect();
+    labels.sort();
+    assert_eq!(labels, ["solid", "unknown"]);
+    for n in ["p-old", "p-new"] {
+        assert!(
+            !matches!(verdict(&s, v(28), n), Verdict::Delete { .. }),
+            "{n} must not be deleted"
+        );
+    }
+    assert_eq!(classes(&s, v(28), "p-ghost"), ["dangling"]);
+}
