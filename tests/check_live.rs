@@ -12,6 +12,7 @@ mod testenv;
 
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::panic::AssertUnwindSafe;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 use testenv::TestEnv;
@@ -106,7 +107,8 @@ fn deletion_timestamp(env: &TestEnv, name: &str) -> String {
     .unwrap_or_default()
 }
 
-fn start_gc(env: &TestEnv) -> Child {
+/// Starts kube-controller-manager with only the GC; returns it and its debug server's URL.
+fn start_gc(env: &TestEnv) -> (Child, String) {
     let bin = Command::new(testenv::scripts_dir().join("install"))
         .output()
         .expect("install");
@@ -122,7 +124,7 @@ fn start_gc(env: &TestEnv) -> Child {
         .unwrap()
         .port();
     let log = std::fs::File::create(env.dir.join("kcm-check.log")).unwrap();
-    Command::new(format!("{bin}/kube-controller-manager"))
+    let child = Command::new(format!("{bin}/kube-controller-manager"))
         .args([
             "--kubeconfig",
             env.kubeconfig.to_str().unwrap(),
@@ -143,7 +145,8 @@ fn start_gc(env: &TestEnv) -> Child {
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
-        .expect("start kube-controller-manager")
+        .expect("start kube-controller-manager");
+    (child, format!("http://127.0.0.1:{port}"))
 }
 
 fn restart_prediction_matches_real_gc(env: &TestEnv) {
@@ -284,7 +287,7 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     assert_eq!(existing(env, &all).len(), all.len());
 
     // Start the real GC and watch it do exactly that.
-    let mut gc = start_gc(env);
+    let (mut gc, gc_url) = start_gc(env);
     let start = Instant::now();
     let survivors_expected: BTreeSet<String> = all
         .iter()
@@ -361,8 +364,18 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         }
         std::thread::sleep(Duration::from_millis(500));
     }
+
+    // kubernetes#98040 on the real v1.20.2 GC: a cluster-scoped dependent observed first gives
+    // the missing owner a namespace-less virtual node, and the namespaced dependent of the same
+    // missing owner is never collected; a control object without such a sibling is.
+    let stranded_result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        stranded_by_cluster_scoped_sibling(env, &gc_url)
+    }));
     let _ = gc.kill();
     let _ = gc.wait();
+    if let Err(e) = stranded_result {
+        std::panic::resume_unwind(e);
+    }
 
     // audit --events attaches the GC's event to the cross-namespace finding.
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
@@ -410,4 +423,96 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         ]);
     }
     eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
+}
+
+/// The #98040 case with the GC running: returns once the control object is collected and the
+/// stranded one has outlived it; `check restart` flags the stranded one as order-dependent.
+fn stranded_by_cluster_scoped_sibling(env: &TestEnv, gc_url: &str) {
+    const MISSING: &str = "00000000-0000-4000-8000-000000098040";
+    let missing_owner = owner("ConfigMap", "parent", MISSING);
+    apply(
+        env,
+        &serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "kgc-98040-bad", "ownerReferences": missing_owner}}),
+    );
+    // Wait until the GC holds the owner's virtual node, without a namespace.
+    let t = Instant::now();
+    loop {
+        let out = Command::new("curl")
+            .args(["-sf", "--max-time", "10"])
+            .arg(format!(
+                "{gc_url}/debug/controllers/garbagecollector/graph?uid={MISSING}"
+            ))
+            .output()
+            .expect("curl");
+        let dot = String::from_utf8_lossy(&out.stdout);
+        if dot.contains("kgc-98040-bad") {
+            let owner_node = dot
+                .split("];")
+                .find(|block| block.contains(&format!("uid=\"{MISSING}\"")))
+                .unwrap_or_else(|| panic!("no node for the missing owner: {dot}"));
+            assert!(
+                owner_node.contains("namespace=\"\"") && owner_node.contains("virtual=\"true\""),
+                "the owner's virtual node has no namespace: {owner_node}"
+            );
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the GC never linked the cluster-scoped dependent: {dot}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    apply(env, &configmap("default", "kgc-98040-good", missing_owner));
+    apply(
+        env,
+        &configmap(
+            "default",
+            "kgc-98040-control",
+            owner(
+                "ConfigMap",
+                "other-parent",
+                "00000000-0000-4000-8000-0000000c0de0",
+            ),
+        ),
+    );
+    let names = [
+        ("default", "kgc-98040-good"),
+        ("default", "kgc-98040-control"),
+    ];
+    let t = Instant::now();
+    while existing(env, &names).contains("default/kgc-98040-control") {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the GC did not collect the control object within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(
+        existing(env, &names),
+        BTreeSet::from(["default/kgc-98040-good".to_owned()]),
+        "the namespaced dependent of the namespace-less virtual owner is stranded"
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(["check", "restart", "-A", "-o", "json", "--fail-on", "never"])
+        .args(["--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .output()
+        .expect("run kubectl-gc check restart");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["object"]["name"] == "kgc-98040-good")
+        .unwrap_or_else(|| panic!("no finding on kgc-98040-good: {report:#}"));
+    assert_eq!(finding["code"], "GC020", "{finding:#}");
+    assert!(
+        finding["consequence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("depending on the order"),
+        "{finding:#}"
+    );
 }

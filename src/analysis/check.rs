@@ -179,18 +179,22 @@ impl Analysis<'_> {
             f.remedies = vec![self.remedy_remove_ref(&initial, o.bad_dependent, o.owner_uid)];
             out.push(f);
         }
-        for (id, why) in &r.stranded {
+        for st in &r.stranded {
             // Only garbage is worth reporting: the object would be collected if evaluated.
             if matches!(
-                self.decide(&initial, *id),
+                self.decide(&initial, st.object),
                 Verdict::Delete { .. } | Verdict::RemoveRefs { .. }
             ) {
                 out.push(finding(
                     Code::StrandedDependent,
                     Severity::Warning,
-                    *id,
-                    "a restarted GC never evaluates this object: the garbage stays".into(),
-                    why.clone(),
+                    st.object,
+                    if st.certain {
+                        "a restarted GC never evaluates this object: the garbage stays".into()
+                    } else {
+                        "a restarted GC may never evaluate this object (the garbage stays) or may delete it, depending on the order its informers deliver objects".into()
+                    },
+                    st.why.clone(),
                 ));
             }
         }

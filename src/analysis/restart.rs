@@ -63,6 +63,17 @@ pub struct OrderDependent {
     pub deleted: bool,
 }
 
+/// A dependent of a missing owner that a restarted GC does not evaluate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stranded {
+    /// The dependent.
+    pub object: ObjId,
+    /// False when it depends on informer order (the other order evaluates, and deletes, it).
+    pub certain: bool,
+    /// Why.
+    pub why: String,
+}
+
 /// The prediction.
 #[derive(Debug)]
 pub struct Restart {
@@ -75,7 +86,7 @@ pub struct Restart {
     /// Dependents of missing owners the restarted GC never evaluates (GC v1.20 without
     /// PR #98068: stranded by a namespace-less virtual owner; or a virtual owner whose kind
     /// cannot be mapped).
-    pub stranded: Vec<(ObjId, String)>,
+    pub stranded: Vec<Stranded>,
     /// Virtual owners the snapshot cannot verify (their dependents' fate is unknown).
     pub unknown: Vec<(NodeId, String)>,
 }
@@ -131,7 +142,7 @@ impl Analysis<'_> {
     fn virtual_owner_visits(
         &self,
         visits: &mut BTreeMap<ObjId, VisitCause>,
-        stranded: &mut Vec<(ObjId, String)>,
+        stranded: &mut Vec<Stranded>,
         unknown: &mut Vec<(NodeId, String)>,
     ) {
         let store = &self.snap.store;
@@ -158,7 +169,11 @@ impl Analysis<'_> {
                     // Retried forever; only dependents that disagree with its coordinates are
                     // enqueued by the coordinate checks (handled there, v1.20+).
                     for &d in &deps {
-                        stranded.push((d, format!("its owner's kind cannot be mapped: {reason}")));
+                        stranded.push(Stranded {
+                            object: d,
+                            certain: true,
+                            why: format!("its owner's kind cannot be mapped: {reason}"),
+                        });
                     }
                 }
                 Mapping::Unknown(why) | Mapping::Unlisted { why, .. } => unknown.push((v, why)),
@@ -168,6 +183,28 @@ impl Analysis<'_> {
                         Mapping::Phantom { namespaced } => (namespaced, None),
                         _ => unreachable!("matched above"),
                     };
+                    // GC 1.20 (PR #92743 without #98068): whether a cluster-scoped or a
+                    // namespaced dependent is observed first decides the virtual owner's
+                    // namespace, and with it whether the namespaced dependents are ever
+                    // evaluated. Informer order is not in a snapshot: report both outcomes.
+                    let cluster_scoped_dep =
+                        deps.iter().any(|&d| store.object(d).namespace.is_empty());
+                    if namespaced
+                        && cluster_scoped_dep
+                        && self.rules.cluster_scoped_to_namespaced_is_unresolvable()
+                        && !self.rules.third_coordinate_check()
+                    {
+                        for &d in &deps {
+                            if !store.object(d).namespace.is_empty() {
+                                stranded.push(Stranded {
+                                    object: d,
+                                    certain: false,
+                                    why: "a cluster-scoped dependent references the same missing owner; if the restarted GC observes it first, the owner's virtual node has no namespace and GC 1.20 never verifies it for namespaced dependents (fixed in 1.21, PR #98068); if this object is observed first, the owner is verified absent and this object deleted".into(),
+                                });
+                            }
+                        }
+                        continue;
+                    }
                     if namespaced && node.id.namespace.is_empty() {
                         if !self.rules.cluster_scoped_to_namespaced_is_unresolvable() {
                             // Pre-1.20: GET at cluster scope 404s; every dependent is enqueued.
@@ -178,15 +215,6 @@ impl Analysis<'_> {
                                     visits
                                         .entry(d)
                                         .or_insert(VisitCause::MissingOwner { uid: node.id.uid });
-                                }
-                            }
-                        } else {
-                            for &d in &deps {
-                                if !store.object(d).namespace.is_empty() {
-                                    stranded.push((
-                                        d,
-                                        "a cluster-scoped dependent created its missing owner's virtual node without a namespace; GC 1.20 never verifies it for namespaced dependents (fixed in 1.21, PR #98068)".into(),
-                                    ));
                                 }
                             }
                         }
