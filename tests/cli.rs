@@ -454,3 +454,23 @@ fn version_shows_build_info() {
         "{v}"
     );
 }
+
+#[test]
+fn graph_with_nothing_selected_prints_no_table() {
+    let o = run(&[
+        "graph",
+        "--snapshot",
+        INCIDENT,
+        "--uid",
+        "00000000-0000-0000-0000-000000000000",
+        "-o",
+        "tree",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(stderr(&o).contains("nothing to show"), "{}", stderr(&o));
+}

@@ -152,7 +152,9 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     }
 
     if sub.is_empty() && format == GraphFormat::Tree {
+        // Like kubectl's "No resources found": a note on stderr, no table header on stdout.
         eprintln!("nothing to show: no selected object has an owner or a dependent");
+        return Ok(exit::OK);
     }
     if format == GraphFormat::Mermaid && sub.edge_count() > view::mermaid::MAX_EDGES {
         eprintln!(
