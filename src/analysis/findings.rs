@@ -390,11 +390,17 @@ impl Analysis<'_> {
                         Severity::Warning,
                     ),
                     (None, Dangling::Absent) => {
-                        let msg = if o.namespace.is_empty() || !self.owner_kind_namespaced(r) {
+                        let mut msg = if o.namespace.is_empty() || !self.owner_kind_namespaced(r) {
                             format!("owner {ref_text} does not exist")
                         } else {
                             format!("owner {ref_text} does not exist in namespace {ns:?}")
                         };
+                        if let Some(sibling) = self.namespace_less_virtual_sibling(id, r) {
+                            msg.push_str(&format!(
+                                "; GC 1.20 may never collect it: {} references the same missing owner, and if the GC observed it first the owner's virtual node has no namespace and is never verified for namespaced dependents (kubernetes#98040, fixed in 1.21)",
+                                self.snap.describe(sibling)
+                            ));
+                        }
                         (Code::DanglingOwner, msg, vec![], Severity::Warning)
                     }
                 };
@@ -506,6 +512,28 @@ impl Analysis<'_> {
             self.kubectl_target(id),
             serde_json::to_string(&fins).expect("strings serialize")
         )
+    }
+
+    /// GC 1.20 only (kubernetes#98040): for a namespaced dependent `id` of a missing
+    /// namespaced owner, a cluster-scoped dependent of the same owner UID, if any.
+    fn namespace_less_virtual_sibling(&self, id: ObjId, r: &OwnerRef) -> Option<ObjId> {
+        let store = &self.snap.store;
+        if !self.rules.cluster_scoped_to_namespaced_is_unresolvable()
+            || self.rules.third_coordinate_check()
+            || store.object(id).namespace.is_empty()
+            || !self.owner_kind_namespaced(r)
+        {
+            return None;
+        }
+        let node = self.graph.node_of_uid(r.uid)?;
+        if self.graph.object(node).is_some() {
+            return None; // not a virtual node: the owner UID is a monitored object
+        }
+        self.graph
+            .dependents(node)
+            .iter()
+            .filter_map(|&d| self.graph.object(d))
+            .find(|&d| store.object(d).namespace.is_empty())
     }
 
     fn remedy_unblock_ref(&self, state: &State, id: ObjId, uid: Sym) -> String {

@@ -459,3 +459,40 @@ fn healthy_cluster_has_no_findings() {
     let (_, f) = audit(&c, 28);
     assert!(f.is_empty(), "{f:#?}");
 }
+
+#[test]
+fn gc001_on_gc_1_20_warns_that_a_cluster_scoped_sibling_can_strand_it() {
+    // kubernetes#98040 (reproduced on a real v1.20.2 GC by tests/check_live.rs).
+    let mut c = Cluster::new();
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        "bad",
+        "cr",
+    )
+    .owner("v1", "ConfigMap", "parent", "gone");
+    c.obj("v1", "ConfigMap", "ns", "good", "cm")
+        .owner("v1", "ConfigMap", "parent", "gone");
+    let message = |gc: u32| {
+        let (s, f) = audit(&c, gc);
+        f.iter()
+            .find(|x| {
+                x.code == Code::DanglingOwner
+                    && x.object
+                        .is_some_and(|o| s.store.str(s.store.object(o).name) == "good")
+            })
+            .map(|x| x.message.clone())
+            .unwrap_or_else(|| panic!("GC001 on good with GC 1.{gc}: {f:?}"))
+    };
+    let m20 = message(20);
+    assert!(
+        m20.contains("GC 1.20 may never collect it")
+            && m20.contains("ClusterRole/bad")
+            && m20.contains("98040"),
+        "{m20}"
+    );
+    // Fixed in 1.21; before 1.20 the cluster-scoped GET 404s and both are collected.
+    assert!(!message(21).contains("98040"));
+    assert!(!message(19).contains("98040"));
+}
