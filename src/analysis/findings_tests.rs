@@ -11,6 +11,17 @@ fn audit(c: &Cluster, gc: u32) -> (Snapshot, Vec<Finding>) {
     (s, f)
 }
 
+/// The first finding with `code` on the object named `name`; panics (listing all) if none.
+fn finding_on<'f>(s: &Snapshot, f: &'f [Finding], code: Code, name: &str) -> &'f Finding {
+    f.iter()
+        .find(|x| {
+            x.code == code
+                && x.object
+                    .is_some_and(|o| s.store.str(s.store.object(o).name) == name)
+        })
+        .unwrap_or_else(|| panic!("no {code:?} on {name}: {f:?}"))
+}
+
 fn codes_for(s: &Snapshot, f: &[Finding], name: &str) -> Vec<(Code, Severity)> {
     f.iter()
         .filter(|x| {
@@ -149,13 +160,7 @@ fn gc001_dangling_owner_sole_owner_is_deleted_other_owner_strips() {
         codes_for(&s, &f, "two-owners"),
         [(Code::DanglingOwner, Severity::Warning)]
     );
-    let strip = f
-        .iter()
-        .find(|x| {
-            x.object
-                .is_some_and(|o| s.store.str(s.store.object(o).name) == "two-owners")
-        })
-        .unwrap();
+    let strip = finding_on(&s, &f, Code::DanglingOwner, "two-owners");
     assert!(strip.consequence.contains("strip"));
 }
 
@@ -269,14 +274,7 @@ fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
         .finalizers(&["example.com/drain"])
         .deleting();
     let (s, f) = audit(&c, 28);
-    let web = f
-        .iter()
-        .find(|x| {
-            x.code == Code::BlockedForegroundDeletion
-                && x.object
-                    .is_some_and(|o| s.store.str(s.store.object(o).name) == "web")
-        })
-        .unwrap();
+    let web = finding_on(&s, &f, Code::BlockedForegroundDeletion, "web");
     assert_eq!(web.severity, Severity::Error);
     assert!(
         web.message
@@ -312,14 +310,7 @@ fn gc008_live_root_blocker_gets_a_delete_remedy() {
         .block(true)
         .owner("v1", "Secret", "creds", "s");
     let (s, f) = audit(&c, 28);
-    let web = f
-        .iter()
-        .find(|x| {
-            x.code == Code::BlockedForegroundDeletion
-                && x.object
-                    .is_some_and(|o| s.store.str(s.store.object(o).name) == "web")
-        })
-        .unwrap_or_else(|| panic!("GC008 on web: {f:?}"));
+    let web = finding_on(&s, &f, Code::BlockedForegroundDeletion, "web");
     assert!(
         web.message.contains("Pod/held -n ns cannot be evaluated"),
         "{}",
@@ -476,14 +467,9 @@ fn gc001_on_gc_1_20_warns_that_a_cluster_scoped_sibling_can_strand_it() {
         .owner("v1", "ConfigMap", "parent", "gone");
     let message = |gc: u32| {
         let (s, f) = audit(&c, gc);
-        f.iter()
-            .find(|x| {
-                x.code == Code::DanglingOwner
-                    && x.object
-                        .is_some_and(|o| s.store.str(s.store.object(o).name) == "good")
-            })
-            .map(|x| x.message.clone())
-            .unwrap_or_else(|| panic!("GC001 on good with GC 1.{gc}: {f:?}"))
+        finding_on(&s, &f, Code::DanglingOwner, "good")
+            .message
+            .clone()
     };
     let m20 = message(20);
     assert!(
