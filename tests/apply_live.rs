@@ -13,6 +13,8 @@
 //! Each case prints `test <name> ... ok|FAILED`; the last line is `N passed, M failed`. The
 //! binary fails (it does not skip) when a control plane cannot be started.
 
+#[path = "support/gc_dot.rs"]
+mod gc_dot;
 #[path = "support/testenv.rs"]
 mod testenv;
 
@@ -770,7 +772,7 @@ fn dependent_uids(env: &TestEnv, ns: &str) -> Vec<String> {
 }
 
 /// UIDs of the nodes the running GC has observed (not virtual), from its debug DOT graph.
-fn gc_observed_uids(env: &TestEnv) -> std::collections::HashSet<String> {
+fn gc_observed_uids(env: &TestEnv) -> std::collections::BTreeSet<String> {
     let url = format!(
         "{}/debug/controllers/garbagecollector/graph",
         env.gc_url.as_deref().expect("GC url")
@@ -779,26 +781,12 @@ fn gc_observed_uids(env: &TestEnv) -> std::collections::HashSet<String> {
         .args(["-sf", "--max-time", "10", &url])
         .output()
         .expect("curl");
-    let dot = String::from_utf8_lossy(&out.stdout);
-    // Vertex blocks: `  ID [`, one `    key=value` line per attribute, `  ];`.
-    let mut observed = std::collections::HashSet::new();
-    let (mut uid, mut is_virtual) = (None, false);
-    for line in dot.lines() {
-        let attr = line.trim();
-        if attr == "];" {
-            if let Some(u) = uid.take()
-                && !is_virtual
-            {
-                observed.insert(u);
-            }
-            is_virtual = false;
-        } else if let Some(v) = attr.strip_prefix("uid=") {
-            uid = Some(v.trim_matches('"').to_owned());
-        } else if let Some(v) = attr.strip_prefix("virtual=") {
-            is_virtual = v.trim_matches('"') == "true";
-        }
-    }
-    observed
+    gc_dot::sets(&String::from_utf8_lossy(&out.stdout))
+        .vertices
+        .into_iter()
+        .filter(|(_, flags)| !flags.is_virtual)
+        .map(|(uid, _)| uid)
+        .collect()
 }
 
 fn wait_until(timeout: Duration, what: &str, mut f: impl FnMut() -> bool) {

@@ -19,9 +19,12 @@
 //! the control plane cannot be started. `cargo test --test graph_live -- <substring>` runs the
 //! matching cases (plus `fixtures` and `gc_observed_the_fixtures`, which the others need).
 
+#[path = "support/gc_dot.rs"]
+mod gc_dot;
 #[path = "support/testenv.rs"]
 mod testenv;
 
+use gc_dot::{Sets, sets, unquote};
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
 use std::process::{Command, ExitCode, Stdio};
@@ -220,68 +223,6 @@ fn our_graph(ctx: &Ctx, uids: &[&str], extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let (code, out, err) = kubectl_gc(ctx, &args);
     assert_eq!(code, 0, "kubectl-gc {args:?}: {err}");
-    out
-}
-
-/// A DOT graph as sets: vertices by UID with their flags, edges as UID pairs. A small
-/// line-based reader of the endpoint's layout (both formats), independent of the crate's parser.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Sets {
-    vertices: BTreeMap<String, Flags>,
-    edges: BTreeSet<(String, String)>,
-}
-
-#[derive(Debug, Default, PartialEq, Eq, Clone)]
-struct Flags {
-    missing: bool,
-    being_deleted: bool,
-    deleting_dependents: bool,
-    is_virtual: bool,
-}
-
-fn unquote(s: &str) -> String {
-    s.strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s)
-        .replace("\\\"", "\"")
-        .replace("\\\\", "\\")
-}
-
-fn sets(dot: &str) -> Sets {
-    let mut id_to_uid: BTreeMap<String, String> = BTreeMap::new();
-    let mut current: Option<(String, String, Flags)> = None;
-    let mut out = Sets::default();
-    let mut raw_edges = Vec::new();
-    for line in dot.lines() {
-        if let Some(id) = line.strip_prefix("  ").and_then(|l| l.strip_suffix(" [")) {
-            current = Some((id.to_owned(), String::new(), Flags::default()));
-        } else if line == "  ];" {
-            let (id, uid, flags) = current.take().expect("vertex block");
-            id_to_uid.insert(id, uid.clone());
-            out.vertices.insert(uid, flags);
-        } else if let Some((id, uid, flags)) = current.as_mut() {
-            let _ = id;
-            let attr = line.trim_start();
-            let (k, v) = attr.split_once('=').expect("attribute");
-            let v = unquote(v);
-            match k {
-                "uid" => *uid = v,
-                "missing" => flags.missing = v == "true",
-                "beingDeleted" => flags.being_deleted = v == "true",
-                "deletingDependents" => flags.deleting_dependents = v == "true",
-                "virtual" => flags.is_virtual = v == "true",
-                _ => {}
-            }
-        } else if let Some(edge) = line.strip_prefix("  ").and_then(|l| l.strip_suffix(';'))
-            && let Some((f, t)) = edge.split_once(" -> ")
-        {
-            raw_edges.push((f.to_owned(), t.to_owned()));
-        }
-    }
-    for (f, t) in raw_edges {
-        let map = |id: &str| id_to_uid.get(id).cloned().unwrap_or_else(|| unquote(id));
-        out.edges.insert((map(&f), map(&t)));
-    }
     out
 }
 

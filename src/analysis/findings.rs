@@ -12,7 +12,7 @@ use crate::model::{ObjId, OwnerRef, Sym};
 use crate::plan::{EndState, Plan};
 use crate::snapshot::parse_rfc3339;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Severity, ordered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -237,6 +237,7 @@ impl Analysis<'_> {
         let mut out = Vec::new();
         let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
         let store = &self.snap.store;
+        let siblings = self.cluster_scoped_dependents_of_virtual_owners();
         for id in store.ids() {
             if !self.graph.monitors(id) {
                 continue;
@@ -246,9 +247,9 @@ impl Analysis<'_> {
                 continue;
             }
             let (verdict, classes) = self.decide_classified(&state, id);
-            for (i, (r, c)) in refs.iter().zip(&classes).enumerate() {
+            for (r, c) in refs.iter().zip(&classes) {
                 *classifications.entry(c.label()).or_default() += 1;
-                if let Some(f) = self.ref_finding(&state, id, i, r, c, &verdict) {
+                if let Some(f) = self.ref_finding(&state, id, r, c, &verdict, &siblings) {
                     out.push(f);
                 }
             }
@@ -307,10 +308,10 @@ impl Analysis<'_> {
         &self,
         state: &State,
         id: ObjId,
-        _index: usize,
         r: &OwnerRef,
         class: &RefClass,
         verdict: &Verdict,
+        siblings: &HashMap<Sym, ObjId>,
     ) -> Option<Finding> {
         let store = &self.snap.store;
         let o = store.object(id);
@@ -395,7 +396,10 @@ impl Analysis<'_> {
                         } else {
                             format!("owner {ref_text} does not exist in namespace {ns:?}")
                         };
-                        if let Some(sibling) = self.namespace_less_virtual_sibling(id, r) {
+                        let sibling = siblings
+                            .get(&r.uid)
+                            .filter(|_| !o.namespace.is_empty() && self.owner_kind_namespaced(r));
+                        if let Some(&sibling) = sibling {
                             msg.push_str(&format!(
                                 "; GC 1.20 may never collect it: {} references the same missing owner, and if the GC observed it first the owner's virtual node has no namespace and is never verified for namespaced dependents (kubernetes#98040, fixed in 1.21)",
                                 self.snap.describe(sibling)
@@ -514,26 +518,26 @@ impl Analysis<'_> {
         )
     }
 
-    /// GC 1.20 only (kubernetes#98040): for a namespaced dependent `id` of a missing
-    /// namespaced owner, a cluster-scoped dependent of the same owner UID, if any.
-    fn namespace_less_virtual_sibling(&self, id: ObjId, r: &OwnerRef) -> Option<ObjId> {
+    /// GC 1.20 only (kubernetes#98040): for each virtual owner UID, a cluster-scoped dependent
+    /// of it, if any (observed first, it leaves the owner's virtual node without a namespace).
+    /// One pass over the virtual nodes' dependents; empty for other GC versions.
+    fn cluster_scoped_dependents_of_virtual_owners(&self) -> HashMap<Sym, ObjId> {
         let store = &self.snap.store;
-        if !self.rules.cluster_scoped_to_namespaced_is_unresolvable()
-            || self.rules.third_coordinate_check()
-            || store.object(id).namespace.is_empty()
-            || !self.owner_kind_namespaced(r)
-        {
-            return None;
-        }
-        let node = self.graph.node_of_uid(r.uid)?;
-        if self.graph.object(node).is_some() {
-            return None; // not a virtual node: the owner UID is a monitored object
+        if !self.rules.namespace_less_virtual_owner_strands() {
+            return HashMap::new();
         }
         self.graph
-            .dependents(node)
-            .iter()
-            .filter_map(|&d| self.graph.object(d))
-            .find(|&d| store.object(d).namespace.is_empty())
+            .virtual_nodes()
+            .filter_map(|v| {
+                let first = self
+                    .graph
+                    .dependents(v)
+                    .iter()
+                    .filter_map(|&d| self.graph.object(d))
+                    .find(|&d| store.object(d).namespace.is_empty())?;
+                Some((self.graph.node(v).id.uid, first))
+            })
+            .collect()
     }
 
     fn remedy_unblock_ref(&self, state: &State, id: ObjId, uid: Sym) -> String {

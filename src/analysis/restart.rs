@@ -191,8 +191,7 @@ impl Analysis<'_> {
                         deps.iter().any(|&d| store.object(d).namespace.is_empty());
                     if namespaced
                         && cluster_scoped_dep
-                        && self.rules.cluster_scoped_to_namespaced_is_unresolvable()
-                        && !self.rules.third_coordinate_check()
+                        && self.rules.namespace_less_virtual_owner_strands()
                     {
                         for &d in &deps {
                             if !store.object(d).namespace.is_empty() {

@@ -41,6 +41,13 @@ impl Rules {
         self.version.at_least(21)
     }
 
+    /// Exactly v1.20 (kubernetes#98040): a cluster-scoped dependent observed first gives a
+    /// missing namespaced owner a namespace-less virtual node that is never verified, so the
+    /// namespaced dependents of that owner are never collected (fixed by PR #98068).
+    pub fn namespace_less_virtual_owner_strands(&self) -> bool {
+        self.cluster_scoped_to_namespaced_is_unresolvable() && !self.third_coordinate_check()
+    }
+
     /// v1.34+ (PR #132632): GC DELETEs carry a resourceVersion precondition as well as the UID.
     pub fn delete_with_resource_version(&self) -> bool {
         self.version.at_least(34)

@@ -253,6 +253,16 @@ fn conflicting_data_15_late_observed_parent_keeps_namespaced_child() {
 
 // ---- §7.8 kubectl-check-ownerreferences TestVerify -----------------------------------------
 
+/// TestVerify's fixture: Node node1 (uid nodeuid) exists; Pod p references it with the given
+/// apiVersion/kind/name. Returns the reference's class.
+fn verify_pod_ref_to_node1(api_version: &str, kind: &str, name: &str) -> Vec<&'static str> {
+    let mut c = Cluster::new();
+    c.obj("v1", "Node", "", "node1", "nodeuid");
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner(api_version, kind, name, "nodeuid");
+    classes(&c.build(), v(28), "p")
+}
+
 #[test]
 fn verify_forbidden_owner_resource_is_unknown_not_dangling() {
     let mut c = Cluster::new();
@@ -282,32 +292,20 @@ fn verify_failed_list_is_unknown_not_dangling() {
 
 #[test]
 fn verify_unavailable_version_is_unresolvable() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid")
-        .owner("v2", "Node", "node1", "nodeuid");
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "p"), ["unresolvable"]);
+    assert_eq!(
+        verify_pod_ref_to_node1("v2", "Node", "node1"),
+        ["unresolvable"]
+    );
 }
 
 #[test]
 fn verify_mismatched_name_is_dangling() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid")
-        .owner("v1", "Node", "nodex", "nodeuid");
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "p"), ["dangling"]);
+    assert_eq!(verify_pod_ref_to_node1("v1", "Node", "nodex"), ["dangling"]);
 }
 
 #[test]
 fn verify_mismatched_kind_is_dangling() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "node1", "nodeuid");
-    c.obj("v1", "Pod", "ns1", "p", "puid")
-        .owner("v1", "Pod", "node1", "nodeuid");
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "p"), ["dangling"]);
+    assert_eq!(verify_pod_ref_to_node1("v1", "Pod", "node1"), ["dangling"]);
 }
 
 #[test]

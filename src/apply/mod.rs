@@ -264,16 +264,7 @@ fn new_entry(a: &Analysis<'_>, act: &Action, seq: usize) -> Entry {
         rule: crate::render::plan::rule(&act.reason),
         reason: act.detail.clone(),
         propagation_policy: act.policy.map(Policy::as_str),
-        owner_references: matches!(
-            act.verb,
-            Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
-        )
-        .then(|| {
-            act.owner_refs
-                .iter()
-                .map(|u| store.str(*u).to_owned())
-                .collect()
-        }),
+        owner_references: crate::render::plan::patched_owner_uids(a, act),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
         result: EntryResult::Skipped,
         message: String::new(),
@@ -308,6 +299,13 @@ enum LiveClass {
     Dangling(String),
     /// Cannot be re-checked (kind not served, invalid scope): never act.
     Unverifiable(String),
+}
+
+/// What [`Executor::no_solid_owner`] verified: no owner is solid, whether one is in
+/// foreground deletion, and each owner's state (for the record).
+struct NoSolidOwner {
+    waiting: bool,
+    why: Vec<String>,
 }
 
 struct Executor<'x, 'b, C> {
@@ -518,6 +516,46 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         Ok(out)
     }
 
+    /// Re-checks every owner of the object live: it is still garbage only if none is solid and
+    /// each could be checked (rows 9 and 10). Otherwise the skip to report.
+    async fn no_solid_owner(
+        &mut self,
+        meta: &LiveMeta,
+        namespace: &str,
+        entry: &mut Entry,
+    ) -> Res<Result<NoSolidOwner, Step>> {
+        let classes = self.classify(meta, namespace, entry).await?;
+        let mut verified = NoSolidOwner {
+            waiting: false,
+            why: Vec::new(),
+        };
+        for (r, c) in meta.owner_references.iter().zip(&classes) {
+            match c {
+                LiveClass::Unverifiable(why) => {
+                    return Ok(Err(Step::Skip(format!(
+                        "cannot re-check owner {}: {why}",
+                        Self::describe_ref(r)
+                    ))));
+                }
+                LiveClass::Solid => {
+                    return Ok(Err(Step::Skip(format!(
+                        "owner {} exists: the object is not garbage",
+                        Self::describe_ref(r)
+                    ))));
+                }
+                LiveClass::Waiting => {
+                    verified.waiting = true;
+                    verified.why.push(format!(
+                        "{} is in foreground deletion",
+                        Self::describe_ref(r)
+                    ));
+                }
+                LiveClass::Dangling(d) => verified.why.push(format!("dangling: {d}")),
+            }
+        }
+        Ok(Ok(verified))
+    }
+
     /// Row 1 / row 5: the GC does nothing to a terminating object here.
     fn terminating_skip(meta: &LiveMeta) -> Option<Step> {
         if !meta.terminating() {
@@ -555,33 +593,13 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             if obj.meta.owner_references.is_empty() {
                 return Ok(Step::Skip("has no ownerReferences any more".into()));
             }
-            let classes = self.classify(&obj.meta, &key.namespace, entry).await?;
-            let mut waiting = false;
-            let mut why = Vec::new();
-            for (r, c) in obj.meta.owner_references.iter().zip(&classes) {
-                match c {
-                    LiveClass::Unverifiable(why) => {
-                        return Ok(Step::Skip(format!(
-                            "cannot re-check owner {}: {why}",
-                            Self::describe_ref(r)
-                        )));
-                    }
-                    LiveClass::Solid => {
-                        return Ok(Step::Skip(format!(
-                            "owner {} exists: the object is not garbage",
-                            Self::describe_ref(r)
-                        )));
-                    }
-                    LiveClass::Waiting => {
-                        waiting = true;
-                        why.push(format!(
-                            "{} is in foreground deletion",
-                            Self::describe_ref(r)
-                        ));
-                    }
-                    LiveClass::Dangling(d) => why.push(format!("dangling: {d}")),
-                }
-            }
+            let NoSolidOwner { waiting, why } = match self
+                .no_solid_owner(&obj.meta, &key.namespace, entry)
+                .await?
+            {
+                Ok(v) => v,
+                Err(skip) => return Ok(skip),
+            };
             entry.notes.push(format!("verified: {}", why.join("; ")));
             // Row 9 (waiting owner, has dependents) or row 10 (the object's own finalizers).
             let p = if act.reason == Reason::Row9 && waiting {
@@ -780,26 +798,13 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         if let Some(skip) = Self::terminating_skip(&obj.meta) {
             return Ok(skip);
         }
-        let classes = self.classify(&obj.meta, &key.namespace, entry).await?;
-        let mut waiting = false;
-        for (r, c) in obj.meta.owner_references.iter().zip(&classes) {
-            match c {
-                LiveClass::Unverifiable(why) => {
-                    return Ok(Step::Skip(format!(
-                        "cannot re-check owner {}: {why}",
-                        Self::describe_ref(r)
-                    )));
-                }
-                LiveClass::Solid => {
-                    return Ok(Step::Skip(format!(
-                        "owner {} exists: the object is not garbage",
-                        Self::describe_ref(r)
-                    )));
-                }
-                LiveClass::Waiting => waiting = true,
-                LiveClass::Dangling(_) => {}
-            }
-        }
+        let waiting = match self
+            .no_solid_owner(&obj.meta, &key.namespace, entry)
+            .await?
+        {
+            Ok(v) => v.waiting,
+            Err(skip) => return Ok(skip),
+        };
         if !waiting {
             return Ok(Step::Skip(
                 "no owner is in foreground deletion any more".into(),

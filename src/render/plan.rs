@@ -106,6 +106,20 @@ pub struct DeletedCount {
     pub count: usize,
 }
 
+/// The owner UIDs a patch action removes or unblocks (`None` for other verbs).
+pub fn patched_owner_uids(a: &Analysis<'_>, act: &Action) -> Option<Vec<String>> {
+    matches!(
+        act.verb,
+        Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
+    )
+    .then(|| {
+        act.owner_refs
+            .iter()
+            .map(|u| a.snap.store.str(*u).to_owned())
+            .collect()
+    })
+}
+
 /// The GC rule behind an action.
 pub fn rule(r: &Reason) -> &'static str {
     match r {
@@ -173,16 +187,7 @@ pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
             verb: act.verb.as_str(),
             target: ObjectRef::of(snap, act.target),
             propagation_policy: act.policy.map(|p| p.as_str()),
-            owner_references: matches!(
-                act.verb,
-                Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
-            )
-            .then(|| {
-                act.owner_refs
-                    .iter()
-                    .map(|u| store.str(*u).to_owned())
-                    .collect()
-            }),
+            owner_references: patched_owner_uids(a, act),
             finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
             rule: rule(&act.reason),
             reason: act.detail.clone(),
