@@ -29,6 +29,7 @@ use crate::snapshot::{
     format_rfc3339, parse_rfc3339,
 };
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 /// One kind the generator emits: (group, version, kind, plural, namespaced).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,90 +57,71 @@ impl KindSpec {
     }
 }
 
-const fn k(
-    group: &'static str,
-    version: &'static str,
-    kind: &'static str,
-    plural: &'static str,
-    namespaced: bool,
-) -> KindSpec {
+/// The built-in kinds the generator emits, as (group, kind), written at `v1`; plural and scope
+/// come from the catalogue ([`crate::catalog::builtin`]). Order matters: the `K_*` constants
+/// index [`KINDS`].
+const BUILTIN_KINDS: &[(&str, &str)] = &[
+    ("", "Namespace"),
+    ("", "Node"),
+    ("coordination.k8s.io", "Lease"),
+    ("", "Pod"),
+    ("", "Service"),
+    ("discovery.k8s.io", "EndpointSlice"),
+    ("", "ConfigMap"),
+    ("", "Secret"),
+    ("", "ServiceAccount"),
+    ("", "PersistentVolumeClaim"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ControllerRevision"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("rbac.authorization.k8s.io", "Role"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+];
+
+/// The custom resources the generator emits (their CRDs are part of the load), after the
+/// built-in kinds.
+const CUSTOM_KINDS: &[KindSpec] = &[
     KindSpec {
-        group,
-        version,
-        kind,
-        plural,
-        namespaced,
-    }
-}
+        group: "cache.example.com",
+        version: "v1",
+        kind: "Redis",
+        plural: "redises",
+        namespaced: true,
+    },
+    KindSpec {
+        group: "policy.example.com",
+        version: "v1",
+        kind: "ClusterPolicy",
+        plural: "clusterpolicies",
+        namespaced: false,
+    },
+];
 
 /// Every kind the generator emits, indexed by the `K_*` constants.
-pub const KINDS: &[KindSpec] = &[
-    k("", "v1", "Namespace", "namespaces", false),
-    k("", "v1", "Node", "nodes", false),
-    k("coordination.k8s.io", "v1", "Lease", "leases", true),
-    k("", "v1", "Pod", "pods", true),
-    k("", "v1", "Service", "services", true),
-    k(
-        "discovery.k8s.io",
-        "v1",
-        "EndpointSlice",
-        "endpointslices",
-        true,
-    ),
-    k("", "v1", "ConfigMap", "configmaps", true),
-    k("", "v1", "Secret", "secrets", true),
-    k("", "v1", "ServiceAccount", "serviceaccounts", true),
-    k(
-        "",
-        "v1",
-        "PersistentVolumeClaim",
-        "persistentvolumeclaims",
-        true,
-    ),
-    k("apps", "v1", "Deployment", "deployments", true),
-    k("apps", "v1", "ReplicaSet", "replicasets", true),
-    k("apps", "v1", "StatefulSet", "statefulsets", true),
-    k("apps", "v1", "DaemonSet", "daemonsets", true),
-    k(
-        "apps",
-        "v1",
-        "ControllerRevision",
-        "controllerrevisions",
-        true,
-    ),
-    k("batch", "v1", "Job", "jobs", true),
-    k("batch", "v1", "CronJob", "cronjobs", true),
-    k("rbac.authorization.k8s.io", "v1", "Role", "roles", true),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "RoleBinding",
-        "rolebindings",
-        true,
-    ),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRole",
-        "clusterroles",
-        false,
-    ),
-    k(
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRoleBinding",
-        "clusterrolebindings",
-        false,
-    ),
-    k("cache.example.com", "v1", "Redis", "redises", true),
-    k(
-        "policy.example.com",
-        "v1",
-        "ClusterPolicy",
-        "clusterpolicies",
-        false,
-    ),
-];
+pub static KINDS: LazyLock<Vec<KindSpec>> = LazyLock::new(|| {
+    BUILTIN_KINDS
+        .iter()
+        .map(|&(group, kind)| {
+            let r = crate::catalog::builtin::find(group, kind)
+                .unwrap_or_else(|| panic!("{group}/{kind} is not in the built-in catalogue"));
+            assert!(r.version("v1").is_some(), "{group}/{kind} has no v1");
+            KindSpec {
+                group: r.group,
+                version: "v1",
+                kind: r.kind,
+                plural: r.plural,
+                namespaced: r.namespaced,
+            }
+        })
+        .chain(CUSTOM_KINDS.iter().copied())
+        .collect()
+});
 
 /// Index of `Namespace` in [`KINDS`].
 pub const K_NAMESPACE: u8 = 0;

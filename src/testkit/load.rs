@@ -95,7 +95,7 @@ async fn create(api: &Api<DynamicObject>, body: &Value, name: &str) -> Result<(S
 /// Finds the served version of every generated kind (CRDs may take a moment to appear).
 async fn resolve(conn: &Connection) -> Result<Vec<ApiResource>> {
     let mut out = Vec::with_capacity(KINDS.len());
-    for k in KINDS {
+    for k in KINDS.iter() {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let found = kube::discovery::group(&conn.client, k.group)
