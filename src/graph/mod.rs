@@ -93,12 +93,6 @@ pub struct Graph {
     deps: Vec<NodeId>,
 }
 
-/// True for the resources today's GC never watches (§5.2): core and `events.k8s.io` events.
-/// See [`gc_ignored_by`] for older releases.
-pub fn gc_ignored(group: &str, plural: &str) -> bool {
-    gc_ignored_by(group, plural, KubeVersion::NEWEST)
-}
-
 /// True for the resources GC release `gc` never watches (§5.2, Appendix A): core `events`
 /// always; `events.k8s.io` `events` since v1.25 (PR #110888). Before, the GC watched
 /// `events.k8s.io` events (the same objects as core events, under another group): their

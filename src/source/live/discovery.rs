@@ -84,15 +84,10 @@ pub(crate) struct Discovered {
     pub failures: Vec<(String, String)>,
 }
 
-/// True when the GC ignores `group`/`resource` on a server of version `server` (§5.2):
-/// core `events` always, `events.k8s.io` `events` since 1.25 (and when the version is unknown,
-/// as today's GC does).
+/// True when the GC of a server of version `server` ignores `group`/`resource`
+/// ([`crate::graph::gc_ignored_by`]); an unknown version is taken as today's GC.
 pub(crate) fn gc_ignored(group: &str, resource: &str, server: Option<KubeVersion>) -> bool {
-    match (group, resource) {
-        ("", "events") => true,
-        ("events.k8s.io", "events") => server.is_none_or(|v| v.at_least(25)),
-        _ => false,
-    }
+    crate::graph::gc_ignored_by(group, resource, server.unwrap_or(KubeVersion::NEWEST))
 }
 
 /// True when `verbs` contains delete, list and watch (§5.1 step 2).
