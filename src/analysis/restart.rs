@@ -187,11 +187,9 @@ impl Analysis<'_> {
                     // namespaced dependent is observed first decides the virtual owner's
                     // namespace, and with it whether the namespaced dependents are ever
                     // evaluated. Informer order is not in a snapshot: report both outcomes.
-                    let cluster_scoped_dep =
-                        deps.iter().any(|&d| store.object(d).namespace.is_empty());
                     if namespaced
-                        && cluster_scoped_dep
                         && self.rules.namespace_less_virtual_owner_strands()
+                        && deps.iter().any(|&d| store.object(d).namespace.is_empty())
                     {
                         for &d in &deps {
                             if !store.object(d).namespace.is_empty() {
