@@ -37,5 +37,6 @@ pub mod render;
 pub mod snapshot;
 pub mod source;
 pub mod testkit;
+pub mod util;
 
 pub use error::{Error, Result};

@@ -11,8 +11,10 @@ use super::{Analysis, State};
 use crate::model::{ObjId, OwnerRef, Sym};
 use crate::plan::{EndState, Plan};
 use crate::snapshot::parse_rfc3339;
+use crate::util::human_duration;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Duration;
 
 /// Severity, ordered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -646,7 +648,7 @@ impl Analysis<'_> {
                         },
                         message: format!(
                             "in foreground deletion{}",
-                            age.map(|a| format!(" for {}", human_duration(a))).unwrap_or_default()
+                            age.map(|a| format!(" for {}", human_duration(Duration::from_secs(a.max(0) as u64)))).unwrap_or_default()
                         ),
                         related: vec![],
                         remedies: vec![format!(
@@ -685,8 +687,11 @@ impl Analysis<'_> {
                     consequence,
                     message: format!(
                         "terminating with the orphan finalizer{}",
-                        age.map(|a| format!(" for {}", human_duration(a)))
-                            .unwrap_or_default()
+                        age.map(|a| format!(
+                            " for {}",
+                            human_duration(Duration::from_secs(a.max(0) as u64))
+                        ))
+                        .unwrap_or_default()
                     ),
                     related: vec![],
                     remedies: vec![],
@@ -709,7 +714,7 @@ impl Analysis<'_> {
                     consequence: "the GC cannot finish this deletion: the controller owning the finalizer must remove it".into(),
                     message: format!(
                         "terminating{}, held by finalizer(s) {}",
-                        age.map(|a| format!(" for {}", human_duration(a))).unwrap_or_default(),
+                        age.map(|a| format!(" for {}", human_duration(Duration::from_secs(a.max(0) as u64)))).unwrap_or_default(),
                         foreign.join(", ")
                     ),
                     related: vec![],
@@ -941,16 +946,5 @@ impl Analysis<'_> {
                 });
             }
         }
-    }
-}
-
-/// `3d4h`, `12m`, `40s`.
-pub fn human_duration(secs: i64) -> String {
-    let s = secs.max(0);
-    match s {
-        0..=119 => format!("{s}s"),
-        120..=7199 => format!("{}m", s / 60),
-        7200..=172_799 => format!("{}h", s / 3600),
-        _ => format!("{}d{}h", s / 86_400, (s % 86_400) / 3600),
     }
 }

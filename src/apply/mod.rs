@@ -44,6 +44,7 @@ use crate::model::{ObjId, finalizers};
 use crate::plan::{Action, Reason, Verb};
 use crate::render::ObjectRef;
 use crate::snapshot::{now_rfc3339, split_api_version};
+use crate::util::Backoff;
 use limiter::Limiter;
 use std::collections::HashMap;
 use std::io::Write;
@@ -315,9 +316,13 @@ struct Executor<'x, 'b, C> {
     limiter: Limiter,
 }
 
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(10) * 5u32.pow(attempt.min(4))
-}
+/// The wait before re-running an action after a 409 (client-go's `DefaultBackoff`: 10 ms, ×5).
+const CONFLICT_BACKOFF: Backoff = Backoff {
+    base: Duration::from_millis(10),
+    factor: 5,
+    max_exponent: 4,
+    jitter: 0.0,
+};
 
 impl<C: ClusterOps> Executor<'_, '_, C> {
     async fn perform(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
@@ -334,7 +339,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     entry
                         .notes
                         .push(format!("attempt {}: {msg}; re-reading", attempt + 1));
-                    tokio::time::sleep(backoff(attempt)).await;
+                    tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt)).await;
                     attempt += 1;
                 }
                 other => return Ok(other),
@@ -927,7 +932,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         // a fresh read (and, unlike the GC, a UID check on every read).
         for attempt in 0..MAX_ATTEMPTS {
             if attempt > 0 {
-                tokio::time::sleep(backoff(attempt - 1)).await;
+                tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt - 1)).await;
                 obj = match self.read_target(&key, &uid, entry).await? {
                     Ok(o) => o,
                     Err(skip) => return Ok(skip),

@@ -280,12 +280,12 @@ async fn read_gc_graph(
         let response = tokio::time::timeout(timeout, client.send(request))
             .await
             .map_err(|_| gc_unreachable(&url, "no answer in time".into()))?
-            .map_err(|e| gc_unreachable(&url, error_chain(&e)))?;
+            .map_err(|e| gc_unreachable(&url, crate::error::cause_chain(&e)))?;
         let status = response.status();
         let body = tokio::time::timeout(timeout, response.into_body().collect_bytes())
             .await
             .map_err(|_| gc_unreachable(&url, "no answer in time".into()))?
-            .map_err(|e| gc_unreachable(&url, error_chain(&e)))?;
+            .map_err(|e| gc_unreachable(&url, crate::error::cause_chain(&e)))?;
         if status.is_success() {
             let text = String::from_utf8(body.to_vec())
                 .map_err(|_| Error::input(url.clone(), "the answer is not UTF-8 text", None))?;
@@ -324,20 +324,6 @@ fn gc_unreachable(url: &str, detail: String) -> Error {
             "is kube-controller-manager reachable? e.g. kubectl -n kube-system port-forward pod/kube-controller-manager-<node> 10257, then --from-gc https://127.0.0.1:10257".into()
         }),
     }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let t = c.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        cur = c.source();
-    }
-    s
 }
 
 /// The kubeconfig's credentials for the selected context (for an https GC endpoint, which

@@ -285,7 +285,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         cluster(
             format!(
                 "cannot set up a client for {server_url} (context \"{ctx_label}\"): {}",
-                request::error_chain(&e)
+                crate::error::cause_chain(&e)
             ),
             "check the certificate-authority and client certificate settings in the kubeconfig",
         )

@@ -407,7 +407,7 @@ pub fn summary_line(snapshot: &Snapshot, elapsed: Duration) -> String {
         "listed {} objects from {} resources in {}",
         snapshot.store.len(),
         c.listed,
-        request::human_duration(elapsed)
+        crate::util::human_duration(elapsed)
     );
     let mut gaps = Vec::new();
     if c.forbidden > 0 {
