@@ -31,6 +31,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod graph;
+pub mod lookup;
 pub mod model;
 pub mod plan;
 pub mod render;

@@ -1,7 +1,6 @@
 //! `kubectl gc graph`: the ownership graph as the GC sees it (tree, DOT, Mermaid, JSON), and
 //! `--from-gc`: its difference from the real GC's graph.
 
-use super::collect::resolve_target;
 use super::load;
 use crate::analysis::Analysis;
 use crate::catalog::KubeVersion;
@@ -46,7 +45,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     let mut roots = Vec::new();
     let mut root_uids: Vec<String> = Vec::new();
     for t in &args.targets {
-        let id = resolve_target(snap, t, namespace)?;
+        let id = crate::lookup::resolve_target(snap, t, namespace)?;
         let node = graph.node_of_object(id);
         if !graph.node(node).in_graph() {
             return Err(Error::usage(

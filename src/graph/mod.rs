@@ -13,6 +13,7 @@
 //!   of node ids), each dependent once per owner as in the GC's dependents *set*.
 
 use crate::catalog::KubeVersion;
+pub use crate::catalog::gc_ignored_by;
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 
@@ -91,14 +92,6 @@ pub struct Graph {
     node_of_uid: Vec<u32>,
     dep_offsets: Vec<u32>,
     deps: Vec<NodeId>,
-}
-
-/// True for the resources GC release `gc` never watches (§5.2, Appendix A): core `events`
-/// always; `events.k8s.io` `events` since v1.25 (PR #110888). Before, the GC watched
-/// `events.k8s.io` events (the same objects as core events, under another group): their
-/// ownerReferences were acted on and they could block a foreground deletion.
-pub fn gc_ignored_by(group: &str, plural: &str, gc: KubeVersion) -> bool {
-    plural == "events" && (group.is_empty() || (group == "events.k8s.io" && gc.at_least(25)))
 }
 
 impl Graph {
