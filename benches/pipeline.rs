@@ -20,9 +20,9 @@
 //! largest RSS are reported, with the ratios to the floor and the targets
 //! (1M objects: end to end ≤ 2 s, ≤ 1 GiB, ≤ 1.5 × the floor).
 
-use kubectl_gc::analysis::Analysis;
-use kubectl_gc::graph::Graph;
-use kubectl_gc::plan::Plan;
+use kubectl_gc::gc::Analysis;
+use kubectl_gc::gc::graph::Graph;
+use kubectl_gc::gc::plan::Plan;
 use kubectl_gc::snapshot::format;
 use kubectl_gc::testkit::generate::{GenOptions, generate};
 use std::path::{Path, PathBuf};

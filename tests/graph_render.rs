@@ -8,10 +8,10 @@
 //! `empty.dot`, `upstream-simple.dot` and `escaping.dot` are byte-identical to the endpoint's
 //! own golden files (kubernetes `pkg/controller/garbagecollector/testdata/`).
 
-use kubectl_gc::analysis::Analysis;
-use kubectl_gc::analysis::classify::RefClassLabel;
 use kubectl_gc::catalog::KubeVersion;
-use kubectl_gc::graph::NodeId;
+use kubectl_gc::gc::Analysis;
+use kubectl_gc::gc::classify::RefClassLabel;
+use kubectl_gc::gc::graph::NodeId;
 use kubectl_gc::render::Styles;
 use kubectl_gc::render::graph::{
     Direction, Reference, Selection, Subgraph, Vertex, dot, json, mermaid, tree,

@@ -488,8 +488,8 @@ fn insights_archive_sample() {
 
 mod audit {
     use super::*;
-    use kubectl_gc::analysis::Analysis;
-    use kubectl_gc::analysis::findings::{Code, Finding};
+    use kubectl_gc::diagnose::audit::{Code, Finding};
+    use kubectl_gc::gc::Analysis;
     use std::collections::BTreeMap;
 
     fn findings(s: &Snapshot) -> Vec<Finding> {

@@ -39,9 +39,9 @@ pub mod record;
 pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
 pub use record::{Entry, EntryResult, Header, Record, RequestRecord, SummaryLine};
 
-use crate::analysis::{Analysis, Policy};
+use crate::gc::plan::{Action, Reason, Verb};
+use crate::gc::{Analysis, Policy};
 use crate::model::{ObjId, finalizers};
-use crate::plan::{Action, Reason, Verb};
 use crate::render::ObjectRef;
 use crate::snapshot::{now_rfc3339, split_api_version};
 use crate::util::Backoff;

@@ -4,7 +4,7 @@
 use super::fake::{FakeCluster, Recorded, key_of};
 use super::*;
 use crate::catalog::KubeVersion;
-use crate::plan::Plan;
+use crate::gc::plan::Plan;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 use serde_json::Value;

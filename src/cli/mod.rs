@@ -4,8 +4,8 @@
 
 pub mod complete;
 
-use crate::analysis::findings::Severity;
 use crate::catalog::KubeVersion;
+use crate::diagnose::audit::Severity;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

@@ -2,9 +2,9 @@
 
 use super::filter::Filter;
 use super::{gate, load};
-use crate::analysis::Analysis;
 use crate::cli::{AuditArgs, GlobalArgs};
 use crate::error::Result;
+use crate::gc::Analysis;
 use crate::render::audit as view;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {

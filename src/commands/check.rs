@@ -2,11 +2,11 @@
 
 use super::filter::Filter;
 use super::{gate, load};
-use crate::analysis::Analysis;
-use crate::analysis::check::{CrdVersions, crd_versions, upgrade_findings};
-use crate::analysis::findings::Finding;
 use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
+use crate::diagnose::audit::Finding;
+use crate::diagnose::check::{CrdVersions, crd_versions, upgrade_findings};
 use crate::error::{Error, Result};
+use crate::gc::Analysis;
 use crate::render::audit as view;
 use std::collections::BTreeMap;
 

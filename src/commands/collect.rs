@@ -1,10 +1,10 @@
 //! `kubectl gc collect`: the GC's plan (dry run), or the cascade of a user's delete.
 
 use super::load;
-use crate::analysis::{Analysis, Policy};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs};
 use crate::error::{Result, exit};
-use crate::plan::{Plan, UserDelete};
+use crate::gc::plan::{Plan, UserDelete};
+use crate::gc::{Analysis, Policy};
 use crate::render::plan as view;
 
 mod apply;

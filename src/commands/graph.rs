@@ -2,10 +2,10 @@
 //! `--from-gc`: its difference from the real GC's graph.
 
 use super::load;
-use crate::analysis::Analysis;
 use crate::catalog::KubeVersion;
 use crate::cli::{DotFormat, GlobalArgs, GraphArgs, GraphDirection, GraphFormat};
 use crate::error::{Error, Result, exit};
+use crate::gc::Analysis;
 use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
 use crate::render::{self, Styles};

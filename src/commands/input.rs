@@ -1,9 +1,9 @@
 //! Loading the snapshot a command works on: `--snapshot FILE`, `-f PATH…`, or the live cluster.
 
-use crate::analysis::Analysis;
 use crate::catalog::KubeVersion;
 use crate::cli::GlobalArgs;
 use crate::error::Result;
+use crate::gc::Analysis;
 use crate::snapshot::{Snapshot, format};
 use crate::source::{files, live};
 use std::time::Instant;

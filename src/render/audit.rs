@@ -3,8 +3,8 @@
 use super::{
     ObjectRef, REPORT_API_VERSION, Styles, owner_ref_json, pad_columns, table, write_table,
 };
-use crate::analysis::Analysis;
-use crate::analysis::findings::{Audit, Code, Finding, Severity};
+use crate::diagnose::audit::{Audit, Code, Finding, Severity};
+use crate::gc::Analysis;
 use crate::snapshot::{ListOutcome, Provenance, SourceKind};
 use comfy_table::{Cell, Color};
 use serde::Serialize;

@@ -1,8 +1,8 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
 use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
-use crate::analysis::Analysis;
-use crate::plan::{Action, EndState, Plan, Reason, Verb};
+use crate::gc::Analysis;
+use crate::gc::plan::{Action, EndState, Plan, Reason, Verb};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;

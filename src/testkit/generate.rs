@@ -1075,8 +1075,8 @@ impl Generated {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Analysis;
-    use crate::analysis::findings::Code;
+    use crate::diagnose::audit::Code;
+    use crate::gc::Analysis;
 
     fn small() -> GenOptions {
         GenOptions {

@@ -1,12 +1,12 @@
 //! `collect --apply`: confirmation, the record file, Ctrl-C, progress and the summary around
 //! [`crate::apply::run`].
 
-use crate::analysis::Analysis;
 use crate::apply::{self, Entry, EntryResult, Header, Record, Stopped, Summary, kube::KubeOps};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
 use crate::commands::Loaded;
 use crate::error::{Error, Result, exit};
-use crate::plan::{Action, Plan, Reason};
+use crate::gc::Analysis;
+use crate::gc::plan::{Action, Plan, Reason};
 use crate::render::plan::{self as view, PlanReport};
 use crate::render::{self, ObjectRef, REPORT_API_VERSION, Styles};
 use crate::snapshot::now_rfc3339;
@@ -392,7 +392,7 @@ fn confirm(
     } else {
         let deletes = actions
             .iter()
-            .filter(|x| x.policy.is_some() && x.verb == crate::plan::Verb::Delete)
+            .filter(|x| x.policy.is_some() && x.verb == crate::gc::plan::Verb::Delete)
             .count();
         format!(
             "Apply {} action(s) in {} wave(s) ({} delete(s))",

@@ -1,5 +1,5 @@
 //! The ownership graph as people and tools look at it: a subgraph of the GC's graph
-//! ([`crate::graph::Graph`]) selected the way the GC's debug endpoint selects it
+//! ([`crate::gc::graph::Graph`]) selected the way the GC's debug endpoint selects it
 //! (gc-semantics §8.2), and its renderings.
 //!
 //! * [`Subgraph::select`] — which nodes. With roots: everything reachable from them following
@@ -12,7 +12,7 @@
 //!   GitHub) and [`json`].
 //! * [`gcdiff`] — the difference between the GC's own graph (its DOT) and ours.
 //!
-//! The selection walks [`crate::graph::Graph`] directly (owners = the object's ownerReferences
+//! The selection walks [`crate::gc::graph::Graph`] directly (owners = the object's ownerReferences
 //! resolved by UID, dependents = the graph's dependents), so selecting one component of a
 //! million-object graph costs only that component; only the selected part becomes a petgraph.
 
@@ -22,9 +22,9 @@ pub mod json;
 pub mod mermaid;
 pub mod tree;
 
-use crate::analysis::classify::RefClassLabel;
-use crate::analysis::{Analysis, RefClass};
-use crate::graph::NodeId;
+use crate::gc::classify::RefClassLabel;
+use crate::gc::graph::NodeId;
+use crate::gc::{Analysis, RefClass};
 use crate::model::{ObjId, Sym};
 use hashbrown::{HashMap, HashSet};
 use petgraph::Direction as PgDirection;

@@ -1,25 +1,23 @@
 //! The GC's reasoning over a snapshot: reference classification, per-object decisions and the
 //! findings built on them.
 
-pub mod check;
+pub mod attempt_to_delete;
 pub mod classify;
-pub mod decide;
-pub mod findings;
-pub mod mapper;
-pub mod restart;
+pub mod graph;
+pub mod plan;
+pub mod rest_mapper;
 pub mod rules;
 pub mod state;
-pub mod suppress;
 
+pub use attempt_to_delete::{Policy, Verdict};
 pub use classify::{Dangling, RefClass};
-pub use decide::{Policy, Verdict};
 pub use rules::Rules;
 pub use state::State;
 
 use crate::catalog::KubeVersion;
-use crate::graph::Graph;
 use crate::snapshot::Snapshot;
-use mapper::Mapper;
+use graph::Graph;
+use rest_mapper::Mapper;
 
 /// Everything the decisions read that does not change during a simulation.
 #[derive(Debug)]
@@ -71,9 +69,3 @@ impl<'a> Analysis<'a> {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod findings_tests;
-
-#[cfg(test)]
-mod check_tests;

@@ -1,8 +1,9 @@
 //! One test per finding code, named after the GC behaviour behind it.
 
-use super::findings::{Code, Finding, Severity};
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::diagnose::audit::{Code, Finding, Severity};
+use crate::gc::Analysis;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn audit(c: &Cluster, gc: u32) -> (Snapshot, Vec<Finding>) {

@@ -8,8 +8,8 @@
 //! enqueues what the GC's graph builder would enqueue for it (§2.10), and the next wave
 //! evaluates exactly those objects, until nothing changes.
 
-use crate::analysis::decide::{Policy, Verdict};
-use crate::analysis::{Analysis, State};
+use super::attempt_to_delete::{Policy, Verdict};
+use super::{Analysis, State};
 use crate::model::{ObjId, OwnerRef, Sym};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -607,7 +607,7 @@ impl<'a, 'b> Simulation<'a, 'b> {
                 let refs = a.classify(&self.state, id);
                 if refs
                     .iter()
-                    .any(|c| !matches!(c, crate::analysis::RefClass::Solid { .. }))
+                    .any(|c| !matches!(c, super::RefClass::Solid { .. }))
                 {
                     let how = if dropped {
                         "dropped by the GC, never collected"
@@ -704,6 +704,3 @@ impl<'a, 'b> Simulation<'a, 'b> {
         parts.join("; ")
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,14 +2,14 @@
 //! GC do, and what stops the GC from working at all. Findings share the audit's codes and
 //! shape so CI gates can treat both alike.
 
-use super::Analysis;
-use super::decide::Verdict;
-use super::findings::{Audit, Code, Finding, Severity};
-use super::mapper::Mapping;
+use super::audit::{Audit, Code, Finding, Severity};
 use super::restart::{Restart, VisitCause};
 use crate::catalog::{KubeVersion, builtin};
+use crate::gc::Analysis;
+use crate::gc::attempt_to_delete::Verdict;
+use crate::gc::plan::Verb;
+use crate::gc::rest_mapper::Mapping;
 use crate::model::ObjId;
-use crate::plan::Verb;
 use crate::snapshot::{ListOutcome, Snapshot, split_api_version};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -79,7 +79,7 @@ impl Analysis<'_> {
 
     /// True when one of the object's references is dangling although its UID is a live object
     /// (cross-namespace or wrong coordinates): deleting it is deleting something meant to live.
-    fn has_misdirected_ref(&self, state: &super::State, id: ObjId) -> bool {
+    fn has_misdirected_ref(&self, state: &crate::gc::State, id: ObjId) -> bool {
         self.snap
             .store
             .owner_refs(id)

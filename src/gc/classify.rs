@@ -4,7 +4,7 @@
 //! and *unknown* (the snapshot cannot tell: never reported as dangling).
 
 use super::Analysis;
-use super::mapper::Mapping;
+use super::rest_mapper::Mapping;
 use super::state::State;
 use crate::model::{ObjId, OwnerRef, Sym};
 use serde::Serialize;
@@ -211,7 +211,7 @@ impl Analysis<'_> {
     }
 }
 
-fn unknown_reason(a: &Analysis<'_>, gr: super::mapper::GrId, ns: &str) -> String {
+fn unknown_reason(a: &Analysis<'_>, gr: super::rest_mapper::GrId, ns: &str) -> String {
     use crate::snapshot::ListOutcome::*;
     let g = a.mapper.gr(gr);
     let res = if g.group.is_empty() {

@@ -5,11 +5,11 @@
 //! duplicate references, pre-1.20 collateral). Each names the object, the reference where one is
 //! involved, and the consequence ("the GC will delete this object", …).
 
-use super::classify::{Dangling, RefClass};
-use super::decide::Verdict;
-use super::{Analysis, State};
+use crate::gc::attempt_to_delete::Verdict;
+use crate::gc::classify::{Dangling, RefClass};
+use crate::gc::plan::{EndState, Plan};
+use crate::gc::{Analysis, State};
 use crate::model::{ObjId, OwnerRef, Sym};
-use crate::plan::{EndState, Plan};
 use crate::snapshot::parse_rfc3339;
 use crate::util::human_duration;
 use serde::Serialize;
@@ -455,7 +455,7 @@ impl Analysis<'_> {
 
     fn owner_kind_namespaced(&self, r: &OwnerRef) -> bool {
         match self.mapper.map(self.snap, r.api_version, r.kind) {
-            super::mapper::Mapping::Resolved(gr) => self.mapper.gr(gr).namespaced,
+            crate::gc::rest_mapper::Mapping::Resolved(gr) => self.mapper.gr(gr).namespaced,
             _ => true,
         }
     }
@@ -837,7 +837,7 @@ impl Analysis<'_> {
         // Only objects with both an owner and a dependent can be on a cycle: peel the others
         // off until none is left to peel. An ownership graph is almost always acyclic, so
         // usually nothing remains for the SCC search.
-        let on_cycle = crate::graph::nodes_on_cycles(store.len(), &edges);
+        let on_cycle = crate::gc::graph::nodes_on_cycles(store.len(), &edges);
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(0, 0);
         let mut index: BTreeMap<ObjId, NodeIndex> = BTreeMap::new();
         for &(a, b) in &edges {

@@ -1,11 +1,12 @@
 //! `check` scenarios: restart (§6.22), version boundaries (Appendix A), health, suppressions.
 
-use super::check::{CrdVersions, upgrade_findings};
-use super::findings::{Code, Finding, Severity};
-use super::restart::VisitCause;
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::diagnose::audit::{Code, Finding, Severity};
+use crate::diagnose::check::{CrdVersions, upgrade_findings};
+use crate::diagnose::restart::VisitCause;
+use crate::gc::Analysis;
 use crate::snapshot::ListOutcome;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn v(m: u32) -> KubeVersion {
@@ -353,7 +354,7 @@ fn health_forbidden_is_our_coverage_gap_not_a_gc_problem() {
 
 #[test]
 fn suppressions_by_annotation_and_baseline() {
-    use super::suppress::{Baseline, apply};
+    use crate::diagnose::suppress::{Baseline, apply};
     let mut c = cross_namespace();
     c.obj("v1", "Pod", "ns", "ignored", "ig")
         .owner("v1", "Pod", "gone", "gone")

@@ -1,9 +1,10 @@
 //! Scenario tests: each pins one GC behaviour (gc-semantics section in the name or comment)
 //! to the classification or decision kubectl-gc derives from a snapshot.
 
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::gc::*;
 use crate::model::ObjId;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn v(minor: u32) -> KubeVersion {

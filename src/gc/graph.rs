@@ -301,6 +301,3 @@ pub fn nodes_on_cycles(n: usize, edges: &[(u32, u32)]) -> Vec<bool> {
     }
     keep
 }
-
-#[cfg(test)]
-pub(crate) mod tests;

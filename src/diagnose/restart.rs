@@ -14,11 +14,11 @@
 //! depends on the order the informers deliver objects: a bad reference observed before its
 //! real owner gets the owner's UID cached as absent, condemning the owner's valid dependents.
 
-use super::mapper::Mapping;
-use super::{Analysis, State};
-use crate::graph::NodeId;
+use crate::gc::graph::NodeId;
+use crate::gc::plan::Plan;
+use crate::gc::rest_mapper::Mapping;
+use crate::gc::{Analysis, State};
 use crate::model::{ObjId, Sym};
-use crate::plan::Plan;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Why a restarted GC evaluates an object.
@@ -318,7 +318,7 @@ impl Analysis<'_> {
             if already {
                 continue;
             }
-            let stripped = act.verb == crate::plan::Verb::RemoveOwnerReferences;
+            let stripped = act.verb == crate::gc::plan::Verb::RemoveOwnerReferences;
             if !(deleted || stripped) || out.iter().any(|o: &OrderDependent| o.object == id) {
                 continue;
             }

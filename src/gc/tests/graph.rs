@@ -1,6 +1,8 @@
 //! Graph-building tests named after the GC behaviour they pin.
 
-use super::*;
+use crate::gc::graph::*;
+use crate::model::Sym;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn uid(snap: &Snapshot, s: &str) -> Sym {
@@ -149,7 +151,7 @@ fn flags_follow_deletion_timestamp_and_foreground_finalizer() {
 
 #[test]
 fn only_cycles_and_paths_between_them_survive_peeling() {
-    use super::nodes_on_cycles;
+    use crate::gc::graph::nodes_on_cycles;
     // 0→1→2→0 is a cycle; 3→0 feeds it; 2→4 leaves it; 5→6 is a chain; 7 is alone;
     // 8⇄9 is a second cycle.
     let keep = nodes_on_cycles(

@@ -1,7 +1,9 @@
 //! Plan scenarios: GC cascades pinned to the upstream integration and e2e outcomes (§7.6, §7.7).
 
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::gc::plan::*;
+use crate::gc::{Analysis, Policy};
+use crate::model::ObjId;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
