@@ -19,7 +19,7 @@ mod gc_dot;
 mod testenv;
 
 use kubectl_gc::apply::{self, ClusterOps, Header, ObjectKey, PatchType, Record, kube::KubeOps};
-use kubectl_gc::gc::Analysis;
+use kubectl_gc::gc::GarbageCollector;
 use kubectl_gc::gc::plan::{Action, Plan};
 use kubectl_gc::source::live::{self, ConnectOptions, LiveOptions};
 use serde_json::{Value, json};
@@ -1216,8 +1216,8 @@ fn recreated_between_plan_and_apply(env: &TestEnv, rt: &tokio::runtime::Runtime)
             &|_| {},
         ))
         .expect("snapshot");
-    let a = Analysis::new(&snap, kubectl_gc::catalog::KubeVersion::v1(20));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, kubectl_gc::catalog::KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
     let actions: Vec<&Action> = plan
         .actions
         .iter()

@@ -40,7 +40,7 @@ pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, Pa
 pub use record::{Entry, EntryResult, Header, Record, RequestRecord, SummaryLine};
 
 use crate::gc::plan::{Action, Reason, Verb};
-use crate::gc::{Analysis, Policy};
+use crate::gc::{GarbageCollector, Policy};
 use crate::model::{ObjId, finalizers};
 use crate::render::ObjectRef;
 use crate::snapshot::{now_rfc3339, split_api_version};
@@ -154,7 +154,7 @@ pub fn execution_order(actions: &[&Action]) -> Vec<usize> {
 /// Record write failures stop the apply (the record must stay exact).
 pub async fn run<C: ClusterOps, W: Write>(
     ops: &C,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     actions: &[&Action],
     opts: &Options,
     record: &mut Record<W>,
@@ -250,11 +250,11 @@ pub async fn run<C: ClusterOps, W: Write>(
 }
 
 /// `delete ConfigMap/x -n ns`.
-pub fn act_label(a: &Analysis<'_>, act: &Action) -> String {
+pub fn act_label(a: &GarbageCollector<'_>, act: &Action) -> String {
     format!("{} {}", act.verb.as_str(), a.snap.describe(act.target))
 }
 
-fn new_entry(a: &Analysis<'_>, act: &Action, seq: usize) -> Entry {
+fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize) -> Entry {
     let store = &a.snap.store;
     Entry {
         kind: "ApplyEntry",
@@ -311,7 +311,7 @@ struct NoSolidOwner {
 
 struct Executor<'x, 'b, C> {
     ops: &'x C,
-    a: &'x Analysis<'b>,
+    a: &'x GarbageCollector<'b>,
     opts: &'x Options,
     limiter: Limiter,
 }
@@ -607,7 +607,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             };
             entry.notes.push(format!("verified: {}", why.join("; ")));
             // Row 9 (waiting owner, has dependents) or row 10 (the object's own finalizers).
-            let p = if act.reason == Reason::Row9 && waiting {
+            let p = if act.reason == Reason::ForegroundForWaitingOwner && waiting {
                 Policy::Foreground
             } else if obj.meta.has_finalizer(finalizers::ORPHAN) {
                 Policy::Orphan
@@ -709,7 +709,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         if present.is_empty() {
             return Ok(Step::Skip("the references are already gone".into()));
         }
-        if act.reason == Reason::Row8 {
+        if act.reason == Reason::StripDanglingAndWaiting {
             if let Some(skip) = Self::terminating_skip(&obj.meta) {
                 return Ok(skip);
             }

@@ -5,7 +5,7 @@
 pub mod complete;
 
 use crate::catalog::KubeVersion;
-use crate::diagnose::audit::Severity;
+use crate::diagnose::Severity;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

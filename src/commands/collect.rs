@@ -4,7 +4,7 @@ use super::load;
 use crate::cli::{Cascade, CollectArgs, GlobalArgs};
 use crate::error::{Result, exit};
 use crate::gc::plan::{Plan, UserDelete};
-use crate::gc::{Analysis, Policy};
+use crate::gc::{GarbageCollector, Policy};
 use crate::render::plan as view;
 
 mod apply;
@@ -16,7 +16,7 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
     let loaded = load(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
-    let analysis = Analysis::new(snap, loaded.gc_version(g));
+    let gc = GarbageCollector::new(snap, loaded.gc_version(g));
     let (mut plan, mode) = match &args.delete {
         Some(target) => {
             let id = crate::lookup::resolve_target(
@@ -31,26 +31,26 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
                 Cascade::Default => None,
             };
             (
-                Plan::preview_delete(&analysis, UserDelete { target: id, policy }),
+                Plan::preview_delete(&gc, UserDelete { target: id, policy }),
                 "delete-preview",
             )
         }
-        None => (Plan::collect(&analysis), "collect"),
+        None => (Plan::steady_state(&gc), "collect"),
     };
     if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
         // Scope the actions to the namespace: what is shown is what --apply performs.
         plan.actions
             .retain(|a| snap.store.str(snap.store.object(a.target).namespace) == ns);
     }
-    let mut report = view::report(&analysis, &plan, mode);
+    let mut report = view::report(&gc, &plan, mode);
     if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
         report.outcomes.retain(|o| o.target.namespace == *ns);
     }
     if args.apply {
-        return apply::run(g, args, &loaded, &analysis, &plan, report).await;
+        return apply::run(g, args, &loaded, &gc, &plan, report).await;
     }
     super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &analysis, &plan, &report, wide, styles)
+        view::write_table_report(out, &gc, &plan, &report, wide, styles)
     })?;
     Ok(exit::OK)
 }

@@ -1,7 +1,7 @@
 //! The CI gate shared by `audit` and `check`: suppressions, baselines and the exit code.
 
 use crate::cli::{FailOn, GateArgs};
-use crate::diagnose::audit::Finding;
+use crate::diagnose::Finding;
 use crate::diagnose::suppress::{self, Baseline};
 use crate::error::{Result, exit};
 use crate::render::audit::Coverage;

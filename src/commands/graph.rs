@@ -5,7 +5,7 @@ use super::load;
 use crate::catalog::KubeVersion;
 use crate::cli::{DotFormat, GlobalArgs, GraphArgs, GraphDirection, GraphFormat};
 use crate::error::{Error, Result, exit};
-use crate::gc::Analysis;
+use crate::gc::GarbageCollector;
 use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
 use crate::render::{self, Styles};
@@ -38,8 +38,8 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     // start objects, read every namespace, as the GC's graph does.
     let loaded = load(g, !has_roots).await?;
     let snap = &loaded.snapshot;
-    let analysis = Analysis::new(snap, loaded.gc_version(g));
-    let graph = &analysis.graph;
+    let gc = GarbageCollector::new(snap, loaded.gc_version(g));
+    let graph = &gc.graph;
     let namespace = g.namespace.as_deref().unwrap_or(&loaded.default_namespace);
 
     let mut roots = Vec::new();
@@ -65,7 +65,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             .store
             .strings
             .get(uid)
-            .and_then(|s| graph.node_of_uid(s))
+            .and_then(|s| graph.uid_to_node(s))
         {
             Some(n) => roots.push(n),
             None => eprintln!(
@@ -91,7 +91,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     let sub = if has_roots && selection.roots.is_empty() {
         Subgraph::new()
     } else {
-        Subgraph::select(&analysis, &selection)
+        Subgraph::select(&gc, &selection)
     };
     let styles = Styles::for_stdout(g.color);
 

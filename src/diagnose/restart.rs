@@ -1,54 +1,19 @@
-//! What a freshly (re)started GC does (§6.22).
+//! What a freshly (re)started GC does (§6.22), and the findings that come of it.
 //!
-//! On start every object arrives as an *add* event. The graph builder does not enqueue
-//! dependents for evaluation; it enqueues:
-//! * every virtual owner (a UID no monitored object has) — verified by GET with the identity
-//!   of the first dependent that referenced it; if absent, all its dependents are enqueued;
-//! * (v1.20+, PR #92743) every dependent whose reference disagrees with the owner node already
-//!   in the graph: another namespace, other coordinates, or (v1.21+, PR #98068) a namespace-less
-//!   virtual owner created by a cluster-scoped dependent;
-//! * objects already terminating with `foregroundDeletion` (and their dependents) or `orphan`.
-//!
-//! Objects whose owners exist and agree are never looked at. So a restart turns some pending
-//! garbage into deletions now, and leaves other garbage alone. Before v1.20 the outcome also
-//! depends on the order the informers deliver objects: a bad reference observed before its
-//! real owner gets the owner's UID cached as absent, condemning the owner's valid dependents.
+//! The start enqueues only what [`GarbageCollector::start_queue`] lists: objects whose owners
+//! exist and agree are never looked at. So a restart turns some pending garbage into deletions
+//! now, and leaves other garbage alone. Before v1.20 the outcome also depends on the order the
+//! informers deliver objects: a bad reference observed before its real owner gets the owner's
+//! UID cached as absent, condemning the owner's valid dependents.
 
+use super::code::{Code, Severity};
+use super::finding::Finding;
+use super::remedy;
 use crate::gc::graph::NodeId;
-use crate::gc::plan::Plan;
-use crate::gc::rest_mapper::Mapping;
-use crate::gc::{Analysis, State};
+use crate::gc::graph_builder::{Stranded, VisitCause};
+use crate::gc::{GarbageCollector, Plan, State, Verb, Verdict};
 use crate::model::{ObjId, Sym};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Why a restarted GC evaluates an object.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum VisitCause {
-    /// Its owner UID is not in the graph; the GC verifies the virtual owner and finds it absent.
-    MissingOwner {
-        /// The owner UID.
-        uid: Sym,
-    },
-    /// Its reference names another namespace than the owner's (event `OwnerRefInvalidNamespace`).
-    NamespaceMismatch {
-        /// The real owner.
-        owner: ObjId,
-    },
-    /// Its reference's apiVersion/kind/name differ from the owner node's identity.
-    CoordinateMismatch {
-        /// The owner node.
-        owner: NodeId,
-    },
-    /// Its owner is in foreground deletion.
-    OwnerInForeground {
-        /// The owner.
-        owner: ObjId,
-    },
-    /// It is in foreground deletion itself.
-    InForeground,
-    /// It is terminating with the `orphan` finalizer.
-    Orphaning,
-}
 
 /// A pre-1.20 outcome that depends on list order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,17 +26,6 @@ pub struct OrderDependent {
     pub bad_dependent: ObjId,
     /// True when the object would be deleted; false when only its reference is stripped.
     pub deleted: bool,
-}
-
-/// A dependent of a missing owner that a restarted GC does not evaluate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Stranded {
-    /// The dependent.
-    pub object: ObjId,
-    /// False when it depends on informer order (the other order evaluates, and deletes, it).
-    pub certain: bool,
-    /// Why.
-    pub why: String,
 }
 
 /// The prediction.
@@ -91,251 +45,240 @@ pub struct Restart {
     pub unknown: Vec<(NodeId, String)>,
 }
 
-impl Analysis<'_> {
-    /// Predicts a GC restart on this snapshot.
-    pub fn restart(&self) -> Restart {
-        let state = self.initial_state();
-        let mut visits = BTreeMap::new();
-        let mut stranded = Vec::new();
-        let mut unknown = Vec::new();
-        self.transition_visits(&state, &mut visits);
-        self.virtual_owner_visits(&mut visits, &mut stranded, &mut unknown);
-        if self.rules.emits_invalid_namespace_events() {
-            self.coordinate_check_visits(&mut visits);
-        }
-        let plan = Plan::from_worklist(self, state.clone(), visits.keys().copied().collect());
-        let order_dependent = if self.rules.coordinate_keyed_absent_cache() {
-            Vec::new()
-        } else {
-            self.order_dependent(&state, &plan)
-        };
-        Restart {
-            visits,
-            plan,
-            order_dependent,
-            stranded,
-            unknown,
-        }
+/// Predicts a GC restart on this snapshot: what the start enqueues, then everything that
+/// follows from it.
+pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
+    let state = gc.initial_state();
+    let start = gc.start_queue(&state);
+    let plan = Plan::from_worklist(gc, state.clone(), start.visits.keys().copied().collect());
+    let order_dependent = if gc.rules.coordinate_keyed_absent_cache() {
+        Vec::new()
+    } else {
+        order_dependent(gc, &state, &plan)
+    };
+    Restart {
+        visits: start.visits,
+        plan,
+        order_dependent,
+        stranded: start.stranded,
+        unknown: start.unknown,
     }
+}
 
-    /// §2.7 on the initial add events: foreground and orphan deletions in progress.
-    fn transition_visits(&self, state: &State, visits: &mut BTreeMap<ObjId, VisitCause>) {
-        let store = &self.snap.store;
-        for id in store.ids() {
-            if !state.being_deleted(id) || !self.graph.monitors(id) {
-                continue;
-            }
-            if state.orphaning(store, id) {
-                visits.insert(id, VisitCause::Orphaning);
-            } else if state.deleting_dependents(store, id) {
-                visits.insert(id, VisitCause::InForeground);
-                for d in self.current_dependents(state, id) {
-                    visits
-                        .entry(d)
-                        .or_insert(VisitCause::OwnerInForeground { owner: id });
-                }
-            }
-        }
+/// Pre-1.20 worst case: a bad reference to a live owner, observed before the owner, gets
+/// the owner's UID cached as absent; every dependent of that UID is then evaluated against
+/// the cache (issue #65200).
+fn order_dependent(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    certain: &Plan,
+) -> Vec<OrderDependent> {
+    let store = &gc.snap.store;
+    let poisoned = gc.misdirected_owner_uids(state);
+    if poisoned.is_empty() {
+        return Vec::new();
     }
-
-    /// Virtual owners are verified by GET with the first dependent's coordinates (§1.4).
-    fn virtual_owner_visits(
-        &self,
-        visits: &mut BTreeMap<ObjId, VisitCause>,
-        stranded: &mut Vec<Stranded>,
-        unknown: &mut Vec<(NodeId, String)>,
-    ) {
-        let store = &self.snap.store;
-        for v in self.graph.virtual_nodes() {
-            let node = self.graph.node(v);
-            let deps: Vec<ObjId> = self
-                .graph
-                .dependents(v)
-                .iter()
-                .filter_map(|&d| self.graph.object(d))
-                .collect();
-            let visit_all = |visits: &mut BTreeMap<ObjId, VisitCause>| {
-                for &d in &deps {
-                    visits
-                        .entry(d)
-                        .or_insert(VisitCause::MissingOwner { uid: node.id.uid });
-                }
-            };
-            match self
-                .mapper
-                .map(self.snap, node.id.api_version, node.id.kind)
-            {
-                Mapping::Unresolvable(reason) => {
-                    // Retried forever; only dependents that disagree with its coordinates are
-                    // enqueued by the coordinate checks (handled there, v1.20+).
-                    for &d in &deps {
-                        stranded.push(Stranded {
-                            object: d,
-                            certain: true,
-                            why: format!("its owner's kind cannot be mapped: {reason}"),
-                        });
-                    }
-                }
-                Mapping::Unknown(why) | Mapping::Unlisted { why, .. } => unknown.push((v, why)),
-                mapped @ (Mapping::Resolved(_) | Mapping::Phantom { .. }) => {
-                    let (namespaced, gr) = match mapped {
-                        Mapping::Resolved(gr) => (self.mapper.gr(gr).namespaced, Some(gr)),
-                        Mapping::Phantom { namespaced } => (namespaced, None),
-                        _ => unreachable!("matched above"),
-                    };
-                    // GC 1.20 (PR #92743 without #98068): whether a cluster-scoped or a
-                    // namespaced dependent is observed first decides the virtual owner's
-                    // namespace, and with it whether the namespaced dependents are ever
-                    // evaluated. Informer order is not in a snapshot: report both outcomes.
-                    if namespaced
-                        && self.rules.namespace_less_virtual_owner_strands()
-                        && deps.iter().any(|&d| store.object(d).namespace.is_empty())
-                    {
-                        for &d in &deps {
-                            if !store.object(d).namespace.is_empty() {
-                                stranded.push(Stranded {
-                                    object: d,
-                                    certain: false,
-                                    why: "a cluster-scoped dependent references the same missing owner; if the restarted GC observes it first, the owner's virtual node has no namespace and GC 1.20 never verifies it for namespaced dependents (fixed in 1.21, PR #98068); if this object is observed first, the owner is verified absent and this object deleted".into(),
-                                });
-                            }
-                        }
-                        continue;
-                    }
-                    if namespaced && node.id.namespace.is_empty() {
-                        if !self.rules.cluster_scoped_to_namespaced_is_unresolvable() {
-                            // Pre-1.20: GET at cluster scope 404s; every dependent is enqueued.
-                            visit_all(visits);
-                        } else if self.rules.third_coordinate_check() {
-                            for &d in &deps {
-                                if !store.object(d).namespace.is_empty() {
-                                    visits
-                                        .entry(d)
-                                        .or_insert(VisitCause::MissingOwner { uid: node.id.uid });
-                                }
-                            }
-                        }
-                        continue;
-                    }
-                    // A `<Kind>List`/`List` pseudo-kind: the GET 404s (§3.3 quirk).
-                    let Some(gr) = gr else {
-                        visit_all(visits);
-                        continue;
-                    };
-                    let g = self.mapper.gr(gr);
-                    let ns = if g.namespaced {
-                        node.id.namespace
-                    } else {
-                        Sym::EMPTY
-                    };
-                    match self.mapper.find(gr, ns, node.id.name) {
-                        // The owner exists (its resource is not monitored): polled, nothing else.
-                        Some(o) if store.object(o).uid == node.id.uid => {}
-                        Some(_) => visit_all(visits),
-                        None if g.coverage.covers(store.str(ns)) => visit_all(visits),
-                        None => unknown.push((
-                            v,
-                            format!(
-                                "{} {} was not fully listed",
-                                g.kind,
-                                store.str(node.id.name)
-                            ),
-                        )),
-                    }
-                }
-            }
-        }
-    }
-
-    /// §1.5(1): dependents whose reference disagrees with an existing owner node.
-    fn coordinate_check_visits(&self, visits: &mut BTreeMap<ObjId, VisitCause>) {
-        let store = &self.snap.store;
-        for (i, node) in self.graph.nodes().iter().enumerate() {
-            let owner = NodeId(i as u32);
-            if !node.in_graph() {
-                continue;
-            }
-            for &d in self.graph.dependents(owner) {
-                let Some(dep) = self.graph.object(d) else {
-                    continue;
-                };
-                let dns = store.object(dep).namespace;
-                for r in store
-                    .owner_refs(dep)
+    let mut worst_state = state.clone();
+    let mut worklist = BTreeSet::new();
+    for &uid in poisoned.keys() {
+        worst_state.add_absent_owner(uid);
+        if let Some(n) = gc.graph.uid_to_node(uid) {
+            worklist.extend(
+                gc.graph
+                    .dependents(n)
                     .iter()
-                    .filter(|r| r.uid == node.id.uid)
-                {
-                    let cause = if !node.id.namespace.is_empty() && node.id.namespace != dns {
-                        match self.graph.object(owner) {
-                            Some(o) => Some(VisitCause::NamespaceMismatch { owner: o }),
-                            None => Some(VisitCause::CoordinateMismatch { owner }),
-                        }
-                    } else if r.api_version != node.id.api_version
-                        || r.kind != node.id.kind
-                        || r.name != node.id.name
-                    {
-                        Some(VisitCause::CoordinateMismatch { owner })
-                    } else {
-                        None
-                    };
-                    if let Some(c) = cause {
-                        visits.entry(dep).or_insert(c);
-                        break;
-                    }
-                }
-            }
+                    .filter_map(|&d| gc.graph.object(d)),
+            );
         }
     }
-
-    /// Pre-1.20 worst case: a bad reference to a live owner, observed before the owner, gets
-    /// the owner's UID cached as absent; every dependent of that UID is then evaluated against
-    /// the cache (issue #65200).
-    fn order_dependent(&self, state: &State, certain: &Plan) -> Vec<OrderDependent> {
-        let store = &self.snap.store;
-        let poisoned = self.misdirected_owner_uids(state);
-        if poisoned.is_empty() {
-            return Vec::new();
+    let worst = Plan::from_worklist(gc, worst_state, worklist);
+    let mut out = Vec::new();
+    for act in &worst.actions {
+        let id = act.target;
+        let deleted = !worst.end.exists(id);
+        let already = !certain.end.exists(id);
+        if already {
+            continue;
         }
-        let mut worst_state = state.clone();
-        let mut worklist = BTreeSet::new();
-        for &uid in poisoned.keys() {
-            worst_state.cache_absent_uid(uid);
-            if let Some(n) = self.graph.node_of_uid(uid) {
-                worklist.extend(
-                    self.graph
-                        .dependents(n)
-                        .iter()
-                        .filter_map(|&d| self.graph.object(d)),
+        let stripped = act.verb == Verb::RemoveOwnerReferences;
+        if !(deleted || stripped) || out.iter().any(|o: &OrderDependent| o.object == id) {
+            continue;
+        }
+        // Attribute to the poisoned UID it referenced (directly or through a deleted owner).
+        let (owner_uid, bad) = store
+            .owner_refs(id)
+            .iter()
+            .find_map(|r| poisoned.get(&r.uid).map(|b| (r.uid, *b)))
+            .or_else(|| poisoned.iter().next().map(|(u, b)| (*u, *b)))
+            .expect("poisoned is not empty");
+        out.push(OrderDependent {
+            object: id,
+            owner_uid,
+            bad_dependent: bad,
+            deleted,
+        });
+    }
+    out
+}
+
+/// Describes a restart visit cause.
+fn visit_text(gc: &GarbageCollector<'_>, c: &VisitCause) -> String {
+    let store = &gc.snap.store;
+    match c {
+        VisitCause::MissingOwner { uid } => format!(
+            "owner uid {} is not in the graph; the GC verifies it, finds it absent and evaluates its dependents",
+            store.str(*uid)
+        ),
+        VisitCause::NamespaceMismatch { owner } => format!(
+            "its ownerReference points at {} in another namespace; the GC re-checks it on start (OwnerRefInvalidNamespace)",
+            gc.snap.describe(*owner)
+        ),
+        VisitCause::CoordinateMismatch { owner } => {
+            let n = gc.graph.node(*owner);
+            format!(
+                "its ownerReference disagrees with the owner the GC knows ({} {}/{})",
+                store.str(n.id.api_version),
+                store.str(n.id.kind),
+                store.str(n.id.name)
+            )
+        }
+        VisitCause::OwnerInForeground { owner } => format!(
+            "its owner {} is in foreground deletion",
+            gc.snap.describe(*owner)
+        ),
+        VisitCause::InForeground => "it is in foreground deletion".into(),
+        VisitCause::Orphaning => "it is terminating with the orphan finalizer".into(),
+    }
+}
+
+/// True when one of the object's references is dangling although its UID is a live object
+/// (cross-namespace or wrong coordinates): deleting it is deleting something meant to live.
+fn has_misdirected_ref(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> bool {
+    gc.snap
+        .store
+        .owner_refs(id)
+        .iter()
+        .any(|r| gc.misdirected(state, id, r).is_some())
+}
+
+/// Findings for a restart prediction: GC015 for what the restarted GC does, GC016 for what it
+/// may do depending on list order (< 1.20), GC020 for garbage it never evaluates.
+pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
+    let store = &gc.snap.store;
+    let initial = gc.initial_state();
+    let mut out = Vec::new();
+    let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
+    for act in &r.plan.actions {
+        let id = act.target;
+        let why = match r.visits.get(&id) {
+            Some(c) if act.wave == 1 => visit_text(gc, c),
+            _ => "a change earlier in the cascade makes the GC evaluate it".into(),
+        };
+        match act.verb {
+            Verb::Delete => {
+                let base = if has_misdirected_ref(gc, &initial, id) {
+                    Severity::Critical
+                } else {
+                    Severity::Error
+                };
+                let inherited = store
+                    .owner_refs(id)
+                    .iter()
+                    .filter_map(|o| store.by_uid(o.uid))
+                    .filter_map(|o| severity_of_deleted.get(&o).copied())
+                    .max();
+                let sev = base.max(inherited.unwrap_or(Severity::Info));
+                if !r.plan.end.exists(id) {
+                    severity_of_deleted.insert(id, sev);
+                }
+                let remedies = store
+                    .owner_refs(id)
+                    .iter()
+                    .filter(|o| store.by_uid(o.uid).is_some_and(|h| h != id))
+                    .map(|o| remedy::remove_ref(gc.snap, &r.plan.end, id, o.uid))
+                    .collect();
+                out.push(
+                    Finding::new(
+                        Code::RestartAction,
+                        sev,
+                        id,
+                        format!(
+                            "when kube-controller-manager restarts (or its leader changes) the GC deletes this object (propagationPolicy={}, wave {})",
+                            act.policy.map(|p| p.as_str()).unwrap_or("-"),
+                            act.wave
+                        ),
+                        format!("{why}; {}", act.detail),
+                    )
+                    .with_remedies(remedies),
                 );
             }
+            Verb::RemoveOwnerReferences => out.push(Finding::new(
+                Code::RestartAction,
+                Severity::Warning,
+                id,
+                "when kube-controller-manager restarts the GC strips these ownerReferences".into(),
+                format!("{why}; {}", act.detail),
+            )),
+            Verb::UnblockOwnerReferences | Verb::RemoveFinalizer => out.push(Finding::new(
+                Code::RestartAction,
+                Severity::Info,
+                id,
+                format!(
+                    "when kube-controller-manager restarts the GC sends {}",
+                    act.verb.as_str()
+                ),
+                format!("{why}; {}", act.detail),
+            )),
         }
-        let worst = Plan::from_worklist(self, worst_state, worklist);
-        let mut out = Vec::new();
-        for act in &worst.actions {
-            let id = act.target;
-            let deleted = !worst.end.exists(id);
-            let already = !certain.end.exists(id);
-            if already {
-                continue;
-            }
-            let stripped = act.verb == crate::gc::plan::Verb::RemoveOwnerReferences;
-            if !(deleted || stripped) || out.iter().any(|o: &OrderDependent| o.object == id) {
-                continue;
-            }
-            // Attribute to the poisoned UID it referenced (directly or through a deleted owner).
-            let (owner_uid, bad) = store
-                .owner_refs(id)
-                .iter()
-                .find_map(|r| poisoned.get(&r.uid).map(|b| (r.uid, *b)))
-                .or_else(|| poisoned.iter().next().map(|(u, b)| (*u, *b)))
-                .expect("poisoned is not empty");
-            out.push(OrderDependent {
-                object: id,
-                owner_uid,
-                bad_dependent: bad,
-                deleted,
-            });
-        }
-        out
     }
+    for o in &r.order_dependent {
+        out.push(
+            Finding::new(
+                Code::RestartOrderDependent,
+                if o.deleted {
+                    Severity::Critical
+                } else {
+                    Severity::Error
+                },
+                o.object,
+                if o.deleted {
+                    "a restarted GC (< 1.20) may delete this object although its owner exists, depending on the order the informers list objects".into()
+                } else {
+                    "a restarted GC (< 1.20) may strip this valid ownerReference, depending on list order".into()
+                },
+                format!(
+                    "{} has a bad reference to owner uid {}; if it is listed before the owner, the UID is cached as absent for every dependent (kubernetes#65200)",
+                    gc.snap.describe(o.bad_dependent),
+                    store.str(o.owner_uid)
+                ),
+            )
+            .with_related(vec![o.bad_dependent])
+            .with_remedies(vec![remedy::remove_ref(
+                gc.snap,
+                &initial,
+                o.bad_dependent,
+                o.owner_uid,
+            )]),
+        );
+    }
+    for st in &r.stranded {
+        // Only garbage is worth reporting: the object would be collected if evaluated.
+        if matches!(
+            gc.attempt_to_delete_item(&initial, st.object),
+            Verdict::Delete { .. } | Verdict::RemoveRefs { .. }
+        ) {
+            out.push(Finding::new(
+                Code::StrandedDependent,
+                Severity::Warning,
+                st.object,
+                if st.certain {
+                    "a restarted GC never evaluates this object: the garbage stays".into()
+                } else {
+                    "a restarted GC may never evaluate this object (the garbage stays) or may delete it, depending on the order its informers deliver objects".into()
+                },
+                st.why.clone(),
+            ));
+        }
+    }
+    out
 }

@@ -2,7 +2,7 @@
 //! findings: per object with the `kubectl-gc.io/ignore` annotation (codes or `all`), or with a
 //! baseline file written by a previous run (`--write-baseline`, `--baseline`).
 
-use super::audit::Finding;
+use super::finding::Finding;
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use serde::{Deserialize, Serialize};

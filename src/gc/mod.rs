@@ -1,41 +1,74 @@
-//! The GC's reasoning over a snapshot: reference classification, per-object decisions and the
-//! findings built on them.
+//! The emulated garbage collector of kube-controller-manager, laid out like upstream's
+//! `pkg/controller/garbagecollector`.
+//!
+//! | here | upstream |
+//! |---|---|
+//! | [`graph`] | `graph.go`: `node`, `uidToNode`, virtual nodes |
+//! | [`graph_builder`] | `graph_builder.go`: monitors, initial lists, what each event enqueues |
+//! | [`rest_mapper`] | the discovery-backed REST mapper and owner GETs |
+//! | [`classify`] | `isDangling`, `classifyReferences` |
+//! | [`attempt_to_delete`] | `attemptToDeleteItem`, `processDeletingDependentsItem` |
+//! | [`attempt_to_orphan`] | `attemptToOrphanWorker` / `orphanDependents` |
+//! | [`state`] | the cluster as the workers see it, and the `absentOwnerCache` |
+//! | [`rules`] | what changes by release |
+//! | [`plan`] | the workers run to a fixpoint: actions in waves, end states |
+//!
+//! It imports only `model`, `snapshot`, `catalog` and `util`; everything that judges what the
+//! GC does (findings, restart and upgrade checks) is built on top, in [`crate::diagnose`].
 
 pub mod attempt_to_delete;
+pub mod attempt_to_orphan;
 pub mod classify;
 pub mod graph;
+pub mod graph_builder;
 pub mod plan;
 pub mod rest_mapper;
 pub mod rules;
+mod simulate;
 pub mod state;
 
 pub use attempt_to_delete::{Policy, Verdict};
 pub use classify::{Dangling, RefClass};
+pub use plan::{Action, EndState, Outcome, Plan, Reason, UserDelete, Verb};
 pub use rules::Rules;
 pub use state::State;
 
 use crate::catalog::KubeVersion;
 use crate::snapshot::Snapshot;
 use graph::Graph;
-use rest_mapper::Mapper;
+use rest_mapper::RestMapper;
 
-/// Everything the decisions read that does not change during a simulation.
+/// The garbage collector of one Kubernetes release, looking at one snapshot.
+///
+/// Upstream, informers feed every add, update and delete of a monitored resource to a single
+/// graph builder. It keeps the owner/dependent graph and, when a change may make an object
+/// garbage or a deletion needs work, puts the object on one of two queues: `attemptToDelete`
+/// (is this object garbage, or is its foreground deletion done?) and `attemptToOrphan` (strip
+/// this owner from its dependents). Workers take items off the queues, look the owners up
+/// through the REST mapper, classify every ownerReference and send the DELETE or PATCH the
+/// decision calls for; the API server's answer comes back as new events.
+///
+/// Here the informers' initial lists are the snapshot: [`GarbageCollector::new`] builds the
+/// graph ([`graph_builder`]) and the REST mapper from it once. The workers' decisions are pure
+/// functions of a [`State`] ([`classify`], [`attempt_to_delete`], [`attempt_to_orphan`]), and
+/// [`Plan`] runs them wave after wave, applying each request with the API server's semantics
+/// and enqueueing what the graph builder would, until nothing changes.
 #[derive(Debug)]
-pub struct Analysis<'a> {
-    /// The snapshot.
+pub struct GarbageCollector<'a> {
+    /// The snapshot (the informers' lists).
     pub snap: &'a Snapshot,
-    /// Its GC graph.
+    /// The graph built from it.
     pub graph: Graph,
-    /// Its REST mapper and owner index.
-    pub mapper: Mapper,
-    /// The emulated GC release.
+    /// The REST mapper and owner index.
+    pub rest_mapper: RestMapper,
+    /// The emulated release's behaviour.
     pub rules: Rules,
 }
 
-impl<'a> Analysis<'a> {
-    /// Prepares the analysis of `snap` as GC release `gc_version` would see it. Served API
-    /// versions are judged against the snapshot's server version when known, else against
-    /// `gc_version` for live snapshots (files: unknown).
+impl<'a> GarbageCollector<'a> {
+    /// The GC of release `gc_version` started on `snap`. Served API versions are judged
+    /// against the snapshot's server version when known, else against `gc_version` for live
+    /// snapshots (files: unknown).
     pub fn new(snap: &'a Snapshot, gc_version: KubeVersion) -> Self {
         let server = snap
             .provenance
@@ -43,11 +76,11 @@ impl<'a> Analysis<'a> {
             .as_deref()
             .and_then(KubeVersion::parse);
         let graph = Graph::build_for(snap, gc_version);
-        let mapper = Mapper::new(snap, server);
-        Analysis {
+        let rest_mapper = RestMapper::new(snap, server);
+        GarbageCollector {
             snap,
             graph,
-            mapper,
+            rest_mapper,
             rules: Rules::new(gc_version),
         }
     }

@@ -1,7 +1,7 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
 use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
-use crate::gc::Analysis;
+use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Reason, Verb};
 use serde::Serialize;
 use serde_json::json;
@@ -107,7 +107,7 @@ pub struct DeletedCount {
 }
 
 /// The owner UIDs a patch action removes or unblocks (`None` for other verbs).
-pub fn patched_owner_uids(a: &Analysis<'_>, act: &Action) -> Option<Vec<String>> {
+pub fn patched_owner_uids(a: &GarbageCollector<'_>, act: &Action) -> Option<Vec<String>> {
     matches!(
         act.verb,
         Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
@@ -124,17 +124,17 @@ pub fn patched_owner_uids(a: &Analysis<'_>, act: &Action) -> Option<Vec<String>>
 pub fn rule(r: &Reason) -> &'static str {
     match r {
         Reason::UserDelete => "user request",
-        Reason::Row8 => "attemptToDelete row 8",
-        Reason::Row9 => "attemptToDelete row 9",
-        Reason::Row9CycleGuard => "attemptToDelete row 9 (cycle guard)",
-        Reason::Row10 => "attemptToDelete row 10",
+        Reason::StripDanglingAndWaiting => "attemptToDelete row 8",
+        Reason::ForegroundForWaitingOwner => "attemptToDelete row 9",
+        Reason::CycleGuard => "attemptToDelete row 9 (cycle guard)",
+        Reason::NoSolidOwner => "attemptToDelete row 10",
         Reason::ForegroundDone => "processDeletingDependentsItem",
         Reason::Orphan { .. } | Reason::OrphanDone => "attemptToOrphan",
     }
 }
 
 /// The request the GC sends for an action (§3.7–3.9), as JSON.
-pub fn request_json(a: &Analysis<'_>, act: &Action) -> serde_json::Value {
+pub fn request_json(a: &GarbageCollector<'_>, act: &Action) -> serde_json::Value {
     let store = &a.snap.store;
     let o = store.object(act.target);
     let uid = store.str(o.uid);
@@ -176,7 +176,7 @@ pub fn request_json(a: &Analysis<'_>, act: &Action) -> serde_json::Value {
 }
 
 /// Builds the report.
-pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
+pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
     let snap = a.snap;
     let store = &snap.store;
     let actions = plan
@@ -265,7 +265,7 @@ pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
 /// Writes the plan as tables: actions, then objects left stuck, then a summary.
 pub fn write_table_report(
     w: &mut dyn Write,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     r: &PlanReport,
     wide: bool,

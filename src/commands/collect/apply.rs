@@ -5,7 +5,7 @@ use crate::apply::{self, Entry, EntryResult, Header, Record, Stopped, Summary, k
 use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
 use crate::commands::Loaded;
 use crate::error::{Error, Result, exit};
-use crate::gc::Analysis;
+use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, Plan, Reason};
 use crate::render::plan::{self as view, PlanReport};
 use crate::render::{self, ObjectRef, REPORT_API_VERSION, Styles};
@@ -122,7 +122,7 @@ pub async fn run(
     g: &GlobalArgs,
     args: &CollectArgs,
     loaded: &Loaded,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     mut report: PlanReport,
 ) -> Result<u8> {
@@ -359,7 +359,7 @@ fn confirm(
     args: &CollectArgs,
     conn: &crate::source::live::Connection,
     actions: &[&Action],
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     user_delete: bool,
 ) -> Result<()> {

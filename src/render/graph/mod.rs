@@ -24,7 +24,7 @@ pub mod tree;
 
 use crate::gc::classify::RefClassLabel;
 use crate::gc::graph::NodeId;
-use crate::gc::{Analysis, RefClass};
+use crate::gc::{GarbageCollector, RefClass};
 use crate::model::{ObjId, Sym};
 use hashbrown::{HashMap, HashSet};
 use petgraph::Direction as PgDirection;
@@ -206,12 +206,12 @@ impl<'a> Subgraph<'a> {
     }
 
     /// Selects part of an analysis' graph.
-    pub fn select(a: &Analysis<'a>, sel: &Selection) -> Subgraph<'a> {
+    pub fn select(a: &GarbageCollector<'a>, sel: &Selection) -> Subgraph<'a> {
         let snap = a.snap;
         let store = &snap.store;
         let g = &a.graph;
         let owner_refs = |n: NodeId| g.object(n).map_or(&[][..], |o| store.owner_refs(o));
-        let owners = |n: NodeId| owner_refs(n).iter().filter_map(|r| g.node_of_uid(r.uid));
+        let owners = |n: NodeId| owner_refs(n).iter().filter_map(|r| g.uid_to_node(r.uid));
         let has_relations = |n: NodeId| !owner_refs(n).is_empty() || !g.dependents(n).is_empty();
 
         // 1. The node set, in first-reached order.
@@ -319,7 +319,7 @@ impl<'a> Subgraph<'a> {
             };
             let from = index[&n];
             for r in store.owner_refs(obj) {
-                let to = match g.node_of_uid(r.uid) {
+                let to = match g.uid_to_node(r.uid) {
                     Some(o) => match index.get(&o) {
                         Some(&to) => to,
                         None => continue, // outside a narrowed selection
@@ -335,7 +335,7 @@ impl<'a> Subgraph<'a> {
                         })
                     }),
                 };
-                let class = class_label(&a.classify_ref(&state, obj, r));
+                let class = class_label(&a.classify_reference(&state, obj, r));
                 sub.add_edge(
                     from,
                     to,
