@@ -40,9 +40,8 @@ pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, Pa
 pub use record::{Entry, EntryResult, Header, Record, RequestRecord, SummaryLine};
 
 use crate::gc::plan::{Action, Reason, Verb};
-use crate::gc::{GarbageCollector, Policy};
+use crate::gc::{GarbageCollector, ObjectRef, Policy};
 use crate::model::{ObjId, finalizers};
-use crate::render::ObjectRef;
 use crate::snapshot::{now_rfc3339, split_api_version};
 use crate::util::Backoff;
 use limiter::Limiter;
@@ -262,10 +261,10 @@ fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize) -> Entry {
         wave: act.wave,
         verb: act.verb.as_str(),
         target: ObjectRef::of(a.snap, act.target),
-        rule: crate::render::plan::rule(&act.reason),
+        rule: act.reason.rule(),
         reason: act.detail.clone(),
         propagation_policy: act.policy.map(Policy::as_str),
-        owner_references: crate::render::plan::patched_owner_uids(a, act),
+        owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
         result: EntryResult::Skipped,
         message: String::new(),
@@ -429,7 +428,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     // -- coordinates -----------------------------------------------------------------------
 
     fn target(&self, id: ObjId) -> (ObjectKey, String) {
-        let key = fake::key_of(self.a.snap, id);
+        let key = ObjectKey::of(self.a.snap, id);
         let uid = self
             .a
             .snap

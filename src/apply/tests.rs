@@ -1,7 +1,8 @@
 //! `--apply` against the in-memory API server: request bytes, fallbacks, re-verification
 //! skips, stops, the record, and end states equal to the plan's prediction.
 
-use super::fake::{FakeCluster, Recorded, key_of};
+use super::ObjectKey;
+use super::fake::{FakeCluster, Recorded};
 use super::*;
 use crate::catalog::KubeVersion;
 use crate::gc::plan::Plan;
@@ -19,7 +20,7 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
 }
 
 fn key(snap: &Snapshot, name: &str) -> ObjectKey {
-    key_of(snap, obj(snap, name))
+    ObjectKey::of(snap, obj(snap, name))
 }
 
 struct Run {
@@ -77,7 +78,7 @@ fn assert_matches_plan(snap: &Snapshot, plan: &Plan, fake: &FakeCluster) {
     let s = &snap.store;
     for id in s.ids() {
         let name = s.str(s.object(id).name);
-        let live = fake.object(&key_of(snap, id));
+        let live = fake.object(&ObjectKey::of(snap, id));
         if !plan.end.exists(id) {
             assert!(
                 live.is_none(),

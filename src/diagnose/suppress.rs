@@ -70,7 +70,7 @@ impl Baseline {
     /// A baseline accepting these findings.
     pub fn of(snap: &Snapshot, findings: &[&Finding]) -> Baseline {
         Baseline {
-            api_version: crate::render::REPORT_API_VERSION.into(),
+            api_version: crate::build_info::REPORT_API_VERSION.into(),
             kind: "Baseline".into(),
             entries: findings.iter().map(|f| entry(snap, f)).collect(),
         }

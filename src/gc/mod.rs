@@ -21,6 +21,7 @@ pub mod attempt_to_orphan;
 pub mod classify;
 pub mod graph;
 pub mod graph_builder;
+pub mod object_ref;
 pub mod plan;
 pub mod rest_mapper;
 pub mod rules;
@@ -29,6 +30,7 @@ pub mod state;
 
 pub use attempt_to_delete::{Policy, Verdict};
 pub use classify::{Dangling, RefClass};
+pub use object_ref::ObjectRef;
 pub use plan::{Action, EndState, Outcome, Plan, Reason, UserDelete, Verb};
 pub use rules::Rules;
 pub use state::State;

@@ -2,7 +2,7 @@
 
 use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
 use crate::gc::GarbageCollector;
-use crate::gc::plan::{Action, EndState, Plan, Reason, Verb};
+use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -106,33 +106,6 @@ pub struct DeletedCount {
     pub count: usize,
 }
 
-/// The owner UIDs a patch action removes or unblocks (`None` for other verbs).
-pub fn patched_owner_uids(a: &GarbageCollector<'_>, act: &Action) -> Option<Vec<String>> {
-    matches!(
-        act.verb,
-        Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
-    )
-    .then(|| {
-        act.owner_refs
-            .iter()
-            .map(|u| a.snap.store.str(*u).to_owned())
-            .collect()
-    })
-}
-
-/// The GC rule behind an action.
-pub fn rule(r: &Reason) -> &'static str {
-    match r {
-        Reason::UserDelete => "user request",
-        Reason::StripDanglingAndWaiting => "attemptToDelete row 8",
-        Reason::ForegroundForWaitingOwner => "attemptToDelete row 9",
-        Reason::CycleGuard => "attemptToDelete row 9 (cycle guard)",
-        Reason::NoSolidOwner => "attemptToDelete row 10",
-        Reason::ForegroundDone => "processDeletingDependentsItem",
-        Reason::Orphan { .. } | Reason::OrphanDone => "attemptToOrphan",
-    }
-}
-
 /// The request the GC sends for an action (§3.7–3.9), as JSON.
 pub fn request_json(a: &GarbageCollector<'_>, act: &Action) -> serde_json::Value {
     let store = &a.snap.store;
@@ -187,9 +160,9 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
             verb: act.verb.as_str(),
             target: ObjectRef::of(snap, act.target),
             propagation_policy: act.policy.map(|p| p.as_str()),
-            owner_references: patched_owner_uids(a, act),
+            owner_references: act.patched_owner_uids(store),
             finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
-            rule: rule(&act.reason),
+            rule: act.reason.rule(),
             reason: act.detail.clone(),
             request: request_json(a, act),
         })
@@ -304,7 +277,7 @@ pub fn write_table_report(
                 act.detail.clone(),
             ];
             if wide {
-                row.push(rule(&act.reason).to_owned());
+                row.push(act.reason.rule().to_owned());
                 row.push(snap.store.str(o.uid).to_owned());
             }
             t.add_row(row);
