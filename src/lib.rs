@@ -31,11 +31,14 @@ pub mod commands;
 pub mod diagnose;
 pub mod error;
 pub mod gc;
+#[cfg(test)]
+mod layering;
 pub mod lookup;
 pub mod model;
 pub mod render;
 pub mod snapshot;
 pub mod source;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod util;
 

@@ -29,6 +29,7 @@
 //! owner we orphan keeps its reference (the GC's own race, kubernetes#26120), and a new blocking
 //! dependent of a foreground-deleted owner does not hold its finalizer back.
 
+#[cfg(any(test, feature = "testkit"))]
 pub mod fake;
 pub mod kube;
 pub mod limiter;

@@ -1,5 +1,6 @@
 //! The requests `--apply` sends, as a trait: a kube-rs implementation ([`super::kube::KubeOps`])
-//! talks to the API server; an in-memory one ([`super::fake::FakeCluster`]) backs the tests.
+//! talks to the API server; an in-memory one (`apply::fake`, built with the `testkit` feature)
+//! backs the tests.
 //!
 //! Writes take the request body as exact bytes (built by [`super::patch`]), so what the tests
 //! check is byte for byte what is sent.
