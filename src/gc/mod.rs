@@ -13,7 +13,7 @@
 //! | [`rules`] | what changes by release |
 //! | [`plan`] | the workers run to a fixpoint: actions in waves, end states |
 //!
-//! It imports only `model`, `snapshot`, `catalog` and `util`; everything that judges what the
+//! It imports only `model`, `snapshot` and `catalog`; everything that judges what the
 //! GC does (findings, restart and upgrade checks) is built on top, in [`crate::diagnose`].
 
 pub mod attempt_to_delete;

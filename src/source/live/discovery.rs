@@ -1,4 +1,4 @@
-//! Discovery the way the garbage collector does it (`gc-semantics.md` §5.1).
+//! Discovery the way the garbage collector does it (`docs/gc-model.md` §5.1).
 //!
 //! The GC calls client-go's `ServerPreferredResources`: for every group, the versions in the
 //! server's order; for every resource that is not a subresource, the group's **preferred
