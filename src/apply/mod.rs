@@ -1,4 +1,4 @@
-//! `kubectl gc collect --apply`: perform a [`Plan`]'s actions against a live cluster with exactly
+//! `kubectl gc collect --apply`: perform a [`crate::gc::Plan`]'s actions against a live cluster with exactly
 //! the GC's requests (§3.7–3.9), re-checking every verdict against the cluster first.
 //!
 //! ## Safety model

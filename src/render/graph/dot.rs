@@ -2,7 +2,7 @@
 //! (`/debug/controllers/garbagecollector/graph`, gc-model §8), and a parser for what it
 //! prints.
 //!
-//! # v1.26+ format ([`write`])
+//! # v1.26+ format ([`write()`])
 //!
 //! ```text
 //! strict digraph full {
