@@ -51,7 +51,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Write a snapshot of every deletable resource''s object metadata')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -364,44 +363,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'kubectl-gc;generate' {
-            [CompletionResult]::new('--objects', '--objects', [CompletionResultType]::ParameterName, 'Number of objects')
-            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Random seed (the same seed and flags give the same cluster)')
-            [CompletionResult]::new('--namespaces', '--namespaces', [CompletionResultType]::ParameterName, 'Application namespaces (default: one per 500 objects)')
-            [CompletionResult]::new('--dangling-rate', '--dangling-rate', [CompletionResultType]::ParameterName, 'Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001]')
-            [CompletionResult]::new('--cross-namespace-rate', '--cross-namespace-rate', [CompletionResultType]::ParameterName, 'Fraction of objects owned from another namespace [default: 0.0002]')
-            [CompletionResult]::new('--unresolvable-rate', '--unresolvable-rate', [CompletionResultType]::ParameterName, 'Fraction of objects referencing an unserved kind [default: 0.0002]')
-            [CompletionResult]::new('--foreground-rate', '--foreground-rate', [CompletionResultType]::ParameterName, 'Fraction of objects rooting a blocked foreground deletion [default: 0.0002]')
-            [CompletionResult]::new('--orphan-rate', '--orphan-rate', [CompletionResultType]::ParameterName, 'Fraction of objects terminating with the orphan finalizer [default: 0.0002]')
-            [CompletionResult]::new('--server-version', '--server-version', [CompletionResultType]::ParameterName, 'Server version recorded in the snapshot')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)')
-            [CompletionResult]::new('--apply-to-kubeconfig', '--apply-to-kubeconfig', [CompletionResultType]::ParameterName, 'Create the objects in the cluster of this kubeconfig (a disposable test cluster: it installs two CRDs and thousands of objects)')
-            [CompletionResult]::new('--load-concurrency', '--load-concurrency', [CompletionResultType]::ParameterName, 'Concurrent create requests with --apply-to-kubeconfig')
-            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
-            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
-            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
-            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
-            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
-            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
-            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
-            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
-            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
-            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Resources listed concurrently from a live cluster')
-            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page')
-            [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
-            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces')
-            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
         'kubectl-gc;help' {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Classify every ownerReference as the GC would and report what is wrong')
             [CompletionResult]::new('collect', 'collect', [CompletionResultType]::ParameterValue, 'Show what the GC would delete or patch (dry run), or preview a delete''s cascade')
@@ -409,7 +370,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('snapshot', 'snapshot', [CompletionResultType]::ParameterValue, 'Write a snapshot of every deletable resource''s object metadata')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -441,9 +401,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;help;completion' {
-            break
-        }
-        'kubectl-gc;help;generate' {
             break
         }
         'kubectl-gc;help;help' {

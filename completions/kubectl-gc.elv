@@ -48,7 +48,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand snapshot 'Write a snapshot of every deletable resource''s object metadata'
             cand graph 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-            cand generate 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-gc;audit'= {
@@ -346,43 +345,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'kubectl-gc;generate'= {
-            cand --objects 'Number of objects'
-            cand --seed 'Random seed (the same seed and flags give the same cluster)'
-            cand --namespaces 'Application namespaces (default: one per 500 objects)'
-            cand --dangling-rate 'Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001]'
-            cand --cross-namespace-rate 'Fraction of objects owned from another namespace [default: 0.0002]'
-            cand --unresolvable-rate 'Fraction of objects referencing an unserved kind [default: 0.0002]'
-            cand --foreground-rate 'Fraction of objects rooting a blocked foreground deletion [default: 0.0002]'
-            cand --orphan-rate 'Fraction of objects terminating with the orphan finalizer [default: 0.0002]'
-            cand --server-version 'Server version recorded in the snapshot'
-            cand -o 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)'
-            cand --output 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)'
-            cand --apply-to-kubeconfig 'Create the objects in the cluster of this kubeconfig (a disposable test cluster: it installs two CRDs and thousands of objects)'
-            cand --load-concurrency 'Concurrent create requests with --apply-to-kubeconfig'
-            cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
-            cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
-            cand --filename 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
-            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)'
-            cand --context 'The kubeconfig context to use'
-            cand --cluster 'The kubeconfig cluster to use'
-            cand --user 'The kubeconfig user to use'
-            cand --as 'Username to impersonate'
-            cand --as-group 'Group to impersonate (repeatable)'
-            cand --request-timeout 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)'
-            cand -n 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
-            cand --namespace 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
-            cand --concurrency 'Resources listed concurrently from a live cluster'
-            cand --chunk-size 'Objects per list page'
-            cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
-            cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
-            cand -R 'Walk directories given with -f recursively'
-            cand --recursive 'Walk directories given with -f recursively'
-            cand -A 'All namespaces'
-            cand --all-namespaces 'All namespaces'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'kubectl-gc;help'= {
             cand audit 'Classify every ownerReference as the GC would and report what is wrong'
             cand collect 'Show what the GC would delete or patch (dry run), or preview a delete''s cascade'
@@ -390,7 +352,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand snapshot 'Write a snapshot of every deletable resource''s object metadata'
             cand graph 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-            cand generate 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-gc;help;audit'= {
@@ -413,8 +374,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         &'kubectl-gc;help;graph'= {
         }
         &'kubectl-gc;help;completion'= {
-        }
-        &'kubectl-gc;help;generate'= {
         }
         &'kubectl-gc;help;help'= {
         }

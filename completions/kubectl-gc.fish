@@ -50,7 +50,6 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "check" -d 'Sa
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "generate" -d 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
@@ -309,45 +308,13 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l objects -d 'Number of objects' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l seed -d 'Random seed (the same seed and flags give the same cluster)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l namespaces -d 'Application namespaces (default: one per 500 objects)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l dangling-rate -d 'Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l cross-namespace-rate -d 'Fraction of objects owned from another namespace [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l unresolvable-rate -d 'Fraction of objects referencing an unserved kind [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l foreground-rate -d 'Fraction of objects rooting a blocked foreground deletion [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l orphan-rate -d 'Fraction of objects terminating with the orphan finalizer [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l server-version -d 'Server version recorded in the snapshot' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s o -l output -d 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l apply-to-kubeconfig -d 'Create the objects in the cluster of this kubeconfig (a disposable test cluster: it installs two CRDs and thousands of objects)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l load-concurrency -d 'Concurrent create requests with --apply-to-kubeconfig' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l cluster -d 'The kubeconfig cluster to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l user -d 'The kubeconfig user to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l as -d 'Username to impersonate' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l chunk-size -d 'Objects per list page' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
-always\t'Always'
-never\t'Never'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s A -l all-namespaces -d 'All namespaces'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "generate" -d 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "upgrade" -d 'What changes when the GC is upgraded (--to required)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "health" -d 'Resources the GC cannot list or watch, and deletions that do not progress'

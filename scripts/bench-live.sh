@@ -20,7 +20,8 @@
 # than kubectl.
 #
 # Environment: RUNS (default 3), CONCURRENCY (8), PAGE (500), KGC_BIN (default: builds
-# target/release/kubectl-gc), KGC_TESTENV_SCRIPTS (default ../shared/k8s-testenv).
+# target/release/kubectl-gc with the `testkit` feature, which has the hidden `generate`
+# command), KGC_TESTENV_SCRIPTS (default ../shared/k8s-testenv).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,7 +33,7 @@ page="${PAGE:-500}"
 testenv="${KGC_TESTENV_SCRIPTS:-$here/../shared/k8s-testenv}"
 bin="${KGC_BIN:-}"
 if [[ -z "$bin" ]]; then
-  (cd "$here" && cargo build --release --quiet)
+  (cd "$here" && cargo build --release --quiet --features testkit)
   bin="$here/target/release/kubectl-gc"
 fi
 work="$(mktemp -d -t kgc-bench-live.XXXXXX)"

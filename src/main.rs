@@ -1,7 +1,6 @@
 //! `kubectl-gc`: parse, run, map the result to an exit code. Everything else is in the library.
 
-use clap::Parser;
-use kubectl_gc::cli::{Cli, complete};
+use kubectl_gc::cli::{self, complete};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -14,8 +13,8 @@ fn main() -> ExitCode {
         let _ = out.write_all(complete::cobra_complete(&args[2..]).as_bytes());
         return ExitCode::SUCCESS;
     }
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let invocation = match cli::parse(args) {
+        Ok(invocation) => invocation,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() {
@@ -35,7 +34,7 @@ fn main() -> ExitCode {
             return ExitCode::from(kubectl_gc::error::exit::ERROR);
         }
     };
-    match runtime.block_on(kubectl_gc::commands::run(cli)) {
+    match runtime.block_on(kubectl_gc::commands::run(invocation)) {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {

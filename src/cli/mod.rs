@@ -4,8 +4,9 @@
 
 pub mod complete;
 
-use crate::analysis::findings::Severity;
 use crate::catalog::KubeVersion;
+use crate::diagnose::Severity;
+pub use crate::render::ColorChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -87,18 +88,6 @@ pub struct GlobalArgs {
     /// Colour: auto (only on a terminal and without NO_COLOR), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-/// When to colour output.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ColorChoice {
-    /// On a terminal, unless NO_COLOR is set.
-    #[default]
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
 }
 
 /// Commands.
@@ -200,13 +189,53 @@ completions/ of the source) on your PATH next to kubectl-gc.",
         )
     )]
     Completion(CompletionArgs),
-    /// Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md):
-    /// a snapshot file, or objects created in a disposable test cluster.
-    #[command(
-        hide = true,
-        after_help = "Examples:\n  kubectl gc generate --objects 1000000 -o synthetic.ndjson\n  kubectl gc generate --objects 50000 --apply-to-kubeconfig /tmp/testenv/kubeconfig"
-    )]
-    Generate(GenerateArgs),
+}
+
+/// What the process was asked to do.
+#[derive(Debug)]
+pub enum Invocation {
+    /// A command of the shipped command line.
+    Cli(Cli),
+    /// The hidden `generate` command (test support: only in builds with the `testkit` feature).
+    #[cfg(feature = "testkit")]
+    Generate(GenerateCli),
+}
+
+/// The word that selects the hidden `generate` command.
+#[cfg(feature = "testkit")]
+pub const GENERATE: &str = "generate";
+
+/// Parses the process arguments (`args[0]` is the program). `generate` is parsed on its own,
+/// before the shipped command line, so that [`Cli`] (its help, its completion scripts) is the
+/// same with or without the `testkit` feature.
+pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Invocation, clap::Error> {
+    #[cfg(feature = "testkit")]
+    if args.get(1).is_some_and(|a| a == GENERATE) {
+        let mut args = args;
+        args.remove(1);
+        return GenerateCli::try_parse_from(args).map(Invocation::Generate);
+    }
+    Cli::try_parse_from(args).map(Invocation::Cli)
+}
+
+/// `kubectl gc generate`: a synthetic cluster for GC benchmarks and load tests (see
+/// BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster. Test
+/// support, built with the `testkit` feature only.
+#[cfg(feature = "testkit")]
+#[derive(Parser, Debug)]
+#[command(
+    name = "kubectl-gc-generate",
+    bin_name = "kubectl gc generate",
+    about = "Generate a synthetic cluster for GC benchmarks and load tests",
+    after_help = "Examples:\n  kubectl gc generate --objects 1000000 -o synthetic.ndjson\n  kubectl gc generate --objects 50000 --apply-to-kubeconfig /tmp/testenv/kubeconfig"
+)]
+pub struct GenerateCli {
+    /// Flags shared by every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// `generate`'s own flags.
+    #[command(flatten)]
+    pub args: GenerateArgs,
 }
 
 /// Output formats of reports.
@@ -467,6 +496,7 @@ pub struct GraphArgs {
 }
 
 /// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).
+#[cfg(feature = "testkit")]
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
     /// Number of objects.
@@ -513,6 +543,7 @@ pub struct GenerateArgs {
     pub load_concurrency: u16,
 }
 
+#[cfg(feature = "testkit")]
 fn parse_rate(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),

@@ -1,5 +1,5 @@
-//! `kubectl gc generate` (hidden): a synthetic cluster for benchmarks, written as a snapshot
-//! and/or created in a disposable test cluster.
+//! `kubectl gc generate` (hidden; test support, built with the `testkit` feature): a synthetic
+//! cluster for benchmarks, written as a snapshot and/or created in a disposable test cluster.
 
 use crate::cli::{GenerateArgs, GlobalArgs};
 use crate::error::{Error, Result, exit};

@@ -5,6 +5,7 @@ mod check;
 mod collect;
 mod filter;
 mod gate;
+#[cfg(feature = "testkit")]
 mod generate;
 mod graph;
 mod input;
@@ -12,19 +13,25 @@ mod snapshot;
 
 pub use input::{Input, Loaded, load};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Command, Invocation};
 use crate::error::{Result, exit};
 use std::io::Write;
 
 /// Runs a parsed command line; returns the process exit code.
-pub async fn run(cli: Cli) -> Result<u8> {
+pub async fn run(invocation: Invocation) -> Result<u8> {
+    // Without the `testkit` feature there is only the one variant.
+    #[allow(clippy::infallible_destructuring_match)]
+    let cli = match invocation {
+        Invocation::Cli(cli) => cli,
+        #[cfg(feature = "testkit")]
+        Invocation::Generate(g) => return generate::run(&g.global, &g.args).await,
+    };
     match &cli.command {
         Command::Audit(args) => audit::run(&cli.global, args).await,
         Command::Collect(args) => collect::run(&cli.global, args).await,
         Command::Check(args) => check::run(&cli.global, args).await,
         Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
         Command::Graph(args) => graph::run(&cli.global, args).await,
-        Command::Generate(args) => generate::run(&cli.global, args).await,
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
             out.write_all(&crate::cli::complete::completion_script(args.shell))?;

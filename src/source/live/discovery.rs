@@ -1,4 +1,4 @@
-//! Discovery the way the garbage collector does it (`gc-semantics.md` §5.1).
+//! Discovery the way the garbage collector does it (`docs/gc-model.md` §5.1).
 //!
 //! The GC calls client-go's `ServerPreferredResources`: for every group, the versions in the
 //! server's order; for every resource that is not a subresource, the group's **preferred
@@ -85,9 +85,9 @@ pub(crate) struct Discovered {
 }
 
 /// True when the GC of a server of version `server` ignores `group`/`resource`
-/// ([`crate::graph::gc_ignored_by`]); an unknown version is taken as today's GC.
+/// ([`crate::catalog::gc_ignored_by`]); an unknown version is taken as today's GC.
 pub(crate) fn gc_ignored(group: &str, resource: &str, server: Option<KubeVersion>) -> bool {
-    crate::graph::gc_ignored_by(group, resource, server.unwrap_or(KubeVersion::NEWEST))
+    crate::catalog::gc_ignored_by(group, resource, server.unwrap_or(KubeVersion::NEWEST))
 }
 
 /// True when `verbs` contains delete, list and watch (§5.1 step 2).
