@@ -3,10 +3,10 @@
 //! Offline commands (on `--snapshot examples/…`, `-f` inputs, `completion`, `--help`) run here
 //! with the built binary, in order, in one scratch directory that has `examples/` in it, with a
 //! kubeconfig that does not exist (so none can reach a cluster by accident). Commands that need
-//! a live cluster are listed in `support/readme.rs` (`LIVE`) and run by `tests/live.rs`.
+//! a live cluster are listed in `tests/support/readme.rs` (`LIVE`) and run by the live suite
+//! `source` (`tests/live/source.rs`, test `readme_live_commands`).
 
-#[path = "support/readme.rs"]
-mod readme;
+use crate::support::readme;
 
 use std::ffi::OsString;
 
@@ -78,7 +78,7 @@ fn every_offline_readme_command_runs() {
         if let Err(e) = readme::check(ex, &cwd, &out) {
             let hint = if out.status.code() == Some(4) {
                 "\n(hint: this command needs a cluster: list it in LIVE in tests/support/readme.rs, \
-                 which makes tests/live.rs run it)"
+                 which makes the live test source::readme_live_commands run it)"
             } else {
                 ""
             };

@@ -1,164 +1,146 @@
-//! `collect --apply` against a real kube-apiserver v1.20.2 (`../shared/k8s-testenv`), compared
+//! `collect --apply` against a real kube-apiserver v1.20.2 (`testenv.rs`), compared
 //! with the real garbage collector.
 //!
-//! A custom harness (`harness = false`), one control plane at a time (the box has 2 cores):
+//! Two control planes, one after the other (the box has 2 cores):
 //!
 //! 1. a cluster **without** the GC: build the scenarios, run the built binary
 //!    `collect -A --apply --yes`, check the record and the end state, and the safety cases
 //!    (recreated object, refused inputs, no TTY, a second apply has nothing to do);
-//! 2. stop it; a cluster **with** the GC (`start --with-gc`): build the identical scenarios,
-//!    let the real GC settle, and require the same end state (objects by namespace/kind/name,
-//!    their ownerReferences by owner kind/name/blockOwnerDeletion, finalizers, terminating).
-//!
-//! Each case prints `test <name> ... ok|FAILED`; the last line is `N passed, M failed`. The
-//! binary fails (it does not skip) when a control plane cannot be started.
+//! 2. stop it; a cluster **with** the GC: build the identical scenarios, let the real GC
+//!    settle, and require the same end state (objects by namespace/kind/name, their
+//!    ownerReferences by owner kind/name/blockOwnerDeletion, finalizers, terminating).
 
-#[path = "support/gc_dot.rs"]
-mod gc_dot;
-#[path = "support/testenv.rs"]
-mod testenv;
-
+use crate::gc_dot;
+use crate::harness::{Suite, Test};
+use crate::testenv::{self, TestEnv};
 use kubectl_gc::apply::{self, ClusterOps, Header, ObjectKey, PatchType, Record, kube::KubeOps};
 use kubectl_gc::gc::GarbageCollector;
 use kubectl_gc::gc::plan::{Action, Plan};
 use kubectl_gc::source::live::{self, ConnectOptions, LiveOptions};
 use serde_json::{Value, json};
+use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
-use std::panic::AssertUnwindSafe;
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use testenv::TestEnv;
 
 const LABEL: &str = "kgc-scenario";
 const NAMESPACES: &[&str] = &["gcx-a", "gcx-b", "gcx-probe"];
 
 // ---------------------------------------------------------------------------------------------
-// Harness
+// The suite
 
-struct Harness {
-    passed: u32,
-    failed: u32,
+pub struct Ctx {
+    rt: tokio::runtime::Runtime,
+    /// The control plane: without the GC, then (`real_gc_reaches_the_same_end_state`) with it.
+    env: RefCell<Option<TestEnv>>,
+    /// Records and snapshots the tests write.
+    scratch: tempfile::TempDir,
+    /// The end state kubectl-gc reached, for the real GC to reach too.
+    expected: RefCell<Option<State>>,
 }
 
-impl Harness {
-    fn case(&mut self, name: &str, f: impl FnOnce()) -> bool {
-        let t = Instant::now();
-        let ok = std::panic::catch_unwind(AssertUnwindSafe(f)).is_ok();
-        let secs = t.elapsed().as_secs_f64();
-        if ok {
-            self.passed += 1;
-            println!("test {name} ... ok ({secs:.1}s)");
-        } else {
-            self.failed += 1;
-            println!("test {name} ... FAILED ({secs:.1}s)");
-        }
-        ok
-    }
+pub const SUITE: Suite<Ctx> = Suite {
+    name: "apply",
+    setup,
+    tests: &[
+        Test {
+            name: "build_scenarios",
+            needs: &[],
+            run: |ctx| build_scenarios(&env(ctx), false),
+        },
+        Test {
+            name: "collect_apply_yes_performs_the_plan",
+            needs: &["build_scenarios"],
+            run: |ctx| collect_apply(&env(ctx), ctx.scratch.path()),
+        },
+        Test {
+            name: "end_state_is_the_gc_end_state_by_hand",
+            needs: &["collect_apply_yes_performs_the_plan"],
+            run: |ctx| {
+                let state = capture(&env(ctx));
+                check_expected_by_hand(&state);
+                *ctx.expected.borrow_mut() = Some(state);
+            },
+        },
+        Test {
+            name: "second_apply_has_nothing_to_do",
+            needs: &["collect_apply_yes_performs_the_plan"],
+            run: |ctx| second_apply_is_empty(&env(ctx), ctx.scratch.path()),
+        },
+        Test {
+            name: "recreated_between_plan_and_apply_is_not_deleted",
+            needs: &[],
+            run: |ctx| recreated_between_plan_and_apply(&env(ctx), &ctx.rt),
+        },
+        Test {
+            name: "api_server_answers_the_preconditions_as_the_fake_does",
+            // The widget CRD.
+            needs: &["build_scenarios"],
+            run: |ctx| api_server_preconditions(&env(ctx), &ctx.rt),
+        },
+        Test {
+            name: "gc_1_34_requests_on_a_real_server",
+            needs: &[],
+            run: |ctx| gc_1_34_requests(&env(ctx), ctx.scratch.path()),
+        },
+        Test {
+            name: "apply_refuses_snapshot_input",
+            needs: &[],
+            run: |ctx| refuses_snapshot(&env(ctx), ctx.scratch.path()),
+        },
+        Test {
+            name: "apply_without_tty_needs_yes",
+            needs: &[],
+            run: |ctx| needs_yes(&env(ctx), ctx.scratch.path()),
+        },
+        // Last: it replaces the control plane with one that runs the GC.
+        Test {
+            name: "real_gc_reaches_the_same_end_state",
+            needs: &["end_state_is_the_gc_end_state_by_hand"],
+            run: real_gc_reaches_the_same_end_state,
+        },
+    ],
+};
+
+fn setup() -> Result<Ctx, String> {
+    let scratch = tempfile::Builder::new()
+        .prefix("kgc-apply-live-")
+        .tempdir()
+        .map_err(|e| format!("scratch directory: {e}"))?;
+    Ok(Ctx {
+        env: RefCell::new(Some(TestEnv::start(false)?)),
+        rt: runtime(),
+        scratch,
+        expected: RefCell::new(None),
+    })
 }
 
-fn start(with_gc: bool, h: &mut Harness) -> Option<TestEnv> {
+/// The current control plane.
+fn env(ctx: &Ctx) -> Ref<'_, TestEnv> {
+    Ref::map(ctx.env.borrow(), |e| e.as_ref().expect("a control plane"))
+}
+
+/// Phase 2: the real GC on an identical copy.
+fn real_gc_reaches_the_same_end_state(ctx: &Ctx) {
+    let expected = ctx.expected.borrow();
+    let expected = expected
+        .as_ref()
+        .expect("no end state from the kubectl-gc run to compare with");
+    // One control plane at a time: stop the first before the second starts.
+    drop(ctx.env.borrow_mut().take());
     let t = Instant::now();
-    match TestEnv::start(with_gc) {
-        Ok(env) => {
-            println!(
-                "k8s-testenv{} up at {} in {:.1}s",
-                if with_gc { " (with GC)" } else { "" },
-                env.server,
-                t.elapsed().as_secs_f64()
-            );
-            Some(env)
-        }
-        Err(e) => {
-            h.failed += 1;
-            println!(
-                "test k8s_testenv_start{} ... FAILED",
-                if with_gc { "_with_gc" } else { "" }
-            );
-            eprintln!("cannot start the test control plane: {e}");
-            None
-        }
-    }
-}
-
-fn main() -> ExitCode {
-    let started = Instant::now();
-    let mut h = Harness {
-        passed: 0,
-        failed: 0,
-    };
-    let scratch = std::env::temp_dir().join(format!("kgc-apply-live-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).expect("scratch dir");
-
-    // Phase 1: no GC — kubectl-gc does the collecting.
-    let mut expected: Option<State> = None;
-    if let Some(mut env) = start(false, &mut h) {
-        let rt = runtime();
-        let mut built = false;
-        h.case("build_scenarios", || {
-            build_scenarios(&env, false);
-            built = true;
-        });
-        if built {
-            let mut applied = false;
-            h.case("collect_apply_yes_performs_the_plan", || {
-                collect_apply(&env, &scratch);
-                applied = true;
-            });
-            if applied {
-                h.case("end_state_is_the_gc_end_state_by_hand", || {
-                    let state = capture(&env);
-                    check_expected_by_hand(&state);
-                    expected = Some(state);
-                });
-                h.case("second_apply_has_nothing_to_do", || {
-                    second_apply_is_empty(&env, &scratch)
-                });
-            }
-        }
-        h.case("recreated_between_plan_and_apply_is_not_deleted", || {
-            recreated_between_plan_and_apply(&env, &rt)
-        });
-        h.case(
-            "api_server_answers_the_preconditions_as_the_fake_does",
-            || api_server_preconditions(&env, &rt),
-        );
-        h.case("gc_1_34_requests_on_a_real_server", || {
-            gc_1_34_requests(&env, &scratch)
-        });
-        h.case("apply_refuses_snapshot_input", || {
-            refuses_snapshot(&env, &scratch)
-        });
-        h.case("apply_without_tty_needs_yes", || needs_yes(&env, &scratch));
-        drop(rt);
-        env.stop();
-    }
-
-    // Phase 2: the real GC on an identical copy.
-    if let Some(mut env) = start(true, &mut h) {
-        h.case("real_gc_reaches_the_same_end_state", || {
-            let expected = expected
-                .as_ref()
-                .expect("no end state from the kubectl-gc run to compare with");
-            build_scenarios(&env, true);
-            wait_for_state(&env, expected, Duration::from_secs(120));
-        });
-        env.stop();
-    }
-
-    let _ = std::fs::remove_dir_all(&scratch);
+    let with_gc = TestEnv::start(true)
+        .unwrap_or_else(|e| panic!("cannot start the control plane with the GC: {e}"));
     println!(
-        "{} passed, {} failed ({:.1}s)",
-        h.passed,
-        h.failed,
-        started.elapsed().as_secs_f64()
+        "  (control plane with the GC up in {:.1}s)",
+        t.elapsed().as_secs_f64()
     );
-    if h.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    *ctx.env.borrow_mut() = Some(with_gc);
+    let env = env(ctx);
+    build_scenarios(&env, true);
+    wait_for_state(&env, expected, Duration::from_secs(120));
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -777,11 +759,8 @@ fn gc_observed_uids(env: &TestEnv) -> std::collections::BTreeSet<String> {
         "{}/debug/controllers/garbagecollector/graph",
         env.gc_url.as_deref().expect("GC url")
     );
-    let out = Command::new("curl")
-        .args(["-sf", "--max-time", "10", &url])
-        .output()
-        .expect("curl");
-    gc_dot::sets(&String::from_utf8_lossy(&out.stdout))
+    // Not answering yet reads as an empty graph: the caller polls.
+    gc_dot::sets(&testenv::http_get(&url).unwrap_or_default())
         .vertices
         .into_iter()
         .filter(|(_, flags)| !flags.is_virtual)

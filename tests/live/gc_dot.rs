@@ -1,7 +1,6 @@
 //! Reading the GC's debug graph (`/debug/controllers/garbagecollector/graph`) in live tests:
 //! a small line-based reader of the endpoint's DOT layout (gonum legacy and v1.26+),
-//! independent of the crate's own parser. Shared through `#[path]` by the live suites.
-#![allow(dead_code)]
+//! independent of the crate's own parser. Used by the suites `graph` and `apply`.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,8 +1,9 @@
-//! The file loader against four real cluster dumps (`/work/shared/realdata`, see its README).
+//! The file loader against four real cluster dumps (see their README.md).
 //!
-//! The data is not part of the repository; it lives next to it. A missing folder is a test
-//! failure, never a silent skip. The OpenShift must-gathers are `.tar.xz` archives: each test
-//! extracts its archive with the system `tar` into a temporary directory.
+//! The data is not part of the repository: it is read from `$KGC_REALDATA` (default
+//! `../shared/realdata` beside the checkout). A missing folder is a test failure, never a silent
+//! skip. The OpenShift must-gathers are `.tar.xz` archives: each test extracts its archive with
+//! the system `tar` into a temporary directory.
 //!
 //! Counts differ from the README where the README's scan counted differently; each assertion
 //! says why.
@@ -11,16 +12,24 @@ use kubectl_gc::model::ObjId;
 use kubectl_gc::snapshot::{ListOutcome, Snapshot};
 use kubectl_gc::source::files::{FileOptions, FileStats, read_files_with_stats};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// The real-data folder; panics (fails the test) when it is missing.
+/// The real-data folder: `$KGC_REALDATA`, or `../shared/realdata` beside the checkout. Panics
+/// (fails the test) with one line naming the variable when it does not hold the dumps.
 pub fn realdata_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata");
+    let (dir, from_env) = match std::env::var_os("KGC_REALDATA") {
+        Some(d) if !d.is_empty() => (PathBuf::from(d), true),
+        _ => (
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata"),
+            false,
+        ),
+    };
     assert!(
         dir.join("README.md").is_file(),
-        "real cluster dumps not found at {}: these tests need /work/shared/realdata \
-         (four dumps described in its README.md) and must not be skipped",
-        dir.display()
+        "real cluster dumps not found at {}{}: set KGC_REALDATA to the directory holding the four \
+         dumps and their README.md (these tests must not be skipped)",
+        dir.display(),
+        if from_env { " (KGC_REALDATA)" } else { "" },
     );
     dir
 }
@@ -31,8 +40,6 @@ pub struct Loaded {
     pub snap: Snapshot,
     /// Loader counters.
     pub stats: FileStats,
-    /// Time spent reading (not extracting).
-    pub elapsed: Duration,
     /// Keeps an extracted archive alive.
     pub _tmp: Option<tempfile::TempDir>,
 }
@@ -58,7 +65,6 @@ pub fn read_dump(path: &Path) -> Loaded {
     Loaded {
         snap,
         stats,
-        elapsed,
         _tmp: None,
     }
 }

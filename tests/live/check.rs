@@ -4,44 +4,54 @@
 //! `kubectl gc check restart` predicts what a freshly started GC deletes; then the GC is
 //! started on the same cluster and must delete exactly that, and nothing else.
 //!
-//! Custom harness: prints `test <name> ... ok|FAILED` and a final `N passed, M failed` line;
-//! fails (never skips) when the control plane cannot be started.
+//! One control plane, without the GC until `restart_prediction_matches_real_gc` starts it; the
+//! other two tests build on what that one leaves (the GC running, a terminating dependent).
 
-#[path = "support/testenv.rs"]
-mod testenv;
-
+use crate::harness::{Suite, Test};
+use crate::testenv::{self, TestEnv};
 use serde_json::Value;
+use std::cell::{Ref, RefCell};
 use std::collections::BTreeSet;
-use std::panic::AssertUnwindSafe;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-use testenv::TestEnv;
 
-fn main() -> ExitCode {
-    let mut env = match TestEnv::start(false) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("cannot start the test control plane: {e}");
-            println!("0 passed, 1 failed");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        restart_prediction_matches_real_gc(&env)
-    }));
-    env.stop();
-    match result {
-        Ok(()) => {
-            println!("test restart_prediction_matches_real_gc ... ok");
-            println!("1 passed, 0 failed");
-            ExitCode::SUCCESS
-        }
-        Err(_) => {
-            println!("test restart_prediction_matches_real_gc ... FAILED");
-            println!("0 passed, 1 failed");
-            ExitCode::FAILURE
-        }
-    }
+pub struct Ctx {
+    env: RefCell<TestEnv>,
+}
+
+pub const SUITE: Suite<Ctx> = Suite {
+    name: "check",
+    setup: || {
+        Ok(Ctx {
+            env: RefCell::new(TestEnv::start(false)?),
+        })
+    },
+    tests: &[
+        Test {
+            name: "restart_prediction_matches_real_gc",
+            needs: &[],
+            run: restart_prediction_matches_real_gc,
+        },
+        Test {
+            name: "gc_strands_the_dependent_of_a_namespace_less_virtual_owner",
+            needs: &["restart_prediction_matches_real_gc"],
+            run: |ctx| {
+                let env = plane(ctx);
+                let gc_url = env.gc_url.clone().expect("the GC runs");
+                stranded_by_cluster_scoped_sibling(&env, &gc_url);
+            },
+        },
+        Test {
+            name: "audit_events_shows_the_gcs_owner_ref_invalid_namespace_event",
+            needs: &["restart_prediction_matches_real_gc"],
+            run: audit_events_shows_the_gcs_event,
+        },
+    ],
+};
+
+/// The control plane.
+fn plane(ctx: &Ctx) -> Ref<'_, TestEnv> {
+    ctx.env.borrow()
 }
 
 fn apply(env: &TestEnv, json: &Value) {
@@ -107,49 +117,9 @@ fn deletion_timestamp(env: &TestEnv, name: &str) -> String {
     .unwrap_or_default()
 }
 
-/// Starts kube-controller-manager with only the GC; returns it and its debug server's URL.
-fn start_gc(env: &TestEnv) -> (Child, String) {
-    let bin = Command::new(testenv::scripts_dir().join("install"))
-        .output()
-        .expect("install");
-    let bin = String::from_utf8_lossy(&bin.stdout)
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let log = std::fs::File::create(env.dir.join("kcm-check.log")).unwrap();
-    let child = Command::new(format!("{bin}/kube-controller-manager"))
-        .args([
-            "--kubeconfig",
-            env.kubeconfig.to_str().unwrap(),
-            "--controllers",
-            "garbagecollector",
-            "--leader-elect=false",
-        ])
-        .args([
-            "--use-service-account-credentials=false",
-            "--secure-port",
-            "0",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-        ])
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .expect("start kube-controller-manager");
-    (child, format!("http://127.0.0.1:{port}"))
-}
-
-fn restart_prediction_matches_real_gc(env: &TestEnv) {
+fn restart_prediction_matches_real_gc(ctx: &Ctx) {
+    let guard = plane(ctx);
+    let env = &*guard;
     env.kubectl(&["create", "namespace", "monitoring"])
         .expect("namespace");
     apply(env, &configmap("kube-system", "owner", Value::Null));
@@ -286,8 +256,15 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(existing(env, &all).len(), all.len());
 
-    // Start the real GC and watch it do exactly that.
-    let (mut gc, gc_url) = start_gc(env);
+    // Start the real GC and watch it do exactly that (it runs until the suite ends, or until
+    // audit_events_shows_the_gcs_event stops it).
+    drop(guard);
+    ctx.env
+        .borrow_mut()
+        .start_gc()
+        .unwrap_or_else(|e| panic!("cannot start the GC: {e}"));
+    let guard = plane(ctx);
+    let env = &*guard;
     let start = Instant::now();
     let survivors_expected: BTreeSet<String> = all
         .iter()
@@ -301,7 +278,6 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
             break;
         }
         if start.elapsed() > Duration::from_secs(120) {
-            let _ = gc.kill();
             panic!("after 120 s the cluster holds {now:?}, expected {survivors_expected:?}");
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -310,8 +286,6 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
     std::thread::sleep(Duration::from_secs(8));
     let final_state = existing(env, &all);
     if final_state != survivors_expected {
-        let _ = gc.kill();
-        let _ = gc.wait();
         panic!(
             "the real GC deleted more than predicted: {final_state:?}, expected {survivors_expected:?}"
         );
@@ -354,8 +328,6 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
             break;
         }
         if late_start.elapsed() > Duration::from_secs(60) {
-            let _ = gc.kill();
-            let _ = gc.wait();
             panic!(
                 "within 60 s the GC neither reported (event: {}) and deleted (deleted: {deleted}) \
                  a cross-namespace dependent of an owner it had observed",
@@ -365,19 +337,14 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
         std::thread::sleep(Duration::from_millis(500));
     }
 
-    // kubernetes#98040 on the real v1.20.2 GC: a cluster-scoped dependent observed first gives
-    // the missing owner a namespace-less virtual node, and the namespaced dependent of the same
-    // missing owner is never collected; a control object without such a sibling is.
-    let stranded_result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        stranded_by_cluster_scoped_sibling(env, &gc_url)
-    }));
-    let _ = gc.kill();
-    let _ = gc.wait();
-    if let Err(e) = stranded_result {
-        std::panic::resume_unwind(e);
-    }
+    eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
+}
 
-    // audit --events attaches the GC's event to the cross-namespace finding.
+/// `audit --events` attaches the GC's OwnerRefInvalidNamespace event (from
+/// `restart_prediction_matches_real_gc`) to the cross-namespace finding.
+fn audit_events_shows_the_gcs_event(ctx: &Ctx) {
+    ctx.env.borrow_mut().stop_gc();
+    let env = &*plane(ctx);
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
         .args([
             "audit",
@@ -422,9 +389,12 @@ fn restart_prediction_matches_real_gc(env: &TestEnv) {
             r#"{"metadata":{"finalizers":null}}"#,
         ]);
     }
-    eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
 }
 
+/// kubernetes#98040 on the real v1.20.2 GC: a cluster-scoped dependent observed first gives the
+/// missing owner a namespace-less virtual node, and the namespaced dependent of the same missing
+/// owner is never collected; a control object without such a sibling is.
+///
 /// The #98040 case with the GC running: returns once the control object is collected and the
 /// stranded one has outlived it; `check restart` flags the stranded one as order-dependent.
 fn stranded_by_cluster_scoped_sibling(env: &TestEnv, gc_url: &str) {
@@ -438,14 +408,11 @@ fn stranded_by_cluster_scoped_sibling(env: &TestEnv, gc_url: &str) {
     // Wait until the GC holds the owner's virtual node, without a namespace.
     let t = Instant::now();
     loop {
-        let out = Command::new("curl")
-            .args(["-sf", "--max-time", "10"])
-            .arg(format!(
-                "{gc_url}/debug/controllers/garbagecollector/graph?uid={MISSING}"
-            ))
-            .output()
-            .expect("curl");
-        let dot = String::from_utf8_lossy(&out.stdout);
+        // Not answering yet reads as an empty graph: the loop polls.
+        let dot = testenv::http_get(&format!(
+            "{gc_url}/debug/controllers/garbagecollector/graph?uid={MISSING}"
+        ))
+        .unwrap_or_default();
         if dot.contains("kgc-98040-bad") {
             let owner_node = dot
                 .split("];")

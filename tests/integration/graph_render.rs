@@ -3,7 +3,7 @@
 //! line.
 //!
 //! Regenerate the golden files after an intended change with
-//! `KGC_UPDATE_GOLDEN=1 cargo test --test graph_render` (and review the diff).
+//! `KGC_UPDATE_GOLDEN=1 cargo test --test integration graph_render::` (and review the diff).
 //!
 //! `empty.dot`, `upstream-simple.dot` and `escaping.dot` are byte-identical to the endpoint's
 //! own golden files (kubernetes `pkg/controller/garbagecollector/testdata/`).

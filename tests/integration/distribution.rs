@@ -466,7 +466,7 @@ fn completion_scripts_are_current() {
     assert!(
         stale.is_empty(),
         "stale completion scripts: {}\nregenerate them with `scripts/gen-completions.sh` \
-         (or `KGC_BLESS=1 cargo test --test distribution completion_scripts_are_current`)",
+         (or `KGC_BLESS=1 cargo test --test integration completion_scripts_are_current`)",
         stale.join(", ")
     );
 }

@@ -1,16 +1,23 @@
 //! `kubectl gc generate --apply-to-kubeconfig` against a real kube-apiserver v1.20.2
-//! (`../shared/k8s-testenv`, no controllers): the loaded cluster must be the generated one, as
+//! (`testenv.rs`, no controllers): the loaded cluster must be the generated one, as
 //! the GC would see it — a live audit reports the same findings, code for code, and the same
 //! reference classifications as the audit of the snapshot the generator wrote.
-//!
-//! A custom harness (`harness = false`), like `tests/live.rs`: it fails (never skips) when the
-//! control plane cannot be started.
 
-#[path = "support/testenv.rs"]
-mod testenv;
+use crate::harness::{Suite, Test};
+use crate::testenv::TestEnv;
+use std::process::Command;
 
-use std::process::{Command, ExitCode};
-use testenv::TestEnv;
+pub const SUITE: Suite<TestEnv> = Suite {
+    name: "generate",
+    setup: || TestEnv::start(false),
+    tests: &[Test {
+        name: "loaded_cluster_audits_like_the_generated_snapshot",
+        needs: &[],
+        run: |env| {
+            loaded_cluster_audits_like_the_generated_snapshot(env).unwrap_or_else(|e| panic!("{e}"))
+        },
+    }],
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-gc");
 
@@ -99,25 +106,4 @@ fn loaded_cluster_audits_like_the_generated_snapshot(env: &TestEnv) -> Result<()
         return Err(format!("{n_live} objects live, {n_gen} generated"));
     }
     Ok(())
-}
-
-fn main() -> ExitCode {
-    let env = match TestEnv::start(false) {
-        Ok(env) => env,
-        Err(e) => {
-            eprintln!("cannot start the control plane: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let name = "loaded_cluster_audits_like_the_generated_snapshot";
-    match loaded_cluster_audits_like_the_generated_snapshot(&env) {
-        Ok(()) => {
-            println!("test {name} ... ok\n\n1 passed, 0 failed");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            println!("test {name} ... FAILED\n{e}\n\n0 passed, 1 failed");
-            ExitCode::FAILURE
-        }
-    }
 }

@@ -1,5 +1,5 @@
 //! `kubectl gc graph` against the real garbage collector: a kube-apiserver and a
-//! kube-controller-manager v1.20.2 running only the GC (`../shared/k8s-testenv/start --with-gc`).
+//! kube-controller-manager v1.20.2 running only the GC (`testenv.rs`, with the GC).
 //!
 //! For components of a populated cluster, the node set and the edge set of
 //! `kubectl-gc graph --uid X -o dot` must equal those of the GC's own debug endpoint
@@ -14,122 +14,74 @@
 //! at its 30 s discovery resync; we wait for it), and a cluster-scoped dependent naming a
 //! namespaced owner kind (the GC keeps that virtual node forever).
 //!
-//! A custom harness (`harness = false`) like `tests/live.rs`: one control plane for the binary,
-//! `test <name> ... ok|FAILED` per case, `N passed, M failed` last; it fails (never skips) when
-//! the control plane cannot be started. `cargo test --test graph_live -- <substring>` runs the
-//! matching cases (plus `fixtures` and `gc_observed_the_fixtures`, which the others need).
+//! One control plane with the GC for the suite; `fixtures` and `gc_observed_the_fixtures` run
+//! first (the others need them).
 
-#[path = "support/gc_dot.rs"]
-mod gc_dot;
-#[path = "support/testenv.rs"]
-mod testenv;
-
-use gc_dot::{Sets, sets, unquote};
+use crate::gc_dot::{Sets, sets, unquote};
+use crate::harness::{Suite, Test};
+use crate::testenv::{self, TestEnv};
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::AssertUnwindSafe;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use testenv::TestEnv;
 
-struct Ctx {
+pub struct Ctx {
     env: TestEnv,
     gc_url: String,
     uids: Mutex<BTreeMap<&'static str, String>>,
 }
 
-type Case = fn(&Ctx);
+/// What every comparison builds on: the objects, and the GC having observed them.
+const OBSERVED: &[&str] = &["fixtures", "gc_observed_the_fixtures"];
 
-const ALWAYS: &[&str] = &["fixtures", "gc_observed_the_fixtures"];
-
-const CASES: &[(&str, Case)] = &[
-    ("fixtures", fixtures),
-    ("gc_observed_the_fixtures", gc_observed_the_fixtures),
-    ("components_match_the_gc", components_match_the_gc),
-    ("whole_graph_matches_the_gc", whole_graph_matches_the_gc),
-    (
-        "legacy_dot_is_byte_identical_modulo_ids",
-        legacy_dot_is_byte_identical_modulo_ids,
-    ),
-    (
-        "from_gc_reports_only_real_differences",
-        from_gc_reports_only_real_differences,
-    ),
-    ("from_gc_endpoint_errors", from_gc_endpoint_errors),
-];
-
-fn main() -> ExitCode {
-    let filters: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let selected: Vec<&(&str, Case)> = CASES
-        .iter()
-        .filter(|(name, _)| {
-            ALWAYS.contains(name)
-                || filters.is_empty()
-                || filters.iter().any(|f| name.contains(f.as_str()))
-        })
-        .collect();
-    if selected.len() == ALWAYS.len() && !filters.is_empty() {
-        println!("0 passed, 0 failed");
-        return ExitCode::SUCCESS;
+const fn test(name: &'static str, run: fn(&Ctx)) -> Test<Ctx> {
+    Test {
+        name,
+        needs: OBSERVED,
+        run,
     }
+}
 
-    println!("starting k8s-testenv with the garbage collector …");
-    let started = Instant::now();
-    let env = match TestEnv::start(true) {
-        Ok(env) => env,
-        Err(e) => {
-            println!("test k8s_testenv_start ... FAILED");
-            eprintln!("cannot start the test control plane: {e}");
-            println!("0 passed, 1 failed");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Some(gc_url) = env.gc_url.clone() else {
-        println!("test k8s_testenv_start ... FAILED");
-        eprintln!("the test control plane has no GC debug URL (KGC_TESTENV_GC_URL)");
-        println!("0 passed, 1 failed");
-        return ExitCode::FAILURE;
-    };
-    println!(
-        "k8s-testenv up at {} (GC debug: {gc_url}) in {:.1}s",
-        env.server,
-        started.elapsed().as_secs_f64()
-    );
-    let ctx = Ctx {
+pub const SUITE: Suite<Ctx> = Suite {
+    name: "graph",
+    setup,
+    tests: &[
+        Test {
+            name: "fixtures",
+            needs: &[],
+            run: fixtures,
+        },
+        Test {
+            name: "gc_observed_the_fixtures",
+            needs: &["fixtures"],
+            run: gc_observed_the_fixtures,
+        },
+        test("components_match_the_gc", components_match_the_gc),
+        test("whole_graph_matches_the_gc", whole_graph_matches_the_gc),
+        test(
+            "legacy_dot_is_byte_identical_modulo_ids",
+            legacy_dot_is_byte_identical_modulo_ids,
+        ),
+        test(
+            "from_gc_reports_only_real_differences",
+            from_gc_reports_only_real_differences,
+        ),
+        test("from_gc_endpoint_errors", from_gc_endpoint_errors),
+    ],
+};
+
+fn setup() -> Result<Ctx, String> {
+    let env = TestEnv::start(true)?;
+    let gc_url = env
+        .gc_url
+        .clone()
+        .ok_or("the control plane has no GC debug URL")?;
+    println!("graph: GC debug endpoint at {gc_url}");
+    Ok(Ctx {
         env,
         gc_url,
         uids: Mutex::new(BTreeMap::new()),
-    };
-    let (mut passed, mut failed) = (0, 0);
-    for (name, case) in selected {
-        let t = Instant::now();
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| case(&ctx)));
-        let secs = t.elapsed().as_secs_f64();
-        match result {
-            Ok(()) => {
-                passed += 1;
-                println!("test {name} ... ok ({secs:.1}s)");
-            }
-            Err(_) => {
-                failed += 1;
-                println!("test {name} ... FAILED ({secs:.1}s)");
-                if ALWAYS.contains(name) {
-                    break;
-                }
-            }
-        }
-    }
-    println!("{passed} passed, {failed} failed");
-    let Ctx { mut env, .. } = ctx;
-    env.stop();
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,19 +122,9 @@ fn uid(ctx: &Ctx, key: &str) -> String {
         .unwrap_or_else(|| panic!("fixture {key} missing"))
 }
 
-/// `GET <gc_url><path>` with curl.
+/// `GET <url>` (the GC's debug endpoint); panics unless the answer is 2xx.
 fn http_get(url: &str) -> String {
-    let out = Command::new("curl")
-        .args(["-sS", "-f", "--max-time", "20", url])
-        .stdin(Stdio::null())
-        .output()
-        .expect("curl");
-    assert!(
-        out.status.success(),
-        "GET {url}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
+    testenv::http_get(url).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn gc_graph(ctx: &Ctx, uids: &[&str]) -> String {

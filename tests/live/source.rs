@@ -1,12 +1,7 @@
-//! Live-source tests against a real kube-apiserver v1.20.2 (`../shared/k8s-testenv`).
-//!
-//! A custom harness (`harness = false`): one control plane is started for the whole binary,
-//! the cases run in order, each prints `test <name> ... ok|FAILED`, and the last line is
-//! `N passed, M failed`. The binary fails (it does not skip) when the control plane cannot be
-//! started.
-//!
-//! `cargo test --test live -- <substring>` runs only the matching cases (plus `fixtures`, which
-//! the others need).
+//! The live source against a real kube-apiserver v1.20.2 (no controllers): discovery, the
+//! snapshot compared with `kubectl get`, pagination, partial permissions, kubeconfig handling
+//! like kubectl's, the connection errors, a broken aggregated API, and the README's live
+//! commands. One control plane for the suite; `fixtures` (which the others need) runs first.
 //!
 //! Besides the tests there is a measurement mode, run against a cluster started by hand:
 //! ```text
@@ -15,12 +10,9 @@
 //! target/debug/deps/live-<hash> bench-urls <kubeconfig>   # "<list URL> <kubectl resource>" per monitored resource
 //! ```
 
-#[path = "support/testenv.rs"]
-mod testenv;
-
-#[path = "support/readme.rs"]
-mod readme;
-
+use crate::harness::{Suite, Test};
+use crate::support::readme;
+use crate::testenv::TestEnv;
 use futures::StreamExt;
 use kubectl_gc::Error;
 use kubectl_gc::snapshot::{IgnoreReason, ListOutcome, Snapshot};
@@ -34,131 +26,82 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use testenv::TestEnv;
 
-struct Ctx {
-    env: TestEnv,
+pub struct Ctx {
+    // Dropped first: the runtime, then the control plane.
     rt: tokio::runtime::Runtime,
+    env: TestEnv,
 }
 
-type Case = fn(&Ctx);
+/// Every other test builds on the fixtures.
+const FIXTURES: &[&str] = &["fixtures"];
 
-const CASES: &[(&str, Case)] = &[
-    ("fixtures", fixtures),
-    ("discovery_follows_gc_rules", discovery_follows_gc_rules),
-    ("snapshot_matches_kubectl_get", snapshot_matches_kubectl_get),
-    ("namespace_scoped_snapshot", namespace_scoped_snapshot),
-    ("pagination_3000_configmaps", pagination_3000_configmaps),
-    (
-        "viewer_snapshot_records_forbidden",
-        viewer_snapshot_records_forbidden,
-    ),
-    ("invalid_namespace_events", invalid_namespace_events),
-    (
-        "connect_defaults_and_overrides",
-        connect_defaults_and_overrides,
-    ),
-    (
-        "kubeconfig_env_list_like_kubectl",
-        kubeconfig_env_list_like_kubectl,
-    ),
-    ("error_unreachable_server", error_unreachable_server),
-    ("error_bad_context", error_bad_context),
-    ("error_invalid_token", error_invalid_token),
-    ("error_untrusted_certificate", error_untrusted_certificate),
-    ("error_missing_kubeconfig", error_missing_kubeconfig),
-    // Last: it adds (and removes again) a broken aggregated API.
-    (
-        "unavailable_api_group_is_a_discovery_failure",
-        unavailable_api_group_is_a_discovery_failure,
-    ),
-    // Really last: one README command applies the GC's plan to every namespace.
-    ("readme_live_commands", readme_live_commands),
-];
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("bench-populate") => return bench_populate(&args[1..]),
-        Some("bench-snapshot") => return bench_snapshot(&args[1..]),
-        Some("bench-urls") => return bench_urls(&args[1..]),
-        _ => {}
+const fn test(name: &'static str, run: fn(&Ctx)) -> Test<Ctx> {
+    Test {
+        name,
+        needs: FIXTURES,
+        run,
     }
-    let filters: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let selected: Vec<&(&str, Case)> = CASES
-        .iter()
-        .filter(|(name, _)| {
-            *name == "fixtures" || filters.is_empty() || filters.iter().any(|f| name.contains(f))
-        })
-        .collect();
-    if selected.len() == 1 && !filters.is_empty() && !filters.iter().any(|f| "fixtures".contains(f))
-    {
-        println!("0 passed, 0 failed");
-        return ExitCode::SUCCESS;
-    }
+}
 
-    println!("starting k8s-testenv …");
-    let started = Instant::now();
-    let env = match TestEnv::start(false) {
-        Ok(env) => env,
-        Err(e) => {
-            println!("test k8s_testenv_start ... FAILED");
-            eprintln!("cannot start the test control plane: {e}");
-            println!("0 passed, 1 failed");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!(
-        "k8s-testenv up at {} in {:.1}s",
-        env.server,
-        started.elapsed().as_secs_f64()
-    );
+pub const SUITE: Suite<Ctx> = Suite {
+    name: "source",
+    setup,
+    tests: &[
+        Test {
+            name: "fixtures",
+            needs: &[],
+            run: fixtures,
+        },
+        test("discovery_follows_gc_rules", discovery_follows_gc_rules),
+        test("snapshot_matches_kubectl_get", snapshot_matches_kubectl_get),
+        test("namespace_scoped_snapshot", namespace_scoped_snapshot),
+        test("pagination_3000_configmaps", pagination_3000_configmaps),
+        test(
+            "viewer_snapshot_records_forbidden",
+            viewer_snapshot_records_forbidden,
+        ),
+        test("invalid_namespace_events", invalid_namespace_events),
+        test(
+            "connect_defaults_and_overrides",
+            connect_defaults_and_overrides,
+        ),
+        test(
+            "kubeconfig_env_list_like_kubectl",
+            kubeconfig_env_list_like_kubectl,
+        ),
+        test("error_unreachable_server", error_unreachable_server),
+        test("error_bad_context", error_bad_context),
+        test("error_invalid_token", error_invalid_token),
+        test("error_untrusted_certificate", error_untrusted_certificate),
+        test("error_missing_kubeconfig", error_missing_kubeconfig),
+        // Last: it adds (and removes again) a broken aggregated API.
+        test(
+            "unavailable_api_group_is_a_discovery_failure",
+            unavailable_api_group_is_a_discovery_failure,
+        ),
+        // Really last: one README command applies the GC's plan to every namespace.
+        test("readme_live_commands", readme_live_commands),
+    ],
+};
+
+fn setup() -> Result<Ctx, String> {
+    let env = TestEnv::start(false)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
         .enable_all()
         .build()
-        .expect("tokio runtime");
-    // Ctrl-C: stop the control plane instead of leaving it running.
-    let (scripts, dir) = (testenv::scripts_dir(), env.dir.clone());
-    rt.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = std::process::Command::new(scripts.join("stop"))
-                .arg("--dir")
-                .arg(&dir)
-                .status();
-            std::process::exit(130);
-        }
-    });
-    let ctx = Ctx { env, rt };
+        .map_err(|e| format!("tokio runtime: {e}"))?;
+    Ok(Ctx { rt, env })
+}
 
-    let (mut passed, mut failed) = (0, 0);
-    for (name, case) in selected {
-        let t = Instant::now();
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| case(&ctx)));
-        let secs = t.elapsed().as_secs_f64();
-        match result {
-            Ok(()) => {
-                passed += 1;
-                println!("test {name} ... ok ({secs:.1}s)");
-            }
-            Err(_) => {
-                failed += 1;
-                println!("test {name} ... FAILED ({secs:.1}s)");
-            }
-        }
-    }
-    println!("{passed} passed, {failed} failed");
-    let Ctx { mut env, rt } = ctx;
-    drop(rt);
-    env.stop();
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+/// The measurement mode: `Some(exit code)` when `args` asks for it.
+pub fn bench_mode(args: &[String]) -> Option<ExitCode> {
+    match args.first().map(String::as_str) {
+        Some("bench-populate") => Some(bench_populate(&args[1..])),
+        Some("bench-snapshot") => Some(bench_snapshot(&args[1..])),
+        Some("bench-urls") => Some(bench_urls(&args[1..])),
+        _ => None,
     }
 }
 
@@ -1448,7 +1391,7 @@ fn bench_urls(args: &[String]) -> ExitCode {
 // ---------------------------------------------------------------------------------------------
 // README
 
-/// The README commands that need a cluster (`LIVE` in `support/readme.rs`), run as a user would:
+/// The README commands that need a cluster (`LIVE` in `tests/support/readme.rs`), run as a user would:
 /// through kubectl's plugin dispatch (`kubectl gc …` finds the binary under test on PATH), with
 /// the test control plane's kubeconfig in `KUBECONFIG`, each checked for its documented exit
 /// code and for output.

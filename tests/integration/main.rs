@@ -1,0 +1,13 @@
+//! The offline integration tests: one test binary (`cargo test --test integration`), one module
+//! per topic. They run the built `kubectl-gc` or call the library; none needs a cluster. The
+//! tests that do are in `tests/live/` (`cargo test --test live`); ARCHITECTURE.md (Tests) describes the
+//! layout and the environment variables.
+
+mod cli;
+mod distribution;
+mod graph_render;
+mod readme;
+mod realdata;
+
+#[path = "../support/mod.rs"]
+mod support;
