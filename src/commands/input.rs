@@ -103,6 +103,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         },
         page_size: g.chunk_size,
         concurrency: usize::from(g.concurrency),
+        ..live::LiveOptions::default()
     };
     let line = live::ProgressLine::stderr();
     let start = Instant::now();

@@ -297,10 +297,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
             .body(Vec::new())
             .map_err(|e| e.to_string())
     };
-    let body = request::get(&client, request_timeout, &stats, &build)
+    // The first request: a timeout here is not retried (see `request::probe`).
+    let answer = request::probe(&client, request_timeout, &stats, &build)
         .await
         .map_err(|f| connect_failure(&f, &server_url, &ctx_label))?;
-    let version: VersionInfo = serde_json::from_slice(&body).unwrap_or_default();
+    let version: VersionInfo = serde_json::from_slice(&answer.body).unwrap_or_default();
     let server_version = Some(version.git_version).filter(|v| !v.is_empty());
 
     Ok(Connection {
@@ -340,7 +341,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
                     "is the cluster running and reachable from here? check the context's server URL, VPN and proxy settings"
                 }
                 TransportKind::Timeout => {
-                    "the server did not answer in time: check the network, or raise --request-timeout"
+                    "the server did not answer in time: check that the URL points at a running API server and the network, or raise --request-timeout"
                 }
                 TransportKind::Auth => {
                     "obtaining credentials failed: check the user's exec plugin / auth provider / token file"
@@ -350,6 +351,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
             let what = match kind {
                 TransportKind::Tls => "TLS handshake with",
                 TransportKind::Auth => "cannot get credentials for",
+                TransportKind::Timeout => "no answer from",
                 _ => "cannot connect to",
             };
             cluster(
