@@ -19,7 +19,9 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// kube's default connect timeout, lowered to the request timeout when that is shorter.
+/// kube's default connect timeout, used only without a request timeout (`--request-timeout
+/// 0`): otherwise the request timeout covers connecting too, so that a server that stalls the
+/// TCP or TLS handshake gets the same "timed out after …" as one that never answers.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn cluster(message: impl Into<String>, hint: impl Into<String>) -> Error {
@@ -271,8 +273,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         Some(t) => Some(t),
         None => Some(DEFAULT_REQUEST_TIMEOUT),
     };
-    config.connect_timeout =
-        Some(request_timeout.map_or(CONNECT_TIMEOUT, |t| t.min(CONNECT_TIMEOUT)));
+    config.connect_timeout = match request_timeout {
+        Some(_) => None,
+        None => Some(CONNECT_TIMEOUT),
+    };
 
     let server_url = config
         .cluster_url
