@@ -15,8 +15,10 @@
 # Methods (each run RUNS times, median; wall time of the whole process):
 #   floor-pb        every list the snapshot makes (same page size, same concurrency, each
 #                   resource's pages in sequence), PartialObjectMetadataList in protobuf,
-#                   persistent connections, body read and discarded (python3 http.client)
-#   floor-pb-gzip   the same, asking for gzip as kube-rs does by default (and decompressing)
+#                   persistent HTTP/1.1 connections, each body read into a buffer and discarded
+#                   (a small Go program: net/http, what client-go is built on; built here)
+#   floor-pb-h2     the same over HTTP/2 (client-go's default; one multiplexed connection)
+#   floor-pb-gzip   the same as floor-pb, asking for gzip as kube-rs does by default
 #   floor-json      the same lists in JSON (identity)
 #   kubectl-gc      `kubectl gc snapshot -o FILE` with default flags (process start, connection,
 #                   discovery, every list, the file written)
@@ -63,93 +65,185 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat >"$work/fetch.py" <<'PY'
-# fetch.py URLS SERVER TOKEN PAGE CONCURRENCY pb|json identity|gzip
-# Pages through every URL (one worker per concurrent resource, persistent connections),
-# discarding the bodies; prints pages and bytes on stderr.
-import gzip, http.client, queue, re, ssl, sys, threading, urllib.parse
-urls_file, server, token, page, conc, wire, encoding = sys.argv[1:]
-host = urllib.parse.urlparse(server)
-ctx = ssl._create_unverified_context()
-q = queue.Queue()
-for u in open(urls_file).read().split():
-    q.put(u)
-accept = {"pb": "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
-          "json": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"}[wire]
-json_continue = re.compile(rb'"continue":"([^"]*)"')
+# The floor: a Go program (standard library only; Go comes with the test environment's install),
+# the same HTTP client code client-go is built on.
+mkdir -p "$work/floor"
+cat >"$work/floor/main.go" <<'GO'
+// floor URLS SERVER TOKEN PAGE CONCURRENCY pb|json identity|gzip http1|http2
+// Pages through every collection URL in URLS (CONCURRENCY resources at a time, each resource's
+// pages in sequence, persistent connections) and discards the bodies: the physical floor of a
+// metadata snapshot. Prints pages and bytes on stderr.
+package main
 
-def varint(b, i):
-    v = shift = 0
-    while True:
-        c = b[i]; i += 1
-        v |= (c & 0x7F) << shift; shift += 7
-        if c < 0x80:
-            return v, i
+import (
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
 
-def fields(b, i, end):
-    while i < end:
-        key, i = varint(b, i)
-        if key & 7 == 2:
-            n, i = varint(b, i)
-            yield key >> 3, i, i + n
-            i += n
-        elif key & 7 == 0:
-            _, i = varint(b, i)
-        else:
-            raise ValueError("unexpected wire type")
+var jsonContinue = regexp.MustCompile(`"continue":"([^"]*)"`)
 
-def pb_continue(b):
-    # "k8s\0" + runtime.Unknown{raw = 2: List{metadata = 1: ListMeta{continue = 3}}}
-    assert b[:4] == b"k8s\0", b[:40]
-    for f, s, e in fields(b, 4, len(b)):
-        if f == 2:
-            for f2, s2, e2 in fields(b, s, e):
-                if f2 == 1:
-                    for f3, s3, e3 in fields(b, s2, e2):
-                        if f3 == 3:
-                            return b[s3:e3].decode()
-                    return ""
-    return ""
+func varint(b []byte, i int) (uint64, int) {
+	var v uint64
+	var shift uint
+	for i < len(b) {
+		c := b[i]
+		i++
+		v |= uint64(c&0x7f) << shift
+		shift += 7
+		if c < 0x80 {
+			return v, i
+		}
+	}
+	return v, len(b) + 1
+}
 
-totals = [0, 0]
-lock = threading.Lock()
-def worker():
-    c = http.client.HTTPSConnection(host.hostname, host.port, context=ctx)
-    hdr = {"Authorization": "Bearer " + token, "Accept": accept,
-           "Accept-Encoding": encoding, "User-Agent": "bench-live"}
-    pages = size = 0
-    while True:
-        try:
-            url = q.get_nowait()
-        except queue.Empty:
-            break
-        cont = ""
-        while True:
-            qs = "limit=" + page + ("&continue=" + urllib.parse.quote(cont) if cont else "")
-            c.request("GET", url + "?" + qs, headers=hdr)
-            r = c.getresponse()
-            body = r.read()
-            if r.status != 200:
-                sys.exit("HTTP %d for %s: %s" % (r.status, url, body[:200]))
-            if r.getheader("Content-Encoding") == "gzip":
-                body = gzip.decompress(body)
-            pages += 1
-            size += len(body)
-            if wire == "pb":
-                cont = pb_continue(body)
-            else:
-                m = json_continue.search(body[:4096])
-                cont = m.group(1).decode() if m else ""
-            if not cont:
-                break
-    with lock:
-        totals[0] += pages
-        totals[1] += size
-ts = [threading.Thread(target=worker) for _ in range(int(conc))]
-for t in ts: t.start()
-for t in ts: t.join()
-print("%d pages, %.1f MB" % (totals[0], totals[1] / 1e6), file=sys.stderr)
-PY
+// field returns the [start, end) of the first length-delimited field number f in b[i:end].
+func field(b []byte, i, end int, f uint64) (int, int, bool) {
+	for i < end {
+		key, j := varint(b, i)
+		if j > end {
+			return 0, 0, false
+		}
+		i = j
+		switch key & 7 {
+		case 2:
+			n, j := varint(b, i)
+			if j > end || j+int(n) > end {
+				return 0, 0, false
+			}
+			if key>>3 == f {
+				return j, j + int(n), true
+			}
+			i = j + int(n)
+		case 0:
+			_, i = varint(b, i)
+		default:
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
+
+// pbContinue: "k8s\0" + runtime.Unknown{raw = 2: List{metadata = 1: ListMeta{continue = 3}}}.
+func pbContinue(b []byte) string {
+	if !bytes.HasPrefix(b, []byte("k8s\x00")) {
+		fmt.Fprintf(os.Stderr, "not protobuf: %.60q\n", b)
+		os.Exit(1)
+	}
+	s, e, ok := field(b, 4, len(b), 2)
+	if !ok {
+		return ""
+	}
+	s, e, ok = field(b, s, e, 1)
+	if !ok {
+		return ""
+	}
+	s, e, ok = field(b, s, e, 3)
+	if !ok {
+		return ""
+	}
+	return string(b[s:e])
+}
+
+func main() {
+	a := os.Args[1:]
+	urlsFile, server, token, page, wire, enc, proto := a[0], a[1], a[2], a[3], a[5], a[6], a[7]
+	conc, _ := strconv.Atoi(a[4])
+	accept := map[string]string{
+		"pb":   "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+		"json": "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+	}[wire]
+	tr := &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true},
+		MaxIdleConnsPerHost: conc,
+		DisableCompression:  enc != "gzip", // Go asks for gzip and decompresses transparently
+		ForceAttemptHTTP2:   proto == "http2",
+	}
+	if proto == "http1" {
+		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	client := &http.Client{Transport: tr}
+	raw, err := os.ReadFile(urlsFile)
+	if err != nil {
+		panic(err)
+	}
+	urls := make(chan string, 1000)
+	for _, u := range strings.Fields(string(raw)) {
+		urls <- u
+	}
+	close(urls)
+	var mu sync.Mutex
+	var pages, size int
+	var wg sync.WaitGroup
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			for u := range urls {
+				cont := ""
+				for {
+					q := "limit=" + page
+					if cont != "" {
+						q += "&continue=" + url.QueryEscape(cont)
+					}
+					req, _ := http.NewRequest("GET", server+u+"?"+q, nil)
+					req.Header.Set("Authorization", "Bearer "+token)
+					req.Header.Set("Accept", accept)
+					req.Header.Set("User-Agent", "bench-live-floor")
+					resp, err := client.Do(req)
+					if err != nil {
+						panic(err)
+					}
+					buf.Reset()
+					if _, err := io.Copy(&buf, resp.Body); err != nil {
+						panic(err)
+					}
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						fmt.Fprintf(os.Stderr, "HTTP %d for %s: %.200s\n", resp.StatusCode, u, buf.Bytes())
+						os.Exit(1)
+					}
+					b := buf.Bytes()
+					mu.Lock()
+					pages++
+					size += len(b)
+					mu.Unlock()
+					if wire == "pb" {
+						cont = pbContinue(b)
+					} else {
+						head := b
+						if len(head) > 4096 {
+							head = head[:4096]
+						}
+						m := jsonContinue.FindSubmatch(head)
+						cont = ""
+						if m != nil {
+							cont = string(m[1])
+						}
+					}
+					if cont == "" {
+						break
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Fprintf(os.Stderr, "%d pages, %.1f MB\n", pages, float64(size)/1e6)
+}
+GO
+command -v go >/dev/null || { echo "the floor needs Go (apt-get install golang-go)" >&2; exit 1; }
+(cd "$work/floor" && GOFLAGS= go build -o floor main.go)
 
 cat >"$work/timed.py" <<'PY'
 # timed.py PIDFILE... -- CMD...: runs CMD; prints "wall_s rss_mib apiserver_mib etcd_mib".
@@ -262,17 +356,27 @@ open(sys.argv[2], "w").write(",".join(names))
 
 pidfiles() { echo "$envdir/kube-apiserver.pid" "$envdir/etcd.pid"; }
 
-# measure NAME CMD...: RUNS runs; prints the median line "NAME wall rss apiserver etcd".
+# measure NAME=CMD...: RUNS rounds, every method once per round (interleaved, so that a change
+# in the machine's load hits all methods alike); prints per method the median line
+# "NAME wall rss apiserver etcd", in the order given. CMD is word-split (no spaces in paths).
 measure() {
-  local name="$1"; shift
-  for _ in $(seq "$runs"); do
-    # shellcheck disable=SC2046
-    python3 "$work/timed.py" $(pidfiles) -- "$@"
-  done | sort -g | awk -v n="$name" '{a[NR]=$0} END {print n, a[int((NR+1)/2)]}'
+  local round spec
+  : >"$work/raw"
+  for round in $(seq "$runs"); do
+    for spec in "$@"; do
+      # shellcheck disable=SC2046,SC2086
+      echo "${spec%%=*} $(python3 "$work/timed.py" $(pidfiles) -- ${spec#*=})" >>"$work/raw"
+    done
+    echo "  round $round/$runs done" >&2
+  done
+  for spec in "$@"; do
+    awk -v n="${spec%%=*}" '$1 == n' "$work/raw" | sort -k2 -g |
+      awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'
+  done
 }
 
-# The floor's command line: floor PAGE pb|json identity|gzip.
-floor_cmd() { echo python3 "$work/fetch.py" "$work/urls" "$server" "$token" "$1" "$conc" "$2" "$3"; }
+# The floor's command line: floor_cmd PAGE pb|json identity|gzip http1|http2.
+floor_cmd() { echo "$work/floor/floor" "$work/urls" "$server" "$token" "$1" "$conc" "$2" "$3" "${4:-http1}"; }
 
 print_table() { # print_table REF_METHOD < lines
   awk -v ref="$1" '
@@ -296,25 +400,21 @@ case "$mode" in
     $(floor_cmd "$page" pb identity) 2>&1 | sed 's/^/  floor-pb: /' >&2
     # shellcheck disable=SC2046
     $(floor_cmd "$page" json identity) 2>&1 | sed 's/^/  floor-json: /' >&2
-    {
-      # shellcheck disable=SC2046
-      measure floor-pb $(floor_cmd "$page" pb identity)
-      # shellcheck disable=SC2046
-      measure floor-pb-gzip $(floor_cmd "$page" pb gzip)
-      # shellcheck disable=SC2046
-      measure floor-json $(floor_cmd "$page" json identity)
-      measure kubectl-gc "$bin" snapshot -o "$work/s.ndjson" --kubeconfig "$kc"
-      measure kubectl-gc-identity "$bin" snapshot -o "$work/s.ndjson" --kubeconfig "$work/kubeconfig-identity"
-      if [[ -n "${KGC_BIN_BEFORE:-}" ]]; then
-        measure before "$KGC_BIN_BEFORE" snapshot -o "$work/s.ndjson" --kubeconfig "$kc"
-      fi
-      if command -v kubectl-check-ownerreferences >/dev/null; then
-        measure peer kubectl-check-ownerreferences --kubeconfig "$kc"
-      fi
-      if [[ "${KUBECTL:-}" == 1 ]]; then
-        measure kubectl kubectl --kubeconfig "$kc" get "$(cat "$work/kinds")" -A -o json
-      fi
-    } | tee "$work/results"
+    specs=(
+      "floor-pb=$(floor_cmd "$page" pb identity)"
+      "floor-pb-h2=$(floor_cmd "$page" pb identity http2)"
+      "floor-pb-gzip=$(floor_cmd "$page" pb gzip)"
+      "floor-json=$(floor_cmd "$page" json identity)"
+      "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc"
+      "kubectl-gc-identity=$bin snapshot -o $work/s.ndjson --kubeconfig $work/kubeconfig-identity"
+    )
+    [[ -n "${KGC_BIN_BEFORE:-}" ]] &&
+      specs+=("before=$KGC_BIN_BEFORE snapshot -o $work/s.ndjson --kubeconfig $kc")
+    command -v kubectl-check-ownerreferences >/dev/null &&
+      specs+=("peer=kubectl-check-ownerreferences --kubeconfig $kc")
+    [[ "${KUBECTL:-}" == 1 ]] &&
+      specs+=("kubectl=kubectl --kubeconfig $kc get $(cat "$work/kinds") -A -o json")
+    measure "${specs[@]}" | tee "$work/results"
     echo
     echo "$objects objects, $(wc -l <"$work/urls") resources, page size $page, concurrency $conc, median of $runs"
     print_table floor-pb <"$work/results"
@@ -328,10 +428,8 @@ case "$mode" in
     list_targets
     printf '%-7s %-10s %9s %8s %10s %14s %9s\n' page method median "÷ floor" "peak RSS" "apiserver RSS" "etcd RSS"
     for p in ${PAGES:-500 1000 2000 5000 10000 20000}; do
-      # shellcheck disable=SC2046
-      f=$(measure floor-pb $(floor_cmd "$p" pb identity))
-      g=$(measure kubectl-gc "$bin" snapshot -o "$work/s.ndjson" --kubeconfig "$kc" --chunk-size "$p")
-      printf '%s\n%s\n' "$f" "$g" | awk -v p="$p" '
+      measure "floor-pb=$(floor_cmd "$p" pb identity)" \
+        "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc --chunk-size $p" | awk -v p="$p" '
         {name[NR]=$1; wall[NR]=$2; rss[NR]=$3; api[NR]=$4; etcd[NR]=$5}
         END { for (i = 1; i <= NR; i++)
           printf "%-7s %-10s %8.3fs %7.2f× %7.0f MiB %10.0f MiB %5.0f MiB\n", p, name[i], wall[i], wall[i] / wall[1], rss[i], api[i], etcd[i] }'

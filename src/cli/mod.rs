@@ -77,9 +77,10 @@ pub struct GlobalArgs {
     /// Resources listed concurrently from a live cluster.
     #[arg(long, global = true, default_value_t = crate::source::live::DEFAULT_CONCURRENCY as u16, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
-    /// Objects per list page (metadata only; see BENCHMARKS.md for the default).
-    #[arg(long, global = true, default_value_t = crate::source::live::DEFAULT_PAGE_SIZE, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub chunk_size: u32,
+    /// Objects per list page [default: 500, growing to 10000 while the server answers pages
+    /// within 0.5s].
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_size: Option<u32>,
     /// Emulate this kube-controller-manager release's GC (default: the cluster's version, else
     /// the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200).
     #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version)]

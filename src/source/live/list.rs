@@ -30,6 +30,49 @@ use std::time::Duration;
 /// How often one resource's list is restarted after `410 Expired` before giving up.
 const MAX_RESTARTS: u32 = 3;
 
+/// Growing pages ([`ListContext::max_page_size`]): a full page answered within this time is
+/// followed by one twice as big; one that took more than twice as long by one half as big.
+///
+/// Why time: the API server reads every object of a page whole from etcd and decodes it before
+/// cutting it down to metadata, so its work and memory per request follow the objects' full
+/// size, which a metadata-only client never sees; the time a page takes does. Small objects
+/// (most ConfigMaps, Pods, ReplicaSets) get big pages — few round trips, and far less etcd
+/// work, since etcd counts the rest of the range on every page — while big ones (Helm release
+/// Secrets) stay at kubectl's page size.
+pub(crate) const PAGE_TIME_TARGET: Duration = Duration::from_millis(500);
+
+/// The `limit` of the next page of one resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PageSizer {
+    limit: u32,
+    first: u32,
+    max: u32,
+}
+
+impl PageSizer {
+    /// Starts at `first`; grows up to `max` (`None`: every page asks for `first`).
+    fn new(first: u32, max: Option<u32>) -> Self {
+        let first = first.max(1);
+        PageSizer {
+            limit: first,
+            first,
+            max: max.unwrap_or(first).max(first),
+        }
+    }
+
+    /// Adjusts the limit after a page that took `elapsed` and was `full` (more pages follow).
+    fn after_page(&mut self, elapsed: Duration, full: bool) {
+        if !full {
+            return;
+        }
+        if elapsed <= PAGE_TIME_TARGET {
+            self.limit = self.limit.saturating_mul(2).min(self.max);
+        } else if elapsed > PAGE_TIME_TARGET * 2 {
+            self.limit = (self.limit / 2).max(self.first);
+        }
+    }
+}
+
 /// `Accept` for [`WireFormat::Protobuf`]: protobuf, else JSON, of a `PartialObjectMetadataList`,
 /// else any JSON (a full list, of which only `metadata` is read).
 pub(crate) const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
@@ -100,7 +143,10 @@ pub(crate) struct ListContext<'a> {
     pub client: &'a kube::Client,
     pub timeout: Option<Duration>,
     pub stats: &'a Stats,
+    /// The first page's `limit` (every page's, without `max_page_size`).
     pub page_size: u32,
+    /// Pages grow up to this `limit` while they are fast ([`PAGE_TIME_TARGET`]).
+    pub max_page_size: Option<u32>,
     pub namespace: Option<&'a str>,
     pub wire: WireFormat,
     pub builder: &'a Mutex<SnapshotBuilder>,
@@ -177,8 +223,9 @@ pub(crate) async fn list_resource(
     let mut token: Option<String> = None;
     let mut full_list = false;
     let mut restarts = 0;
+    let mut sizer = PageSizer::new(cx.page_size, cx.max_page_size);
     loop {
-        let mut lp = ListParams::default().limit(cx.page_size.max(1));
+        let mut lp = ListParams::default().limit(sizer.limit);
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
@@ -195,6 +242,7 @@ pub(crate) async fn list_resource(
                 .insert(http::header::ACCEPT, http::HeaderValue::from_static(accept));
             Ok(req)
         };
+        let started = std::time::Instant::now();
         let answer = match request::get(cx.client, cx.timeout, cx.stats, &build).await {
             Ok(answer) => answer,
             Err(Failure::Status { code: 410, .. })
@@ -234,6 +282,7 @@ pub(crate) async fn list_resource(
             }
         };
         sink.page(page.items, page.added);
+        sizer.after_page(started.elapsed(), page.next.is_some());
         match page.next {
             Some(t) => token = Some(t),
             None => break,
@@ -335,6 +384,7 @@ mod tests {
             timeout: Some(Duration::from_secs(10)),
             stats: &stats,
             page_size: 2,
+            max_page_size: None,
             namespace,
             wire,
             builder: &builder,
@@ -435,6 +485,93 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn pages_grow_while_fast_and_shrink_when_slow() {
+        let fast = PAGE_TIME_TARGET / 10;
+        let slow = PAGE_TIME_TARGET * 3;
+        let mut s = PageSizer::new(500, Some(10_000));
+        let mut limits = vec![s.limit];
+        for _ in 0..6 {
+            s.after_page(fast, true);
+            limits.push(s.limit);
+        }
+        assert_eq!(limits, [500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+        s.after_page(PAGE_TIME_TARGET * 2, true);
+        assert_eq!(
+            s.limit, 10_000,
+            "between the target and twice it: unchanged"
+        );
+        s.after_page(slow, true);
+        assert_eq!(s.limit, 5000);
+        for _ in 0..5 {
+            s.after_page(slow, true);
+        }
+        assert_eq!(s.limit, 500, "never below the first page");
+        s.after_page(fast, false);
+        assert_eq!(s.limit, 500, "the last page says nothing");
+        // Without a maximum (an explicit --chunk-size): fixed.
+        let mut fixed = PageSizer::new(250, None);
+        fixed.after_page(fast, true);
+        assert_eq!(fixed.limit, 250);
+        assert_eq!(PageSizer::new(0, Some(0)).limit, 1);
+    }
+
+    #[tokio::test]
+    async fn page_limits_grow_on_a_fast_server() {
+        let server = Server::start(Script::Answer(Box::new(|_, n| {
+            Reply::ok(PB, if n < 4 { SECRETS_PB } else { EMPTY_PB })
+        })))
+        .await;
+        let mut b = SnapshotBuilder::new(Provenance::default());
+        let id = b.add_resource(Resource {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Secret".into(),
+            plural: "secrets".into(),
+            namespaced: true,
+            verbs: vec![],
+            preferred_version: "v1".into(),
+            list: ListOutcome::NotListed,
+        });
+        let builder = Mutex::new(b);
+        let client = server.client();
+        let stats = Stats::default();
+        let cx = ListContext {
+            client: &client,
+            timeout: Some(Duration::from_secs(10)),
+            stats: &stats,
+            page_size: 100,
+            max_page_size: Some(500),
+            namespace: None,
+            wire: WireFormat::Protobuf,
+            builder: &builder,
+        };
+        let target = Target {
+            id,
+            label: "v1/secrets".into(),
+            group: String::new(),
+            version: "v1".into(),
+            plural: "secrets".into(),
+            namespaced: true,
+        };
+        assert_eq!(
+            list_resource(&cx, &target, &NoSink).await,
+            ListOutcome::Complete
+        );
+        let limits: Vec<String> = server
+            .requests()
+            .iter()
+            .map(|r| {
+                let q = r.line.split_once('?').unwrap().1;
+                q.split('&')
+                    .find_map(|kv| kv.strip_prefix("limit="))
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(limits, ["100", "200", "400", "500", "500"]);
     }
 
     #[tokio::test]

@@ -49,10 +49,12 @@ use std::time::{Duration, Instant};
 /// silent server ends the run within tens of seconds (the first request is not retried on a
 /// timeout; later ones once).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// Default `limit` of list pages. Not kubectl's 500: a metadata-only page is small (about
-/// 350 bytes an object in protobuf), and page count dominates the time of large resources —
-/// measured in BENCHMARKS.md ("Live: page size").
+/// The first page's `limit`: kubectl's `--chunk-size` default, a safe size whatever the
+/// objects weigh.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
+/// How far pages grow while the server answers them quickly (see [`LiveOptions::max_page_size`]):
+/// page count dominates the time of large resources — BENCHMARKS.md ("Live: page size").
+pub const DEFAULT_MAX_PAGE_SIZE: u32 = 10_000;
 /// Default number of resources listed at the same time.
 pub const DEFAULT_CONCURRENCY: usize = 8;
 
@@ -127,8 +129,14 @@ pub struct LiveOptions {
     /// recorded as `Partial { namespaces: [ns] }`; cluster-scoped resources are still listed
     /// completely. (There is deliberately no label selector: a selector would hide owners.)
     pub namespace: Option<String>,
-    /// `limit` per list page.
+    /// `limit` of the first list page of each resource (of every page, without
+    /// `max_page_size`).
     pub page_size: u32,
+    /// `Some(max)`: pages grow from `page_size` up to `max` while the server answers them
+    /// quickly (a full page within 0.5 s is followed by one twice as big, a page slower than
+    /// 1 s by one half as big) — what `kubectl gc` does unless `--chunk-size` is given.
+    /// `None`: every page asks for `page_size` (kubectl's `--chunk-size`).
+    pub max_page_size: Option<u32>,
     /// Resources listed (and discovery documents fetched) concurrently.
     pub concurrency: usize,
     /// The encoding asked for.
@@ -140,6 +148,7 @@ impl Default for LiveOptions {
         LiveOptions {
             namespace: None,
             page_size: DEFAULT_PAGE_SIZE,
+            max_page_size: None,
             concurrency: DEFAULT_CONCURRENCY,
             wire: WireFormat::default(),
         }
@@ -330,6 +339,7 @@ pub async fn snapshot(
         );
         let timeout = conn.request_timeout;
         let page_size = opts.page_size;
+        let max_page_size = opts.max_page_size;
         let wire = opts.wire;
         let namespace = opts.namespace.clone();
         tasks.spawn(async move {
@@ -341,6 +351,7 @@ pub async fn snapshot(
                 timeout,
                 stats: &stats,
                 page_size,
+                max_page_size,
                 namespace: namespace.as_deref(),
                 wire,
                 builder: &builder,
