@@ -12,28 +12,32 @@
 # ConfigMaps (labels, a managedFields entry, every tenth one with an ownerReference) in 20
 # namespaces — one big resource, where the page count dominates.
 #
-# Methods (each run RUNS times, median; wall time of the whole process):
-#   floor-pb        every list the snapshot makes (same page size, same concurrency, each
-#                   resource's pages in sequence), PartialObjectMetadataList in protobuf,
+# Methods (RUNS rounds, every method once per round, median; wall time of the whole process):
+#   floor-pb        every list the snapshot makes (pages of MAX_PAGE objects — the largest
+#                   kubectl-gc asks for, the cheapest for the server —, the same concurrency,
+#                   each resource's pages in sequence), PartialObjectMetadataList in protobuf,
 #                   persistent HTTP/1.1 connections, each body read into a buffer and discarded
 #                   (a small Go program: net/http, what client-go is built on; built here)
 #   floor-pb-h2     the same over HTTP/2 (client-go's default; one multiplexed connection)
 #   floor-pb-gzip   the same as floor-pb, asking for gzip as kube-rs does by default
+#   floor-pb-500    the same as floor-pb in pages of 500 (kubectl's --chunk-size default)
 #   floor-json      the same lists in JSON (identity)
 #   kubectl-gc      `kubectl gc snapshot -o FILE` with default flags (process start, connection,
-#                   discovery, every list, the file written)
+#                   discovery, every list, the file written; pages growing from 500 to MAX_PAGE
+#                   while fast)
 #   kubectl-gc-identity   the same with `disable-compression: true` in the kubeconfig
 #   before          KGC_BIN_BEFORE, when set: another build (the previous release) the same way
 #   peer            `kubectl-check-ownerreferences`, when on PATH
 #   kubectl         KUBECTL=1: `kubectl get <the same resources> -A -o json`
-# `curve` runs floor-pb and kubectl-gc at every page size in PAGES.
+# `curve` runs floor-pb and `kubectl gc snapshot --chunk-size P` at every page size P in PAGES,
+# then kubectl-gc with default flags against the floor at MAX_PAGE.
 #
-# Reported besides time: peak RSS of kubectl-gc (and of the floor's python), and the peak RSS of
-# kube-apiserver and etcd during the run (VmHWM, reset before each run through
+# Reported besides time: the client's CPU time and peak RSS, the CPU time kube-apiserver and
+# etcd spent during the run, and their peak RSS (VmHWM, reset before each run through
 # /proc/PID/clear_refs; needs the same user as the control plane).
 #
-# Environment: RUNS (3), PAGES ("500 1000 2000 5000 10000 20000"), PAGE (kubectl-gc's default),
-# CONCURRENCY (kubectl-gc's default), KGC_BIN (default: builds target/release/kubectl-gc),
+# Environment: RUNS (3), PAGES ("500 1000 2000 5000 10000 20000"), MAX_PAGE (10000: kubectl-gc's
+# largest page), CONCURRENCY (kubectl-gc's default), KGC_BIN (default: builds target/release/kubectl-gc),
 # KGC_BIN_BEFORE, KUBECTL, KGC_TESTENV_SCRIPTS (default ../shared/k8s-testenv), KEEP=1 (leave the
 # control plane running; its directory is printed).
 set -euo pipefail
@@ -50,7 +54,7 @@ if [[ -z "$bin" ]]; then
 fi
 # kubectl-gc's own defaults, from its help text.
 default_of() { "$bin" snapshot --help | grep -A3 -- "--$1" | grep -o 'default: [0-9]*' | head -1 | grep -o '[0-9]*'; }
-page="${PAGE:-$(default_of chunk-size)}"
+page="${MAX_PAGE:-10000}"
 conc="${CONCURRENCY:-$(default_of concurrency)}"
 
 work="$(mktemp -d -t kgc-bench-live.XXXXXX)"
@@ -246,7 +250,8 @@ command -v go >/dev/null || { echo "the floor needs Go (apt-get install golang-g
 (cd "$work/floor" && GOFLAGS= go build -o floor main.go)
 
 cat >"$work/timed.py" <<'PY'
-# timed.py PIDFILE... -- CMD...: runs CMD; prints "wall_s rss_mib apiserver_mib etcd_mib".
+# timed.py APISERVER_PIDFILE ETCD_PIDFILE -- CMD...: runs CMD; prints
+# "wall_s rss_mib apiserver_hwm_mib etcd_hwm_mib cpu_s apiserver_cpu_s etcd_cpu_s".
 import os, resource, subprocess, sys, time
 sep = sys.argv.index("--")
 pids = [int(open(p).read()) for p in sys.argv[1:sep]]
@@ -259,18 +264,27 @@ def hwm(pid):
     except OSError:
         pass
     return float("nan")
+def cpu(pid):
+    try:
+        f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
 for pid in pids:
     try:
         open("/proc/%d/clear_refs" % pid, "w").write("5")
     except OSError:
         pass
+before = [cpu(p) for p in pids]
 t = time.monotonic()
 rc = subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=open(os.devnull, "w"))
 wall = time.monotonic() - t
 if rc != 0:
     sys.exit("command failed (%d): %s" % (rc, " ".join(cmd)))
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print("%.3f %.0f %s" % (wall, rss, " ".join("%.0f" % hwm(p) for p in pids)))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.3f %.0f %s %.2f %s" % (wall, ru.ru_maxrss / 1024,
+      " ".join("%.0f" % hwm(p) for p in pids), ru.ru_utime + ru.ru_stime,
+      " ".join("%.2f" % (cpu(p) - b) for p, b in zip(pids, before))))
 PY
 
 start_cluster() {
@@ -378,17 +392,19 @@ measure() {
 # The floor's command line: floor_cmd PAGE pb|json identity|gzip http1|http2.
 floor_cmd() { echo "$work/floor/floor" "$work/urls" "$server" "$token" "$1" "$conc" "$2" "$3" "${4:-http1}"; }
 
-print_table() { # print_table REF_METHOD < lines
-  awk -v ref="$1" '
-    {name[NR]=$1; wall[NR]=$2; rss[NR]=$3; api[NR]=$4; etcd[NR]=$5; if ($1 == ref) r = $2}
-    END {
-      printf "%-22s %9s %8s %10s %14s %9s\n", "method", "median", "÷ floor", "peak RSS", "apiserver RSS", "etcd RSS"
-      for (i = 1; i <= NR; i++)
-        printf "%-22s %8.3fs %7.2f× %7.0f MiB %10.0f MiB %5.0f MiB\n", name[i], wall[i], wall[i] / r, rss[i], api[i], etcd[i]
-    }'
+# table LABEL: median lines on stdin (the first is the reference) → one table row each.
+table_header() {
+  printf '%-8s %-20s %8s %7s %8s %9s %8s %9s %9s\n' "" method median "÷ ref" "CPU" "srv CPU" "peak RSS" "api peak" "etcd peak"
+}
+table() {
+  awk -v label="$1" '
+    {n[NR]=$1; w[NR]=$2; rss[NR]=$3; ah[NR]=$4; eh[NR]=$5; c[NR]=$6; ac[NR]=$7; ec[NR]=$8}
+    END { for (i = 1; i <= NR; i++)
+      printf "%-8s %-20s %7.3fs %6.2f× %7.2fs %9.2fs %5.0f MiB %5.0f MiB %5.0f MiB\n",
+        label, n[i], w[i], w[i] / w[1], c[i], ac[i] + ec[i], rss[i], ah[i], eh[i] }'
 }
 
-echo "kubectl-gc: $("$bin" --version | head -1); page size $page, concurrency $conc; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "kubectl-gc: $("$bin" --version | head -1); concurrency $conc; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 case "$mode" in
   compare)
     n="${1:-50000}"
@@ -404,6 +420,7 @@ case "$mode" in
       "floor-pb=$(floor_cmd "$page" pb identity)"
       "floor-pb-h2=$(floor_cmd "$page" pb identity http2)"
       "floor-pb-gzip=$(floor_cmd "$page" pb gzip)"
+      "floor-pb-500=$(floor_cmd 500 pb identity)"
       "floor-json=$(floor_cmd "$page" json identity)"
       "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc"
       "kubectl-gc-identity=$bin snapshot -o $work/s.ndjson --kubeconfig $work/kubeconfig-identity"
@@ -414,10 +431,11 @@ case "$mode" in
       specs+=("peer=kubectl-check-ownerreferences --kubeconfig $kc")
     [[ "${KUBECTL:-}" == 1 ]] &&
       specs+=("kubectl=kubectl --kubeconfig $kc get $(cat "$work/kinds") -A -o json")
-    measure "${specs[@]}" | tee "$work/results"
+    measure "${specs[@]}" >"$work/results"
     echo
-    echo "$objects objects, $(wc -l <"$work/urls") resources, page size $page, concurrency $conc, median of $runs"
-    print_table floor-pb <"$work/results"
+    echo "$objects objects, $(wc -l <"$work/urls") resources, floor pages of $page, concurrency $conc, median of $runs; ÷ ref: ÷ floor-pb"
+    table_header
+    table "$objects" <"$work/results"
     ;;
   curve)
     n="${1:-20000}"
@@ -426,15 +444,14 @@ case "$mode" in
     load_generated "$n"
     load_configmaps "$cms"
     list_targets
-    printf '%-7s %-10s %9s %8s %10s %14s %9s\n' page method median "÷ floor" "peak RSS" "apiserver RSS" "etcd RSS"
+    echo "$objects objects, $(wc -l <"$work/urls") resources, concurrency $conc, median of $runs; ÷ ref: ÷ floor-pb at the same page size (default: at $page)"
+    table_header
     for p in ${PAGES:-500 1000 2000 5000 10000 20000}; do
       measure "floor-pb=$(floor_cmd "$p" pb identity)" \
-        "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc --chunk-size $p" | awk -v p="$p" '
-        {name[NR]=$1; wall[NR]=$2; rss[NR]=$3; api[NR]=$4; etcd[NR]=$5}
-        END { for (i = 1; i <= NR; i++)
-          printf "%-7s %-10s %8.3fs %7.2f× %7.0f MiB %10.0f MiB %5.0f MiB\n", p, name[i], wall[i], wall[i] / wall[1], rss[i], api[i], etcd[i] }'
+        "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc --chunk-size $p" | table "$p"
     done
-    echo "$objects objects, $(wc -l <"$work/urls") resources, concurrency $conc, median of $runs"
+    measure "floor-pb=$(floor_cmd "$page" pb identity)" \
+      "kubectl-gc=$bin snapshot -o $work/s.ndjson --kubeconfig $kc" | table default
     ;;
   *)
     echo "usage: $0 compare [OBJECTS] | curve [OBJECTS [CONFIGMAPS]]" >&2
