@@ -15,7 +15,7 @@ use super::generate::{
     K_ROLEBINDING, K_SECRET, K_SERVICE, K_STATEFULSET, KINDS, RefTarget, UNSERVED_API_VERSION,
     UNSERVED_KIND, format_uid,
 };
-use super::generate::{K_CLUSTERROLEBINDING, K_CONFIGMAP, K_ROLE};
+use super::generate::{K_CLUSTERROLEBINDING, K_CONFIGMAP, K_NAMESPACE, K_ROLE};
 use crate::error::{Error, Result};
 use crate::model::finalizers;
 use crate::source::live::Connection;
@@ -294,9 +294,15 @@ pub async fn load(
         create(&crds, &body, &format!("{}.{}", k.plural, k.group)).await?;
     }
     let ars = resolve(conn).await?;
-    // Level = 1 + the deepest generated owner; objects come owners-first.
+    // Level = 1 + the deepest generated owner; objects come owners-first. Namespaces alone
+    // are level 0: an unowned namespaced object created in the same concurrent batch as its
+    // namespace can otherwise reach the server first (404).
     let n = g.objects.len();
-    let mut level = vec![0u32; n];
+    let mut level: Vec<u32> = g
+        .objects
+        .iter()
+        .map(|o| u32::from(o.kind != K_NAMESPACE))
+        .collect();
     for (i, o) in g.objects.iter().enumerate() {
         for r in &o.owner_refs {
             if let RefTarget::Object(t) = r.target {
