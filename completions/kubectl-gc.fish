@@ -32,10 +32,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l cluster -d 'The k
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -68,10 +68,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l cluster 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -100,10 +100,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cluste
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -130,10 +130,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -163,10 +163,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -192,10 +192,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -221,10 +221,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -246,10 +246,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l clust
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -277,10 +277,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l cluster 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -297,10 +297,10 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l clu
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'

@@ -66,7 +66,7 @@ pub struct GlobalArgs {
     /// Group to impersonate (repeatable).
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
-    /// Time to wait for one API request (e.g. 30s, 2m; 0 = no limit).
+    /// Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub request_timeout: Option<std::time::Duration>,
     /// Only this namespace (default: the context's namespace for live clusters, all for files).
@@ -76,11 +76,12 @@ pub struct GlobalArgs {
     #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
     pub all_namespaces: bool,
     /// Resources listed concurrently from a live cluster.
-    #[arg(long, global = true, default_value_t = 8, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, global = true, default_value_t = crate::source::live::DEFAULT_CONCURRENCY as u16, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
-    /// Objects per list page.
-    #[arg(long, global = true, default_value_t = 500, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub chunk_size: u32,
+    /// Objects per list page [default: 500, growing to 10000 while the server answers pages
+    /// within 0.5s].
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_size: Option<u32>,
     /// Emulate this kube-controller-manager release's GC (default: the cluster's version, else
     /// the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200).
     #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version)]
@@ -274,8 +275,32 @@ fn parse_version(s: &str) -> Result<KubeVersion, String> {
     s.parse()
 }
 
-/// Parses `30s`, `2m`, `1h`, `500ms`, `0` (kubectl's --request-timeout syntax).
+/// The longest `--request-timeout` accepted (longer values are refused, not clamped).
+pub const MAX_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Parses `30s`, `2m`, `1h`, `500ms`, `0` (kubectl's --request-timeout syntax): `0` (in any
+/// unit) means no limit; anything else must lie between 1ms and [`MAX_REQUEST_TIMEOUT`].
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration_unbounded(s)?;
+    if d.is_zero() {
+        return Ok(d);
+    }
+    if d < std::time::Duration::from_millis(1) {
+        return Err(format!(
+            "duration {:?} is too short (0 for no limit, else at least 1ms)",
+            s.trim()
+        ));
+    }
+    if d > MAX_REQUEST_TIMEOUT {
+        return Err(format!(
+            "duration {:?} is too long (at most 24h; 0 for no limit)",
+            s.trim()
+        ));
+    }
+    Ok(d)
+}
+
+fn parse_duration_unbounded(s: &str) -> Result<std::time::Duration, String> {
     let s = s.trim();
     if s == "0" {
         return Ok(std::time::Duration::ZERO);
@@ -294,7 +319,9 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
         "h" => n * 3600.0,
         _ => return Err(format!("invalid duration unit in {s:?} (ms, s, m, h)")),
     };
-    Ok(std::time::Duration::from_secs_f64(secs))
+    // `from_secs_f64` panics on overflow (`99999999999999999999s`): use the checked form.
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("duration {s:?} is too long (at most 24h; 0 for no limit)"))
 }
 
 /// `audit` flags.
@@ -576,6 +603,35 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap().as_millis(), 500);
         assert_eq!(parse_duration("0").unwrap().as_secs(), 0);
         assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn request_timeouts_are_bounded_and_never_panic() {
+        assert_eq!(parse_duration("0s").unwrap(), std::time::Duration::ZERO);
+        assert_eq!(parse_duration("24h").unwrap(), MAX_REQUEST_TIMEOUT);
+        assert_eq!(parse_duration("1ms").unwrap().as_millis(), 1);
+        for bad in [
+            "99999999999999999999s",
+            "99999999999999999999999999999999999999999999h",
+            "1e400s",
+            "25h",
+            "0.0000001s",
+            "-5s",
+            "NaNs",
+            "infs",
+            ".s",
+            "",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
+        let err = Cli::try_parse_from([
+            "kubectl-gc",
+            "audit",
+            "--request-timeout",
+            "99999999999999999999s",
+        ])
+        .unwrap_err();
+        assert!(err.to_string().contains("too long"), "{err}");
     }
 
     #[test]

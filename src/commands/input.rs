@@ -101,8 +101,14 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         } else {
             None
         },
-        page_size: g.chunk_size,
+        // Without --chunk-size, pages grow while the server answers them quickly.
+        page_size: g.chunk_size.unwrap_or(live::DEFAULT_PAGE_SIZE),
+        max_page_size: match g.chunk_size {
+            Some(_) => None,
+            None => Some(live::DEFAULT_MAX_PAGE_SIZE),
+        },
         concurrency: usize::from(g.concurrency),
+        ..live::LiveOptions::default()
     };
     let line = live::ProgressLine::stderr();
     let start = Instant::now();

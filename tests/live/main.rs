@@ -19,6 +19,7 @@ mod apply;
 mod check;
 mod generate;
 mod graph;
+mod lists;
 mod source;
 
 #[path = "../support/mod.rs"]
@@ -31,8 +32,9 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 5] = [
+    let suites: [&dyn harness::AnySuite; 6] = [
         &source::SUITE,
+        &lists::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,

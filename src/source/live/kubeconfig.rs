@@ -21,7 +21,9 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// kube's default connect timeout, lowered to the request timeout when that is shorter.
+/// kube's default connect timeout, used only without a request timeout (`--request-timeout
+/// 0`): otherwise the request timeout covers connecting too, so that a server that stalls the
+/// TCP or TLS handshake gets the same "timed out after …" as one that never answers.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn cluster(message: impl Into<String>, hint: impl Into<String>) -> Error {
@@ -296,8 +298,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         Some(t) => Some(t),
         None => Some(DEFAULT_REQUEST_TIMEOUT),
     };
-    config.connect_timeout =
-        Some(request_timeout.map_or(CONNECT_TIMEOUT, |t| t.min(CONNECT_TIMEOUT)));
+    config.connect_timeout = match request_timeout {
+        Some(_) => None,
+        None => Some(CONNECT_TIMEOUT),
+    };
 
     let server_url = config
         .cluster_url
@@ -322,10 +326,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
             .body(Vec::new())
             .map_err(|e| e.to_string())
     };
-    let body = request::get(&client, request_timeout, &stats, &build)
+    // The first request: a timeout here is not retried (see `request::probe`).
+    let answer = request::probe(&client, request_timeout, &stats, &build)
         .await
         .map_err(|f| connect_failure(&f, &server_url, &ctx_label))?;
-    let version: VersionInfo = serde_json::from_slice(&body).unwrap_or_default();
+    let version: VersionInfo = serde_json::from_slice(&answer.body).unwrap_or_default();
     let server_version = Some(version.git_version).filter(|v| !v.is_empty());
 
     Ok(Connection {
@@ -365,7 +370,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
                     "is the cluster running and reachable from here? check the context's server URL, VPN and proxy settings"
                 }
                 TransportKind::Timeout => {
-                    "the server did not answer in time: check the network, or raise --request-timeout"
+                    "the server did not answer in time: check that the URL points at a running API server and the network, or raise --request-timeout"
                 }
                 TransportKind::Auth => {
                     "obtaining credentials failed: check the user's exec plugin / auth provider / token file"
@@ -375,6 +380,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
             let what = match kind {
                 TransportKind::Tls => "TLS handshake with",
                 TransportKind::Auth => "cannot get credentials for",
+                TransportKind::Timeout => "no answer from",
                 _ => "cannot connect to",
             };
             cluster(
