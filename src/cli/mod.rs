@@ -51,7 +51,8 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
     #[arg(long, global = true, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
+    /// The kubeconfig context to use (audit and check: several, comma-separated, are audited
+    /// concurrently into one report).
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
@@ -250,6 +251,43 @@ pub enum ReportFormat {
     Json,
     /// YAML (same schema as JSON).
     Yaml,
+    // CI report formats (audit and check; src/render/{sarif,junit,markdown,html}.rs).
+    /// SARIF 2.1.0 for code scanning (audit, check).
+    Sarif,
+    /// JUnit XML test report, one test case per finding (audit, check).
+    Junit,
+    /// Markdown for a pull-request comment (audit, check).
+    Markdown,
+    /// A self-contained HTML page with ownership pictures (audit, check).
+    Html,
+}
+
+impl ReportFormat {
+    /// True for the CI formats, which report findings (audit and check only).
+    pub fn is_ci(self) -> bool {
+        matches!(
+            self,
+            ReportFormat::Sarif | ReportFormat::Junit | ReportFormat::Markdown | ReportFormat::Html
+        )
+    }
+}
+
+/// `--output-file` (audit, check, collect, graph).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputFileArgs {
+    /// Write the report to FILE instead of stdout, atomically (a temporary file in the same
+    /// directory, renamed when complete: never a partial report).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+}
+
+/// Several clusters in one report (audit, check).
+#[derive(Args, Debug, Clone, Default)]
+pub struct FleetArgs {
+    /// Audit every context of the kubeconfig, concurrently, into one report (as
+    /// --context a,b,c does for the contexts named).
+    #[arg(long, global = true, conflicts_with_all = ["snapshot", "filename"])]
+    pub all_contexts: bool,
 }
 
 /// `--fail-on` values.
@@ -347,6 +385,12 @@ pub struct AuditArgs {
     /// Gate flags shared with `check`.
     #[command(flatten)]
     pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 /// CI gate flags shared by `audit` and `check`.
@@ -397,6 +441,12 @@ pub struct CheckArgs {
     /// Gate flags.
     #[command(flatten)]
     pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 /// Cascade policies for `collect --delete`.
@@ -438,6 +488,9 @@ pub struct CollectArgs {
     /// Requests per second --apply may send (bursts of 1.5 × N).
     #[arg(long, value_name = "N", default_value_t = 20.0, value_parser = parse_qps, help_heading = "Apply")]
     pub qps: f64,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 fn parse_qps(s: &str) -> Result<f64, String> {
@@ -462,7 +515,8 @@ pub struct SnapshotArgs {
 pub enum GraphFormat {
     /// kubectl-tree-like: owners above dependents, with the GC's view on every line.
     Tree,
-    /// Graphviz DOT, byte-for-byte the GC debug endpoint's format (see --dot-format).
+    /// Graphviz DOT: styled for people, or byte-for-byte the GC debug endpoint's format (see
+    /// --dot-format).
     Dot,
     /// A Mermaid flowchart (renders on GitHub).
     Mermaid,
@@ -481,13 +535,18 @@ pub enum GraphDirection {
     Both,
 }
 
-/// Which release's DOT `graph -o dot` prints.
+/// Which DOT `graph -o dot` prints.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DotFormat {
-    /// Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings.
-    #[value(alias = "new")]
-    Current,
-    /// Kubernetes 1.12–1.25 (gonum's encoder): integer vertex ids.
+    /// For people: dangling references dashed red, virtual owners dashed boxes, terminating
+    /// objects marked, blocked foreground chains coloured, clusters by namespace.
+    Styled,
+    /// Byte-for-byte the GC debug endpoint's DOT, Kubernetes 1.26 and later (UID vertex ids,
+    /// Go-quoted strings).
+    #[value(alias = "current", alias = "new")]
+    Gc,
+    /// The GC debug endpoint's DOT of Kubernetes 1.12–1.25 (gonum's encoder): integer vertex
+    /// ids.
     Legacy,
 }
 
@@ -509,8 +568,9 @@ pub struct GraphArgs {
     /// Output format (default: tree on a terminal, dot otherwise).
     #[arg(short, long, value_enum)]
     pub output: Option<GraphFormat>,
-    /// The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25).
-    #[arg(long, value_enum, default_value_t = DotFormat::Current)]
+    /// The DOT flavour: styled (for people), gc (the GC debug endpoint's, Kubernetes ≥ 1.26)
+    /// or legacy (the endpoint's of 1.12–1.25).
+    #[arg(long, value_enum, default_value_t = DotFormat::Styled)]
     pub dot_format: DotFormat,
     /// Compare with the real GC's graph: its debug endpoint (http(s)://HOST:PORT, optionally
     /// with the path) or a saved DOT file. Prints the differences (-o json for JSON).
@@ -520,6 +580,9 @@ pub struct GraphArgs {
     /// usually serves a self-signed one).
     #[arg(long, requires = "from_gc")]
     pub gc_insecure_skip_tls_verify: bool,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 /// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).

@@ -1,16 +1,58 @@
 //! `kubectl gc audit`.
 
 use super::filter::Filter;
-use super::{gate, load};
-use crate::cli::{AuditArgs, GlobalArgs};
+use super::findings::{self, Analysed, Want};
+use super::{fleet, gate, load};
+use crate::cli::{AuditArgs, GateArgs, GlobalArgs};
 use crate::error::Result;
 use crate::gc::GarbageCollector;
+use crate::render::Styles;
 use crate::render::audit as view;
+use crate::render::sink::Sink;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     // Reject a bad selector before spending time on the cluster.
     Filter::new(None, args.selector.as_deref(), &args.kind)?;
+    if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
+        let opts = fleet::Options {
+            command: "audit",
+            report_kind: "AuditReport",
+            format: args.output,
+            color: g.color,
+            fail_on: args.fail_on,
+            gate: &args.gate,
+            output_file: args.file.output_file.as_deref(),
+        };
+        return fleet::run(g, contexts, &opts, |g, gate, want| async move {
+            let loaded = fleet::load(&g).await?;
+            analyse(&g, args, &gate, &loaded, want).await
+        })
+        .await;
+    }
+    // A bad --output-file fails before the cluster is read.
+    let sink = Sink::open(args.file.output_file.as_deref())?;
     let loaded = load(g, true).await?;
+    let want = Want {
+        format: args.output,
+        styles: if sink.is_file() {
+            Styles::plain()
+        } else {
+            Styles::for_stdout(g.color)
+        },
+        baseline: false,
+    };
+    let a = analyse(g, args, &args.gate, &loaded, want).await?;
+    findings::emit_single(sink, "audit", args.output, args.fail_on, &args.gate, a)
+}
+
+/// Audits one loaded input.
+async fn analyse(
+    g: &GlobalArgs,
+    args: &AuditArgs,
+    gate_args: &GateArgs,
+    loaded: &super::Loaded,
+    want: Want,
+) -> Result<Analysed> {
     let gc = GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g));
     let audit = crate::diagnose::audit(&gc);
     let filter = Filter::new(
@@ -26,7 +68,7 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
                 .is_none_or(|o| filter.includes(&loaded.snapshot, o))
         })
         .collect();
-    let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
+    let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, gate_args, in_scope)?;
     let mut report = view::report_of_kind(
         &gc,
         "AuditReport",
@@ -35,17 +77,9 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         suppressed,
     );
     if args.events {
-        attach_events(&loaded, &mut report).await?;
+        attach_events(loaded, &mut report).await?;
     }
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
-    })?;
-    Ok(gate::exit_code(
-        &in_scope,
-        args.fail_on,
-        &args.gate,
-        &report.summary.coverage,
-    ))
+    findings::finish(&gc, report, &in_scope, args.fail_on, gate_args, want)
 }
 
 /// Attaches the GC's `OwnerRefInvalidNamespace` events to the findings about their objects.

@@ -1,13 +1,16 @@
 //! `kubectl gc check`: restart, upgrade and health gates.
 
 use super::filter::Filter;
-use super::{gate, load};
-use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
+use super::findings::{self, Analysed, Want};
+use super::{fleet, gate, load};
+use crate::cli::{CheckArgs, CheckWhat, GateArgs, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
+use crate::render::Styles;
 use crate::render::audit as view;
+use crate::render::sink::Sink;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
@@ -18,7 +21,48 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         ));
     }
     let crds = read_crds(&args.crd)?;
+    if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
+        let opts = fleet::Options {
+            command: "check",
+            report_kind: "CheckReport",
+            format: args.output,
+            color: g.color,
+            fail_on: args.fail_on,
+            gate: &args.gate,
+            output_file: args.file.output_file.as_deref(),
+        };
+        let crds = &crds;
+        return fleet::run(g, contexts, &opts, |g, gate, want| async move {
+            let loaded = fleet::load(&g).await?;
+            analyse(&g, args, &gate, crds, &loaded, want)
+        })
+        .await;
+    }
+    // A bad --output-file fails before the cluster is read.
+    let sink = Sink::open(args.file.output_file.as_deref())?;
     let loaded = load(g, true).await?;
+    let want = Want {
+        format: args.output,
+        styles: if sink.is_file() {
+            Styles::plain()
+        } else {
+            Styles::for_stdout(g.color)
+        },
+        baseline: false,
+    };
+    let a = analyse(g, args, &args.gate, &crds, &loaded, want)?;
+    findings::emit_single(sink, "check", args.output, args.fail_on, &args.gate, a)
+}
+
+/// Checks one loaded input.
+fn analyse(
+    g: &GlobalArgs,
+    args: &CheckArgs,
+    gate_args: &GateArgs,
+    crds: &[CrdVersions],
+    loaded: &super::Loaded,
+    want: Want,
+) -> Result<Analysed> {
     let snap = &loaded.snapshot;
     let current = loaded.gc_version(g);
     let gc = GarbageCollector::new(snap, current);
@@ -38,7 +82,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         findings.extend(health::findings(&gc, &audit));
     }
     if upgrade && let Some(to) = args.to {
-        findings.extend(upgrade::findings(snap, current, to, &crds));
+        findings.extend(upgrade::findings(snap, current, to, crds));
     }
     findings.sort_by(|a, b| {
         b.severity
@@ -51,17 +95,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         .iter()
         .filter(|f| f.object.is_none_or(|o| filter.includes(snap, o)))
         .collect();
-    let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
+    let (in_scope, suppressed) = gate::suppress(snap, gate_args, in_scope)?;
     let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
-    })?;
-    Ok(gate::exit_code(
-        &in_scope,
-        args.fail_on,
-        &args.gate,
-        &report.summary.coverage,
-    ))
+    super::findings::finish(&gc, report, &in_scope, args.fail_on, gate_args, want)
 }
 
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).

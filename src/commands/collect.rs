@@ -10,9 +10,19 @@ use crate::render::plan as view;
 mod apply;
 
 pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
+    if args.output.is_ci() {
+        return Err(super::refuse_ci_format(args.output));
+    }
+    if args.apply && args.file.output_file.is_some() {
+        return Err(crate::error::Error::usage(
+            "--output-file writes the dry run's report; --apply records what it does with --record",
+            "drop --output-file, or pass --record FILE",
+        ));
+    }
     if args.apply {
         apply::check_input(g)?;
     }
+    let sink = crate::render::sink::Sink::open(args.file.output_file.as_deref())?;
     // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
     let loaded = load(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
@@ -49,7 +59,7 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     if args.apply {
         return apply::run(g, args, &loaded, &gc, &plan, report).await;
     }
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
+    super::emit(sink, args.output, g.color, &report, |out, wide, styles| {
         view::write_table_report(out, &gc, &plan, &report, wide, styles)
     })?;
     Ok(exit::OK)

@@ -10,7 +10,7 @@ use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
 use crate::render::{self, Styles};
 use crate::source::live;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     for t in &args.targets {
@@ -26,13 +26,15 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     } else {
         GraphFormat::Dot
     });
-    if args.from_gc.is_none() && args.dot_format == DotFormat::Legacy && format != GraphFormat::Dot
+    if args.from_gc.is_none() && args.dot_format != DotFormat::Styled && format != GraphFormat::Dot
     {
         return Err(Error::usage(
-            "--dot-format legacy applies to DOT output only",
+            "--dot-format applies to DOT output only",
             "add -o dot",
         ));
     }
+    // A bad --output-file fails before the cluster is read.
+    let mut sink = render::sink::Sink::open(args.file.output_file.as_deref())?;
     let has_roots = !args.targets.is_empty() || !args.uids.is_empty();
     // A component crosses namespaces (cluster-scoped owners, cross-namespace references): with
     // start objects, read every namespace, as the GC's graph does.
@@ -93,7 +95,11 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     } else {
         Subgraph::select(&gc, &selection)
     };
-    let styles = Styles::for_stdout(g.color);
+    let styles = if sink.is_file() {
+        Styles::plain()
+    } else {
+        Styles::for_stdout(g.color)
+    };
 
     if let Some(source) = &args.from_gc {
         let server = snap
@@ -140,13 +146,13 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             edges: our_view.edges.len(),
         };
         let d = gcdiff::diff(&gc_view, &our_view, gc_side, our_side);
-        let mut out = super::stdout();
+        let out = sink.writer();
         if args.output == Some(GraphFormat::Json) {
-            render::write_json(&mut out, &d)?;
+            render::write_json(out, &d)?;
         } else {
-            gcdiff::write_text(&mut out, &d, &gc_view, &our_view, styles)?;
+            gcdiff::write_text(out, &d, &gc_view, &our_view, styles)?;
         }
-        out.flush()?;
+        sink.commit()?;
         return Ok(if d.identical {
             exit::OK
         } else {
@@ -157,6 +163,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     if sub.is_empty() && format == GraphFormat::Tree {
         // Like kubectl's "No resources found": a note on stderr, no table header on stdout.
         eprintln!("nothing to show: no selected object has an owner or a dependent");
+        sink.commit()?; // an empty file, as stdout would be
         return Ok(exit::OK);
     }
     if format == GraphFormat::Mermaid && sub.edge_count() > view::mermaid::MAX_EDGES {
@@ -166,16 +173,26 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             view::mermaid::MAX_EDGES
         );
     }
-    let mut out = super::stdout();
-    match format {
-        GraphFormat::Tree => view::tree::write(&mut out, &sub, styles)?,
-        GraphFormat::Dot => match args.dot_format {
-            DotFormat::Current => dot::write(&mut out, &sub)?,
-            DotFormat::Legacy => dot::write_legacy(&mut out, &sub)?,
-        },
-        GraphFormat::Mermaid => view::mermaid::write(&mut out, &sub)?,
-        GraphFormat::Json => render::write_json(&mut out, &view::json::document(&sub))?,
+    if format == GraphFormat::Dot
+        && args.dot_format == DotFormat::Styled
+        && sub.vertex_count() > dot::LARGE
+    {
+        eprintln!(
+            "note: {} objects in one picture: Graphviz takes a while and the result needs zooming; select a component (KIND/NAME, --uid UID) or a namespace (-n)",
+            sub.vertex_count()
+        );
     }
-    out.flush()?;
+    let out = sink.writer();
+    match format {
+        GraphFormat::Tree => view::tree::write(out, &sub, styles)?,
+        GraphFormat::Dot => match args.dot_format {
+            DotFormat::Styled => dot::write_styled(out, &sub)?,
+            DotFormat::Gc => dot::write(out, &sub)?,
+            DotFormat::Legacy => dot::write_legacy(out, &sub)?,
+        },
+        GraphFormat::Mermaid => view::mermaid::write(out, &sub)?,
+        GraphFormat::Json => render::write_json(out, &view::json::document(&sub))?,
+    }
+    sink.commit()?;
     Ok(exit::OK)
 }

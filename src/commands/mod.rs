@@ -4,6 +4,8 @@ mod audit;
 mod check;
 mod collect;
 mod filter;
+mod findings;
+mod fleet;
 mod gate;
 #[cfg(feature = "testkit")]
 mod generate;
@@ -41,27 +43,51 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
     }
 }
 
-/// Prints a report to stdout as JSON, YAML, or (table/wide) with `table`, which receives the
-/// writer, whether `-o wide` was asked for, and the colour decision.
+/// Writes a report to `sink` (stdout or `--output-file`) as JSON, YAML, or (table/wide) with
+/// `table`, which receives the writer, whether `-o wide` was asked for, and the colour
+/// decision (never colour in a file). The CI formats are rendered by the commands that
+/// report findings; any other command refuses them.
 pub(crate) fn emit<T: serde::Serialize>(
+    mut sink: crate::render::sink::Sink,
     format: crate::cli::ReportFormat,
     color: crate::cli::ColorChoice,
     report: &T,
     table: impl FnOnce(&mut dyn Write, bool, crate::render::Styles) -> std::io::Result<()>,
 ) -> Result<()> {
     use crate::cli::ReportFormat;
-    let mut out = stdout();
+    let styles = if sink.is_file() {
+        crate::render::Styles::plain()
+    } else {
+        crate::render::Styles::for_stdout(color)
+    };
+    let out = sink.writer();
     match format {
-        ReportFormat::Json => crate::render::write_json(&mut out, report)?,
-        ReportFormat::Yaml => crate::render::write_yaml(&mut out, report)?,
-        ReportFormat::Table | ReportFormat::Wide => table(
-            &mut out,
-            format == ReportFormat::Wide,
-            crate::render::Styles::for_stdout(color),
-        )?,
+        ReportFormat::Json => crate::render::write_json(out, report)?,
+        ReportFormat::Yaml => crate::render::write_yaml(out, report)?,
+        ReportFormat::Table | ReportFormat::Wide => {
+            table(out, format == ReportFormat::Wide, styles)?
+        }
+        ReportFormat::Sarif | ReportFormat::Junit | ReportFormat::Markdown | ReportFormat::Html => {
+            return Err(refuse_ci_format(format));
+        }
     }
-    out.flush()?;
+    sink.commit()?;
     Ok(())
+}
+
+/// The error for a CI format asked of a command that has no findings.
+pub(crate) fn refuse_ci_format(format: crate::cli::ReportFormat) -> crate::error::Error {
+    use clap::ValueEnum;
+    let name = format
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default();
+    crate::error::Error::usage(
+        format!("-o {name} reports findings: this command has none"),
+        format!(
+            "use it with audit or check (kubectl gc audit -o {name}); here use -o table, wide, json or yaml"
+        ),
+    )
 }
 
 /// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.
