@@ -176,18 +176,18 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__audit)
-            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -211,6 +211,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -286,7 +290,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,11 +305,11 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -317,6 +321,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -392,7 +400,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__health)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -407,11 +415,11 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -423,6 +431,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -568,7 +580,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__restart)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -583,11 +595,11 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -599,6 +611,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -674,7 +690,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__upgrade)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,11 +705,11 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -705,6 +721,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -780,18 +800,18 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__collect)
-            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --output-file --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml sarif junit markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --delete)
@@ -807,6 +827,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --qps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -960,7 +984,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__graph)
-            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --output-file --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -987,10 +1011,14 @@ _kubectl_gc() {
                     return 0
                     ;;
                 --dot-format)
-                    COMPREPLY=($(compgen -W "current legacy" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "styled gc legacy" -- "${cur}"))
                     return 0
                     ;;
                 --from-gc)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

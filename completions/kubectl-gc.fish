@@ -27,7 +27,7 @@ end
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as -d 'Username to impersonate' -r
@@ -54,16 +54,21 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "help" -d 'Pri
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s l -l selector -d 'Only objects matching this label selector (the analysis still sees everything)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kind -d 'Only objects of these kinds (kind, plural or kind.group; repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l fail-on -d 'Exit with code 5 when a finding has at least this severity (never, info, warning, error, critical)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as -d 'Username to impersonate' -r
@@ -78,13 +83,18 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l events -d 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l delete -d 'Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cascade -d 'Propagation policy of the previewed delete' -r -f -a "background\t'propagationPolicy=Background (kubectl\'s default)'
 foreground\t'propagationPolicy=Foreground'
@@ -92,10 +102,11 @@ orphan\t'propagationPolicy=Orphan'
 default\t'No policy: the type\'s default (RC, Job and CronJob orphan; others background)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: ./kubectl-gc-apply-<UTC time>.json; never overwritten)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d 'Requests per second --apply may send (bursts of 1.5 × N)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as -d 'Username to impersonate' -r
@@ -118,14 +129,19 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as -d 'Username to impersonate' -r
@@ -139,6 +155,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -151,14 +168,19 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as -d 'Username to impersonate' -r
@@ -172,6 +194,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -180,14 +203,19 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as -d 'Username to impersonate' -r
@@ -201,6 +229,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -209,14 +238,19 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
 wide\t'A table with more columns'
 json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+yaml\t'YAML (same schema as JSON)'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML test report, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'A self-contained HTML page with ownership pictures (audit, check)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as -d 'Username to impersonate' -r
@@ -230,6 +264,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -241,7 +276,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s o -l 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as -d 'Username to impersonate' -r
@@ -263,16 +298,18 @@ down\t'Dependents, their dependents, …'
 both\t'Both: the connected component (the GC endpoint\'s ?uid=)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l depth -d 'At most this many ownerReference hops from the start objects' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s o -l output -d 'Output format (default: tree on a terminal, dot otherwise)' -r -f -a "tree\t'kubectl-tree-like: owners above dependents, with the GC\'s view on every line'
-dot\t'Graphviz DOT, byte-for-byte the GC debug endpoint\'s format (see --dot-format)'
+dot\t'Graphviz DOT: styled for people, or byte-for-byte the GC debug endpoint\'s format (see --dot-format)'
 mermaid\t'A Mermaid flowchart (renders on GitHub)'
 json\t'JSON: nodes and edges with the DOT attributes'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25)' -r -f -a "current\t'Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings'
-legacy\t'Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: styled (for people), gc (the GC debug endpoint\'s, Kubernetes ≥ 1.26) or legacy (the endpoint\'s of 1.12–1.25)' -r -f -a "styled\t'For people: dangling references dashed red, virtual owners dashed boxes, terminating objects marked, blocked foreground chains coloured, clusters by namespace'
+gc\t'Byte-for-byte the GC debug endpoint\'s DOT, Kubernetes 1.26 and later (UID vertex ids, Go-quoted strings)'
+legacy\t'The GC debug endpoint\'s DOT of Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as -d 'Username to impersonate' -r
@@ -292,7 +329,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s h -l hel
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as -d 'Username to impersonate' -r

@@ -357,7 +357,11 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                 xml_line(&subject_text(f))
             );
             let _ = writeln!(out, "<p>{}</p>", xml_line(&f.message));
-            let _ = writeln!(out, "<p><b>The GC:</b> {}</p>", xml_line(&f.consequence));
+            let _ = writeln!(
+                out,
+                "<p><strong>The GC:</strong> {}</p>",
+                xml_line(&f.consequence)
+            );
             if let Some(r) = &f.owner_reference {
                 let s = serde_json::to_string(r).unwrap_or_default();
                 let _ = writeln!(

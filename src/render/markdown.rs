@@ -159,7 +159,7 @@ pub fn render(r: &CiReport, limit: usize) -> String {
                     } else {
                         String::new()
                     },
-                    md(&report.gc_version),
+                    code(&report.gc_version),
                     report.summary.objects,
                     coverage
                 );

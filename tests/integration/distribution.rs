@@ -354,7 +354,12 @@ fn release_archives_hold_exactly_the_manifest_files() {
     );
     assert_eq!(
         candidates(&stdout(&complete)),
-        (vec!["table", "wide", "json", "yaml"], ":4".to_owned()),
+        (
+            vec![
+                "table", "wide", "json", "yaml", "sarif", "junit", "markdown", "html"
+            ],
+            ":4".to_owned()
+        ),
         "kubectl __complete gc audit -o \"\": {}{}",
         stdout(&complete),
         stderr(&complete)
@@ -387,7 +392,12 @@ fn complete_protocol_from_the_binary() {
     assert!(o.status.success());
     assert_eq!(
         candidates(&stdout(&o)),
-        (vec!["table", "wide", "json", "yaml"], ":4".to_owned())
+        (
+            vec![
+                "table", "wide", "json", "yaml", "sarif", "junit", "markdown", "html"
+            ],
+            ":4".to_owned()
+        )
     );
     let o = run(BIN, &["__complete", "collect", "--cascade="], None, None);
     let text = stdout(&o);
@@ -492,7 +502,7 @@ complete -p kubectl-gc"#,
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "collect completion");
-    assert_eq!(lines[1], "table wide json yaml");
+    assert_eq!(lines[1], "table wide json yaml sarif junit markdown html");
     assert_eq!(lines[2], "foreground");
     assert_eq!(lines[3], "--fail-on");
     assert!(lines[4].ends_with(" kubectl-gc"), "{}", lines[4]);

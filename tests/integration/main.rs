@@ -8,6 +8,7 @@ mod distribution;
 mod graph_render;
 mod readme;
 mod realdata;
+mod reports;
 mod timeouts;
 
 #[path = "../support/mod.rs"]
