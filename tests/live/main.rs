@@ -17,6 +17,7 @@ mod testenv;
 
 mod apply;
 mod check;
+mod fleet;
 mod generate;
 mod graph;
 mod lists;
@@ -32,13 +33,14 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 6] = [
+    let suites: [&dyn harness::AnySuite; 7] = [
         &source::SUITE,
         &lists::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,
         &generate::SUITE,
+        &fleet::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
