@@ -76,6 +76,13 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         let snapshot = files::read_files(&files::FileOptions {
             paths: g.filename.clone(),
             recursive: g.recursive,
+            keep_going: g.skip_broken_input,
+            assume_complete: g.assume_complete,
+            // `GlobalArgs::default()` (tests) has no limit set: use the default one.
+            max_input_bytes: match g.max_input_size {
+                0 => files::DEFAULT_MAX_INPUT_BYTES,
+                n => n,
+            },
         })?;
         return Ok(Loaded {
             snapshot,

@@ -74,6 +74,20 @@ pub fn read_file(path: &Path) -> Result<Snapshot> {
     }
 }
 
+/// Reads a snapshot (plain or gzip) from a stream, e.g. standard input.
+pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<Snapshot> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let gz = reader
+        .fill_buf()
+        .map_err(|e| Error::input(name, format!("cannot read snapshot: {e}"), None))?
+        .starts_with(&[0x1f, 0x8b]);
+    if gz {
+        parse_reader(Path::new(name), flate2::bufread::MultiGzDecoder::new(reader), 0)
+    } else {
+        parse_reader(Path::new(name), reader, 0)
+    }
+}
+
 /// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
 pub fn maybe_gunzip(path: &Path, raw: Vec<u8>) -> Result<Vec<u8>> {
     if raw.starts_with(&[0x1f, 0x8b]) {
