@@ -129,6 +129,32 @@ impl<'o> Reader<'o> {
         self.problems.push(p);
     }
 
+    /// A broken document known only to hold objects of these kinds (in this group when
+    /// known, else any), anywhere.
+    pub fn broken_kinds(
+        &mut self,
+        loc: &Loc,
+        cause: impl Into<String>,
+        kinds: &[(Option<String>, String)],
+    ) {
+        let cause = cause.into();
+        let hole = |(g, k): &(Option<String>, String)| match g {
+            Some(g) => Hole::Kind {
+                gk: (g.clone(), k.clone()),
+                namespace: None,
+            },
+            None => Hole::KindName {
+                kind: k.clone(),
+                namespace: None,
+            },
+        };
+        let (last, rest) = kinds.split_last().expect("at least one kind");
+        for k in rest {
+            self.cov.hole(hole(k), loc.problem(cause.clone()).to_string());
+        }
+        self.broken(loc, cause, hole(last));
+    }
+
     /// A document that is a Kubernetes object but cannot be used (no uid, no kind): skipped
     /// and counted, not an error; what it could be is unknown.
     fn unusable(&mut self, loc: &Loc, reason: &str, hole: Hole) {

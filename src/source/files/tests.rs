@@ -20,9 +20,6 @@ fn read_named(name: &str, text: &str) -> (Snapshot, FileStats) {
     (s, st)
 }
 
-fn problems(text: &str) -> Vec<Problem> {
-    read_bytes("input", text.as_bytes(), &opts()).unwrap().2
-}
 
 fn row<'a>(s: &'a Snapshot, group: &str, version: &str, kind: &str) -> &'a Resource {
     s.resources
@@ -444,4 +441,31 @@ fn plural_guess_and_version_priority() {
         v,
         ["v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]
     );
+}
+
+#[test]
+fn a_document_that_does_not_parse_makes_the_kinds_it_names_unknown() {
+    let text = "apiVersion: v1\nkind: ConfigMapList\nmetadata: {resourceVersion: \"3\"}\nitems:\n\
+                - apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: ns, uid: u1}\n\
+                ---\n- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  spec:\n    address: ***HIDDEN***\n";
+    let (s, st, p) = read_bytes("x.yaml", text.as_bytes(), &opts()).unwrap();
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(st.broken, 1);
+    assert_eq!(
+        row(&s, "", "v1", "ConfigMap").list,
+        ListOutcome::Partial {
+            namespaces: vec!["ns".into()]
+        },
+        "the broken document names no ConfigMap"
+    );
+    // An InstanceManager row, if there were one, would be unknown everywhere: the hole is
+    // recorded for the kind in any group.
+    let text2 = format!(
+        "{text}---\napiVersion: longhorn.io/v1beta1\nkind: InstanceManagerList\nmetadata: {{resourceVersion: \"4\"}}\nitems:\n- metadata: {{name: im, namespace: ns, uid: u9}}\n"
+    );
+    let (s, _, _) = read_bytes("x.yaml", text2.as_bytes(), &opts()).unwrap();
+    assert!(matches!(
+        row(&s, "longhorn.io", "v1beta1", "InstanceManager").list,
+        ListOutcome::Failed { .. }
+    ));
 }

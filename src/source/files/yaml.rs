@@ -158,10 +158,111 @@ fn flush(
             if let Some(l) = e.location() {
                 loc.line = Some(start + (l.line() as usize).saturating_sub(1));
             }
-            reader.broken(&loc, format!("invalid YAML: {e}"), Hole::Everything);
+            let cause = format!("invalid YAML: {e}");
+            match kinds_named(text) {
+                Some(kinds) => reader.broken_kinds(&loc, cause, &kinds),
+                None => reader.broken(&loc, cause, Hole::Everything),
+            }
         }
     }
     doc.clear();
+}
+
+/// Every kind a document that does not parse names in its text, with its group when a
+/// sibling `apiVersion` line gives it (`XList` also as `X`), or `None` when it names none. The
+/// objects of a document all carry a `kind` line (items of a typed list inherit the list's),
+/// so what the document could hold is among these: an over-approximation, the safe side.
+/// (`ownerReferences` entries name kinds too; their `apiVersion` keeps them to their group.)
+fn kinds_named(text: &str) -> Option<Vec<(Option<String>, String)>> {
+    // (indent, is_kind, value) of `kind:` and `apiVersion:` lines; a `- ` counts as indent.
+    let mut lines: Vec<Option<(usize, bool, String)>> = Vec::new();
+    let mut flow_kinds: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let body = line.trim_start();
+        let mut indent = line.len() - body.len();
+        let mut body = body;
+        while let Some(rest) = body.strip_prefix("- ") {
+            indent += 2 + (rest.len() - rest.trim_start().len());
+            body = rest.trim_start();
+        }
+        let entry = [("kind:", true), ("apiVersion:", false)]
+            .iter()
+            .find_map(|(k, is_kind)| body.strip_prefix(k).map(|v| (*is_kind, v)))
+            .map(|(is_kind, v)| {
+                let v = v.trim().trim_matches(['"', '\'']);
+                (indent, is_kind, v.to_owned())
+            });
+        if entry.is_none() && body.contains("kind") {
+            // Flow style or JSON on one line: `"kind": "X"`, `{kind: X}`.
+            let mut rest = body;
+            while let Some(i) = rest.find("kind") {
+                let after = rest[i + 4..].trim_start_matches(['"', '\'']).trim_start();
+                rest = &rest[i + 4..];
+                if let Some(v) = after.strip_prefix(':') {
+                    let name: String = v
+                        .trim_start()
+                        .trim_start_matches(['"', '\''])
+                        .chars()
+                        .take_while(char::is_ascii_alphanumeric)
+                        .collect();
+                    if !name.is_empty() {
+                        flow_kinds.push(name);
+                    }
+                }
+            }
+        }
+        let blank = body.is_empty() || body.starts_with('#');
+        lines.push(if blank {
+            None
+        } else {
+            Some(entry.unwrap_or((indent, false, String::new())))
+        });
+    }
+    let mut out: Vec<(Option<String>, String)> = Vec::new();
+    let mut push = |group: Option<String>, kind: &str| {
+        let mut names = vec![kind.to_owned()];
+        if let Some(base) = kind.strip_suffix("List").filter(|b| !b.is_empty()) {
+            names.push(base.to_owned());
+        }
+        for k in names {
+            if !out.iter().any(|(g, x)| *g == group && *x == k) {
+                out.push((group.clone(), k));
+            }
+        }
+    };
+    for (i, l) in lines.iter().enumerate() {
+        let Some((indent, true, kind)) = l else {
+            continue;
+        };
+        let kind: String = kind.chars().take_while(char::is_ascii_alphanumeric).collect();
+        if kind.is_empty() {
+            continue;
+        }
+        // The sibling `apiVersion`: same indentation, same mapping.
+        let sibling = |range: &mut dyn Iterator<Item = usize>| {
+            for j in range {
+                match &lines[j] {
+                    None => continue,
+                    Some((ind, _, _)) if ind < indent => return None,
+                    Some((ind, false, v)) if ind == indent && !v.is_empty() => {
+                        return Some(v.clone());
+                    }
+                    _ => continue,
+                }
+            }
+            None
+        };
+        let api = sibling(&mut (0..i).rev()).or_else(|| sibling(&mut (i + 1..lines.len())));
+        let group = api
+            .as_deref()
+            .and_then(crate::snapshot::split_api_version)
+            .map(|(g, _)| g.to_owned());
+        push(group, &kind);
+    }
+    for k in flow_kinds {
+        push(None, &k);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// kubectl prints `apiVersion`, `items`, `kind`, `metadata` in this order: a list document
