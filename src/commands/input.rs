@@ -63,7 +63,25 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
 /// are always listed completely.
 pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     if let Some(path) = &g.snapshot {
-        let snapshot = format::read_file(path)?;
+        let (snapshot, integrity) = if path.as_os_str() == "-" {
+            use std::io::IsTerminal;
+            if std::io::stdin().is_terminal() {
+                return Err(crate::error::Error::input(
+                    "<stdin>",
+                    "--snapshot - reads standard input, which is a terminal",
+                    Some("pipe a snapshot in: kubectl gc snapshot -o - | kubectl gc audit --snapshot -".into()),
+                ));
+            }
+            format::read_from("<stdin>", std::io::stdin())?
+        } else {
+            format::read_file_checked(path)?
+        };
+        if integrity == format::Integrity::Unverified {
+            eprintln!(
+                "note: {} has no integrity trailer (written by an older kubectl-gc): lines lost or changed since cannot be detected",
+                path.display()
+            );
+        }
         return Ok(Loaded {
             snapshot,
             input: Input::SnapshotFile,

@@ -98,7 +98,7 @@ pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)
         if only.as_os_str() == "-" {
             let mut r = BufReader::with_capacity(1 << 16, std::io::stdin());
             if starts_like_snapshot(&mut r) {
-                return format::read_from("<stdin>", r).map(|s| (s, FileStats::default()));
+                return format::read_from("<stdin>", r).map(|(s, _)| (s, FileStats::default()));
             }
             stdin = Some(Box::new(r));
         } else if std::fs::metadata(only).is_ok_and(|m| m.is_file())
