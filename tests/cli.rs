@@ -413,6 +413,13 @@ fn check_exit_codes_baseline_and_strict_coverage() {
         r#""plural":"configmaps","namespaced":true,"verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"preferredVersion":"v1","outcome":"forbidden","message":"nope""#,
         1,
     );
+    // An edited snapshot no longer matches its trailer: drop the trailer (as in snapshots
+    // written before trailers existed, which are read with a note).
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"trailer""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let gappy = dir.path().join("gappy.ndjson");
     std::fs::write(&gappy, text).unwrap();
     let args = ["check", "health", "--snapshot", gappy.to_str().unwrap()];
