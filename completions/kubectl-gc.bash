@@ -104,7 +104,7 @@ _kubectl_gc() {
 
     case "${cmd}" in
         kubectl_gc)
-            opts="-f -R -n -A -h -V --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph completion generate help"
+            opts="-f -R -n -A -h -V --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph completion generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -119,6 +119,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -182,7 +186,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__audit)
-            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +233,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -292,7 +300,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -335,6 +343,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -398,7 +410,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__health)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,6 +453,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -574,7 +590,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__restart)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,6 +633,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -680,7 +700,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__upgrade)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -723,6 +743,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -786,7 +810,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__collect)
-            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -825,6 +849,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -888,7 +916,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__completion)
-            opts="-f -R -n -A -h --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help bash elvish fish powershell zsh"
+            opts="-f -R -n -A -h --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,6 +931,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -966,7 +998,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__generate)
-            opts="-o -f -R -n -A -h --objects --seed --namespaces --dangling-rate --cross-namespace-rate --unresolvable-rate --foreground-rate --orphan-rate --server-version --output --apply-to-kubeconfig --load-concurrency --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --objects --seed --namespaces --dangling-rate --cross-namespace-rate --unresolvable-rate --foreground-rate --orphan-rate --server-version --output --apply-to-kubeconfig --load-concurrency --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1036,6 +1068,10 @@ _kubectl_gc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-input-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1096,7 +1132,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__graph)
-            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1139,6 +1175,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1370,7 +1410,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__snapshot)
-            opts="-o -f -R -n -A -h --output --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --output --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1393,6 +1433,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
