@@ -294,7 +294,16 @@ fn kubectl_json_on_stdin() {
     assert_eq!(r["summary"]["coverage"]["source"], "files");
     // Declared complete, the missing ConfigMap is absent.
     let o = run_stdin(
-        &["audit", "-f", "-", "-o", "json", "--fail-on", "never", "--assume-complete"],
+        &[
+            "audit",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+            "--assume-complete",
+        ],
         list,
     );
     assert_eq!(codes(&json(&o)), [("GC001".to_owned(), "p".to_owned())]);

@@ -301,7 +301,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "Mi" => 1 << 20,
         "Gi" => 1 << 30,
         "Ti" => 1 << 40,
-        _ => return Err(format!("invalid size unit in {s:?} (Ki, Mi, Gi, Ti, K, M, G, T)")),
+        _ => {
+            return Err(format!(
+                "invalid size unit in {s:?} (Ki, Mi, Gi, Ti, K, M, G, T)"
+            ));
+        }
     };
     match n.checked_mul(mult) {
         Some(v) if v > 0 => Ok(v),

@@ -116,7 +116,11 @@ pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<(Snapshot, Int
         .map_err(|e| Error::input(name, format!("cannot read snapshot: {e}"), None))?
         .starts_with(&[0x1f, 0x8b]);
     if gz {
-        parse_reader(Path::new(name), flate2::bufread::MultiGzDecoder::new(reader), 0)
+        parse_reader(
+            Path::new(name),
+            flate2::bufread::MultiGzDecoder::new(reader),
+            0,
+        )
     } else {
         parse_reader(Path::new(name), reader, 0)
     }
@@ -437,7 +441,10 @@ fn parse_reader<R: Read + Send>(
 enum Msg {
     Batch(Batch),
     /// The end: the digest of everything before the trailer, and the trailer if any.
-    End { crc: u32, trailer: Option<Trailer> },
+    End {
+        crc: u32,
+        trailer: Option<Trailer>,
+    },
 }
 
 /// Writes a snapshot; gzip-compressed when `path` ends in `.gz`.
@@ -696,12 +703,18 @@ mod tests {
     #[test]
     fn trailer_detects_dropped_edited_and_appended_lines() {
         let mut snap = sample();
-        let meta: MetaIn = serde_json::from_str(r#"{"namespace":"ns","name":"rs2","uid":"u-2"}"#).unwrap();
+        let meta: MetaIn =
+            serde_json::from_str(r#"{"namespace":"ns","name":"rs2","uid":"u-2"}"#).unwrap();
         let mut b = SnapshotBuilder::new(snap.provenance.clone());
         for r in &snap.resources {
             b.add_resource(r.clone());
         }
-        b.add_object(ResourceId(0), &MetaIn { ..serde_json::from_str(r#"{"namespace":"ns","name":"rs1","uid":"u-rs"}"#).unwrap() });
+        b.add_object(
+            ResourceId(0),
+            &MetaIn {
+                ..serde_json::from_str(r#"{"namespace":"ns","name":"rs1","uid":"u-rs"}"#).unwrap()
+            },
+        );
         b.add_object(ResourceId(0), &meta);
         snap = b.finish();
         let text = written(&snap);
@@ -711,7 +724,14 @@ mod tests {
         assert_eq!(lines.len(), 4);
         assert!(lines[3].starts_with(r#"{"trailer":{"objects":2,"crc32":""#));
         // A line dropped, and the header's count edited to match: the trailer still catches it.
-        let dropped = [lines[0].replace(r#""objects":2"#, r#""objects":1"#).as_str(), lines[2], lines[3]].join("\n");
+        let dropped = [
+            lines[0]
+                .replace(r#""objects":2"#, r#""objects":1"#)
+                .as_str(),
+            lines[2],
+            lines[3],
+        ]
+        .join("\n");
         let err = parse(Path::new("x"), dropped.as_bytes()).unwrap_err();
         assert!(err.to_string().contains("trailer counts 2"), "{err}");
         // A value edited.

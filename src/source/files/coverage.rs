@@ -40,7 +40,10 @@ pub(crate) enum Hole {
     /// This kind of this group, in one namespace (`None`: everywhere).
     Kind { gk: Gk, namespace: Option<String> },
     /// This kind in any group (the apiVersion did not parse).
-    KindName { kind: String, namespace: Option<String> },
+    KindName {
+        kind: String,
+        namespace: Option<String>,
+    },
     /// Every kind in this namespace.
     Namespace(String),
     /// Everything.
@@ -76,7 +79,9 @@ impl Coverage {
 
     /// The index of a group/kind, if registered.
     pub fn find(&self, group: &str, kind: &str) -> Option<u32> {
-        self.index.get(&(group.to_owned(), kind.to_owned())).copied()
+        self.index
+            .get(&(group.to_owned(), kind.to_owned()))
+            .copied()
     }
 
     /// Records an object of `gk` in `namespace`, listed under `version`.
@@ -119,7 +124,10 @@ impl Coverage {
         for (h, cause) in &self.holes {
             let everywhere = match h {
                 Hole::Everything => true,
-                Hole::Kind { gk, namespace: None } => gk.0 == group && gk.1 == kind,
+                Hole::Kind {
+                    gk,
+                    namespace: None,
+                } => gk.0 == group && gk.1 == kind,
                 Hole::KindName {
                     kind: k,
                     namespace: None,
@@ -197,7 +205,11 @@ impl ListFrame {
 }
 
 /// True when a list's metadata says the API server returned it whole.
-pub(crate) fn is_server_list(resource_version: &str, continue_token: Option<&str>, remaining: bool) -> bool {
+pub(crate) fn is_server_list(
+    resource_version: &str,
+    continue_token: Option<&str>,
+    remaining: bool,
+) -> bool {
     // support-bundle-kit writes `continue: "null"` (a Go nil printed as text) on whole lists;
     // a real continue token is an opaque base64 string and never "null".
     !resource_version.is_empty()
@@ -252,7 +264,10 @@ mod tests {
         assert!(is_server_list("123", None, false));
         assert!(is_server_list("123", Some("null"), false));
         assert!(!is_server_list("", None, false), "kubectl's own List");
-        assert!(!is_server_list("123", Some("eyJ2IjoibWV0YS"), false), "one page");
+        assert!(
+            !is_server_list("123", Some("eyJ2IjoibWV0YS"), false),
+            "one page"
+        );
         assert!(!is_server_list("123", None, true), "remainingItemCount");
     }
 }

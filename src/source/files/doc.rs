@@ -15,8 +15,8 @@
 use super::hints::{Lenient, StatusVersions};
 use super::meta::{MetaSeed, StrSeed};
 use crate::model::{MetaIn, OwnerRefIn, meta::Labels};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -126,7 +126,9 @@ impl<'a> Doc<'a> {
 
     /// `metadata.uid` is set.
     pub fn has_uid(&self) -> bool {
-        self.metadata.as_ref().is_some_and(|m| !m.meta.uid.is_empty())
+        self.metadata
+            .as_ref()
+            .is_some_and(|m| !m.meta.uid.is_empty())
     }
 
     /// `metadata.namespace` when `metadata` was read.
@@ -180,7 +182,13 @@ impl Meta<'_> {
                 creation_timestamp: own(m.creation_timestamp),
                 deletion_timestamp: m.deletion_timestamp.map(own),
                 finalizers: m.finalizers.into_iter().map(own).collect(),
-                labels: Labels(m.labels.0.into_iter().map(|(k, v)| (own(k), own(v))).collect()),
+                labels: Labels(
+                    m.labels
+                        .0
+                        .into_iter()
+                        .map(|(k, v)| (own(k), own(v)))
+                        .collect(),
+                ),
                 owner_references: m
                     .owner_references
                     .into_iter()
@@ -404,7 +412,10 @@ impl<'de> Visitor<'de> for DocV {
     fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Doc<'de>, M::Error> {
         let mut doc = Doc::default();
         while let Some(Key(k)) = m.next_key::<Key<DocKey>>()? {
-            m.next_value_seed(FieldSeed { doc: &mut doc, key: k })?;
+            m.next_value_seed(FieldSeed {
+                doc: &mut doc,
+                key: k,
+            })?;
         }
         Ok(doc)
     }
@@ -423,13 +434,19 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
         doc.keys += 1;
         let err = &mut doc.error;
         match self.key {
-            DocKey::ApiVersion => doc.api_version = StrSeed::new(err, "apiVersion").deserialize(d)?,
+            DocKey::ApiVersion => {
+                doc.api_version = StrSeed::new(err, "apiVersion").deserialize(d)?
+            }
             DocKey::Kind => doc.kind = StrSeed::new(err, "kind").deserialize(d)?,
             DocKey::Metadata => doc.metadata = MetaSeed { err }.deserialize(d)?,
             DocKey::Items => doc.items = d.deserialize_any(ItemsV)?,
             DocKey::Spec => {
                 // Only a CRD's spec is read (and a kindless one: typed-client output).
-                if doc.kind.as_deref().is_none_or(|k| k == "CustomResourceDefinition") {
+                if doc
+                    .kind
+                    .as_deref()
+                    .is_none_or(|k| k == "CustomResourceDefinition")
+                {
                     doc.hints.spec = Lenient::<Spec>::deserialize(d)?.0;
                 } else {
                     IgnoredAny::deserialize(d)?;
@@ -464,12 +481,14 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
             }
             DocKey::PreferredVersion => doc.hints.preferred_version = Lenient::deserialize(d)?.0,
             DocKey::ServerVersion => {
-                doc.hints.server_git_version =
-                    Lenient::<NamedVersion>::deserialize(d)?.0.and_then(|v| v.version)
+                doc.hints.server_git_version = Lenient::<NamedVersion>::deserialize(d)?
+                    .0
+                    .and_then(|v| v.version)
             }
             DocKey::Info => {
-                doc.hints.info_git_version =
-                    Lenient::<NamedVersion>::deserialize(d)?.0.and_then(|v| v.version)
+                doc.hints.info_git_version = Lenient::<NamedVersion>::deserialize(d)?
+                    .0
+                    .and_then(|v| v.version)
             }
             DocKey::Major => {
                 IgnoredAny::deserialize(d)?;

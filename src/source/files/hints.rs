@@ -319,12 +319,9 @@ impl LenientShape for ApiGroup {
         let o = out.get_or_insert_with(Default::default);
         match key {
             "name" => o.name = m.next_value::<Lenient<String>>()?.0,
-            "preferredVersion" => {
-                o.preferred_version = m.next_value::<Lenient<NamedVersion>>()?.0
-            }
+            "preferredVersion" => o.preferred_version = m.next_value::<Lenient<NamedVersion>>()?.0,
             _ => return Ok(false),
         }
         Ok(true)
     }
 }
-

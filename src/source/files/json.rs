@@ -27,8 +27,9 @@ pub(crate) enum Outcome {
     /// Read to the end (problems, if any, are recorded).
     Done,
     /// The first value is not JSON at all; the bytes read so far (the start of the input)
-    /// are returned so the input can be read as YAML (flow-style YAML also starts with `{`).
-    NotJson(Vec<u8>),
+    /// are returned so the input can be read as YAML (flow-style YAML also starts with `{`),
+    /// with the JSON problem (reported if the input is not YAML either).
+    NotJson(Vec<u8>, super::accounting::Problem),
 }
 
 /// Why parsing stopped.
@@ -254,9 +255,12 @@ pub(crate) fn read(
             Err(Stop::Recorded) => break,
             Err(Stop::Syntax) => {
                 // The first value is not JSON: it may be flow-style YAML.
-                if doc_no == 1 && b.base == 0 && reader.stats.objects == objects_before {
-                    reader.unrecord_last();
-                    return Ok(Outcome::NotJson(std::mem::take(&mut b.buf)));
+                if doc_no == 1
+                    && b.base == 0
+                    && reader.stats.objects == objects_before
+                    && let Some(p) = reader.unrecord_last()
+                {
+                    return Ok(Outcome::NotJson(std::mem::take(&mut b.buf), p));
                 }
                 break;
             }
@@ -423,7 +427,11 @@ fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(),
                 let (raw, n) = one::<&serde_json::value::RawValue>(t)?;
                 let mut d = Doc::default();
                 let mut de = serde_json::Deserializer::from_str(raw.get());
-                FieldSeed { doc: &mut d, key: k }.deserialize(&mut de)?;
+                FieldSeed {
+                    doc: &mut d,
+                    key: k,
+                }
+                .deserialize(&mut de)?;
                 Ok((d.into_owned(), n))
             });
             match parsed {

@@ -46,7 +46,10 @@ impl<'e> StrSeed<'e> {
     fn wrong(self, what: String) {
         let (path, index) = (self.path, self.index);
         record(self.err, || match index {
-            Some(i) => format!("{}: expected a string, found {what}", path.replace("[]", &format!("[{i}]"))),
+            Some(i) => format!(
+                "{}: expected a string, found {what}",
+                path.replace("[]", &format!("[{i}]"))
+            ),
             None => format!("{path}: expected a string, found {what}"),
         });
     }
@@ -187,7 +190,9 @@ macro_rules! wrong_type {
         let path = $self.path();
         let expected = $self.expected();
         let what = $what;
-        record($self.err(), || format!("{path}: expected {expected}, found {what}"));
+        record($self.err(), || {
+            format!("{path}: expected {expected}, found {what}")
+        });
         Ok($out)
     }};
 }
@@ -308,7 +313,9 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
                 MetaKey::Namespace => {
                     meta.namespace = s(m.next_value_seed(StrSeed::new(err, "metadata.namespace"))?)
                 }
-                MetaKey::Name => meta.name = s(m.next_value_seed(StrSeed::new(err, "metadata.name"))?),
+                MetaKey::Name => {
+                    meta.name = s(m.next_value_seed(StrSeed::new(err, "metadata.name"))?)
+                }
                 MetaKey::Uid => meta.uid = s(m.next_value_seed(StrSeed::new(err, "metadata.uid"))?),
                 MetaKey::ResourceVersion => {
                     meta.resource_version =
@@ -326,13 +333,12 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
                     out.self_link = m.next_value_seed(StrSeed::new(err, "metadata.selfLink"))?
                 }
                 MetaKey::Continue => {
-                    out.continue_token = m.next_value_seed(StrSeed::new(err, "metadata.continue"))?
+                    out.continue_token =
+                        m.next_value_seed(StrSeed::new(err, "metadata.continue"))?
                 }
                 MetaKey::RemainingItemCount => {
-                    out.remaining = !matches!(
-                        m.next_value::<Lenient<u64>>()?.0,
-                        None | Some(0)
-                    ) || out.remaining;
+                    out.remaining = !matches!(m.next_value::<Lenient<u64>>()?.0, None | Some(0))
+                        || out.remaining;
                 }
                 MetaKey::Finalizers => meta.finalizers = m.next_value_seed(StrList { err })?,
                 MetaKey::Labels => meta.labels = Labels(m.next_value_seed(LabelsSeed { err })?),
@@ -505,13 +511,17 @@ impl<'de> Visitor<'de> for ScalarText<'_> {
     fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<Self::Value, M::Error> {
         drain_map(m)?;
         let path = self.path;
-        record(self.err, || format!("{path}: a value is an object, not a string"));
+        record(self.err, || {
+            format!("{path}: a value is an object, not a string")
+        });
         Ok(None)
     }
     fn visit_seq<S: SeqAccess<'de>>(self, s: S) -> Result<Self::Value, S::Error> {
         drain_seq(s)?;
         let path = self.path;
-        record(self.err, || format!("{path}: a value is a list, not a string"));
+        record(self.err, || {
+            format!("{path}: a value is a list, not a string")
+        });
         Ok(None)
     }
 }
@@ -695,7 +705,11 @@ impl<'de> Visitor<'de> for RefSeed<'_> {
     fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
         let (err, index) = (self.err, self.index);
         let mut r = OwnerRefIn::default();
-        fn str_seed<'x>(err: &'x mut Option<String>, path: &'static str, index: usize) -> StrSeed<'x> {
+        fn str_seed<'x>(
+            err: &'x mut Option<String>,
+            path: &'static str,
+            index: usize,
+        ) -> StrSeed<'x> {
             StrSeed {
                 err,
                 path,
@@ -706,17 +720,32 @@ impl<'de> Visitor<'de> for RefSeed<'_> {
             let s = |v: Option<Cow<'de, str>>| v.unwrap_or_default();
             match k {
                 RefKey::ApiVersion => {
-                    r.api_version =
-                        s(m.next_value_seed(str_seed(err, "metadata.ownerReferences[].apiVersion", index))?)
+                    r.api_version = s(m.next_value_seed(str_seed(
+                        err,
+                        "metadata.ownerReferences[].apiVersion",
+                        index,
+                    ))?)
                 }
                 RefKey::Kind => {
-                    r.kind = s(m.next_value_seed(str_seed(err, "metadata.ownerReferences[].kind", index))?)
+                    r.kind = s(m.next_value_seed(str_seed(
+                        err,
+                        "metadata.ownerReferences[].kind",
+                        index,
+                    ))?)
                 }
                 RefKey::Name => {
-                    r.name = s(m.next_value_seed(str_seed(err, "metadata.ownerReferences[].name", index))?)
+                    r.name = s(m.next_value_seed(str_seed(
+                        err,
+                        "metadata.ownerReferences[].name",
+                        index,
+                    ))?)
                 }
                 RefKey::Uid => {
-                    r.uid = s(m.next_value_seed(str_seed(err, "metadata.ownerReferences[].uid", index))?)
+                    r.uid = s(m.next_value_seed(str_seed(
+                        err,
+                        "metadata.ownerReferences[].uid",
+                        index,
+                    ))?)
                 }
                 RefKey::Controller => {
                     r.controller = m.next_value_seed(BoolSeed {
@@ -745,4 +774,3 @@ impl<'de> Visitor<'de> for RefSeed<'_> {
     }
     container_scalars!(None);
 }
-

@@ -38,9 +38,7 @@ pub use accounting::{FileStats, Problem};
 
 use crate::error::{Error, Result};
 use crate::model::{Added, Batch, Store};
-use crate::snapshot::{
-    Provenance, Snapshot, SnapshotBuilder, SourceKind, format, now_rfc3339,
-};
+use crate::snapshot::{Provenance, Snapshot, SnapshotBuilder, SourceKind, format, now_rfc3339};
 use recognize::{Reader, Sink};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -291,7 +289,9 @@ fn finish(reader: &mut Reader<'_>, mut store: Store, provenance: Provenance) -> 
                 "no kind/apiVersion, and its selfLink resource `{gv} {}` is neither built in nor defined in the input",
                 d.plural
             );
-            reader.stats.ignore("no kind/apiVersion, and an unknown selfLink resource");
+            reader
+                .stats
+                .ignore("no kind/apiVersion, and an unknown selfLink resource");
             reader.skipped.push(crate::snapshot::Skipped {
                 source: d.source.clone(),
                 reason: reason.clone(),

@@ -150,7 +150,8 @@ impl<'o> Reader<'o> {
         };
         let (last, rest) = kinds.split_last().expect("at least one kind");
         for k in rest {
-            self.cov.hole(hole(k), loc.problem(cause.clone()).to_string());
+            self.cov
+                .hole(hole(k), loc.problem(cause.clone()).to_string());
         }
         self.broken(loc, cause, hole(last));
     }
@@ -168,14 +169,30 @@ impl<'o> Reader<'o> {
     }
 
     /// Forgets the last problem (the JSON reader retries a first value as YAML).
-    pub fn unrecord_last(&mut self) {
-        if let Some(p) = self.problems.pop() {
-            self.stats.broken -= 1;
-            self.skipped.pop();
-            if self.cov.holes.last().is_some_and(|(_, c)| *c == p.to_string()) {
-                self.cov.holes.pop();
-            }
+    pub fn unrecord_last(&mut self) -> Option<Problem> {
+        let p = self.problems.pop()?;
+        self.stats.broken -= 1;
+        self.skipped.pop();
+        if self
+            .cov
+            .holes
+            .last()
+            .is_some_and(|(_, c)| *c == p.to_string())
+        {
+            self.cov.holes.pop();
         }
+        Some(p)
+    }
+
+    /// Records a problem found earlier (see [`Reader::unrecord_last`]).
+    pub fn rerecord(&mut self, p: Problem, hole: Hole) {
+        self.stats.broken += 1;
+        self.skipped.push(Skipped {
+            source: p.file.clone(),
+            reason: p.cause.clone(),
+        });
+        self.cov.hole(hole, p.to_string());
+        self.problems.push(p);
     }
 
     /// Something that is not a Kubernetes object.
@@ -363,8 +380,7 @@ impl<'o> Reader<'o> {
                 // bundles): its shape is unmistakable.
                 let name = doc.metadata.as_ref().map(|m| m.meta.name.as_ref());
                 if name == Some(&format!("{}.{}", crd.plural, crd.group)) {
-                    api_version = if doc.hints.spec.as_ref().is_some_and(|s| s.version.is_some())
-                    {
+                    api_version = if doc.hints.spec.as_ref().is_some_and(|s| s.version.is_some()) {
                         "apiextensions.k8s.io/v1beta1".into()
                     } else {
                         "apiextensions.k8s.io/v1".into()
@@ -380,7 +396,11 @@ impl<'o> Reader<'o> {
                     .and_then(|m| m.self_link.as_deref())
                     .and_then(self_link_resource)
             {
-                let meta = doc.into_owned().metadata.map(|m| m.meta).unwrap_or_default();
+                let meta = doc
+                    .into_owned()
+                    .metadata
+                    .map(|m| m.meta)
+                    .unwrap_or_default();
                 self.res.deferred.push(Deferred {
                     source: loc.label(),
                     group,

@@ -146,7 +146,10 @@ impl Resources {
             return true;
         }
         if kind == "APIGroup"
-            || (untyped && h.name.is_some() && h.versions.is_some() && h.preferred_version.is_some())
+            || (untyped
+                && h.name.is_some()
+                && h.versions.is_some()
+                && h.preferred_version.is_some())
         {
             let preferred = h.preferred_version.as_ref().and_then(|p| p.version.clone());
             if let (Some(name), Some(p)) = (&h.name, preferred) {

@@ -20,7 +20,6 @@ fn read_named(name: &str, text: &str) -> (Snapshot, FileStats) {
     (s, st)
 }
 
-
 fn row<'a>(s: &'a Snapshot, group: &str, version: &str, kind: &str) -> &'a Resource {
     s.resources
         .iter()
@@ -321,7 +320,9 @@ fn server_version_detection() {
     assert_eq!(j(r#"{"alerts":[]}"#), None);
     // The bundle's own statement beats the operator's.
     assert_eq!(
-        j(&format!("{co}\n{{\"info\":{{\"gitVersion\":\"v1.21.3\"}}}}")),
+        j(&format!(
+            "{co}\n{{\"info\":{{\"gitVersion\":\"v1.21.3\"}}}}"
+        )),
         Some("v1.21.3".into())
     );
 }

@@ -78,7 +78,14 @@ pub(crate) fn read_path(path: &Path, reader: &mut Reader<'_>, stdin_read: &mut b
     if md.is_dir() {
         let mut files = Vec::new();
         let mut has_subdirs = false;
-        walk_dir(path, reader.opts.recursive, true, &mut files, &mut has_subdirs, reader)?;
+        walk_dir(
+            path,
+            reader.opts.recursive,
+            true,
+            &mut files,
+            &mut has_subdirs,
+            reader,
+        )?;
         if files.is_empty() {
             let hint = if !reader.opts.recursive && has_subdirs {
                 "it has subdirectories: add -R (--recursive) to read them"
@@ -106,7 +113,10 @@ fn read_stdin(reader: &mut Reader<'_>) -> Result<()> {
         return Err(Error::input(
             "<stdin>",
             "-f - reads standard input, which is a terminal",
-            Some("pipe kubectl output in: kubectl get pods -A -o json | kubectl gc audit -f -".into()),
+            Some(
+                "pipe kubectl output in: kubectl get pods -A -o json | kubectl gc audit -f -"
+                    .into(),
+            ),
         ));
     }
     let mut lock = stdin.lock();
@@ -129,7 +139,11 @@ fn walk_dir(
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if top => {
-            return Err(Error::input(dir, format!("cannot read directory: {e}"), None));
+            return Err(Error::input(
+                dir,
+                format!("cannot read directory: {e}"),
+                None,
+            ));
         }
         Err(e) => {
             reader.broken(
@@ -181,7 +195,9 @@ fn walk_dir(
             Some(_) => {
                 // A FIFO could block forever, a device could be endless.
                 reader.stats.special_files += 1;
-                reader.stats.ignore("not a regular file (FIFO, socket or device)");
+                reader
+                    .stats
+                    .ignore("not a regular file (FIFO, socket or device)");
             }
             None => reader.broken(
                 &Loc::file(&name),
@@ -438,7 +454,15 @@ fn read_decoded(
     }
     if head.is_empty() {
         if source.explicit {
-            reader.broken(&Loc::file(name), if name == "<stdin>" { "empty input (standard input is empty or closed)" } else { "empty input" }, Hole::Everything);
+            reader.broken(
+                &Loc::file(name),
+                if name == "<stdin>" {
+                    "empty input (standard input is empty or closed)"
+                } else {
+                    "empty input"
+                },
+                Hole::Everything,
+            );
         } else {
             reader.stats.ignore("empty file");
         }
@@ -452,7 +476,9 @@ fn read_decoded(
                 Some("read it alone: --snapshot FILE, or -f FILE with no other -f".into()),
             ));
         }
-        reader.stats.ignore("a kubectl-gc snapshot (read it with --snapshot FILE)");
+        reader
+            .stats
+            .ignore("a kubectl-gc snapshot (read it with --snapshot FILE)");
         reader.skipped.push(crate::snapshot::Skipped {
             source: name.to_owned(),
             reason: "a kubectl-gc snapshot (read it with --snapshot FILE)".into(),
@@ -468,9 +494,18 @@ fn read_decoded(
     let result = if matches!(start, Some(b'{') | Some(b'[')) {
         match json::read(name, r, reader) {
             Ok(json::Outcome::Done) => Ok(()),
-            Ok(json::Outcome::NotJson(start)) => {
+            Ok(json::Outcome::NotJson(start, json_problem)) => {
+                let (objects, problems) = (reader.stats.objects, reader.problems.len());
                 let mut chained = BufReader::new(std::io::Cursor::new(start).chain(r));
-                yaml::read(name, &mut chained, reader)
+                let r = yaml::read(name, &mut chained, reader);
+                // Not YAML either: the JSON parser's message is the one that helps.
+                if reader.stats.objects == objects && reader.problems.len() > problems {
+                    while reader.problems.len() > problems {
+                        reader.unrecord_last();
+                    }
+                    reader.rerecord(json_problem, Hole::Everything);
+                }
+                r
             }
             Err(e) => Err(e),
         }
@@ -485,7 +520,12 @@ fn read_decoded(
 
 /// An I/O error while reading a stream (a corrupt compressed file, a cap exceeded, a
 /// vanished file): broken input; everything is unknown (what was lost cannot be told).
-fn io_problem(name: &str, _source: Source, e: std::io::Error, reader: &mut Reader<'_>) -> Result<()> {
+fn io_problem(
+    name: &str,
+    _source: Source,
+    e: std::io::Error,
+    reader: &mut Reader<'_>,
+) -> Result<()> {
     let cause = match e.get_ref().and_then(|i| i.downcast_ref::<CapExceeded>()) {
         Some(c) => c.to_string(),
         None => format!("cannot read: {e}"),
@@ -494,9 +534,18 @@ fn io_problem(name: &str, _source: Source, e: std::io::Error, reader: &mut Reade
     Ok(())
 }
 
-fn read_tar(name: &str, r: &mut dyn BufRead, source: Source, reader: &mut Reader<'_>) -> Result<()> {
+fn read_tar(
+    name: &str,
+    r: &mut dyn BufRead,
+    source: Source,
+    reader: &mut Reader<'_>,
+) -> Result<()> {
     if source.depth >= MAX_NESTING {
-        reader.broken(&Loc::file(name), "archives nested too deeply", Hole::Everything);
+        reader.broken(
+            &Loc::file(name),
+            "archives nested too deeply",
+            Hole::Everything,
+        );
         return Ok(());
     }
     reader.stats.archives += 1;
@@ -532,9 +581,18 @@ fn read_tar(name: &str, r: &mut dyn BufRead, source: Source, reader: &mut Reader
     Ok(())
 }
 
-fn read_zip(name: &str, r: &mut dyn BufRead, source: Source, reader: &mut Reader<'_>) -> Result<()> {
+fn read_zip(
+    name: &str,
+    r: &mut dyn BufRead,
+    source: Source,
+    reader: &mut Reader<'_>,
+) -> Result<()> {
     if source.depth >= MAX_NESTING {
-        reader.broken(&Loc::file(name), "archives nested too deeply", Hole::Everything);
+        reader.broken(
+            &Loc::file(name),
+            "archives nested too deeply",
+            Hole::Everything,
+        );
         return Ok(());
     }
     reader.stats.archives += 1;
@@ -544,13 +602,19 @@ fn read_zip(name: &str, r: &mut dyn BufRead, source: Source, reader: &mut Reader
             Ok(Some(f)) => f,
             Ok(None) => return Ok(()),
             Err(e) => {
-                reader.broken(&Loc::file(name), format!("corrupt zip archive: {e}"), Hole::Everything);
+                reader.broken(
+                    &Loc::file(name),
+                    format!("corrupt zip archive: {e}"),
+                    Hole::Everything,
+                );
                 return Ok(());
             }
         };
         let member = format!(
             "{name}/{}",
-            file.name().map(|n| n.into_owned()).unwrap_or_else(|_| "?".into())
+            file.name()
+                .map(|n| n.into_owned())
+                .unwrap_or_else(|_| "?".into())
         );
         if !file.is_file() {
             continue;

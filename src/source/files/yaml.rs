@@ -12,7 +12,11 @@ use std::io::BufRead;
 pub(crate) const MAX_DOCUMENT: usize = 1 << 30;
 
 /// Reads a YAML input.
-pub(crate) fn read(name: &str, r: &mut dyn BufRead, reader: &mut Reader<'_>) -> std::io::Result<()> {
+pub(crate) fn read(
+    name: &str,
+    r: &mut dyn BufRead,
+    reader: &mut Reader<'_>,
+) -> std::io::Result<()> {
     let mut doc: Vec<u8> = Vec::new();
     let mut line: Vec<u8> = Vec::new();
     let mut line_no = 0usize;
@@ -32,7 +36,11 @@ pub(crate) fn read(name: &str, r: &mut dyn BufRead, reader: &mut Reader<'_>) -> 
                 line: Some(line_no),
                 ..Loc::default()
             };
-            reader.broken(&loc, "binary data (a NUL byte), not YAML or JSON text", Hole::Everything);
+            reader.broken(
+                &loc,
+                "binary data (a NUL byte), not YAML or JSON text",
+                Hole::Everything,
+            );
             return Ok(());
         }
         if !line.ends_with(b"\n") && doc.len() + line.len() >= MAX_DOCUMENT {
@@ -131,7 +139,11 @@ fn flush(
     let text = match std::str::from_utf8(doc) {
         Ok(t) => t,
         Err(e) => {
-            let bad_line = start + doc[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+            let bad_line = start
+                + doc[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
             loc.line = Some(bad_line);
             reader.broken(&loc, "not UTF-8 text", Hole::Everything);
             doc.clear();
@@ -144,7 +156,8 @@ fn flush(
             if let TopValue::Object(d) = &v
                 && looks_cut(d)
             {
-                let hole = reader.list_hole(&super::recognize::ListCtx::none(), &Default::default());
+                let hole =
+                    reader.list_hole(&super::recognize::ListCtx::none(), &Default::default());
                 reader.broken(
                     &loc,
                     "a list with `apiVersion` and `items` but no `kind` or `metadata`: kubectl writes those after the items, so the document looks cut off",
@@ -234,7 +247,10 @@ fn kinds_named(text: &str) -> Option<Vec<(Option<String>, String)>> {
         let Some((indent, true, kind)) = l else {
             continue;
         };
-        let kind: String = kind.chars().take_while(char::is_ascii_alphanumeric).collect();
+        let kind: String = kind
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
         if kind.is_empty() {
             continue;
         }
