@@ -470,3 +470,70 @@ fn a_document_that_does_not_parse_makes_the_kinds_it_names_unknown() {
         ListOutcome::Failed { .. }
     ));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const LIST: &str = r#"{"apiVersion":"v1","items":[
+        {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs","namespace":"a","uid":"r1","labels":{"app":"x"}},"spec":{"replicas":2}},
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"a","uid":"p1","finalizers":["f"],
+          "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r1","controller":true}]},"status":{"phase":"Running"}}
+      ],"kind":"List","metadata":{"resourceVersion":"12"}}"#;
+
+    fn yaml() -> String {
+        let v: serde_json::Value = serde_json::from_str(LIST).unwrap();
+        serde_saphyr::to_string(&v).unwrap()
+    }
+
+    fn strict() -> FileOptions {
+        FileOptions::default()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any bytes: a result or an error, never a panic.
+        #[test]
+        fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = read_bytes("fuzz", &bytes, &opts());
+        }
+
+        /// A valid List cut anywhere before its end never loses objects silently, and never
+        /// makes a kind count as held: either the cut is reported (and nothing is held), or
+        /// every object was read, or nothing is claimed held.
+        #[test]
+        fn a_cut_document_is_never_silent(cut in 1usize..2000, as_yaml in any::<bool>()) {
+            let text = if as_yaml { yaml() } else { LIST.to_owned() };
+            let cut = cut.min(text.len() - 1);
+            let head = &text[..cut]; // ASCII text
+            let (s, stats, problems) = read_bytes("cut", head.as_bytes(), &strict()).unwrap();
+            let whole = head.trim_end() == text.trim_end();
+            let held = s.resources.iter().any(|r| {
+                matches!(&r.list, ListOutcome::Partial { namespaces } if !namespaces.is_empty())
+            });
+            prop_assert!(
+                whole || !problems.is_empty() || s.store.len() == 2 || !held,
+                "cut at {cut}: read {} objects, no problem reported, coverage claimed",
+                s.store.len()
+            );
+            // Whatever was cut away is unknown, never absent: no kind is held.
+            if !problems.is_empty() {
+                prop_assert!(!held, "cut at {cut}: {:?}", s.resources);
+            }
+            let _ = stats;
+        }
+
+        /// Single-byte edits of a valid document never panic, and whatever is read comes with
+        /// a consistent account.
+        #[test]
+        fn edited_documents_never_panic(pos in 0usize..600, byte in any::<u8>(), as_yaml in any::<bool>()) {
+            let mut text = if as_yaml { yaml().into_bytes() } else { LIST.as_bytes().to_vec() };
+            let pos = pos % text.len();
+            text[pos] = byte;
+            let (s, stats, problems) = read_bytes("edit", &text, &opts()).unwrap();
+            prop_assert_eq!(stats.broken, problems.len());
+            prop_assert!(s.store.len() <= stats.objects);
+        }
+    }
+}
