@@ -63,10 +63,10 @@ impl fmt::Display for Problem {
 }
 
 /// Where a document or list item is.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Loc {
-    /// The file.
-    pub file: String,
+    /// The file (shared: every item of a list has a location).
+    pub file: std::rc::Rc<str>,
     /// 1-based document number; 0 while the file is not split into documents yet.
     pub doc: usize,
     /// The file holds (or may hold) more than one document.
@@ -79,11 +79,24 @@ pub(crate) struct Loc {
     pub line: Option<usize>,
 }
 
+impl Default for Loc {
+    fn default() -> Self {
+        Loc {
+            file: "".into(),
+            doc: 0,
+            many: false,
+            item: None,
+            byte: None,
+            line: None,
+        }
+    }
+}
+
 impl Loc {
     /// The whole file.
     pub fn file(name: &str) -> Loc {
         Loc {
-            file: name.to_owned(),
+            file: name.into(),
             ..Loc::default()
         }
     }
@@ -126,7 +139,7 @@ impl Loc {
             parts.push(format!("item {i}"));
         }
         if parts.is_empty() {
-            self.file.clone()
+            self.file.to_string()
         } else {
             format!("{} ({})", self.file, parts.join(", "))
         }
@@ -135,7 +148,7 @@ impl Loc {
     /// A problem here.
     pub fn problem(&self, cause: impl Into<String>) -> Problem {
         Problem {
-            file: self.file.clone(),
+            file: self.file.to_string(),
             at: self.at(),
             cause: one_line(&cause.into()),
         }

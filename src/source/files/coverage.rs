@@ -61,6 +61,7 @@ pub(crate) struct Coverage {
     pub namespaces: BTreeSet<String>,
     /// What broken or unusable input makes unknown, with the problem that caused it.
     pub holes: Vec<(Hole, String)>,
+    last: Option<(u32, String, String)>,
 }
 
 impl Coverage {
@@ -86,6 +87,15 @@ impl Coverage {
 
     /// Records an object of `gk` in `namespace`, listed under `version`.
     pub fn object(&mut self, gk: u32, namespace: &str, version: &str) {
+        // Consecutive objects (a list's items) mostly share all three.
+        if let Some((g, n, v)) = &self.last
+            && *g == gk
+            && n == namespace
+            && v == version
+        {
+            return;
+        }
+        self.last = Some((gk, namespace.to_owned(), version.to_owned()));
         let s = &mut self.seen[gk as usize];
         if !s.namespaces.contains(namespace) {
             s.namespaces.insert(namespace.to_owned());
@@ -176,7 +186,7 @@ impl Coverage {
 /// (a list's `kind` and `metadata` often come after its `items`).
 #[derive(Debug, Default)]
 pub(crate) struct ListFrame {
-    seen: Vec<(u32, String)>,
+    seen: std::collections::HashSet<(u32, String)>,
     last: Option<(u32, String)>,
     /// Group/kinds its items named.
     pub kinds: BTreeSet<u32>,
@@ -192,10 +202,15 @@ impl ListFrame {
             return;
         }
         self.kinds.insert(gk);
-        if !self.seen.iter().any(|(g, n)| *g == gk && n == namespace) {
-            self.seen.push((gk, namespace.to_owned()));
+        self.seen.insert((gk, namespace.to_owned()));
+        match &mut self.last {
+            Some((g, n)) => {
+                *g = gk;
+                n.clear();
+                n.push_str(namespace);
+            }
+            None => self.last = Some((gk, namespace.to_owned())),
         }
-        self.last = Some((gk, namespace.to_owned()));
     }
 
     /// The group/kinds and namespaces of its items.

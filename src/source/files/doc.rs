@@ -50,7 +50,8 @@ pub(crate) struct Doc<'a> {
     pub metadata: Option<Meta<'a>>,
     pub items: Items<'a>,
     /// Hints about served kinds and the server version (owned: rare and small).
-    pub hints: Box<Hints>,
+    /// Allocated only when the document has one (most objects have none).
+    pub hints: Option<Box<Hints>>,
     /// The first value of a wrong type, with its path (`metadata.finalizers: …`).
     pub error: Option<String>,
     /// Number of keys.
@@ -114,6 +115,31 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// The hints (empty when there are none).
+    pub fn hints(&self) -> &Hints {
+        static NONE: Hints = Hints {
+            spec: None,
+            status_versions: Vec::new(),
+            group_version: None,
+            resources: None,
+            groups: None,
+            name: None,
+            versions: None,
+            preferred_version: None,
+            server_git_version: None,
+            info_git_version: None,
+            has_major: false,
+            git_version: None,
+            kubernetes_version: None,
+        };
+        self.hints.as_deref().unwrap_or(&NONE)
+    }
+
+    /// The hints, allocated on first use.
+    pub fn hints_mut(&mut self) -> &mut Hints {
+        self.hints.get_or_insert_with(Default::default)
+    }
+
     /// `kind`, or `""`.
     pub fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("")
@@ -162,7 +188,9 @@ impl<'a> Doc<'a> {
         if !matches!(items, Items::Absent) {
             self.items = items;
         }
-        self.hints.absorb(*hints);
+        if let Some(h) = hints {
+            self.hints_mut().absorb(*h);
+        }
         if self.error.is_none() {
             self.error = error;
         }
@@ -171,7 +199,7 @@ impl<'a> Doc<'a> {
 }
 
 impl Meta<'_> {
-    fn into_owned(self) -> Meta<'static> {
+    pub(crate) fn into_owned(self) -> Meta<'static> {
         let m = self.meta;
         Meta {
             meta: MetaIn {
@@ -447,14 +475,14 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                     .as_deref()
                     .is_none_or(|k| k == "CustomResourceDefinition")
                 {
-                    doc.hints.spec = Lenient::<Spec>::deserialize(d)?.0;
+                    doc.hints_mut().spec = Lenient::<Spec>::deserialize(d)?.0;
                 } else {
                     IgnoredAny::deserialize(d)?;
                 }
             }
             DocKey::Status => {
                 if doc.kind.as_deref().is_none_or(|k| k == "ClusterOperator") {
-                    doc.hints.status_versions = Lenient::<StatusVersions>::deserialize(d)?
+                    doc.hints_mut().status_versions = Lenient::<StatusVersions>::deserialize(d)?
                         .0
                         .map(|s| s.0)
                         .unwrap_or_default();
@@ -462,40 +490,40 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                     IgnoredAny::deserialize(d)?;
                 }
             }
-            DocKey::GroupVersion => doc.hints.group_version = Lenient::deserialize(d)?.0,
+            DocKey::GroupVersion => doc.hints_mut().group_version = Lenient::deserialize(d)?.0,
             DocKey::Resources => {
-                doc.hints.resources = Lenient::<Vec<Lenient<ApiResource>>>::deserialize(d)?
+                doc.hints_mut().resources = Lenient::<Vec<Lenient<ApiResource>>>::deserialize(d)?
                     .0
                     .map(|v| v.into_iter().filter_map(|x| x.0).collect())
             }
             DocKey::Groups => {
-                doc.hints.groups = Lenient::<Vec<Lenient<ApiGroup>>>::deserialize(d)?
+                doc.hints_mut().groups = Lenient::<Vec<Lenient<ApiGroup>>>::deserialize(d)?
                     .0
                     .map(|v| v.into_iter().filter_map(|x| x.0).collect())
             }
-            DocKey::Name => doc.hints.name = Lenient::deserialize(d)?.0,
+            DocKey::Name => doc.hints_mut().name = Lenient::deserialize(d)?.0,
             DocKey::Versions => {
-                doc.hints.versions = Lenient::<Vec<Lenient<NamedVersion>>>::deserialize(d)?
+                doc.hints_mut().versions = Lenient::<Vec<Lenient<NamedVersion>>>::deserialize(d)?
                     .0
                     .map(|v| v.into_iter().filter_map(|x| x.0).collect())
             }
-            DocKey::PreferredVersion => doc.hints.preferred_version = Lenient::deserialize(d)?.0,
+            DocKey::PreferredVersion => doc.hints_mut().preferred_version = Lenient::deserialize(d)?.0,
             DocKey::ServerVersion => {
-                doc.hints.server_git_version = Lenient::<NamedVersion>::deserialize(d)?
+                doc.hints_mut().server_git_version = Lenient::<NamedVersion>::deserialize(d)?
                     .0
                     .and_then(|v| v.version)
             }
             DocKey::Info => {
-                doc.hints.info_git_version = Lenient::<NamedVersion>::deserialize(d)?
+                doc.hints_mut().info_git_version = Lenient::<NamedVersion>::deserialize(d)?
                     .0
                     .and_then(|v| v.version)
             }
             DocKey::Major => {
                 IgnoredAny::deserialize(d)?;
-                doc.hints.has_major = true;
+                doc.hints_mut().has_major = true;
             }
-            DocKey::GitVersion => doc.hints.git_version = Lenient::deserialize(d)?.0,
-            DocKey::KubernetesVersion => doc.hints.kubernetes_version = Lenient::deserialize(d)?.0,
+            DocKey::GitVersion => doc.hints_mut().git_version = Lenient::deserialize(d)?.0,
+            DocKey::KubernetesVersion => doc.hints_mut().kubernetes_version = Lenient::deserialize(d)?.0,
             DocKey::Other => {
                 IgnoredAny::deserialize(d)?;
             }

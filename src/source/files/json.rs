@@ -231,7 +231,7 @@ pub(crate) fn read(
         let Some(c) = b.peek()? else { break };
         doc_no += 1;
         let loc = Loc {
-            file: name.to_owned(),
+            file: name.into(),
             doc: doc_no,
             many: true,
             byte: Some(b.offset()),

@@ -347,20 +347,20 @@ impl<'o> Reader<'o> {
         ctx: Option<&ListCtx>,
         frame: Option<&mut ListFrame>,
     ) {
-        let mut kind = doc.kind().to_owned();
-        let mut api_version = doc.api_version().to_owned();
+        use std::borrow::Cow;
+        let mut kind: Cow<'_, str> = Cow::Borrowed(doc.kind());
+        let mut api_version: Cow<'_, str> = Cow::Borrowed(doc.api_version());
         if let Some(ctx) = ctx
             && kind.is_empty()
             && let Some(k) = &ctx.kind
         {
-            kind = k.clone();
+            kind = Cow::Owned(k.clone());
             if api_version.is_empty() {
-                api_version = ctx.api_version.clone();
+                api_version = Cow::Owned(ctx.api_version.clone());
             }
         }
-        let namespace = doc.namespace().map(str::to_owned);
         if let Some(e) = &doc.error {
-            let hole = self.hole_of(&api_version, &kind, namespace.as_deref());
+            let hole = self.hole_of(&api_version, &kind, doc.namespace());
             self.broken(loc, e.clone(), hole);
             return;
         }
@@ -380,7 +380,7 @@ impl<'o> Reader<'o> {
                 // bundles): its shape is unmistakable.
                 let name = doc.metadata.as_ref().map(|m| m.meta.name.as_ref());
                 if name == Some(&format!("{}.{}", crd.plural, crd.group)) {
-                    api_version = if doc.hints.spec.as_ref().is_some_and(|s| s.version.is_some()) {
+                    api_version = if doc.hints().spec.as_ref().is_some_and(|s| s.version.is_some()) {
                         "apiextensions.k8s.io/v1beta1".into()
                     } else {
                         "apiextensions.k8s.io/v1".into()
@@ -418,13 +418,13 @@ impl<'o> Reader<'o> {
                 } else {
                     "no apiVersion"
                 };
-                let hole = self.hole_of(&api_version, &kind, namespace.as_deref());
+                let hole = self.hole_of(&api_version, &kind, doc.namespace());
                 self.unusable(loc, reason, hole);
                 return;
             }
         }
         let Some((group, version)) = split_api_version(&api_version) else {
-            let hole = self.hole_of(&api_version, &kind, namespace.as_deref());
+            let hole = self.hole_of(&api_version, &kind, doc.namespace());
             self.broken(loc, format!("invalid apiVersion {api_version:?}"), hole);
             return;
         };
@@ -434,7 +434,7 @@ impl<'o> Reader<'o> {
             return;
         };
         if meta.meta.uid.is_empty() {
-            let hole = self.hole_of(&api_version, &kind, namespace.as_deref());
+            let hole = self.hole_of(&api_version, &kind, doc.namespace());
             self.unusable(loc, "no metadata.uid", hole);
             return;
         }

@@ -23,7 +23,7 @@ pub(crate) struct CrdInfo {
 impl CrdInfo {
     /// `spec.group`, `spec.names` and `spec.scope` of a CRD (v1 or v1beta1).
     pub fn of(doc: &Doc<'_>) -> Option<CrdInfo> {
-        let spec = doc.hints.spec.as_ref()?;
+        let spec = doc.hints().spec.as_ref()?;
         let group = spec.group.as_deref()?;
         let kind = spec.kind.as_deref()?;
         let plural = spec.plural.as_deref()?;
@@ -128,7 +128,7 @@ impl Resources {
     /// Records a discovery document; `false` when `doc` is not one.
     pub fn discovery(&mut self, doc: &Doc<'_>) -> bool {
         let kind = doc.kind();
-        let h = &doc.hints;
+        let h = doc.hints();
         let untyped = kind.is_empty() && doc.metadata.is_none();
         if kind == "APIResourceList"
             || (untyped && h.group_version.is_some() && h.resources.is_some())
@@ -169,11 +169,11 @@ impl Resources {
     }
 
     fn api_resource_list(&mut self, doc: &Doc<'_>) {
-        let gv = doc.hints.group_version.as_deref().unwrap_or("");
+        let gv = doc.hints().group_version.as_deref().unwrap_or("");
         let Some((group, version)) = split_api_version(gv) else {
             return;
         };
-        for r in doc.hints.resources.iter().flatten() {
+        for r in doc.hints().resources.iter().flatten() {
             let plural = r.name.as_deref().unwrap_or("");
             let kind = r.kind.as_deref().unwrap_or("");
             if plural.is_empty() || plural.contains('/') || kind.is_empty() {
@@ -375,7 +375,7 @@ pub(crate) fn server_version_hint(doc: &Doc<'_>) -> Option<(u8, String)> {
             Some(format!("v{s}"))
         }
     };
-    let h = &doc.hints;
+    let h = doc.hints();
     let kind = doc.kind();
     if kind.is_empty() && doc.metadata.is_none() {
         if let Some(s) = &h.server_git_version {

@@ -32,7 +32,7 @@ pub(crate) fn read(
         line_no += 1;
         if memchr::memchr(0, &line).is_some() {
             let loc = Loc {
-                file: name.to_owned(),
+                file: name.into(),
                 line: Some(line_no),
                 ..Loc::default()
             };
@@ -45,7 +45,7 @@ pub(crate) fn read(
         }
         if !line.ends_with(b"\n") && doc.len() + line.len() >= MAX_DOCUMENT {
             let loc = Loc {
-                file: name.to_owned(),
+                file: name.into(),
                 doc: doc_no + 1,
                 many: separated,
                 line: Some(doc_start),
@@ -130,7 +130,7 @@ fn flush(
     }
     *doc_no += 1;
     let mut loc = Loc {
-        file: name.to_owned(),
+        file: name.into(),
         doc: *doc_no,
         many,
         line: Some(start),
