@@ -91,7 +91,8 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         });
     }
     if !g.filename.is_empty() {
-        let snapshot = files::read_files(&files::FileOptions {
+        let start = Instant::now();
+        let (snapshot, stats, problems) = files::read_files_reporting(&files::FileOptions {
             paths: g.filename.clone(),
             recursive: g.recursive,
             keep_going: g.skip_broken_input,
@@ -102,6 +103,13 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
                 n => n,
             },
         })?;
+        // Broken documents skipped with --skip-broken-input are still reported, one line each.
+        for p in &problems {
+            eprintln!("warning: {p}");
+        }
+        if stats.files > 0 {
+            eprintln!("{}", stats.summary_line(start.elapsed()));
+        }
         return Ok(Loaded {
             snapshot,
             input: Input::Files,

@@ -35,6 +35,52 @@ pub struct FileStats {
 }
 
 impl FileStats {
+    /// `read 8324 objects (311 duplicates) from 2305 files in 1.2s · ignored: …`: what was
+    /// read, for stderr.
+    pub fn summary_line(&self, elapsed: std::time::Duration) -> String {
+        let mut line = format!(
+            "read {} objects{} from {} file{}{} in {:.1}s",
+            self.added,
+            if self.duplicates > 0 {
+                format!(" ({} duplicates)", self.duplicates)
+            } else {
+                String::new()
+            },
+            self.files,
+            if self.files == 1 { "" } else { "s" },
+            if self.archives > 0 {
+                format!(" ({} archive{})", self.archives, if self.archives == 1 { "" } else { "s" })
+            } else {
+                String::new()
+            },
+            elapsed.as_secs_f64()
+        );
+        if self.files_ignored + self.special_files > 0 {
+            line.push_str(&format!(
+                " · {} file{} passed over by name or type",
+                self.files_ignored + self.special_files,
+                if self.files_ignored + self.special_files == 1 { "" } else { "s" }
+            ));
+        }
+        if !self.ignored.is_empty() {
+            let parts: Vec<String> = self
+                .ignored
+                .iter()
+                .map(|(reason, n)| format!("{n} {reason}"))
+                .collect();
+            line.push_str(&format!(" · ignored: {}", parts.join(", ")));
+        }
+        if self.broken > 0 {
+            line.push_str(&format!(
+                " · {} broken document{} skipped (what {} could hold is unknown)",
+                self.broken,
+                if self.broken == 1 { "" } else { "s" },
+                if self.broken == 1 { "it" } else { "they" }
+            ));
+        }
+        line
+    }
+
     pub(crate) fn ignore(&mut self, reason: &str) {
         *self.ignored.entry(reason.to_owned()).or_insert(0) += 1;
     }

@@ -85,6 +85,12 @@ pub fn read_files(opts: &FileOptions) -> Result<Snapshot> {
 ///
 /// A lone input that is a kubectl-gc snapshot (a file, or standard input) is read as one.
 pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)> {
+    read_files_reporting(opts).map(|(s, st, _)| (s, st))
+}
+
+/// [`read_files_with_stats`], also returning the broken documents that were skipped
+/// ([`FileOptions::keep_going`]).
+pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
     if opts.paths.is_empty() {
         return Err(Error::usage(
             "no input files",
@@ -96,7 +102,8 @@ pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)
         if only.as_os_str() == "-" {
             let mut r = BufReader::with_capacity(1 << 16, std::io::stdin());
             if starts_like_snapshot(&mut r) {
-                return format::read_from("<stdin>", r).map(|(s, _)| (s, FileStats::default()));
+                return format::read_from("<stdin>", r)
+                    .map(|(s, _)| (s, FileStats::default(), Vec::new()));
             }
             stdin = Some(Box::new(r));
         } else if std::fs::metadata(only).is_ok_and(|m| m.is_file())
@@ -104,7 +111,7 @@ pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)
                 .map(|f| starts_like_snapshot(&mut BufReader::new(f)))
                 .unwrap_or(false)
         {
-            return format::read_file(only).map(|s| (s, FileStats::default()));
+            return format::read_file(only).map(|s| (s, FileStats::default(), Vec::new()));
         }
     }
     let (snapshot, stats, problems) = run(opts, |reader| {
@@ -131,8 +138,8 @@ pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)
         }
         Ok(())
     })?;
-    check(opts, &snapshot, &stats, problems)?;
-    Ok((snapshot, stats))
+    check(opts, &snapshot, &stats, &problems)?;
+    Ok((snapshot, stats, problems))
 }
 
 /// Reads one in-memory input (tests, fuzzing): like `-f` of a file holding `bytes`, without
@@ -157,7 +164,7 @@ fn check(
     opts: &FileOptions,
     snapshot: &Snapshot,
     stats: &FileStats,
-    problems: Vec<Problem>,
+    problems: &[Problem],
 ) -> Result<()> {
     if !problems.is_empty() && !opts.keep_going {
         return Err(Error::BrokenInput {
