@@ -49,7 +49,11 @@ impl FileStats {
             self.files,
             if self.files == 1 { "" } else { "s" },
             if self.archives > 0 {
-                format!(" ({} archive{})", self.archives, if self.archives == 1 { "" } else { "s" })
+                format!(
+                    " ({} archive{})",
+                    self.archives,
+                    if self.archives == 1 { "" } else { "s" }
+                )
             } else {
                 String::new()
             },
@@ -59,7 +63,11 @@ impl FileStats {
             line.push_str(&format!(
                 " · {} file{} passed over by name or type",
                 self.files_ignored + self.special_files,
-                if self.files_ignored + self.special_files == 1 { "" } else { "s" }
+                if self.files_ignored + self.special_files == 1 {
+                    ""
+                } else {
+                    "s"
+                }
             ));
         }
         if !self.ignored.is_empty() {

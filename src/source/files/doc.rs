@@ -70,6 +70,8 @@ pub(crate) enum Items<'a> {
 }
 
 /// An element of `items` or of a top-level array.
+// Boxing the object would cost an allocation per list item; elements are moved once.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Element<'a> {
     Object(Doc<'a>),
@@ -507,7 +509,9 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                     .0
                     .map(|v| v.into_iter().filter_map(|x| x.0).collect())
             }
-            DocKey::PreferredVersion => doc.hints_mut().preferred_version = Lenient::deserialize(d)?.0,
+            DocKey::PreferredVersion => {
+                doc.hints_mut().preferred_version = Lenient::deserialize(d)?.0
+            }
             DocKey::ServerVersion => {
                 doc.hints_mut().server_git_version = Lenient::<NamedVersion>::deserialize(d)?
                     .0
@@ -523,7 +527,9 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                 doc.hints_mut().has_major = true;
             }
             DocKey::GitVersion => doc.hints_mut().git_version = Lenient::deserialize(d)?.0,
-            DocKey::KubernetesVersion => doc.hints_mut().kubernetes_version = Lenient::deserialize(d)?.0,
+            DocKey::KubernetesVersion => {
+                doc.hints_mut().kubernetes_version = Lenient::deserialize(d)?.0
+            }
             DocKey::Other => {
                 IgnoredAny::deserialize(d)?;
             }
@@ -595,6 +601,7 @@ impl<'de> Visitor<'de> for ElementV {
 }
 
 /// A top-level document: a map, a sequence of maps, or something else.
+#[allow(clippy::large_enum_variant)] // As `Element`.
 #[derive(Debug)]
 pub(crate) enum TopValue<'a> {
     Object(Doc<'a>),

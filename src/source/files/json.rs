@@ -227,8 +227,7 @@ pub(crate) fn read(
     };
     let mut doc_no = 0;
     let objects_before = reader.stats.objects;
-    loop {
-        let Some(c) = b.peek()? else { break };
+    while let Some(c) = b.peek()? {
         doc_no += 1;
         let loc = Loc {
             file: name.into(),

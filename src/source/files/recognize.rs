@@ -380,7 +380,12 @@ impl<'o> Reader<'o> {
                 // bundles): its shape is unmistakable.
                 let name = doc.metadata.as_ref().map(|m| m.meta.name.as_ref());
                 if name == Some(&format!("{}.{}", crd.plural, crd.group)) {
-                    api_version = if doc.hints().spec.as_ref().is_some_and(|s| s.version.is_some()) {
+                    api_version = if doc
+                        .hints()
+                        .spec
+                        .as_ref()
+                        .is_some_and(|s| s.version.is_some())
+                    {
                         "apiextensions.k8s.io/v1beta1".into()
                     } else {
                         "apiextensions.k8s.io/v1".into()

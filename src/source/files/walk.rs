@@ -313,7 +313,7 @@ impl<R: Read> Read for Capped<R> {
 pub(crate) fn human_bytes(n: u64) -> String {
     const G: u64 = 1 << 30;
     const M: u64 = 1 << 20;
-    if n >= G && n % G == 0 {
+    if n >= G && n.is_multiple_of(G) {
         format!("{} GiB", n / G)
     } else if n >= M {
         format!("{} MiB", n / M)
@@ -323,7 +323,7 @@ pub(crate) fn human_bytes(n: u64) -> String {
 }
 
 /// Peeks at up to `n` bytes without consuming them.
-fn peek<'r>(r: &'r mut dyn BufRead, n: usize) -> std::io::Result<Vec<u8>> {
+fn peek(r: &mut dyn BufRead, n: usize) -> std::io::Result<Vec<u8>> {
     // BufReader's buffer holds at least 8 KiB; one fill is enough for magic numbers unless
     // the source returns short reads, so keep filling a private copy.
     let buf = loop {
