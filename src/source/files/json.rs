@@ -52,15 +52,16 @@ enum Fail {
 
 struct Buf<'r> {
     r: &'r mut dyn Read,
-    buf: Vec<u8>,
-    /// Consumed prefix of `buf`.
+    /// Input checked to be UTF-8 once, as it was read; values are parsed from it as text.
+    text: String,
+    /// Consumed prefix of `text`.
     pos: usize,
-    /// `buf[..valid]` is UTF-8.
-    valid: usize,
-    /// `buf[valid..]` starts with bytes that are not UTF-8 (not merely cut by the chunk end).
+    /// Bytes read after `text`: a character cut by the end of a read, or bytes that are not
+    /// UTF-8 (`invalid`).
+    rest: Vec<u8>,
     invalid: bool,
     eof: bool,
-    /// Offset of `buf[0]` in the input.
+    /// Offset of `text[0]` in the input.
     base: u64,
 }
 
@@ -69,68 +70,63 @@ impl Buf<'_> {
         self.base + self.pos as u64
     }
 
-    /// Reads another chunk, keeping the unconsumed bytes. `false` at the end of the input.
+    /// Reads another chunk, keeping the unconsumed text. `false` at the end of the input.
     fn more(&mut self) -> std::io::Result<bool> {
-        if self.eof {
+        if self.eof || self.invalid {
             return Ok(false);
         }
         if self.pos > 0 {
-            self.buf.drain(..self.pos);
+            self.text.drain(..self.pos);
             self.base += self.pos as u64;
-            self.valid -= self.pos;
             self.pos = 0;
         }
-        let have = self.buf.len();
-        let want = CHUNK.max(have);
-        self.buf.resize(have + want, 0);
-        let mut filled = have;
-        while filled < self.buf.len() {
-            match self.r.read(&mut self.buf[filled..]) {
+        let mut raw = std::mem::take(&mut self.rest);
+        let start = raw.len();
+        raw.resize(start + CHUNK.max(self.text.len()), 0);
+        let mut filled = start;
+        while filled < raw.len() {
+            match self.r.read(&mut raw[filled..]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
                 }
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.buf.truncate(filled);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
-        self.buf.truncate(filled);
-        match std::str::from_utf8(&self.buf[self.valid..]) {
-            Ok(_) => self.valid = self.buf.len(),
+        raw.truncate(filled);
+        match std::str::from_utf8(&raw) {
+            Ok(t) => self.text.push_str(t),
             Err(e) => {
-                self.valid += e.valid_up_to();
-                // A character cut by the chunk end is completed by the next read.
+                let ok = e.valid_up_to();
+                self.text
+                    .push_str(std::str::from_utf8(&raw[..ok]).unwrap_or_default());
+                self.rest = raw[ok..].to_vec();
+                // A character cut by the end of a read is completed by the next one.
                 self.invalid = e.error_len().is_some() || self.eof;
             }
         }
-        Ok(filled > have)
+        Ok(filled > start)
     }
 
     fn text(&self) -> &str {
-        std::str::from_utf8(&self.buf[self.pos..self.valid]).unwrap_or("")
+        &self.text[self.pos..]
     }
 
     /// The next non-whitespace byte, reading more as needed.
     fn peek(&mut self) -> std::io::Result<Option<u8>> {
         loop {
-            if let Some(i) = self.buf[self.pos..self.valid]
+            if let Some(i) = self.text.as_bytes()[self.pos..]
                 .iter()
                 .position(|b| !b.is_ascii_whitespace())
             {
                 self.pos += i;
-                return Ok(Some(self.buf[self.pos]));
+                return Ok(Some(self.text.as_bytes()[self.pos]));
             }
-            self.pos = self.valid;
-            if self.invalid || !self.more()? {
-                return Ok(if self.pos < self.buf.len() {
-                    Some(self.buf[self.pos])
-                } else {
-                    None
-                });
+            self.pos = self.text.len();
+            if !self.more()? {
+                return Ok(self.rest.first().copied());
             }
         }
     }
@@ -144,14 +140,14 @@ impl Buf<'_> {
     ) -> Result<T, Fail> {
         loop {
             let start = self.offset();
-            let text = std::str::from_utf8(&self.buf[self.pos..self.valid]).unwrap_or("");
+            let text = &self.text[self.pos..];
             match f(text) {
                 Ok((v, n)) => {
                     self.pos += n;
                     return Ok(v);
                 }
                 Err(e) if e.is_eof() && !self.eof && !self.invalid => {
-                    if self.valid - self.pos > MAX_VALUE {
+                    if self.text.len() - self.pos > MAX_VALUE {
                         return Err(Fail::Broken(format!(
                             "a single JSON value is larger than {} MiB",
                             MAX_VALUE >> 20
@@ -160,11 +156,12 @@ impl Buf<'_> {
                     self.more().map_err(Fail::Io)?;
                 }
                 Err(e) => {
-                    let cause = if self.invalid && e.is_eof() {
-                        if self.valid == self.buf.len() {
-                            "the input ends in the middle of a character (not UTF-8 text)".into()
+                    let cause = if !self.rest.is_empty() && e.is_eof() {
+                        let at = self.base + self.text.len() as u64;
+                        if self.invalid && !self.eof || self.rest.len() > 3 {
+                            format!("not UTF-8 text at byte {at}")
                         } else {
-                            format!("not UTF-8 text at byte {}", self.base + self.valid as u64)
+                            format!("not UTF-8 text: the input ends inside a character at byte {at}")
                         }
                     } else if e.is_eof() {
                         "the input ends in the middle of a JSON value (cut off?)".to_owned()
@@ -218,9 +215,9 @@ pub(crate) fn read(
 ) -> std::io::Result<Outcome> {
     let mut b = Buf {
         r,
-        buf: Vec::new(),
+        text: String::new(),
         pos: 0,
-        valid: 0,
+        rest: Vec::new(),
         invalid: false,
         eof: false,
         base: 0,
@@ -259,7 +256,9 @@ pub(crate) fn read(
                     && reader.stats.objects == objects_before
                     && let Some(p) = reader.unrecord_last()
                 {
-                    return Ok(Outcome::NotJson(std::mem::take(&mut b.buf), p));
+                    let mut start = std::mem::take(&mut b.text).into_bytes();
+                    start.append(&mut b.rest);
+                    return Ok(Outcome::NotJson(start, p));
                 }
                 break;
             }
@@ -330,7 +329,7 @@ fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(),
                 return Ok(());
             }
             Err(e) if e.is_eof() && !b.eof && !b.invalid => {
-                if b.valid - b.pos >= STREAM_OVER {
+                if b.text.len() - b.pos >= STREAM_OVER {
                     break;
                 }
                 b.more().map_err(Stop::Io)?;
