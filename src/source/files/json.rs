@@ -161,7 +161,9 @@ impl Buf<'_> {
                         if self.invalid && !self.eof || self.rest.len() > 3 {
                             format!("not UTF-8 text at byte {at}")
                         } else {
-                            format!("not UTF-8 text: the input ends inside a character at byte {at}")
+                            format!(
+                                "not UTF-8 text: the input ends inside a character at byte {at}"
+                            )
                         }
                     } else if e.is_eof() {
                         "the input ends in the middle of a JSON value (cut off?)".to_owned()
