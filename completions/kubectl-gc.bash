@@ -98,7 +98,7 @@ _kubectl_gc() {
 
     case "${cmd}" in
         kubectl_gc)
-            opts="-f -R -n -A -h -V --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph completion help"
+            opts="-f -R -n -A -h -V --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +113,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -176,7 +180,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__audit)
-            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -l -f -R -n -A -h --output --selector --kind --fail-on --events --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +227,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -286,7 +294,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help restart upgrade health help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -329,6 +337,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -392,7 +404,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__health)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,6 +447,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -568,7 +584,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__restart)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,6 +627,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -674,7 +694,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__upgrade)
-            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --to --crd --output --fail-on --strict-coverage --baseline --write-baseline --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -717,6 +737,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -780,7 +804,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__collect)
-            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -y -f -R -n -A -h --output --delete --cascade --apply --yes --record --qps --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -819,6 +843,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -882,7 +910,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__completion)
-            opts="-f -R -n -A -h --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help bash elvish fish powershell zsh"
+            opts="-f -R -n -A -h --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -897,6 +925,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -960,7 +992,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__graph)
-            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1003,6 +1035,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1220,7 +1256,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__snapshot)
-            opts="-o -f -R -n -A -h --output --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --output --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1243,6 +1279,10 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_gc_global_optspecs
-    string join \n snapshot= f/filename= R/recursive kubeconfig= context= cluster= user= as= as-group= request-timeout= n/namespace= A/all-namespaces concurrency= chunk-size= gc-version= color= h/help V/version
+    string join \n snapshot= f/filename= R/recursive skip-broken-input assume-complete max-input-size= kubeconfig= context= cluster= user= as= as-group= request-timeout= n/namespace= A/all-namespaces concurrency= chunk-size= gc-version= color= h/help V/version
 end
 
 function __fish_kubectl_gc_needs_command
@@ -26,6 +26,7 @@ end
 
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -41,6 +42,8 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l color -d 'Colour:
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s V -l version -d 'Print version'
@@ -62,6 +65,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l baseline
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -79,6 +83,8 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l events -d 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
@@ -94,6 +100,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d 'Requests per second --apply may send (bursts of 1.5 × N)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -111,6 +118,8 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l apply -d 'Perform the plan on the live cluster (each action re-verified first; default: dry run). With --delete: perform that delete only (the GC does the cascade)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s y -l yes -d 'Apply without asking (required when stdin or stderr is not a terminal)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
@@ -124,6 +133,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -140,6 +150,8 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
@@ -157,6 +169,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -173,6 +186,8 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
@@ -186,6 +201,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -202,6 +218,8 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
@@ -215,6 +233,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -231,6 +250,8 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
@@ -240,6 +261,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s o -l output -d 'File to write (gzip-compressed when it ends in .gz; `-` for stdout)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -255,6 +277,8 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l color
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l uid -d 'Start from the object with this UID (repeatable), like the GC endpoint\'s ?uid=' -r
@@ -271,6 +295,7 @@ legacy\t'Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -287,10 +312,13 @@ always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-insecure-skip-tls-verify -d 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -306,6 +334,8 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l col
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'

@@ -48,6 +48,21 @@ pub struct GlobalArgs {
     /// Walk directories given with -f recursively.
     #[arg(short = 'R', long, global = true)]
     pub recursive: bool,
+    // ---- -f input: broken documents, coverage, limits (src/source/files) ----
+    /// -f: report broken documents and go on without them instead of failing (exit 3); what
+    /// they could hold (their kinds in their namespaces, or everything) is then unknown.
+    #[arg(long, global = true)]
+    pub skip_broken_input: bool,
+    /// -f: declare the input complete: every kind it holds counts as listed in full in every
+    /// namespace it holds, so a missing owner of such a kind is reported as absent. Only for
+    /// whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or
+    /// a partial copy, owners left out would be reported missing and planned for deletion.
+    #[arg(long, global = true)]
+    pub assume_complete: bool,
+    /// -f: read at most this much from one decompressed file, archive member or pipe
+    /// (e.g. 512Mi, 20Gi).
+    #[arg(long, global = true, value_name = "SIZE", default_value = "8Gi", value_parser = parse_size)]
+    pub max_input_size: u64,
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
     #[arg(long, global = true, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
@@ -322,6 +337,37 @@ fn parse_duration_unbounded(s: &str) -> Result<std::time::Duration, String> {
     // `from_secs_f64` panics on overflow (`99999999999999999999s`): use the checked form.
     std::time::Duration::try_from_secs_f64(secs)
         .map_err(|_| format!("duration {s:?} is too long (at most 24h; 0 for no limit)"))
+}
+
+/// Parses `512Mi`, `8Gi`, `100M`, `4096` (bytes) into bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (e.g. 512Mi, 8Gi)"))?;
+    let mult: u64 = match unit {
+        "" => 1,
+        "K" | "k" => 1_000,
+        "M" => 1_000_000,
+        "G" => 1_000_000_000,
+        "T" => 1_000_000_000_000,
+        "Ki" => 1 << 10,
+        "Mi" => 1 << 20,
+        "Gi" => 1 << 30,
+        "Ti" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "invalid size unit in {s:?} (Ki, Mi, Gi, Ti, K, M, G, T)"
+            ));
+        }
+    };
+    match n.checked_mul(mult) {
+        Some(v) if v > 0 => Ok(v),
+        Some(_) => Err("the size must be positive".into()),
+        None => Err(format!("size {s:?} is too large")),
+    }
 }
 
 /// `audit` flags.

@@ -63,7 +63,25 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
 /// are always listed completely.
 pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     if let Some(path) = &g.snapshot {
-        let snapshot = format::read_file(path)?;
+        let (snapshot, integrity) = if path.as_os_str() == "-" {
+            use std::io::IsTerminal;
+            if std::io::stdin().is_terminal() {
+                return Err(crate::error::Error::input(
+                    "<stdin>",
+                    "--snapshot - reads standard input, which is a terminal",
+                    Some("pipe a snapshot in: kubectl gc snapshot -o - | kubectl gc audit --snapshot -".into()),
+                ));
+            }
+            format::read_from("<stdin>", std::io::stdin())?
+        } else {
+            format::read_file_checked(path)?
+        };
+        if integrity == format::Integrity::Unverified {
+            eprintln!(
+                "note: {} has no integrity trailer (written by an older kubectl-gc): lines lost or changed since cannot be detected",
+                path.display()
+            );
+        }
         return Ok(Loaded {
             snapshot,
             input: Input::SnapshotFile,
@@ -73,10 +91,25 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         });
     }
     if !g.filename.is_empty() {
-        let snapshot = files::read_files(&files::FileOptions {
+        let start = Instant::now();
+        let (snapshot, stats, problems) = files::read_files_reporting(&files::FileOptions {
             paths: g.filename.clone(),
             recursive: g.recursive,
+            keep_going: g.skip_broken_input,
+            assume_complete: g.assume_complete,
+            // `GlobalArgs::default()` (tests) has no limit set: use the default one.
+            max_input_bytes: match g.max_input_size {
+                0 => files::DEFAULT_MAX_INPUT_BYTES,
+                n => n,
+            },
         })?;
+        // Broken documents skipped with --skip-broken-input are still reported, one line each.
+        for p in &problems {
+            eprintln!("warning: {p}");
+        }
+        if stats.files > 0 {
+            eprintln!("{}", stats.summary_line(start.elapsed()));
+        }
         return Ok(Loaded {
             snapshot,
             input: Input::Files,

@@ -120,25 +120,66 @@ pub struct Gap {
     /// Details.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// File inputs: the namespaces (`""`: cluster scope) the input holds objects in but does
+    /// not hold this resource completely in; its owners there are unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_held_in: Vec<String>,
 }
 
 impl Coverage {
     /// Coverage of the analysed snapshot.
     pub fn of(a: &GarbageCollector<'_>) -> Coverage {
         let snap = a.snap;
+        let files = snap.provenance.source == SourceKind::Files;
+        // File inputs: the namespaces the input holds objects in, to say where a resource is
+        // not held.
+        let input_namespaces: std::collections::BTreeSet<&str> = if files {
+            snap.store
+                .objects
+                .iter()
+                .map(|o| snap.store.str(o.namespace))
+                .filter(|n| !n.is_empty())
+                .collect()
+        } else {
+            Default::default()
+        };
         let mut gaps = Vec::new();
         for g in a.rest_mapper.grs() {
+            let mut not_held_in = Vec::new();
             let (outcome, message) = match &g.coverage {
                 ListOutcome::Forbidden { message } => ("forbidden", Some(message.clone())),
                 ListOutcome::Failed { message } => ("failed", Some(message.clone())),
-                ListOutcome::Partial { namespaces }
-                    if snap.provenance.source == SourceKind::Live =>
-                {
-                    (
-                        "partial",
-                        Some(format!("listed only in: {}", namespaces.join(", "))),
-                    )
+                ListOutcome::Partial { namespaces } if !files => (
+                    "partial",
+                    Some(format!("listed only in: {}", namespaces.join(", "))),
+                ),
+                ListOutcome::Partial { namespaces } => {
+                    let wanted: Vec<&str> = if g.namespaced {
+                        input_namespaces.iter().copied().collect()
+                    } else {
+                        vec![""]
+                    };
+                    not_held_in = wanted
+                        .into_iter()
+                        .filter(|n| !namespaces.iter().any(|h| h == n))
+                        .map(str::to_owned)
+                        .collect();
+                    if not_held_in.is_empty() {
+                        continue;
+                    }
+                    let held = if namespaces.is_empty() {
+                        "no complete list of it in the input".to_owned()
+                    } else if g.namespaced {
+                        format!("held completely only in: {}", namespaces.join(", "))
+                    } else {
+                        "held completely at cluster scope".to_owned()
+                    };
+                    ("partial", Some(held))
                 }
+                ListOutcome::NotListed if files => (
+                    "not-listed",
+                    Some("served (CRD or discovery in the input), but no objects of it".into()),
+                ),
                 _ => continue,
             };
             gaps.push(Gap {
@@ -147,6 +188,7 @@ impl Coverage {
                 kind: g.kind.clone(),
                 outcome,
                 message,
+                not_held_in,
             });
         }
         Coverage {
@@ -359,9 +401,43 @@ pub fn summary_line(r: &AuditReport) -> String {
     );
     let c = &s.coverage;
     if c.source == SourceKind::Files {
-        line.push_str(
-            " · file input: owners of kinds or namespaces the files do not hold are unknown",
-        );
+        // What was held, what was not: owners there are unknown, never missing.
+        let failed: Vec<&str> = c
+            .gaps
+            .iter()
+            .filter(|g| g.outcome == "failed")
+            .map(|g| g.resource.as_str())
+            .collect();
+        let partial: Vec<&str> = c
+            .gaps
+            .iter()
+            .filter(|g| g.outcome == "partial")
+            .map(|g| g.resource.as_str())
+            .collect();
+        let list = |v: &[&str]| {
+            let mut s = v.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+            if v.len() > 4 {
+                s.push_str(&format!(", +{} more", v.len() - 4));
+            }
+            s
+        };
+        let mut parts = Vec::new();
+        if partial.is_empty() && failed.is_empty() {
+            parts.push("every kind it holds is held completely".to_owned());
+        }
+        if !partial.is_empty() {
+            parts.push(format!(
+                "not held completely everywhere: {} (-o json lists where)",
+                list(&partial)
+            ));
+        }
+        if !failed.is_empty() {
+            parts.push(format!("unknown (broken input): {}", list(&failed)));
+        }
+        line.push_str(&format!(
+            " · file input: {}; owners of other kinds are unknown",
+            parts.join("; ")
+        ));
     } else if c.complete {
         line.push_str(" · coverage complete");
     } else {

@@ -6,6 +6,7 @@
 mod cli;
 mod distribution;
 mod graph_render;
+mod inputs;
 mod readme;
 mod realdata;
 mod timeouts;
