@@ -330,6 +330,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
             [CompletionResult]::new('--gc-insecure-skip-tls-verify', '--gc-insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)')
+            [CompletionResult]::new('--gc-send-credentials', '--gc-send-credentials', [CompletionResultType]::ParameterName, 'Send the kubeconfig''s credentials (token, client certificate) to the --from-gc endpoint even though it is not the kubeconfig''s own server (https only). Without it, they go only to the server the kubeconfig names (same scheme, host and port)')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces')

@@ -286,6 +286,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l color -d
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-insecure-skip-tls-verify -d 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-send-credentials -d 'Send the kubeconfig\'s credentials (token, client certificate) to the --from-gc endpoint even though it is not the kubeconfig\'s own server (https only). Without it, they go only to the server the kubeconfig names (same scheme, host and port)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -493,6 +493,11 @@ pub struct GraphArgs {
     /// usually serves a self-signed one).
     #[arg(long, requires = "from_gc")]
     pub gc_insecure_skip_tls_verify: bool,
+    /// Send the kubeconfig's credentials (token, client certificate) to the --from-gc endpoint
+    /// even though it is not the kubeconfig's own server (https only). Without it, they go
+    /// only to the server the kubeconfig names (same scheme, host and port).
+    #[arg(long, requires = "from_gc")]
+    pub gc_send_credentials: bool,
 }
 
 /// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).

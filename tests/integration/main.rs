@@ -5,6 +5,7 @@
 
 mod cli;
 mod distribution;
+mod from_gc;
 mod graph_render;
 mod readme;
 mod realdata;
