@@ -3,7 +3,7 @@
 //! the full object for servers that cannot convert) and are retried a few times on 5xx, 429 and
 //! timeouts; writes are never retried here (the executor decides what a failed write means).
 
-use super::ops::{ApiError, ClusterOps, LiveObject, ObjectKey, PatchType};
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectKey, PatchType};
 use crate::error::cause_chain;
 use crate::source::live::Connection;
 use crate::util::{Backoff, human_duration};
@@ -39,10 +39,12 @@ impl std::fmt::Debug for KubeOps {
     }
 }
 
+/// Only `metadata`'s decided-on fields are parsed; the rest of the answer (a full object when
+/// the server cannot convert to `PartialObjectMetadata`) is skipped unread.
 #[derive(serde::Deserialize)]
 struct Envelope {
     #[serde(default)]
-    metadata: serde_json::Value,
+    metadata: LiveMeta,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -108,6 +110,7 @@ fn request(
     accept: &str,
     body: Vec<u8>,
 ) -> Result<http::Request<Vec<u8>>, ApiError> {
+    let method_name = method.to_string();
     let mut b = http::Request::builder()
         .method(method)
         .uri(key.path())
@@ -116,7 +119,7 @@ fn request(
         b = b.header(http::header::CONTENT_TYPE, ct);
     }
     b.body(body)
-        .map_err(|e| ApiError::status(0, "", format!("building the request: {e}")))
+        .map_err(|e| ApiError::not_sent(format!("{method_name} {}: {e}", key.path())))
 }
 
 impl ClusterOps for KubeOps {
@@ -129,9 +132,7 @@ impl ClusterOps for KubeOps {
                     let env: Envelope = serde_json::from_slice(&body).map_err(|e| {
                         ApiError::status(0, "", format!("GET {}: bad answer: {e}", key.path()))
                     })?;
-                    return LiveObject::from_metadata(env.metadata)
-                        .map(Some)
-                        .map_err(|e| ApiError::status(0, "", e));
+                    return Ok(Some(LiveObject { meta: env.metadata }));
                 }
                 Err(e) if e.is_object_not_found() => return Ok(None),
                 Err(e)

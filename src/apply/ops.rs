@@ -8,6 +8,7 @@
 use crate::model::ObjId;
 use crate::snapshot::Snapshot;
 use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
 use std::future::Future;
 
 /// Where an object lives: its resource (group/version/plural, as the API server serves it),
@@ -43,21 +44,40 @@ impl ObjectKey {
         }
     }
 
-    /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`).
+    /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`), every segment escaped
+    /// by [`segment`]: no name, namespace or discovery string can add a segment, a query or a
+    /// fragment, or make the request fail to build.
     pub fn path(&self) -> String {
         let base = if self.group.is_empty() {
-            format!("/api/{}", self.version)
+            format!("/api/{}", segment(&self.version))
         } else {
-            format!("/apis/{}/{}", self.group, self.version)
+            format!("/apis/{}/{}", segment(&self.group), segment(&self.version))
         };
         if self.namespace.is_empty() {
-            format!("{base}/{}/{}", self.plural, self.name)
+            format!("{base}/{}/{}", segment(&self.plural), segment(&self.name))
         } else {
             format!(
                 "{base}/namespaces/{}/{}/{}",
-                self.namespace, self.plural, self.name
+                segment(&self.namespace),
+                segment(&self.plural),
+                segment(&self.name)
             )
         }
+    }
+
+    /// Why the GC could not send a request for this object, if it could not: client-go
+    /// refuses a namespace or name that is not a valid path segment (see
+    /// [`path_segment_problem`]) before anything is sent.
+    pub fn unrequestable(&self) -> Option<String> {
+        if let Some(p) = path_segment_problem(&self.name) {
+            return Some(format!("name {:?} {p}", self.name));
+        }
+        if !self.namespace.is_empty()
+            && let Some(p) = path_segment_problem(&self.namespace)
+        {
+            return Some(format!("namespace {:?} {p}", self.namespace));
+        }
+        None
     }
 
     /// `Kind/name -n ns` (or `Kind/name`).
@@ -67,6 +87,52 @@ impl ObjectKey {
         } else {
             format!("{}/{} -n {}", self.kind, self.name, self.namespace)
         }
+    }
+}
+
+/// One URL path segment, percent-encoded: every byte but RFC 3986's unreserved characters
+/// (`A-Z a-z 0-9 - . _ ~`) becomes `%XX`, and the whole segments `.` and `..` become `%2E` and
+/// `%2E%2E` (otherwise dot-segments to any URL normaliser on the way). The API server decodes
+/// the path before routing, so a valid segment arrives unchanged.
+///
+/// The same rule as the live lister's encoder (`source/live`): one rule for every URL the
+/// program builds.
+pub fn segment(s: &str) -> Cow<'_, str> {
+    match s {
+        "." => return Cow::Borrowed("%2E"),
+        ".." => return Cow::Borrowed("%2E%2E"),
+        _ => {}
+    }
+    let unreserved = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+    if s.bytes().all(unreserved) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() * 3);
+    for b in s.bytes() {
+        if unreserved(b) {
+            out.push(char::from(b));
+        } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Why a name cannot be sent as a path segment by the GC, if it cannot: client-go's
+/// `Request.Name`/`Namespace` check it with apimachinery's `IsValidPathSegmentName` and fail
+/// the request before sending it — the name may not be `.` or `..` and may not contain `/` or
+/// `%`. The API server stores no object under such a name, so for the GC an owner named so is
+/// never resolved (its GET always fails): the dependent is kept, forever.
+pub fn path_segment_problem(name: &str) -> Option<&'static str> {
+    match name {
+        "." => Some("may not be '.'"),
+        ".." => Some("may not be '..'"),
+        _ if name.contains('/') => Some("may not contain '/'"),
+        _ if name.contains('%') => Some("may not contain '%'"),
+        _ => None,
     }
 }
 
@@ -157,25 +223,21 @@ impl LiveMeta {
     }
 }
 
-/// An object as read back: the fields decided on, plus its whole metadata (without
-/// `managedFields`) for the record.
+/// An object as read back: only the metadata fields decided on. The rest of the object —
+/// labels, annotations (`last-applied-configuration` holds a Secret's data), data, spec —
+/// is never kept, so it can never reach the record or any output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveObject {
     /// Parsed fields.
     pub meta: LiveMeta,
-    /// `metadata` as the server returned it, minus `managedFields`.
-    pub raw: serde_json::Value,
 }
 
 impl LiveObject {
-    /// Parses a `metadata` object (dropping `managedFields`).
-    pub fn from_metadata(mut raw: serde_json::Value) -> Result<LiveObject, String> {
-        if let Some(m) = raw.as_object_mut() {
-            m.remove("managedFields");
-        }
+    /// Parses a `metadata` object, keeping only the fields of [`LiveMeta`].
+    pub fn from_metadata(raw: serde_json::Value) -> Result<LiveObject, String> {
         let meta: LiveMeta =
-            serde_json::from_value(raw.clone()).map_err(|e| format!("bad metadata: {e}"))?;
-        Ok(LiveObject { meta, raw })
+            serde_json::from_value(raw).map_err(|e| format!("bad metadata: {e}"))?;
+        Ok(LiveObject { meta })
     }
 }
 
@@ -219,6 +281,25 @@ impl ApiError {
         }
     }
 
+    /// The reason given to a request that was never sent (it could not be built).
+    pub const NOT_SENT: &'static str = "NotSent";
+
+    /// A request that could not be built: nothing was sent.
+    pub fn not_sent(message: impl Into<String>) -> ApiError {
+        ApiError::status(0, Self::NOT_SENT, message)
+    }
+
+    /// True when the error concerns this one object or request only — the request could not be
+    /// built, the server refused it as malformed (400, 422), the resource is no longer served
+    /// (a 404 without a `NotFound` status) or does not take the verb (405) — so the apply fails
+    /// this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
+    /// later request too: the apply stops.
+    pub fn concerns_one_object(&self) -> bool {
+        (self.code == 0 && self.reason == Self::NOT_SENT)
+            || matches!(self.code, 400 | 405 | 422)
+            || (self.code == 404 && !self.is_object_not_found())
+    }
+
     /// True when the *object* does not exist: a 404 whose Status says `NotFound`. A bare 404
     /// (e.g. "404 page not found" for a resource whose CRD was removed) means the kind is no
     /// longer served — for the GC a REST-mapping failure, never an absent owner.
@@ -229,6 +310,9 @@ impl ApiError {
     /// One line.
     pub fn describe(&self) -> String {
         match (self.code, self.reason.is_empty()) {
+            (0, _) if self.reason == Self::NOT_SENT => {
+                format!("request not sent: {}", self.message)
+            }
             (0, _) => self.message.clone(),
             (c, true) => format!("HTTP {c}: {}", self.message),
             (c, false) => format!("{c} {}: {}", self.reason, self.message),
@@ -263,7 +347,53 @@ pub trait ClusterOps {
 
 #[cfg(test)]
 mod tests {
-    use super::ApiError;
+    use super::{ApiError, ObjectKey, path_segment_problem, segment};
+    use std::borrow::Cow;
+
+    #[test]
+    fn segments_are_escaped_and_plain_ones_borrowed() {
+        for s in ["configmaps", "v1beta1", "kube-system", "a.b_c~d", "ABC123"] {
+            assert!(matches!(segment(s), Cow::Borrowed(b) if b == s), "{s}");
+        }
+        for (raw, want) in [
+            ("a/b", "a%2Fb"),
+            ("a%2Fb", "a%252Fb"),
+            ("a?x=1", "a%3Fx%3D1"),
+            ("a#frag", "a%23frag"),
+            (".", "%2E"),
+            ("..", "%2E%2E"),
+            ("...", "..."),
+            ("a b", "a%20b"),
+            ("new\nline\r", "new%0Aline%0D"),
+            ("esc\u{1b}[2J", "esc%1B%5B2J"),
+            ("nul\0", "nul%00"),
+            ("é✓", "%C3%A9%E2%9C%93"),
+            ("a;b,c:d@e", "a%3Bb%2Cc%3Ad%40e"),
+        ] {
+            assert_eq!(segment(raw), want, "{raw:?}");
+            let key = ObjectKey {
+                group: raw.into(),
+                version: raw.into(),
+                plural: raw.into(),
+                kind: "K".into(),
+                namespace: raw.into(),
+                name: raw.into(),
+            };
+            let path = key.path();
+            assert!(http::Uri::try_from(path.as_str()).is_ok(), "{path}");
+            assert_eq!(path.matches('/').count(), 7, "{path}");
+        }
+    }
+
+    #[test]
+    fn names_the_gc_cannot_request_are_client_gos() {
+        for bad in [".", "..", "a/b", "a%2Fb", "%", "/"] {
+            assert!(path_segment_problem(bad).is_some(), "{bad}");
+        }
+        for ok in ["a", "...", "a..b", "a?x=1", "a#b", "é", "a\u{1}b", ""] {
+            assert!(path_segment_problem(ok).is_none(), "{ok:?}");
+        }
+    }
 
     #[test]
     fn only_a_not_found_status_means_the_object_is_absent() {

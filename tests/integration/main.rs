@@ -3,6 +3,7 @@
 //! tests that do are in `tests/live/` (`cargo test --test live`); ARCHITECTURE.md (Tests) describes the
 //! layout and the environment variables.
 
+mod apply;
 mod cli;
 mod distribution;
 mod from_gc;
