@@ -79,22 +79,27 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     // -- requests --------------------------------------------------------------------------
 
     /// GETs `key`. Errors that may hit every request stop the apply (`Err`); an error about
-    /// this object only is `Ok(Err(message))`. A key the GC could not request is never sent.
+    /// this object only is `Ok(Err(message))`.
     pub(super) async fn get(&mut self, key: &ObjectKey, entry: &mut Entry) -> Res<Got> {
-        if let Some(why) = key.unrequestable() {
-            return Ok(Err(format!(
-                "GET {}: not sent: {why} (client-go refuses it)",
-                key.describe()
-            )));
-        }
         self.limiter.acquire().await;
         entry.reads += 1;
-        match self.ops.get(key).await {
+        let r = self.ops.get(key).await;
+        Self::got(&key.path(), r)
+    }
+
+    /// GETs an owner the way the GC looks it up ([`ObjectKey::gc_get_path`]).
+    pub(super) async fn get_owner(&mut self, key: &ObjectKey, entry: &mut Entry) -> Res<Got> {
+        self.limiter.acquire().await;
+        entry.reads += 1;
+        let r = self.ops.get_owner(key).await;
+        Self::got(&key.gc_get_path(), r)
+    }
+
+    fn got(path: &str, r: Result<Option<LiveObject>, ApiError>) -> Res<Got> {
+        match r {
             Ok(o) => Ok(Ok(o)),
-            Err(e) if e.concerns_one_object() => {
-                Ok(Err(format!("GET {}: {}", key.path(), e.describe())))
-            }
-            Err(e) => Err(Fail(format!("GET {}: {}", key.path(), e.describe()))),
+            Err(e) if e.concerns_one_object() => Ok(Err(format!("GET {path}: {}", e.describe()))),
+            Err(e) => Err(Fail(format!("GET {path}: {}", e.describe()))),
         }
     }
 
@@ -107,10 +112,11 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         uid: &str,
         entry: &mut Entry,
     ) -> Res<Result<LiveObject, Step>> {
-        if let Some(why) = key.unrequestable() {
-            // Never the case for a stored object; a plan from elsewhere could name one.
+        if let Some(why) = key.not_storable() {
+            // Never the case for a listed object; a plan from elsewhere could name one. No
+            // write ever goes to such a key (its path could resolve to another object).
             return Ok(Err(Step::Skip(
-                format!("the GC cannot request {}: {why}", key.describe()),
+                format!("{} cannot be an object: {why}", key.describe()),
                 SkipCause::GcWouldNot,
             )));
         }

@@ -434,6 +434,63 @@ impl ClusterOps for FakeCluster {
         }
     }
 
+    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        // Where the GC's lookup lands: an object whose path it is, a collection (a list: not
+        // an object), the server's refusal of a `%`, or nothing.
+        let path = key.gc_get_path();
+        let found = {
+            let objs = self.objects.lock().expect("fake lock");
+            objs.all()
+                .find(|(k, _)| k.path() == path)
+                .map(|(k, _)| k.clone())
+        };
+        if let Some(k) = found {
+            return self.get(&k).await;
+        }
+        let collection = {
+            let objs = self.objects.lock().expect("fake lock");
+            objs.all().any(|(k, _)| {
+                ObjectKey {
+                    name: String::new(),
+                    ..k.clone()
+                }
+                .gc_get_path()
+                    == path
+            })
+        };
+        let answer = if collection {
+            Err(ApiError::not_an_object(format!("GET {path}: a list")))
+        } else if key.name.contains('%') {
+            Err(ApiError::status(
+                400,
+                "BadRequest",
+                format!(
+                    "Name parameter invalid: {:?}: may not contain '%'",
+                    key.name
+                ),
+            ))
+        } else {
+            Err(ApiError::status(
+                404,
+                "NotFound",
+                format!("{path} not found"),
+            ))
+        };
+        let mut rec = Recorded {
+            method: "GET",
+            key: key.clone(),
+            patch: None,
+            body: String::new(),
+            status: 0,
+        };
+        rec.status = answer.as_ref().map_or_else(|e| e.code, |_| 200);
+        self.requests.lock().expect("fake lock").push(rec);
+        match answer {
+            Err(e) if e.is_object_not_found() => Ok(None),
+            other => other,
+        }
+    }
+
     async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
         self.handle("DELETE", key, None, body).map(|_| 200)
     }

@@ -39,10 +39,12 @@ impl std::fmt::Debug for KubeOps {
     }
 }
 
-/// Only `metadata`'s decided-on fields are parsed; the rest of the answer (a full object when
-/// the server cannot convert to `PartialObjectMetadata`) is skipped unread.
+/// Only `kind` and `metadata`'s decided-on fields are parsed; the rest of the answer (a full
+/// object when the server cannot convert to `PartialObjectMetadata`) is skipped unread.
 #[derive(serde::Deserialize)]
 struct Envelope {
+    #[serde(default)]
+    kind: String,
     #[serde(default)]
     metadata: LiveMeta,
 }
@@ -105,7 +107,7 @@ impl KubeOps {
 
 fn request(
     method: http::Method,
-    key: &ObjectKey,
+    path: &str,
     content_type: Option<&str>,
     accept: &str,
     body: Vec<u8>,
@@ -113,25 +115,35 @@ fn request(
     let method_name = method.to_string();
     let mut b = http::Request::builder()
         .method(method)
-        .uri(key.path())
+        .uri(path)
         .header(http::header::ACCEPT, accept);
     if let Some(ct) = content_type {
         b = b.header(http::header::CONTENT_TYPE, ct);
     }
     b.body(body)
-        .map_err(|e| ApiError::not_sent(format!("{method_name} {}: {e}", key.path())))
+        .map_err(|e| ApiError::not_sent(format!("{method_name} {path}: {e}")))
 }
 
-impl ClusterOps for KubeOps {
-    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+impl KubeOps {
+    /// GET `path` (retried on 5xx, 429 and no answer); `None` for a 404 `NotFound`. Like
+    /// client-go's metadata client, an answer that is not one object's metadata (a list, a
+    /// discovery document) is an error.
+    async fn get_path(&self, path: &str) -> Result<Option<LiveObject>, ApiError> {
         let mut attempt = 0;
         loop {
-            let req = request(http::Method::GET, key, None, ACCEPT_METADATA, Vec::new())?;
+            let req = request(http::Method::GET, path, None, ACCEPT_METADATA, Vec::new())?;
             match self.send(req).await {
                 Ok((_, body)) => {
                     let env: Envelope = serde_json::from_slice(&body).map_err(|e| {
-                        ApiError::status(0, "", format!("GET {}: bad answer: {e}", key.path()))
+                        ApiError::status(0, "", format!("GET {path}: bad answer: {e}"))
                     })?;
+                    let m = &env.metadata;
+                    if env.kind.ends_with("List") || (m.uid.is_empty() && m.name.is_empty()) {
+                        return Err(ApiError::not_an_object(format!(
+                            "GET {path}: the answer is not one object's metadata (kind {:?})",
+                            env.kind
+                        )));
+                    }
                     return Ok(Some(LiveObject { meta: env.metadata }));
                 }
                 Err(e) if e.is_object_not_found() => return Ok(None),
@@ -146,11 +158,21 @@ impl ClusterOps for KubeOps {
             }
         }
     }
+}
+
+impl ClusterOps for KubeOps {
+    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        self.get_path(&key.path()).await
+    }
+
+    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        self.get_path(&key.gc_get_path()).await
+    }
 
     async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::DELETE,
-            key,
+            &key.path(),
             Some("application/json"),
             "application/json",
             body.to_vec(),
@@ -161,7 +183,7 @@ impl ClusterOps for KubeOps {
     async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::PATCH,
-            key,
+            &key.path(),
             Some(patch.content_type()),
             "application/json",
             body.to_vec(),

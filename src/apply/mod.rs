@@ -26,10 +26,12 @@
 //!   ([`ops::segment`]), so no name can change or break another request. Errors that may hit
 //!   every request (no answer, 401, 403, 429, 5xx) stop the apply; the rest is reported as
 //!   not done.
-//! - **Never what the GC would not do.** An owner the GC cannot request (a name that is `.`,
-//!   `..`, or contains `/` or `%`: client-go refuses it, [`ops::path_segment_problem`]) or
-//!   resolve (its GET refused) is never taken for absent: the action is skipped, as the GC
-//!   keeps the dependent.
+//! - **Owners looked up where the GC looks.** The GC's metadata client joins an owner's name
+//!   into the path unchecked ([`ops::ObjectKey::gc_get_path`]): `..` reaches the namespace,
+//!   `.` the collection, `a/b` another path, and a `%` is refused by the server. Apply sends
+//!   the same GET and reads the answer as the GC does; a lookup that fails for the GC (a
+//!   refusal, a list) is never taken for absent: the action is skipped, as the GC keeps the
+//!   dependent.
 //! - **Rounds, like the GC's queues** ([`converge`]): after the plan's actions, the cluster is
 //!   read again and re-planned, and what the GC would still do is applied, until nothing is
 //!   left (at most [`MAX_ROUNDS`] rounds; only objects of the first read are touched). Each

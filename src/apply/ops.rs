@@ -65,10 +65,48 @@ impl ObjectKey {
         }
     }
 
-    /// Why the GC could not send a request for this object, if it could not: client-go
-    /// refuses a namespace or name that is not a valid path segment (see
-    /// [`path_segment_problem`]) before anything is sent.
-    pub fn unrequestable(&self) -> Option<String> {
+    /// The path the GC's metadata client GETs to look this object up as an owner (`isDangling`,
+    /// §3.3): client-go's metadata client joins the URL segments and the name with Go's
+    /// `path.Join` and checks nothing, so a name containing `/` spans several segments and
+    /// `.`/`..` segments are resolved — `..` reaches the namespace (or the group-version
+    /// document), `.` the collection, `a/b` a subresource path. Each remaining segment is
+    /// escaped by [`segment`] (the server decodes it to the same bytes as Go's escaping), so
+    /// `%` arrives as `%` (and the server refuses the name), `?` and `#` stay in the name.
+    /// For a name that is a valid path segment (every stored object's) this is [`Self::path`].
+    pub fn gc_get_path(&self) -> String {
+        let mut raw: Vec<&str> = Vec::with_capacity(7);
+        if self.group.is_empty() {
+            raw.push("api");
+        } else {
+            raw.extend(["apis", &self.group]);
+        }
+        raw.push(&self.version);
+        if !self.namespace.is_empty() {
+            raw.extend(["namespaces", &self.namespace]);
+        }
+        raw.push(&self.plural);
+        if !self.name.is_empty() {
+            raw.push(&self.name);
+        }
+        let joined = raw.join("/");
+        let mut clean: Vec<&str> = Vec::new();
+        for seg in joined.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    clean.pop();
+                }
+                s => clean.push(s),
+            }
+        }
+        let escaped: Vec<Cow<'_, str>> = clean.into_iter().map(segment).collect();
+        format!("/{}", escaped.join("/"))
+    }
+
+    /// Why this is not the key of an object the API server can store, if it is not: a name or
+    /// namespace that is not a valid path segment ([`path_segment_problem`]). Never the case
+    /// for a listed object; apply never writes to such a key.
+    pub fn not_storable(&self) -> Option<String> {
         if let Some(p) = path_segment_problem(&self.name) {
             return Some(format!("name {:?} {p}", self.name));
         }
@@ -121,11 +159,10 @@ pub fn segment(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Why a name cannot be sent as a path segment by the GC, if it cannot: client-go's
-/// `Request.Name`/`Namespace` check it with apimachinery's `IsValidPathSegmentName` and fail
-/// the request before sending it — the name may not be `.` or `..` and may not contain `/` or
-/// `%`. The API server stores no object under such a name, so for the GC an owner named so is
-/// never resolved (its GET always fails): the dependent is kept, forever.
+/// Why a name is not a valid path segment, if it is not (apimachinery's
+/// `IsValidPathSegmentName`): `.`, `..`, or containing `/` or `%`. The API server stores no
+/// object under such a name. (The GC's owner lookups do not check it: see
+/// [`ObjectKey::gc_get_path`].)
 pub fn path_segment_problem(name: &str) -> Option<&'static str> {
     match name {
         "." => Some("may not be '.'"),
@@ -289,14 +326,24 @@ impl ApiError {
         ApiError::status(0, Self::NOT_SENT, message)
     }
 
+    /// The reason given to an answer that is not one object's metadata (a list, a discovery
+    /// document): what client-go's metadata client refuses ("unexpected object").
+    pub const NOT_AN_OBJECT: &'static str = "NotAnObject";
+
+    /// An answer that is not one object's metadata.
+    pub fn not_an_object(message: impl Into<String>) -> ApiError {
+        ApiError::status(0, Self::NOT_AN_OBJECT, message)
+    }
+
     /// True when the error concerns this one object or request only — the request could not be
     /// built, the server refused it as malformed (400, 422), the resource is no longer served
-    /// (a 404 without a `NotFound` status) or does not take the verb (405) — so the apply fails
-    /// this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
+    /// (a 404 without a `NotFound` status) or does not take the verb (405), the path is not
+    /// one object's (a list answered 406 to a metadata GET, or answered at all) — so the apply
+    /// fails this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
     /// later request too: the apply stops.
     pub fn concerns_one_object(&self) -> bool {
-        (self.code == 0 && self.reason == Self::NOT_SENT)
-            || matches!(self.code, 400 | 405 | 422)
+        (self.code == 0 && (self.reason == Self::NOT_SENT || self.reason == Self::NOT_AN_OBJECT))
+            || matches!(self.code, 400 | 405 | 406 | 422)
             || (self.code == 404 && !self.is_object_not_found())
     }
 
@@ -325,6 +372,13 @@ impl ApiError {
 pub trait ClusterOps {
     /// GET the object's metadata.
     fn get(
+        &self,
+        key: &ObjectKey,
+    ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
+
+    /// GET an owner's metadata the way the GC looks it up: at [`ObjectKey::gc_get_path`], and
+    /// an answer that is not one object's metadata is an error ([`ApiError::not_an_object`]).
+    fn get_owner(
         &self,
         key: &ObjectKey,
     ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
@@ -386,13 +440,51 @@ mod tests {
     }
 
     #[test]
-    fn names_the_gc_cannot_request_are_client_gos() {
+    fn names_the_api_server_cannot_store() {
         for bad in [".", "..", "a/b", "a%2Fb", "%", "/"] {
             assert!(path_segment_problem(bad).is_some(), "{bad}");
         }
         for ok in ["a", "...", "a..b", "a?x=1", "a#b", "é", "a\u{1}b", ""] {
             assert!(path_segment_problem(ok).is_none(), "{ok:?}");
         }
+    }
+
+    #[test]
+    fn the_gcs_owner_lookup_path_is_joined_and_cleaned_like_client_gos() {
+        let key = |ns: &str, name: &str| ObjectKey {
+            group: String::new(),
+            version: "v1".into(),
+            plural: "configmaps".into(),
+            kind: "ConfigMap".into(),
+            namespace: ns.into(),
+            name: name.into(),
+        };
+        let cases = [
+            ("plain", "/api/v1/namespaces/ns/configmaps/plain"),
+            ("a?x=1", "/api/v1/namespaces/ns/configmaps/a%3Fx%3D1"),
+            ("a#b", "/api/v1/namespaces/ns/configmaps/a%23b"),
+            ("a%2Fb", "/api/v1/namespaces/ns/configmaps/a%252Fb"),
+            (".", "/api/v1/namespaces/ns/configmaps"),
+            ("..", "/api/v1/namespaces/ns"),
+            ("a/b", "/api/v1/namespaces/ns/configmaps/a/b"),
+            ("../secrets/s", "/api/v1/namespaces/ns/secrets/s"),
+            ("x/..", "/api/v1/namespaces/ns/configmaps"),
+            ("a//b/./c", "/api/v1/namespaces/ns/configmaps/a/b/c"),
+            ("../../../../../../..", "/"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(key("ns", name).gc_get_path(), want, "{name:?}");
+        }
+        // Valid path segments: the same path as every other request.
+        for name in ["plain", "a?x=1", "é", "c\u{1}d", "..."] {
+            assert_eq!(key("ns", name).gc_get_path(), key("ns", name).path());
+        }
+        let cluster = ObjectKey {
+            group: "rbac.authorization.k8s.io".into(),
+            plural: "clusterroles".into(),
+            ..key("", "..")
+        };
+        assert_eq!(cluster.gc_get_path(), "/apis/rbac.authorization.k8s.io/v1");
     }
 
     #[test]

@@ -905,12 +905,29 @@ async fn every_path_segment_is_escaped_so_a_name_reaches_its_own_object() {
 }
 
 #[tokio::test]
-async fn owners_the_gc_cannot_request_are_never_taken_for_absent() {
-    // client-go refuses these names before sending: the GC never resolves such an owner and
-    // keeps the dependent forever. Apply must skip, not GET a look-alike and delete.
-    let bad = [".", "..", "a%2Fb", "a/b", "50%"];
+async fn owner_lookups_go_where_the_gcs_go() {
+    // The GC's metadata client joins an owner's name into the path with Go's path.Join and
+    // checks nothing (verified against the v1.20.2 GC, tests/live/apply_safety.rs): `.` lands
+    // on the collection (a list: the lookup fails, the dependent is kept), `..` on the
+    // namespace (another UID: dangling, deleted), `a/b` on a path that does not exist
+    // (dangling, deleted), `%` is refused by the server (kept), and `../secrets/s` on a
+    // Secret whose UID the reference names (solid, kept).
     let mut c = Cluster::new();
-    for (i, n) in bad.iter().enumerate() {
+    let owners = [
+        (".", "kept"),
+        ("..", "deleted"),
+        ("a/b", "deleted"),
+        ("a%2Fb", "kept"),
+        ("50%", "kept"),
+        ("../secrets/s", "kept"),
+    ];
+    c.obj("v1", "Secret", "ns", "s", "u-s");
+    for (i, (n, _)) in owners.iter().enumerate() {
+        let uid = if n.contains("secrets") {
+            "u-s".to_owned()
+        } else {
+            format!("u-owner{i}")
+        };
         c.obj(
             "v1",
             "ConfigMap",
@@ -918,31 +935,33 @@ async fn owners_the_gc_cannot_request_are_never_taken_for_absent() {
             &format!("dep{i}"),
             &format!("u-dep{i}"),
         )
-        .owner("v1", "ConfigMap", n, &format!("u-owner{i}"));
+        .owner("v1", "ConfigMap", n, &uid);
     }
-    // A solid owner plus an unrequestable one: the strip must not happen either.
+    // A solid owner plus one the lookup cannot resolve: the strip must not happen either.
     c.obj("v1", "ConfigMap", "ns", "solid", "u-solid");
     c.obj("v1", "ConfigMap", "ns", "mixed", "u-mixed")
         .owner("v1", "ConfigMap", "solid", "u-solid")
         .owner("v1", "ConfigMap", "a%2Fb", "u-x");
-    // An ordinary dangling dependent after them is still collected.
-    c.obj("v1", "ConfigMap", "ns", "zz-plain", "u-plain").owner(
-        "v1",
-        "ConfigMap",
-        "gone",
-        "u-gone",
-    );
     let snap = c.build();
     let fake = FakeCluster::from_snapshot(&snap);
-    // What the API server holds under the decoded names (so a wrongly built GET finds
-    // nothing and calls the owner absent).
     let run = collect_and_apply(&snap, 20, &fake).await;
     let s = &run.summary;
     assert!(s.stopped.is_none(), "{:?}", s.stopped);
-    assert_eq!(s.done(), 1, "{s:?}");
-    assert!(fake.object(&key(&snap, "zz-plain")).is_none());
-    for i in 0..bad.len() {
-        assert!(fake.object(&key(&snap, &format!("dep{i}"))).is_some());
+    for (i, (n, fate)) in owners.iter().enumerate() {
+        let dep = format!("dep{i}");
+        let present = fake.object(&key(&snap, &dep)).is_some();
+        assert_eq!(
+            present,
+            *fate == "kept",
+            "owner {n:?}: {dep} should be {fate}"
+        );
+        let e = entries(&run)
+            .into_iter()
+            .find(|e| e["target"]["name"] == dep.as_str())
+            .unwrap();
+        if *fate == "kept" {
+            assert_eq!(e["result"], "skipped", "{e}");
+        }
     }
     assert_eq!(
         fake.object(&key(&snap, "mixed"))
@@ -951,31 +970,31 @@ async fn owners_the_gc_cannot_request_are_never_taken_for_absent() {
             .len(),
         2
     );
-    // Skipped as the GC would not act, and no request names such an owner.
-    for e in entries(&run) {
-        if e["target"]["name"] == "zz-plain" {
-            continue;
-        }
-        assert_eq!(e["result"], "skipped", "{e}");
+    // `.` and `%` owners: the GC's own lookup fails, so apply says the GC would not act.
+    for dep in ["dep0", "dep3", "dep4", "mixed"] {
+        let e = entries(&run)
+            .into_iter()
+            .find(|e| e["target"]["name"] == dep)
+            .unwrap();
         assert_eq!(e["cause"], "gc-would-not", "{e}");
-        assert!(
-            e["message"]
-                .as_str()
-                .unwrap()
-                .contains("the GC cannot request"),
-            "{e}"
-        );
     }
-    for r in fake.requests() {
-        assert!(!bad.contains(&r.key.name.as_str()), "{r:?} was sent");
+    // The lookups went where the GC's go.
+    let gets: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.key.gc_get_path())
+        .collect();
+    for want in [
+        "/api/v1/namespaces/ns/configmaps",
+        "/api/v1/namespaces/ns",
+        "/api/v1/namespaces/ns/configmaps/a/b",
+        "/api/v1/namespaces/ns/configmaps/a%252Fb",
+        "/api/v1/namespaces/ns/secrets/s",
+    ] {
+        assert!(gets.iter().any(|g| g == want), "{want} not in {gets:#?}");
     }
-    assert_eq!(s.skipped_for(SkipCause::GcWouldNot), bad.len() + 1);
     assert!(!s.complete());
-    assert!(
-        s.incomplete_reason()
-            .unwrap()
-            .contains("skipped because the GC would not perform them")
-    );
 }
 
 #[tokio::test]
@@ -1020,6 +1039,11 @@ fn a_request_that_cannot_be_built_concerns_one_object() {
     assert!(ApiError::not_sent("invalid uri character").concerns_one_object());
     assert!(ApiError::status(400, "BadRequest", "x").concerns_one_object());
     assert!(ApiError::status(404, "", "404 page not found").concerns_one_object());
+    // A metadata GET of a collection (an owner named `.`): the server refuses the list.
+    assert!(
+        ApiError::status(406, "NotAcceptable", "the requested object is a list")
+            .concerns_one_object()
+    );
     for stop in [
         ApiError::status(403, "Forbidden", "x"),
         ApiError::status(401, "Unauthorized", "x"),

@@ -84,27 +84,21 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     continue;
                 }
             };
-            if let Some(why) = key.unrequestable() {
-                // isDangling's GET fails in client-go before it is sent: the GC never learns
-                // whether the owner exists, and never deletes the dependent.
-                out.push(LiveClass::Unverifiable(format!(
-                    "the GC cannot request {}: {why}; it never resolves this owner and keeps the object",
-                    key.describe()
-                )));
-                continue;
-            }
-            let path = key.path();
+            // isDangling's GET: where the GC's metadata client sends it (a name with `/`, `.`
+            // or `..` resolves elsewhere; `%` is refused by the server), answered as it
+            // answers the GC.
+            let path = key.gc_get_path();
             let owner: Got = match cache.get(&path) {
                 Some(o) => o.clone(),
                 None => {
-                    let o = self.get(&key, entry).await?;
+                    let o = self.get_owner(&key, entry).await?;
                     cache.insert(path, o.clone());
                     o
                 }
             };
             out.push(match owner {
                 Err(msg) => LiveClass::Unverifiable(format!(
-                    "{msg}; the GC cannot resolve this owner either and keeps the object"
+                    "{msg}; the GC's lookup fails the same way: it never resolves this owner and keeps the object"
                 )),
                 Ok(None) => LiveClass::Dangling(format!("{} does not exist", key.describe())),
                 Ok(Some(o)) if o.meta.uid != r.uid => LiveClass::Dangling(format!(

@@ -271,13 +271,13 @@ struct LiveRelist<'c> {
 
 impl Relist for LiveRelist<'_> {
     async fn relist(&mut self) -> std::result::Result<Snapshot, String> {
-        self.round += 1;
         let start = std::time::Instant::now();
         let snap = live::snapshot(self.conn, &self.opts, &|_| {})
             .await
             .map_err(|e| e.to_string())?;
+        self.round += 1;
         eprintln!(
-            "round {}: re-read the cluster ({})",
+            "after round {}: re-read the cluster to re-plan ({})",
             self.round,
             live::summary_line(&snap, start.elapsed())
         );
@@ -451,7 +451,7 @@ pub async fn run(
                 page_size: g.chunk_size,
                 concurrency: usize::from(g.concurrency),
             },
-            round: 1,
+            round: 0,
         };
         apply::converge(
             applier,
@@ -551,7 +551,7 @@ fn write_summary(
         summary.failed(),
         summary.not_done.len(),
         summary.rounds,
-        if summary.converged {
+        if summary.converged && summary.left.is_empty() {
             ", nothing left to do"
         } else {
             ""
