@@ -32,7 +32,7 @@
 //!   the same GET and reads the answer as the GC does; a lookup that fails for the GC (a
 //!   refusal, a list) is never taken for absent: the action is skipped, as the GC keeps the
 //!   dependent.
-//! - **Rounds, like the GC's queues** ([`converge`]): after the plan's actions, the cluster is
+//! - **Rounds, like the GC's queues** ([`converge()`]): after the plan's actions, the cluster is
 //!   read again and re-planned, and what the GC would still do is applied, until nothing is
 //!   left (at most [`MAX_ROUNDS`] rounds; only objects of the first read are touched). Each
 //!   skip says why ([`SkipCause`]): the cluster had moved the way the plan leads (superseded:
@@ -498,7 +498,7 @@ impl<'o, C: ClusterOps> Applier<'o, C> {
 }
 
 /// Runs `actions` (a plan's, possibly filtered; `end` the end state that plan predicts) as one
-/// round against `ops` and writes the summary line — [`converge`] without re-planning.
+/// round against `ops` and writes the summary line — [`converge()`] without re-planning.
 /// Options out of range stop it before any request.
 #[allow(clippy::too_many_arguments)]
 pub async fn run<C: ClusterOps, W: Write>(
