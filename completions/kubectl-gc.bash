@@ -992,7 +992,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__graph)
-            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            opts="-o -f -R -n -A -h --uid --direction --depth --output --dot-format --from-gc --gc-insecure-skip-tls-verify --gc-send-credentials --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

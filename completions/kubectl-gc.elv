@@ -339,6 +339,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
             cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
             cand --gc-insecure-skip-tls-verify 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)'
+            cand --gc-send-credentials 'Send the kubeconfig''s credentials (token, client certificate) to the --from-gc endpoint even though it is not the kubeconfig''s own server (https only). Without it, they go only to the server the kubeconfig names (same scheme, host and port)'
             cand -R 'Walk directories given with -f recursively'
             cand --recursive 'Walk directories given with -f recursively'
             cand --skip-broken-input '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'

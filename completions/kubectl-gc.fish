@@ -311,6 +311,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l color -d
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-insecure-skip-tls-verify -d 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-send-credentials -d 'Send the kubeconfig\'s credentials (token, client certificate) to the --from-gc endpoint even though it is not the kubeconfig\'s own server (https only). Without it, they go only to the server the kubeconfig names (same scheme, host and port)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'

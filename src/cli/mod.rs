@@ -139,7 +139,7 @@ whose finalizer, or kept).\n\n\
 the GC's cascade. Nothing is changed unless --apply is given."
     )]
     #[command(
-        after_help = "Examples:\n  kubectl gc collect -A\n  kubectl gc collect --delete deployment/web -n shop --cascade=foreground\n  kubectl gc collect --snapshot snap.ndjson -o json\n  kubectl gc collect -n shop --apply --record shop-gc.json\n\nExit codes: 0 done (or dry run); 7 --apply refused or stopped early; 2 usage; 3 bad input; 4 cluster unreachable."
+        after_help = "Examples:\n  kubectl gc collect -A\n  kubectl gc collect --delete deployment/web -n shop --cascade=foreground\n  kubectl gc collect --snapshot snap.ndjson -o json\n  kubectl gc collect -n shop --apply --record shop-gc.json\n\nExit codes: 0 done (or dry run); 7 --apply refused, stopped early (error, Ctrl-C, stdout closed) or incomplete (see the summary line); 2 usage; 3 bad input; 4 cluster unreachable."
     )]
     Collect(CollectArgs),
     /// Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC.
@@ -486,11 +486,12 @@ pub struct CollectArgs {
     pub qps: f64,
 }
 
+/// `--qps`: finite, 0.01 ≤ N ≤ 10000 (`apply::QPS_RANGE`; 1e-300 was a 1e300-second wait).
 fn parse_qps(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(q) if q.is_finite() && q > 0.0 && q <= 10_000.0 => Ok(q),
+        Ok(q) if q.is_finite() && (0.01..=10_000.0).contains(&q) => Ok(q),
         _ => Err(format!(
-            "expected a number of requests per second (0 < N ≤ 10000), got {s:?}"
+            "expected a number of requests per second (0.01 ≤ N ≤ 10000), got {s:?}"
         )),
     }
 }
@@ -566,6 +567,11 @@ pub struct GraphArgs {
     /// usually serves a self-signed one).
     #[arg(long, requires = "from_gc")]
     pub gc_insecure_skip_tls_verify: bool,
+    /// Send the kubeconfig's credentials (token, client certificate) to the --from-gc endpoint
+    /// even though it is not the kubeconfig's own server (https only). Without it, they go
+    /// only to the server the kubeconfig names (same scheme, host and port).
+    #[arg(long, requires = "from_gc")]
+    pub gc_send_credentials: bool,
 }
 
 /// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).

@@ -17,7 +17,7 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     let loaded = load(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
     let gc = GarbageCollector::new(snap, loaded.gc_version(g));
-    let (mut plan, mode) = match &args.delete {
+    let (plan, mode) = match &args.delete {
         Some(target) => {
             let id = crate::lookup::resolve_target(
                 snap,
@@ -35,22 +35,32 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
                 "delete-preview",
             )
         }
-        None => (Plan::steady_state(&gc), "collect"),
+        None => (collect_plan(&gc, loaded.namespace.as_deref()), "collect"),
     };
-    if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
-        // Scope the actions to the namespace: what is shown is what --apply performs.
-        plan.actions
-            .retain(|a| snap.store.str(snap.store.object(a.target).namespace) == ns);
-    }
     let mut report = view::report(&gc, &plan, mode);
     if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
         report.outcomes.retain(|o| o.target.namespace == *ns);
     }
     if args.apply {
-        return apply::run(g, args, &loaded, &gc, &plan, report).await;
+        // Later rounds of --apply plan exactly as this plan was made.
+        let namespace = loaded.namespace.clone();
+        let planner = move |gc: &GarbageCollector<'_>| collect_plan(gc, namespace.as_deref());
+        return apply::run(g, args, &loaded, &gc, &plan, report, &planner).await;
     }
     super::emit(args.output, g.color, &report, |out, wide, styles| {
         view::write_table_report(out, &gc, &plan, &report, wide, styles)
     })?;
     Ok(exit::OK)
+}
+
+/// The GC's plan, its actions scoped to `namespace` (`None`: all): what is shown is what
+/// `--apply` performs.
+fn collect_plan(gc: &GarbageCollector<'_>, namespace: Option<&str>) -> Plan {
+    let mut plan = Plan::steady_state(gc);
+    if let Some(ns) = namespace {
+        let store = &gc.snap.store;
+        plan.actions
+            .retain(|a| store.str(store.object(a.target).namespace) == ns);
+    }
+    plan
 }

@@ -104,6 +104,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         let opts = live::GcGraphOptions {
             connect: super::input::connect_options(g),
             insecure_skip_tls_verify: args.gc_insecure_skip_tls_verify,
+            send_credentials: args.gc_send_credentials,
         };
         let (text, origin) = live::read_gc_graph(source, &root_uids, server, &opts).await?;
         let parsed = dot::parse(&text).map_err(|e| {

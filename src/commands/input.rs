@@ -128,21 +128,14 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
                 .unwrap_or_else(|| conn.default_namespace.clone()),
         )
     };
-    let opts = live::LiveOptions {
-        namespace: if list_namespace_only {
+    let opts = live_options(
+        g,
+        if list_namespace_only {
             namespace.clone()
         } else {
             None
         },
-        // Without --chunk-size, pages grow while the server answers them quickly.
-        page_size: g.chunk_size.unwrap_or(live::DEFAULT_PAGE_SIZE),
-        max_page_size: match g.chunk_size {
-            Some(_) => None,
-            None => Some(live::DEFAULT_MAX_PAGE_SIZE),
-        },
-        concurrency: usize::from(g.concurrency),
-        ..live::LiveOptions::default()
-    };
+    );
     let line = live::ProgressLine::stderr();
     let start = Instant::now();
     let snapshot = live::snapshot(&conn, &opts, &|p| line.update(&p)).await?;
@@ -158,4 +151,19 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         namespace,
         connection: Some(conn),
     })
+}
+
+/// How to list the cluster, from the global flags: `namespace` limits namespaced resources.
+/// Without `--chunk-size`, pages grow while the server answers them quickly.
+pub fn live_options(g: &GlobalArgs, namespace: Option<String>) -> live::LiveOptions {
+    live::LiveOptions {
+        namespace,
+        page_size: g.chunk_size.unwrap_or(live::DEFAULT_PAGE_SIZE),
+        max_page_size: match g.chunk_size {
+            Some(_) => None,
+            None => Some(live::DEFAULT_MAX_PAGE_SIZE),
+        },
+        concurrency: usize::from(g.concurrency),
+        ..live::LiveOptions::default()
+    }
 }

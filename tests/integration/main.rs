@@ -3,8 +3,10 @@
 //! tests that do are in `tests/live/` (`cargo test --test live`); ARCHITECTURE.md (Tests) describes the
 //! layout and the environment variables.
 
+mod apply;
 mod cli;
 mod distribution;
+mod from_gc;
 mod graph_render;
 mod inputs;
 mod readme;

@@ -16,6 +16,7 @@ mod harness;
 mod testenv;
 
 mod apply;
+mod apply_safety;
 mod check;
 mod generate;
 mod graph;
@@ -32,12 +33,13 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 6] = [
+    let suites: [&dyn harness::AnySuite; 7] = [
         &source::SUITE,
         &lists::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,
+        &apply_safety::SUITE,
         &generate::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))

@@ -25,7 +25,7 @@ mod events;
 mod gc_graph;
 mod kubeconfig;
 mod list;
-pub(crate) mod path;
+pub mod path;
 mod protobuf;
 mod request;
 #[cfg(test)]
