@@ -38,9 +38,11 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages quote names and file contents: shown sanitised, like all output.
+            use kubectl_gc::render::text::sanitize;
+            eprintln!("error: {}", sanitize(&e.to_string()));
             if let Some(hint) = e.hint() {
-                eprintln!("hint: {hint}");
+                eprintln!("hint: {}", sanitize(hint));
             }
             ExitCode::from(e.exit_code())
         }

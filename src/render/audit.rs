@@ -1,7 +1,8 @@
 //! `kubectl gc audit` output: table, wide, JSON and YAML (schema in README "JSON: audit").
 
 use super::{
-    ObjectRef, REPORT_API_VERSION, Styles, owner_ref_json, pad_columns, table, write_table,
+    ObjectRef, REPORT_API_VERSION, Styles, cell, owner_ref_json, pad_columns, table, write_line,
+    write_table,
 };
 use crate::diagnose::{Audit, Code, Finding, Severity};
 use crate::gc::GarbageCollector;
@@ -261,14 +262,14 @@ pub fn write_table_report(
             let Some(obj) = f.object else {
                 let mut row = vec![
                     severity_cell(f.severity, styles),
-                    Cell::new(f.code.id()),
-                    Cell::new("-"),
-                    Cell::new(f.resource.as_deref().unwrap_or("-")),
-                    Cell::new("-"),
-                    Cell::new(&f.consequence),
+                    cell(f.code.id()),
+                    cell("-"),
+                    cell(f.resource.as_deref().unwrap_or("-")),
+                    cell("-"),
+                    cell(&f.consequence),
                 ];
                 if wide {
-                    row.extend([Cell::new("-"), Cell::new("-"), Cell::new(&f.message)]);
+                    row.extend([cell("-"), cell("-"), cell(&f.message)]);
                 }
                 t.add_row(row);
                 continue;
@@ -282,16 +283,16 @@ pub fn write_table_report(
             let ns = snap.store.str(o.namespace);
             let mut row = vec![
                 severity_cell(f.severity, styles),
-                Cell::new(f.code.id()),
-                Cell::new(if ns.is_empty() { "-" } else { ns }),
-                Cell::new(format!("{kind}/{}", snap.store.str(o.name))),
-                Cell::new(owner),
-                Cell::new(&f.consequence),
+                cell(f.code.id()),
+                cell(if ns.is_empty() { "-" } else { ns }),
+                cell(format!("{kind}/{}", snap.store.str(o.name))),
+                cell(owner),
+                cell(&f.consequence),
             ];
             if wide {
-                row.push(Cell::new(f.classification.unwrap_or("-")));
-                row.push(Cell::new(snap.store.str(o.uid)));
-                row.push(Cell::new(&f.message));
+                row.push(cell(f.classification.unwrap_or("-")));
+                row.push(cell(snap.store.str(o.uid)));
+                row.push(cell(&f.message));
             }
             t.add_row(row);
         }
@@ -311,18 +312,20 @@ pub fn write_table_report(
             .collect();
         for (i, f) in detailed {
             writeln!(w)?;
-            writeln!(
+            write_line(
                 w,
-                "{} {}: {}",
-                f.code.id(),
-                f.object
-                    .map(|o| snap.describe(o))
-                    .or_else(|| f.resource.clone())
-                    .unwrap_or_default(),
-                f.message
+                &format!(
+                    "{} {}: {}",
+                    f.code.id(),
+                    f.object
+                        .map(|o| snap.describe(o))
+                        .or_else(|| f.resource.clone())
+                        .unwrap_or_default(),
+                    f.message
+                ),
             )?;
             for e in &report.findings[i].evidence {
-                writeln!(w, "  evidence: {e}")?;
+                write_line(w, &format!("  evidence: {e}"))?;
             }
             if f.code == Code::BlockedForegroundDeletion {
                 writeln!(w, "  to unblock, run one of (per root blocker):")?;
@@ -330,12 +333,12 @@ pub fn write_table_report(
                 writeln!(w, "  to fix:")?;
             }
             for r in &f.remedies {
-                writeln!(w, "    {r}")?;
+                write_line(w, &format!("    {r}"))?;
             }
         }
     }
     writeln!(w)?;
-    writeln!(w, "{}", summary_line(report))
+    write_line(w, &summary_line(report))
 }
 
 /// `12 findings (1 critical, 3 error, 8 warning) in 5210 objects · GC 1.28 · coverage complete`.

@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod graph;
 pub mod plan;
+pub mod text;
 
 pub use crate::build_info::REPORT_API_VERSION;
 pub use crate::gc::object_ref::ObjectRef;
@@ -97,6 +98,23 @@ pub fn pad_columns(t: &mut comfy_table::Table) {
             c.set_padding((0, if i + 1 == n { 0 } else { 3 }));
         }
     }
+}
+
+/// A table cell showing `text` sanitised ([`text::sanitize`]): every cell of every table is
+/// made with it, so no cell can carry a control character to the terminal.
+pub fn cell(text: impl AsRef<str>) -> comfy_table::Cell {
+    comfy_table::Cell::new(text::sanitize(text.as_ref()))
+}
+
+/// A row of [`cell`]s.
+pub fn cells<S: AsRef<str>>(texts: impl IntoIterator<Item = S>) -> Vec<comfy_table::Cell> {
+    texts.into_iter().map(cell).collect()
+}
+
+/// Writes one line of unstyled text, sanitised ([`text::sanitize`]), and a newline.
+pub fn write_line(w: &mut dyn Write, line: &str) -> std::io::Result<()> {
+    w.write_all(text::sanitize(line).as_bytes())?;
+    w.write_all(b"\n")
 }
 
 /// Writes a table, trimming the trailing spaces comfy-table pads lines with.

@@ -1,6 +1,8 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
-use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
+use super::{
+    ObjectRef, REPORT_API_VERSION, Styles, cells, pad_columns, table, write_line, write_table,
+};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
@@ -280,7 +282,7 @@ pub fn write_table_report(
                 row.push(act.reason.rule().to_owned());
                 row.push(snap.store.str(o.uid).to_owned());
             }
-            t.add_row(row);
+            t.add_row(cells(row));
         }
         pad_columns(&mut t);
         write_table(w, &t)?;
@@ -292,7 +294,7 @@ pub fn write_table_report(
         let mut t = table(styles);
         t.set_header(vec!["STATE", "NAMESPACE", "OBJECT", "WHY"]);
         for o in stuck {
-            t.add_row(vec![
+            t.add_row(cells([
                 o.state.to_owned(),
                 if o.target.namespace.is_empty() {
                     "-".into()
@@ -301,7 +303,7 @@ pub fn write_table_report(
                 },
                 format!("{}/{}", o.target.kind, o.target.name),
                 o.why.clone().unwrap_or_default(),
-            ]);
+            ]));
         }
         pad_columns(&mut t);
         write_table(w, &t)?;
@@ -325,22 +327,93 @@ pub fn write_table_report(
             )
         })
         .collect();
-    writeln!(
+    write_line(
         w,
-        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
-        plan.actions.len(),
-        s.waves,
-        s.actions["delete"],
-        s.actions["remove-owner-references"],
-        s.actions["unblock-owner-references"],
-        s.actions["remove-finalizer"],
-        s.deleted,
-        if kinds.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", kinds.join(", "))
-        },
-        s.terminating,
-        r.gc_version
+        &format!(
+            "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
+            plan.actions.len(),
+            s.waves,
+            s.actions["delete"],
+            s.actions["remove-owner-references"],
+            s.actions["unblock-owner-references"],
+            s.actions["remove-finalizer"],
+            s.deleted,
+            if kinds.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", kinds.join(", "))
+            },
+            s.terminating,
+            r.gc_version
+        ),
     )
+}
+
+/// `kind/name [-n namespace]` of an object in `--apply`'s lines.
+pub fn describe_target(t: &ObjectRef) -> String {
+    if t.namespace.is_empty() {
+        format!("{}/{}", t.kind, t.name)
+    } else {
+        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
+    }
+}
+
+/// One line of `collect --apply`'s progress on stderr, sanitised:
+/// `[ 3/12] wave 1 delete Pod/web-1 -n shop: done — 200 OK`. `message` may come from the API
+/// server or an admission webhook, and names from the cluster: both are hostile text.
+pub fn apply_progress_line(
+    seq: usize,
+    total: usize,
+    wave: u32,
+    verb: &str,
+    target: &ObjectRef,
+    result: &str,
+    message: &str,
+) -> String {
+    let width = total.to_string().len();
+    super::text::sanitized(&format!(
+        "[{seq:>width$}/{total}] wave {wave} {verb} {}: {result} — {message}",
+        describe_target(target)
+    ))
+}
+
+/// One line of `collect --apply`'s "Not performed:" list, sanitised.
+pub fn write_apply_not_performed(
+    w: &mut dyn Write,
+    result: &str,
+    verb: &str,
+    target: &ObjectRef,
+    message: &str,
+) -> std::io::Result<()> {
+    write_line(
+        w,
+        &format!("  {result} {verb} {}: {message}", describe_target(target)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apply_lines_show_hostile_names_and_server_messages_escaped() {
+        let target = ObjectRef {
+            kind: "Pod".into(),
+            name: "web\r\nFAKE\u{1b}]0;title\u{7}".into(),
+            namespace: "shop\u{1b}[2J".into(),
+            api_version: "v1".into(),
+            uid: "u".into(),
+        };
+        // A webhook's denial message is server text too.
+        let msg = "denied\u{1b}[2K\rby webhook";
+        let line = apply_progress_line(3, 12, 1, "delete", &target, "failed", msg);
+        assert_eq!(
+            line,
+            "[ 3/12] wave 1 delete Pod/web\\r\\nFAKE^[]0;title\\x07 -n shop^[[2J: failed — denied^[[2K\\rby webhook"
+        );
+        let mut out = Vec::new();
+        write_apply_not_performed(&mut out, "skipped", "delete", &target, msg).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.trim_end_matches('\n').chars().any(|c| c.is_control()));
+    }
 }

@@ -6,6 +6,7 @@
 mod cli;
 mod distribution;
 mod graph_render;
+mod hostile;
 mod readme;
 mod realdata;
 

@@ -109,14 +109,6 @@ fn stop_message(s: &Stopped) -> String {
     }
 }
 
-fn describe_target(t: &ObjectRef) -> String {
-    if t.namespace.is_empty() {
-        format!("{}/{}", t.kind, t.name)
-    } else {
-        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
-    }
-}
-
 /// Runs `--apply` for a plan already made (and namespace-scoped) by `collect`.
 pub async fn run(
     g: &GlobalArgs,
@@ -232,15 +224,18 @@ pub async fn run(
         user_policy_explicit: args.cascade != Cascade::Default,
     };
     let ops = KubeOps::new(conn);
-    let width = actions.len().to_string().len();
     let mut progress = |seq: usize, total: usize, e: &Entry| {
         eprintln!(
-            "[{seq:>width$}/{total}] wave {} {} {}: {} — {}",
-            e.wave,
-            e.verb,
-            describe_target(&e.target),
-            e.result.as_str(),
-            e.message
+            "{}",
+            view::apply_progress_line(
+                seq,
+                total,
+                e.wave,
+                e.verb,
+                &e.target,
+                e.result.as_str(),
+                &e.message
+            )
         );
     };
     let summary = apply::run(&ops, a, &actions, &opts, &mut record, &stop, &mut progress).await;
@@ -317,14 +312,7 @@ fn write_summary(
     if !skipped.is_empty() {
         writeln!(out, "Not performed:")?;
         for e in skipped {
-            writeln!(
-                out,
-                "  {} {} {}: {}",
-                e.result.as_str(),
-                e.verb,
-                describe_target(&e.target),
-                e.message
-            )?;
+            view::write_apply_not_performed(out, e.result.as_str(), e.verb, &e.target, &e.message)?;
         }
     }
     writeln!(
@@ -401,7 +389,7 @@ fn confirm(
             deletes
         )
     };
-    let prompt = format!("{what} on {cluster}?");
+    let prompt = render::text::sanitized(&format!("{what} on {cluster}?"));
     match dialoguer::Confirm::new()
         .with_prompt(prompt)
         .default(false)
