@@ -168,7 +168,19 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     }
     let mut out = super::stdout();
     match format {
-        GraphFormat::Tree => view::tree::write(&mut out, &sub, styles)?,
+        GraphFormat::Tree => {
+            let stats =
+                view::tree::write_with(&mut out, &sub, styles, view::tree::TreeOptions::default())?;
+            if stats.cuts > 0 {
+                out.flush()?;
+                eprintln!(
+                    "note: the tree is cut at depth {} in {} place(s) ({} object(s) below not shown); each cut line says how to continue from there",
+                    view::tree::DEFAULT_MAX_DEPTH,
+                    stats.cuts,
+                    stats.hidden
+                );
+            }
+        }
         GraphFormat::Dot => match args.dot_format {
             DotFormat::Current => dot::write(&mut out, &sub)?,
             DotFormat::Legacy => dot::write_legacy(&mut out, &sub)?,
