@@ -15,8 +15,6 @@
 //! `__complete` is handled before clap parses the command line (otherwise clap would take the
 //! global `-o` and friends for itself), so it never shows in `--help`.
 
-use super::Cli;
-use clap::CommandFactory;
 use std::ffi::{OsStr, OsString};
 
 /// The hidden first argument that selects completion mode.
@@ -48,7 +46,7 @@ pub fn cobra_complete(words: &[OsString]) -> String {
     if words.is_empty() {
         words.push(OsString::new());
     }
-    let mut cmd = Cli::command();
+    let mut cmd = super::command_for_completion();
     cmd.build();
     let (current, kubeconfig) = {
         let (before, current) = words.split_at(words.len() - 1);
@@ -136,10 +134,15 @@ pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
     const STAND_IN: &str = "kubectl_gc";
     let mut out = Vec::new();
     if shell != clap_complete::Shell::Bash {
-        clap_complete::generate(shell, &mut Cli::command(), BIN, &mut out);
+        clap_complete::generate(shell, &mut super::command_for_completion(), BIN, &mut out);
         return out;
     }
-    clap_complete::generate(shell, &mut Cli::command(), STAND_IN, &mut out);
+    clap_complete::generate(
+        shell,
+        &mut super::command_for_completion(),
+        STAND_IN,
+        &mut out,
+    );
     let text = String::from_utf8_lossy(&out);
     let suffix = format!(" {STAND_IN}");
     let mut fixed = String::with_capacity(text.len());
@@ -286,10 +289,21 @@ mod tests {
     #[test]
     fn output_values_of_audit() {
         let (values, directive) = complete(&["audit", "-o", ""]);
-        assert_eq!(values, ["table", "wide", "json", "yaml"]);
+        assert_eq!(
+            values,
+            [
+                "table",
+                "wide",
+                "json",
+                "yaml",
+                "name",
+                "jsonpath=",
+                "custom-columns="
+            ]
+        );
         assert_eq!(directive, ":4");
         let (values, _) = complete(&["audit", "--output", "j"]);
-        assert_eq!(values, ["json"]);
+        assert_eq!(values, ["json", "jsonpath="]);
     }
 
     #[test]
@@ -321,7 +335,7 @@ mod tests {
         }
         // Once the value is typed, completion continues normally.
         let (values, directive) = complete(&["audit", "--snapshot", "x.json", "-o", ""]);
-        assert_eq!(values, ["table", "wide", "json", "yaml"]);
+        assert_eq!(values[..4], ["table", "wide", "json", "yaml"]);
         assert_eq!(directive, ":4");
     }
 

@@ -1,7 +1,7 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
 use super::{
-    ObjectRef, REPORT_API_VERSION, Styles, cells, pad_columns, table, write_line, write_table,
+    ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table,
 };
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
@@ -246,16 +246,40 @@ pub fn write_table_report(
     wide: bool,
     styles: Styles,
 ) -> std::io::Result<()> {
+    write_table_report_with(w, a, plan, r, &TableOptions::of(wide), styles)
+}
+
+/// Entries of `deleted (…)` in the summary line before "… and N more".
+pub const SUMMARY_KINDS: usize = 8;
+
+/// [`write_table_report`] with kubectl's layout options (`--no-headers`: the action rows only).
+pub fn write_table_report_with(
+    w: &mut dyn Write,
+    a: &GarbageCollector<'_>,
+    plan: &Plan,
+    r: &PlanReport,
+    opts: &TableOptions,
+    styles: Styles,
+) -> std::io::Result<()> {
     let snap = a.snap;
+    let wide = opts.wide;
+    let now = super::captured_secs(snap);
     if plan.actions.is_empty() {
-        writeln!(w, "The GC has nothing to do.")?;
+        if !opts.no_headers {
+            writeln!(w, "The GC has nothing to do.")?;
+        }
     } else {
         let mut t = table(styles);
-        let mut header = vec!["WAVE", "ACTION", "NAMESPACE", "OBJECT", "DETAIL"];
+        let mut header: Vec<String> = ["WAVE", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
+            .map(String::from)
+            .to_vec();
         if wide {
-            header.extend(["RULE", "UID"]);
+            header.extend(["RULE", "UID"].map(String::from));
         }
-        t.set_header(header);
+        header.extend(opts.label_headers());
+        if !opts.no_headers {
+            t.set_header(cells(&header));
+        }
         for act in &plan.actions {
             let o = snap.store.object(act.target);
             let verb = match (act.verb, act.policy) {
@@ -276,16 +300,21 @@ pub fn write_table_report(
                     ns.to_owned()
                 },
                 format!("{}/{}", snap.resource_of(o).kind, snap.store.str(o.name)),
+                super::age(snap.store.str(o.creation_timestamp), now),
                 act.detail.clone(),
             ];
             if wide {
                 row.push(act.reason.rule().to_owned());
                 row.push(snap.store.str(o.uid).to_owned());
             }
+            row.extend(opts.label_cells(snap, Some(act.target)));
             t.add_row(cells(row));
         }
-        pad_columns(&mut t);
+        fit(&mut t, opts, &[0, 1, 2, 4]);
         write_table(w, &t)?;
+    }
+    if opts.no_headers {
+        return Ok(());
     }
     let stuck: Vec<&OutcomeJson> = r.outcomes.iter().filter(|o| o.why.is_some()).collect();
     if !stuck.is_empty() {
@@ -305,15 +334,21 @@ pub fn write_table_report(
                 o.why.clone().unwrap_or_default(),
             ]));
         }
-        pad_columns(&mut t);
+        fit(&mut t, opts, &[0, 1]);
         write_table(w, &t)?;
     }
     writeln!(w)?;
+    write_line(w, &summary_line(plan, r))
+}
+
+/// `dry run: 3 action(s) in 2 wave(s): … · 12 object(s) deleted (4 Pod in shop, …, and 5
+/// more) · 2 left terminating · GC 1.28`.
+pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
     let s = &r.summary;
-    let kinds: Vec<String> = s
+    let mut kinds: Vec<String> = s
         .deleted_by_kind
         .iter()
-        .take(8)
+        .take(SUMMARY_KINDS)
         .map(|d| {
             format!(
                 "{} {}{}",
@@ -327,25 +362,30 @@ pub fn write_table_report(
             )
         })
         .collect();
-    write_line(
-        w,
-        &format!(
-            "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
-            plan.actions.len(),
-            s.waves,
-            s.actions["delete"],
-            s.actions["remove-owner-references"],
-            s.actions["unblock-owner-references"],
-            s.actions["remove-finalizer"],
-            s.deleted,
-            if kinds.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", kinds.join(", "))
-            },
-            s.terminating,
-            r.gc_version
-        ),
+    if s.deleted_by_kind.len() > SUMMARY_KINDS {
+        let rest = &s.deleted_by_kind[SUMMARY_KINDS..];
+        kinds.push(format!(
+            "… and {} more in {} more kind/namespace pair(s)",
+            rest.iter().map(|d| d.count).sum::<usize>(),
+            rest.len()
+        ));
+    }
+    format!(
+        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
+        plan.actions.len(),
+        s.waves,
+        s.actions["delete"],
+        s.actions["remove-owner-references"],
+        s.actions["unblock-owner-references"],
+        s.actions["remove-finalizer"],
+        s.deleted,
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        s.terminating,
+        r.gc_version
     )
 }
 

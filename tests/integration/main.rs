@@ -4,6 +4,7 @@
 //! layout and the environment variables.
 
 mod cli;
+mod cli_surface;
 mod distribution;
 mod graph_render;
 mod hostile;

@@ -781,7 +781,10 @@ fn tree_of_a_32k_deep_chain_is_cut_at_the_depth_limit_with_a_note() {
         &mut out,
         &sub,
         Styles::plain(),
-        tree::TreeOptions { max_depth: 3 },
+        tree::TreeOptions {
+            max_depth: 3,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert_eq!((s.rows, s.cuts), (4, 1));

@@ -133,6 +133,8 @@ pub struct TreeOptions {
     /// Levels drawn below a top-level owner; deeper dependents are cut, with a note on the
     /// line where the cut is (and [`TreeStats::cuts`] counts them).
     pub max_depth: usize,
+    /// `--no-headers`: no header line.
+    pub no_headers: bool,
 }
 
 /// The default depth limit: deep enough for any real ownership chain (Deployment → ReplicaSet
@@ -144,6 +146,7 @@ impl Default for TreeOptions {
     fn default() -> Self {
         TreeOptions {
             max_depth: DEFAULT_MAX_DEPTH,
+            no_headers: false,
         }
     }
 }
@@ -327,11 +330,11 @@ pub fn write_with(
     stats.hidden = (0..g.node_count())
         .filter(|&i| hidden[i] && !visited[i])
         .count();
-    write_rows(w, &rows, styles)?;
+    write_rows(w, &rows, styles, opts.no_headers)?;
     Ok(stats)
 }
 
-fn write_rows(w: &mut dyn Write, rows: &[Row], styles: Styles) -> io::Result<()> {
+fn write_rows(w: &mut dyn Write, rows: &[Row], styles: Styles, no_headers: bool) -> io::Result<()> {
     let headers = ["NAMESPACE", "NAME", "REFERENCE", "GC STATE"];
     let mut width = headers.map(|h| h.len());
     for r in rows {
@@ -347,7 +350,9 @@ fn write_rows(w: &mut dyn Write, rows: &[Row], styles: Styles) -> io::Result<()>
             line.push_str(&pad(width[i] - h.len() + 3));
         }
     }
-    writeln!(w, "{}", line.trim_end())?;
+    if !no_headers {
+        writeln!(w, "{}", line.trim_end())?;
+    }
     for r in rows {
         let mut line = String::new();
         line.push_str(&r.namespace);

@@ -1,0 +1,1 @@
+//! Completion candidates that need the input: namespaces, kinds and names (placeholder).
