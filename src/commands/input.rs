@@ -54,6 +54,16 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
         request_timeout: g.request_timeout,
         as_user: g.as_user.clone(),
         as_groups: g.as_group.clone(),
+        overrides: live::Overrides {
+            server: g.server.clone(),
+            token: g.token.clone(),
+            certificate_authority: g.certificate_authority.clone(),
+            client_certificate: g.client_certificate.clone(),
+            client_key: g.client_key.clone(),
+            tls_server_name: g.tls_server_name.clone(),
+            insecure_skip_tls_verify: g.insecure_skip_tls_verify,
+            as_uid: g.as_uid.clone(),
+        },
     }
 }
 
