@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == complete::COMMAND) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(complete::cobra_complete(&args[2..]).as_bytes());
+        let _ = out.write_all(kubectl_gc::commands::complete::complete(&args[2..]).as_bytes());
         return ExitCode::SUCCESS;
     }
     let invocation = match cli::parse(args) {

@@ -603,3 +603,40 @@ fn graph_reads_kind_name_like_kubectl_and_says_where_with_all_namespaces() {
         "give names only",
     );
 }
+
+#[test]
+fn server_and_token_work_without_a_kubeconfig() {
+    // No kubeconfig anywhere, --server given: a connection is attempted (and fails here, with
+    // the cluster error and its exit code), instead of "no kubeconfig found".
+    let o = run_env(
+        &[
+            "audit",
+            "-s",
+            "https://127.0.0.1:9",
+            "--token",
+            "t0ken",
+            "--request-timeout",
+            "2s",
+        ],
+        &[("HOME", "/nonexistent-home")],
+    );
+    let e = err(&o);
+    assert_eq!(o.status.code(), Some(4), "{e}");
+    assert!(e.contains("https://127.0.0.1:9"), "{e}");
+    assert!(!e.contains("t0ken"), "the token is never printed: {e}");
+    refused(
+        &run_env(
+            &[
+                "audit",
+                "-s",
+                "https://127.0.0.1:9",
+                "--certificate-authority",
+                "/x",
+                "--insecure-skip-tls-verify",
+            ],
+            &[("HOME", "/nonexistent-home")],
+        ),
+        4,
+        "contradict",
+    );
+}

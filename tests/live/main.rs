@@ -17,6 +17,7 @@ mod testenv;
 
 mod apply;
 mod check;
+mod cli;
 mod generate;
 mod graph;
 mod source;
@@ -31,8 +32,9 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 5] = [
+    let suites: [&dyn harness::AnySuite; 6] = [
         &source::SUITE,
+        &cli::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,
