@@ -385,8 +385,8 @@ pub fn write_table_report_with(
             row.extend(opts.label_cells(snap, f.object).into_iter().map(cell));
             t.add_row(row);
         }
-        // SEVERITY, CODE, NAMESPACE and AGE keep their width; the rest share what is left.
-        fit(&mut t, opts, &[0, 1, 2, 5]);
+        // SEVERITY, CODE and AGE keep their width; the rest share what is left.
+        fit(&mut t, opts, &[0, 1, 5]);
         write_table(w, &t)?;
         if opts.no_headers {
             return Ok(());

@@ -244,16 +244,18 @@ pub fn fit(t: &mut comfy_table::Table, opts: &TableOptions, fixed: &[usize]) {
     t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
     t.set_width(width);
     t.set_truncation_indicator("…");
-    let headers: Vec<usize> = t
-        .header()
-        .map(|h| h.cell_iter().map(|c| c.content().chars().count()).collect())
-        .unwrap_or_default();
+    // The header is cut like any row when the terminal is very narrow.
+    if let Some(h) = t.header() {
+        let mut h = h.clone();
+        h.max_height(1);
+        t.set_header(h);
+    }
     for (i, col) in t.column_iter_mut().enumerate() {
         if fixed.contains(&i) {
             col.set_constraint(ColumnConstraint::ContentWidth);
         } else {
-            let min = headers.get(i).copied().unwrap_or(1).max(6) as u16 + 3;
-            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(min)));
+            // At least a few characters of every column (plus kubectl's 3-space gap).
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(4 + 3)));
         }
     }
     for row in t.row_iter_mut() {

@@ -310,7 +310,7 @@ pub fn write_table_report_with(
             row.extend(opts.label_cells(snap, Some(act.target)));
             t.add_row(cells(row));
         }
-        fit(&mut t, opts, &[0, 1, 2, 4]);
+        fit(&mut t, opts, &[0, 1, 4]);
         write_table(w, &t)?;
     }
     if opts.no_headers {
@@ -334,7 +334,7 @@ pub fn write_table_report_with(
                 o.why.clone().unwrap_or_default(),
             ]));
         }
-        fit(&mut t, opts, &[0, 1]);
+        fit(&mut t, opts, &[0]);
         write_table(w, &t)?;
     }
     writeln!(w)?;

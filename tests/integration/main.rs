@@ -10,6 +10,7 @@ mod graph_render;
 mod hostile;
 mod readme;
 mod realdata;
+mod terminal;
 
 #[path = "../support/mod.rs"]
 mod support;
