@@ -72,8 +72,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l fail-on -d 'Exit with code 5 when a finding has at least this severity (never, info, warning, error, critical)' -r
@@ -121,8 +121,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l delete -d 'Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web)' -r
@@ -176,8 +176,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
@@ -230,8 +230,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
@@ -277,8 +277,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
@@ -324,8 +324,8 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
@@ -413,8 +413,8 @@ mermaid\t'a Mermaid flowchart'
 json\t'nodes and edges as JSON'
 yaml\t'the JSON document as YAML'
 name\t'kind.group/name of each object'
-jsonpath=\t'a kubectl JSONPath template, e.g. jsonpath={.items[*].name}'
-custom-columns=\t'columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code'"
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25)' -r -f -a "current\t'Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings'
 legacy\t'Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r -F

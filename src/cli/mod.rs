@@ -449,7 +449,7 @@ pub fn options_help() -> String {
         .term_width(100)
         .help_template(
             "The following options can be passed to any command (after `kubectl gc`); a command \
-refuses, with the reason, those it cannot honour:\n{all-args}\n",
+refuses, with the reason, those it cannot honour:\n\n{all-args}\n",
         );
     for arg in Cli::command().get_arguments().filter(|a| a.is_global_set()) {
         cmd = cmd.arg(arg.clone().hide(false).global(false));

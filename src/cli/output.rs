@@ -75,11 +75,11 @@ const GRAPH: Spec = Spec {
 const TEMPLATES: &[(&str, &str)] = &[
     (
         "jsonpath=",
-        "a kubectl JSONPath template, e.g. jsonpath={.items[*].name}",
+        "a kubectl JSONPath template: jsonpath={.findings[*].code}",
     ),
     (
         "custom-columns=",
-        "columns HEADER:JSONPATH,… over the items, e.g. custom-columns=CODE:.code",
+        "columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code",
     ),
 ];
 
