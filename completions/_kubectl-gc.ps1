@@ -131,7 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--label-columns', '--label-columns', [CompletionResultType]::ParameterName, 'Add a column with the value of each of these labels (repeatable or comma-separated)')
             [CompletionResult]::new('--delete', '--delete', [CompletionResultType]::ParameterName, 'Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web)')
             [CompletionResult]::new('--cascade', '--cascade', [CompletionResultType]::ParameterName, 'Propagation policy of the previewed delete')
-            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'The record of every action --apply attempts (NDJSON; default: ./kubectl-gc-apply-<UTC time>.json; never overwritten)')
+            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'The record of every action --apply attempts (NDJSON; default: `./kubectl-gc-apply-<UTC time>.json`; never overwritten)')
             [CompletionResult]::new('--qps', '--qps', [CompletionResultType]::ParameterName, 'Requests per second --apply may send (bursts of 1.5 × N)')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')

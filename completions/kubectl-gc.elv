@@ -126,7 +126,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --label-columns 'Add a column with the value of each of these labels (repeatable or comma-separated)'
             cand --delete 'Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web)'
             cand --cascade 'Propagation policy of the previewed delete'
-            cand --record 'The record of every action --apply attempts (NDJSON; default: ./kubectl-gc-apply-<UTC time>.json; never overwritten)'
+            cand --record 'The record of every action --apply attempts (NDJSON; default: `./kubectl-gc-apply-<UTC time>.json`; never overwritten)'
             cand --qps 'Requests per second --apply may send (bursts of 1.5 × N)'
             cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
             cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'

@@ -130,7 +130,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cascad
 foreground\t'propagationPolicy=Foreground'
 orphan\t'propagationPolicy=Orphan'
 default\t'No policy: the type\'s default (RC, Job and CronJob orphan; others background)'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: ./kubectl-gc-apply-<UTC time>.json; never overwritten)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: `./kubectl-gc-apply-<UTC time>.json`; never overwritten)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d 'Requests per second --apply may send (bursts of 1.5 × N)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F

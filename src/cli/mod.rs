@@ -728,7 +728,7 @@ pub struct CollectArgs {
     #[arg(long, short = 'y', requires = "apply", help_heading = "Apply")]
     pub yes: bool,
     /// The record of every action --apply attempts (NDJSON; default:
-    /// ./kubectl-gc-apply-<UTC time>.json; never overwritten).
+    /// `./kubectl-gc-apply-<UTC time>.json`; never overwritten).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "apply", help_heading = "Apply")]
     pub record: Option<PathBuf>,
     /// Requests per second --apply may send (bursts of 1.5 × N).

@@ -30,7 +30,7 @@ pub fn name_of(object: &Value) -> Option<String> {
 }
 
 /// Writes each name once, in order.
-pub fn write_names<'a>(
+pub fn write_names(
     w: &mut dyn Write,
     names: impl IntoIterator<Item = String>,
 ) -> std::io::Result<()> {

@@ -43,7 +43,7 @@ fn screen_lines(raw: &str) -> Vec<String> {
         if c == '\u{1b}' {
             if chars.peek() == Some(&'[') {
                 chars.next();
-                while let Some(n) = chars.next() {
+                for n in chars.by_ref() {
                     if ('@'..='~').contains(&n) {
                         break;
                     }
