@@ -54,6 +54,16 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
         request_timeout: g.request_timeout,
         as_user: g.as_user.clone(),
         as_groups: g.as_group.clone(),
+        overrides: live::Overrides {
+            server: g.server.clone(),
+            token: g.token.clone(),
+            certificate_authority: g.certificate_authority.clone(),
+            client_certificate: g.client_certificate.clone(),
+            client_key: g.client_key.clone(),
+            tls_server_name: g.tls_server_name.clone(),
+            insecure_skip_tls_verify: g.insecure_skip_tls_verify,
+            as_uid: g.as_uid.clone(),
+        },
     }
 }
 
@@ -107,7 +117,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         for p in &problems {
             eprintln!("warning: {p}");
         }
-        if stats.files > 0 {
+        if stats.files > 0 && says_what_was_read(g) {
             eprintln!("{}", stats.summary_line(start.elapsed()));
         }
         return Ok(Loaded {
@@ -140,7 +150,9 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     let start = Instant::now();
     let snapshot = live::snapshot(&conn, &opts, &|p| line.update(&p)).await?;
     line.clear();
-    eprintln!("{}", live::summary_line(&snapshot, start.elapsed()));
+    if says_what_was_read(g) {
+        eprintln!("{}", live::summary_line(&snapshot, start.elapsed()));
+    }
     Ok(Loaded {
         snapshot,
         input: Input::Live,
@@ -166,4 +178,11 @@ pub fn live_options(g: &GlobalArgs, namespace: Option<String>) -> live::LiveOpti
         concurrency: usize::from(g.concurrency),
         ..live::LiveOptions::default()
     }
+}
+
+/// The one-line account of what was read ("read 50 objects from 1 file in 0.2s") is progress:
+/// shown on a terminal, or on any stderr with `-v 1` and more, never mixed into a pipeline's
+/// or a CI log's stderr unasked (where an error must be the first line).
+fn says_what_was_read(g: &GlobalArgs) -> bool {
+    super::progress::enabled() || g.verbosity.is_some_and(|v| v >= 1)
 }

@@ -176,16 +176,14 @@ fn yaml_output_is_the_same_document() {
 
 #[test]
 fn filters_namespace_kind_and_selector() {
-    let ns = json(&run(&[
-        "audit",
-        "--snapshot",
-        STUCK,
-        "-o",
-        "json",
-        "-n",
-        "other",
-    ]));
-    assert_eq!(ns["findings"].as_array().unwrap().len(), 0);
+    // A namespace the snapshot shows does not exist is an error, not "No findings".
+    let o = run(&["audit", "--snapshot", STUCK, "-o", "json", "-n", "other"]);
+    assert_user_error(&o, 2);
+    assert!(
+        stderr(&o).contains("namespace \"other\" not found"),
+        "{}",
+        stderr(&o)
+    );
     let kind = json(&run(&[
         "audit",
         "--snapshot",

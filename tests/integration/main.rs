@@ -5,12 +5,15 @@
 
 mod apply;
 mod cli;
+mod cli_surface;
 mod distribution;
 mod from_gc;
 mod graph_render;
+mod hostile;
 mod inputs;
 mod readme;
 mod realdata;
+mod terminal;
 mod timeouts;
 
 #[path = "../support/mod.rs"]

@@ -18,6 +18,7 @@ mod testenv;
 mod apply;
 mod apply_safety;
 mod check;
+mod cli;
 mod generate;
 mod graph;
 mod lists;
@@ -33,9 +34,10 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 7] = [
+    let suites: [&dyn harness::AnySuite; 8] = [
         &source::SUITE,
         &lists::SUITE,
+        &cli::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,

@@ -44,32 +44,14 @@ pub fn check_input(g: &GlobalArgs) -> Result<()> {
 
 // ---------------------------------------------------------------------------------------------
 // Human-facing text: every string from the cluster shown on stdout or stderr by this module
-// goes through `shown`.
+// goes through `shown` (the renderers' one sanitiser).
 
-/// A cluster string made safe for a terminal: control characters (C0, DEL, C1) escaped, as
-/// kubectl prints them. (The one place this module shows cluster strings; the renderers
-/// sanitise their own output.)
 fn shown(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    render::text::sanitized(s)
 }
 
 fn describe_target(t: &ObjectRef) -> String {
-    if t.namespace.is_empty() {
-        shown(&format!("{}/{}", t.kind, t.name))
-    } else {
-        shown(&format!("{}/{} -n {}", t.kind, t.name, t.namespace))
-    }
+    shown(&view::describe_target(t))
 }
 
 fn result_label(e: &Entry) -> String {
@@ -420,20 +402,21 @@ pub async fn run(
 
     let ops = KubeOps::new(conn);
     let applier = Applier::new(&ops, opts).map_err(|e| Error::usage(e, "e.g. --qps 20"))?;
-    let width = actions.len().to_string().len();
     let mut progress = |seq: usize, total: usize, e: &Entry| {
-        let round = if e.round > 1 {
-            format!("round {} ", e.round)
-        } else {
-            String::new()
-        };
         eprintln!(
-            "[{round}{seq:>width$}/{total}] wave {} {} {}: {} — {}",
-            e.wave,
-            e.verb,
-            describe_target(&e.target),
-            result_label(e),
-            shown(&e.message)
+            "{}",
+            view::apply_progress_line(
+                view::ApplyStep {
+                    round: e.round,
+                    seq,
+                    total,
+                    wave: e.wave,
+                },
+                e.verb,
+                &e.target,
+                &result_label(e),
+                &e.message
+            )
         );
     };
     let summary = if user_delete {
@@ -520,14 +503,7 @@ fn write_summary(
     if !not_performed.is_empty() {
         writeln!(out, "Not performed:")?;
         for e in not_performed {
-            writeln!(
-                out,
-                "  {} {} {}: {}",
-                result_label(e),
-                e.verb,
-                describe_target(&e.target),
-                shown(&e.message)
-            )?;
+            view::write_apply_not_performed(out, &result_label(e), e.verb, &e.target, &e.message)?;
         }
     }
     if !summary.left.is_empty() {
@@ -620,7 +596,7 @@ fn confirm(
             apply::MAX_ROUNDS
         )
     };
-    let prompt = format!("{what} on {cluster}?");
+    let prompt = render::text::sanitized(&format!("{what} on {cluster}?"));
     match dialoguer::Confirm::new()
         .with_prompt(prompt)
         .default(false)
@@ -635,17 +611,5 @@ fn confirm(
             message: format!("cannot ask for confirmation: {e}; nothing was applied"),
             hint: Some("add --yes to apply without a prompt".into()),
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shown;
-
-    #[test]
-    fn control_characters_are_shown_escaped() {
-        assert_eq!(shown("plain é ✓"), "plain é ✓");
-        assert_eq!(shown("a\u{1b}[2Jb\n\t\u{7f}"), "a\\u{1b}[2Jb\\n\\t\\u{7f}");
-        assert_eq!(shown("c1\u{9b}x"), "c1\\u{9b}x");
     }
 }
