@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == complete::COMMAND) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(complete::cobra_complete(&args[2..]).as_bytes());
+        let _ = out.write_all(kubectl_gc::commands::complete::complete(&args[2..]).as_bytes());
         return ExitCode::SUCCESS;
     }
     let invocation = match cli::parse(args) {
@@ -38,9 +38,11 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages quote names and file contents: shown sanitised, like all output.
+            use kubectl_gc::render::text::sanitize;
+            eprintln!("error: {}", sanitize(&e.to_string()));
             if let Some(hint) = e.hint() {
-                eprintln!("hint: {hint}");
+                eprintln!("hint: {}", sanitize(hint));
             }
             ExitCode::from(e.exit_code())
         }

@@ -4,15 +4,16 @@
 
 use super::executor::{CONFLICT_BACKOFF, Executor, Fail, Res, Step};
 use super::verify::{LiveClass, NoSolidOwner};
-use super::{ClusterOps, Entry, LiveRef, MAX_ATTEMPTS, PatchType, patch};
+use super::{ClusterOps, Entry, LiveRef, MAX_ATTEMPTS, PatchType, SkipCause, patch};
 use crate::gc::Policy;
 use crate::gc::plan::{Action, Reason};
 use crate::model::finalizers;
 
 impl<C: ClusterOps> Executor<'_, '_, C> {
     pub(super) async fn delete(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
+        let id = act.target;
+        let (key, uid) = self.target(id);
+        let obj = match self.read_target(id, &key, &uid, entry).await? {
             Ok(o) => o,
             Err(skip) => return Ok(skip),
         };
@@ -23,11 +24,14 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 None
             }
         } else {
-            if let Some(skip) = Self::terminating_skip(&obj.meta) {
+            if let Some(skip) = self.terminating_skip(id, &obj.meta) {
                 return Ok(skip);
             }
             if obj.meta.owner_references.is_empty() {
-                return Ok(Step::Skip("has no ownerReferences any more".into()));
+                return Ok(Step::Skip(
+                    "has no ownerReferences any more".into(),
+                    self.cause(id, Some(&obj.meta)),
+                ));
             }
             let NoSolidOwner { waiting, why } = match self
                 .no_solid_owner(&obj.meta, &key.namespace, entry)
@@ -66,35 +70,38 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 policy.map_or("default", Policy::as_str)
             ))
         };
+        let gone = |this: &Self, msg: &str| Step::Skip(msg.into(), this.cause(id, None));
         match self.write(&key, None, body, entry).await {
             Ok(s) => Ok(done(s)),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the DELETE (404)".into())),
+            Err(e) if e.is_object_not_found() => Ok(gone(self, "gone before the DELETE (404)")),
             Err(e) if e.code == 409 && rv.is_some() => {
                 // §3.2 notes (v1.34+): same UID, other resourceVersion, same ownerReferences →
                 // retry with the UID precondition only; otherwise re-verify.
-                let Some(latest) = self.get(&key, entry).await? else {
-                    return Ok(Step::Skip("gone before the DELETE (409, then 404)".into()));
+                let latest = match self.get(&key, entry).await? {
+                    Ok(Some(o)) => o,
+                    Ok(None) => return Ok(gone(self, "gone before the DELETE (409, then 404)")),
+                    Err(msg) => return Ok(Step::Failed(msg)),
                 };
                 if latest.meta.uid == uid
                     && latest.meta.resource_version != obj.meta.resource_version
                     && latest.meta.owner_references == obj.meta.owner_references
                 {
-                    entry.before = Some(latest.raw.clone());
+                    entry.before = Some(latest.meta.clone());
                     let body = patch::delete(&uid, None, policy);
                     match self.write(&key, None, body, entry).await {
                         Ok(s) => Ok(done(s)),
-                        Err(e) if e.code == 404 => {
-                            Ok(Step::Skip("gone before the DELETE (404)".into()))
+                        Err(e) if e.is_object_not_found() => {
+                            Ok(gone(self, "gone before the DELETE (404)"))
                         }
                         Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                        Err(e) => Err(self.unexpected("DELETE", &key, &e)),
+                        Err(e) => self.unexpected("DELETE", &key, &e),
                     }
                 } else {
                     Ok(Step::Conflict(e.describe()))
                 }
             }
             Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) => Err(self.unexpected("DELETE", &key, &e)),
+            Err(e) => self.unexpected("DELETE", &key, &e),
         }
     }
 
@@ -110,25 +117,40 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             // attemptToOrphan (§4): only while the owner is terminating with `orphan`.
             let (okey, ouid) = self.target(owner);
             match self.get(&okey, entry).await? {
-                None => return Ok(Step::Skip(format!("owner {} is gone", okey.describe()))),
-                Some(o) if o.meta.uid != ouid => {
-                    return Ok(Step::Skip(format!(
-                        "owner {} was recreated (uid {})",
-                        okey.describe(),
-                        o.meta.uid
-                    )));
+                Err(msg) => return Ok(Step::Failed(msg)),
+                Ok(None) => {
+                    return Ok(Step::Skip(
+                        format!("owner {} is gone", okey.describe()),
+                        self.cause(owner, None),
+                    ));
                 }
-                Some(o) if !(o.meta.terminating() && o.meta.has_finalizer(finalizers::ORPHAN)) => {
-                    return Ok(Step::Skip(format!(
-                        "owner {} is no longer being deleted with the orphan finalizer",
-                        okey.describe()
-                    )));
+                Ok(Some(o)) if o.meta.uid != ouid => {
+                    return Ok(Step::Skip(
+                        format!(
+                            "owner {} was recreated (uid {})",
+                            okey.describe(),
+                            o.meta.uid
+                        ),
+                        SkipCause::Changed,
+                    ));
                 }
-                Some(_) => {}
+                Ok(Some(o))
+                    if !(o.meta.terminating() && o.meta.has_finalizer(finalizers::ORPHAN)) =>
+                {
+                    return Ok(Step::Skip(
+                        format!(
+                            "owner {} is no longer being deleted with the orphan finalizer",
+                            okey.describe()
+                        ),
+                        self.cause(owner, Some(&o.meta)),
+                    ));
+                }
+                Ok(Some(_)) => {}
             }
         }
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
+        let id = act.target;
+        let (key, uid) = self.target(id);
+        let obj = match self.read_target(id, &key, &uid, entry).await? {
             Ok(o) => o,
             Err(skip) => return Ok(skip),
         };
@@ -138,10 +160,13 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             .cloned()
             .collect();
         if present.is_empty() {
-            return Ok(Step::Skip("the references are already gone".into()));
+            return Ok(Step::Skip(
+                "the references are already gone".into(),
+                self.cause(id, Some(&obj.meta)),
+            ));
         }
         if act.reason == Reason::StripDanglingAndWaiting {
-            if let Some(skip) = Self::terminating_skip(&obj.meta) {
+            if let Some(skip) = self.terminating_skip(id, &obj.meta) {
                 return Ok(skip);
             }
             let classes = self.classify(&obj.meta, &key.namespace, entry).await?;
@@ -149,25 +174,26 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             for (r, c) in obj.meta.owner_references.iter().zip(&classes) {
                 match c {
                     LiveClass::Unverifiable(why) => {
-                        return Ok(Step::Skip(format!(
-                            "cannot re-check owner {}: {why}",
-                            Self::describe_ref(r)
-                        )));
+                        return Ok(Step::Skip(
+                            format!("cannot re-check owner {}: {why}", Self::describe_ref(r)),
+                            SkipCause::GcWouldNot,
+                        ));
                     }
                     LiveClass::Solid if present.contains(&r.uid) => {
-                        return Ok(Step::Skip(format!(
-                            "owner {} exists again",
-                            Self::describe_ref(r)
-                        )));
+                        return Ok(Step::Skip(
+                            format!("owner {} exists again", Self::describe_ref(r)),
+                            SkipCause::Changed,
+                        ));
                     }
                     LiveClass::Solid => solid = true,
                     LiveClass::Waiting | LiveClass::Dangling(_) => {}
                 }
             }
             if !solid {
+                // The GC's next visit deletes the object instead: the next round re-plans.
                 return Ok(Step::Skip(
-                    "no solid owner left: the GC would now delete the object instead (re-run collect)"
-                        .into(),
+                    "no solid owner left: the GC would now delete the object instead".into(),
+                    self.cause(id, Some(&obj.meta)),
                 ));
             }
         }
@@ -181,17 +207,19 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         let smp = patch::remove_refs_smp(&uid, &refs, self.a.rules.uid_first_patch_order());
         let done =
             |n: usize, how: &str| Step::Done(format!("removed {n} ownerReference(s) ({how})"));
+        let gone =
+            |this: &Self| Step::Skip("gone before the PATCH (404)".into(), this.cause(id, None));
         match self
             .write(&key, Some(PatchType::Strategic), smp, entry)
             .await
         {
             Ok(_) => Ok(done(present.len(), "strategic merge patch")),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
+            Err(e) if e.is_object_not_found() => Ok(gone(self)),
             Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) if e.code == 422 => self.after_invalid(&key, &uid, &e, entry).await,
+            Err(e) if e.code == 422 => self.after_invalid(id, &key, &uid, &e, entry).await,
             Err(e) if e.code == 415 => {
                 // §3.7: JSON merge patch from a fresh read, guarded by its resourceVersion.
-                let fresh = match self.read_target(&key, &uid, entry).await? {
+                let fresh = match self.read_target(id, &key, &uid, entry).await? {
                     Ok(o) => o,
                     Err(skip) => return Ok(skip),
                 };
@@ -204,17 +232,20 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     .collect();
                 let removed = fresh.meta.owner_references.len() - remaining.len();
                 if removed == 0 {
-                    return Ok(Step::Skip("the references are already gone".into()));
+                    return Ok(Step::Skip(
+                        "the references are already gone".into(),
+                        self.cause(id, Some(&fresh.meta)),
+                    ));
                 }
                 let jmp = patch::refs_jmp(&fresh.meta.resource_version, &remaining);
                 match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
                     Ok(_) => Ok(done(removed, "JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
+                    Err(e) if e.is_object_not_found() => Ok(gone(self)),
                     Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                    Err(e) => Err(self.unexpected("PATCH", &key, &e)),
+                    Err(e) => self.unexpected("PATCH", &key, &e),
                 }
             }
-            Err(e) => Err(self.unexpected("PATCH", &key, &e)),
+            Err(e) => self.unexpected("PATCH", &key, &e),
         }
     }
 
@@ -226,12 +257,13 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             .iter()
             .map(|u| store.str(*u).to_owned())
             .collect();
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
+        let id = act.target;
+        let (key, uid) = self.target(id);
+        let obj = match self.read_target(id, &key, &uid, entry).await? {
             Ok(o) => o,
             Err(skip) => return Ok(skip),
         };
-        if let Some(skip) = Self::terminating_skip(&obj.meta) {
+        if let Some(skip) = self.terminating_skip(id, &obj.meta) {
             return Ok(skip);
         }
         let waiting = match self
@@ -244,6 +276,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         if !waiting {
             return Ok(Step::Skip(
                 "no owner is in foreground deletion any more".into(),
+                self.cause(id, Some(&obj.meta)),
             ));
         }
         let blocking: Vec<LiveRef> = obj
@@ -254,7 +287,10 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             .cloned()
             .collect();
         if blocking.is_empty() {
-            return Ok(Step::Skip("the references no longer block".into()));
+            return Ok(Step::Skip(
+                "the references no longer block".into(),
+                self.cause(id, Some(&obj.meta)),
+            ));
         }
         let smp = patch::unblock_smp(&uid, &blocking);
         let done = |how: &str| {
@@ -263,16 +299,18 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 blocking.len()
             ))
         };
+        let gone =
+            |this: &Self| Step::Skip("gone before the PATCH (404)".into(), this.cause(id, None));
         match self
             .write(&key, Some(PatchType::Strategic), smp, entry)
             .await
         {
             Ok(_) => Ok(done("strategic merge patch")),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
+            Err(e) if e.is_object_not_found() => Ok(gone(self)),
             Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) if e.code == 422 => self.after_invalid(&key, &uid, &e, entry).await,
+            Err(e) if e.code == 422 => self.after_invalid(id, &key, &uid, &e, entry).await,
             Err(e) if e.code == 415 => {
-                let fresh = match self.read_target(&key, &uid, entry).await? {
+                let fresh = match self.read_target(id, &key, &uid, entry).await? {
                     Ok(o) => o,
                     Err(skip) => return Ok(skip),
                 };
@@ -280,12 +318,12 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     patch::unblock_jmp(&fresh.meta.resource_version, &fresh.meta.owner_references);
                 match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
                     Ok(_) => Ok(done("JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
+                    Err(e) if e.is_object_not_found() => Ok(gone(self)),
                     Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                    Err(e) => Err(self.unexpected("PATCH", &key, &e)),
+                    Err(e) => self.unexpected("PATCH", &key, &e),
                 }
             }
-            Err(e) => Err(self.unexpected("PATCH", &key, &e)),
+            Err(e) => self.unexpected("PATCH", &key, &e),
         }
     }
 
@@ -296,23 +334,32 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             .finalizer
             .map(|f| store.str(f).to_owned())
             .unwrap_or_default();
-        let (key, uid) = self.target(act.target);
-        let mut obj = match self.read_target(&key, &uid, entry).await? {
+        let id = act.target;
+        let (key, uid) = self.target(id);
+        let mut obj = match self.read_target(id, &key, &uid, entry).await? {
             Ok(o) => o,
             Err(skip) => return Ok(skip),
         };
         if !obj.meta.terminating() {
-            return Ok(Step::Skip("not being deleted".into()));
+            return Ok(Step::Skip(
+                "not being deleted".into(),
+                self.cause(id, Some(&obj.meta)),
+            ));
         }
         if !obj.meta.has_finalizer(&fin) {
-            return Ok(Step::Skip(format!("finalizer {fin} already removed")));
+            return Ok(Step::Skip(
+                format!("finalizer {fin} already removed"),
+                self.cause(id, Some(&obj.meta)),
+            ));
         }
         // The verdict: nothing blocks a foreground deletion; every dependent was orphaned.
         let foreground = matches!(act.reason, Reason::ForegroundDone);
         for d in self.snapshot_dependents(act.target, foreground) {
             let (dkey, duid) = self.target(d);
-            let Some(dep) = self.get(&dkey, entry).await? else {
-                continue;
+            let dep = match self.get(&dkey, entry).await? {
+                Ok(Some(dep)) => dep,
+                Ok(None) => continue,
+                Err(msg) => return Ok(Step::Failed(msg)),
             };
             if dep.meta.uid != duid {
                 continue;
@@ -323,17 +370,21 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 .iter()
                 .any(|r| r.uid == uid && (!foreground || r.blocks()));
             if holds {
-                return Ok(Step::Skip(if foreground {
-                    format!(
-                        "dependent {} still blocks the deletion (blockOwnerDeletion=true)",
-                        dkey.describe()
-                    )
-                } else {
-                    format!(
-                        "dependent {} still references the owner: it was not orphaned",
-                        dkey.describe()
-                    )
-                }));
+                let cause = self.cause(d, Some(&dep.meta));
+                return Ok(Step::Skip(
+                    if foreground {
+                        format!(
+                            "dependent {} still blocks the deletion (blockOwnerDeletion=true)",
+                            dkey.describe()
+                        )
+                    } else {
+                        format!(
+                            "dependent {} still references the owner: it was not orphaned",
+                            dkey.describe()
+                        )
+                    },
+                    cause,
+                ));
             }
         }
         // removeFinalizer (§3.8): JSON merge patch with the resourceVersion, retried on 409 with
@@ -341,12 +392,15 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         for attempt in 0..MAX_ATTEMPTS {
             if attempt > 0 {
                 tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt - 1)).await;
-                obj = match self.read_target(&key, &uid, entry).await? {
+                obj = match self.read_target(id, &key, &uid, entry).await? {
                     Ok(o) => o,
                     Err(skip) => return Ok(skip),
                 };
                 if !obj.meta.has_finalizer(&fin) {
-                    return Ok(Step::Skip(format!("finalizer {fin} already removed")));
+                    return Ok(Step::Skip(
+                        format!("finalizer {fin} already removed"),
+                        self.cause(id, Some(&obj.meta)),
+                    ));
                 }
             }
             let rest: Vec<String> = obj
@@ -365,15 +419,18 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                         format!("removed finalizer {fin}; still held by {}", rest.join(", "))
                     }));
                 }
-                Err(e) if e.code == 404 => {
-                    return Ok(Step::Skip("gone before the PATCH (404)".into()));
+                Err(e) if e.is_object_not_found() => {
+                    return Ok(Step::Skip(
+                        "gone before the PATCH (404)".into(),
+                        self.cause(id, None),
+                    ));
                 }
                 Err(e) if e.code == 409 => {
                     entry
                         .notes
                         .push(format!("attempt {}: {}", attempt + 1, e.describe()));
                 }
-                Err(e) => return Err(self.unexpected("PATCH", &key, &e)),
+                Err(e) => return self.unexpected("PATCH", &key, &e),
             }
         }
         Err(Fail(format!(

@@ -1,71 +1,84 @@
 //! `kubectl gc audit`.
 
-use super::filter::Filter;
 use super::findings::{self, Analysed, Want};
-use super::{fleet, gate, load};
+use super::fleet;
+use super::select::Selection;
+use super::{flags, gate, output};
 use crate::cli::{AuditArgs, GateArgs, GlobalArgs};
 use crate::error::Result;
 use crate::gc::GarbageCollector;
-use crate::render::Styles;
 use crate::render::audit as view;
 use crate::render::sink::Sink;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
-    // Reject a bad selector before spending time on the cluster.
-    Filter::new(None, args.selector.as_deref(), &args.kind)?;
+    // Reject bad flags, selectors and templates before spending time on the cluster.
+    flags::check_report_output(args.output, &args.list, false)?;
+    output::check_templates(args.output, args.list.sort_by.as_deref())?;
+    let selection = Selection::parse(g)?;
+    if args.events && (g.snapshot.is_some() || !g.filename.is_empty()) {
+        return Err(crate::error::Error::usage(
+            "--events reads the GC's events from a live cluster, and the input is a file",
+            "drop --snapshot/-f, or drop --events",
+        ));
+    }
     if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
         let opts = fleet::Options {
             command: "audit",
             report_kind: "AuditReport",
             format: args.output,
             color: g.color,
+            list: &args.list,
             fail_on: args.fail_on,
             gate: &args.gate,
             output_file: args.file.output_file.as_deref(),
         };
         return fleet::run(g, contexts, &opts, |g, gate, want| async move {
             let loaded = fleet::load(&g).await?;
-            analyse(&g, args, &gate, &loaded, want).await
+            analyse(&g, args, Selection::parse(&g)?, &gate, &loaded, &want).await
         })
         .await;
     }
     // A bad --output-file fails before the cluster is read.
     let sink = Sink::open(args.file.output_file.as_deref())?;
-    let loaded = load(g, true).await?;
-    let want = Want {
-        format: args.output,
-        styles: if sink.is_file() {
-            Styles::plain()
-        } else {
-            Styles::for_stdout(g.color)
-        },
-        baseline: false,
-    };
-    let a = analyse(g, args, &args.gate, &loaded, want).await?;
-    findings::emit_single(sink, "audit", args.output, args.fail_on, &args.gate, a)
+    let loaded = super::load_input(g, true).await?;
+    let want = Want::new(args.output, g.color, &args.list, sink.is_file());
+    let a = analyse(g, args, selection, &args.gate, &loaded, &want).await?;
+    findings::emit_single(
+        sink,
+        "audit",
+        args.output,
+        g.color,
+        &args.list,
+        args.fail_on,
+        &args.gate,
+        a,
+    )
 }
 
 /// Audits one loaded input.
 async fn analyse(
     g: &GlobalArgs,
     args: &AuditArgs,
+    selection: Selection,
     gate_args: &GateArgs,
     loaded: &super::Loaded,
-    want: Want,
+    want: &Want,
 ) -> Result<Analysed> {
-    let gc = GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g));
-    let audit = crate::diagnose::audit(&gc);
-    let filter = Filter::new(
-        loaded.namespace.clone(),
-        args.selector.as_deref(),
-        &args.kind,
+    let selection = selection.resolve(
+        &loaded.snapshot,
+        loaded.namespace.as_deref(),
+        g.given("namespace"),
     )?;
+    let gc = super::progress::step("building the GC's graph", || {
+        GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g))
+    });
+    let audit = super::progress::step("auditing", || crate::diagnose::audit(&gc));
     let in_scope: Vec<_> = audit
         .findings
         .iter()
         .filter(|f| {
             f.object
-                .is_none_or(|o| filter.includes(&loaded.snapshot, o))
+                .is_none_or(|o| selection.includes(&loaded.snapshot, o))
         })
         .collect();
     let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, gate_args, in_scope)?;
@@ -79,7 +92,7 @@ async fn analyse(
     if args.events {
         attach_events(loaded, &mut report).await?;
     }
-    findings::finish(&gc, report, &in_scope, args.fail_on, gate_args, want)
+    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
 }
 
 /// Attaches the GC's `OwnerRefInvalidNamespace` events to the findings about their objects.

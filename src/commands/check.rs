@@ -1,14 +1,14 @@
 //! `kubectl gc check`: restart, upgrade and health gates.
 
-use super::filter::Filter;
 use super::findings::{self, Analysed, Want};
-use super::{fleet, gate, load};
+use super::fleet;
+use super::select::Selection;
+use super::{flags, gate, output, progress};
 use crate::cli::{CheckArgs, CheckWhat, GateArgs, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
-use crate::render::Styles;
 use crate::render::audit as view;
 use crate::render::sink::Sink;
 use std::collections::BTreeMap;
@@ -20,6 +20,10 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             "e.g. kubectl gc check upgrade --to 1.25",
         ));
     }
+    flags::check_check(args.what, args.to.is_some(), !args.crd.is_empty())?;
+    flags::check_report_output(args.output, &args.list, false)?;
+    output::check_templates(args.output, args.list.sort_by.as_deref())?;
+    let selection = Selection::parse(g)?;
     let crds = read_crds(&args.crd)?;
     if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
         let opts = fleet::Options {
@@ -27,6 +31,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             report_kind: "CheckReport",
             format: args.output,
             color: g.color,
+            list: &args.list,
             fail_on: args.fail_on,
             gate: &args.gate,
             output_file: args.file.output_file.as_deref(),
@@ -34,38 +39,43 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         let crds = &crds;
         return fleet::run(g, contexts, &opts, |g, gate, want| async move {
             let loaded = fleet::load(&g).await?;
-            analyse(&g, args, &gate, crds, &loaded, want)
+            analyse(&g, args, Selection::parse(&g)?, &gate, crds, &loaded, &want)
         })
         .await;
     }
     // A bad --output-file fails before the cluster is read.
     let sink = Sink::open(args.file.output_file.as_deref())?;
-    let loaded = load(g, true).await?;
-    let want = Want {
-        format: args.output,
-        styles: if sink.is_file() {
-            Styles::plain()
-        } else {
-            Styles::for_stdout(g.color)
-        },
-        baseline: false,
-    };
-    let a = analyse(g, args, &args.gate, &crds, &loaded, want)?;
-    findings::emit_single(sink, "check", args.output, args.fail_on, &args.gate, a)
+    let loaded = super::load_input(g, true).await?;
+    let want = Want::new(args.output, g.color, &args.list, sink.is_file());
+    let a = analyse(g, args, selection, &args.gate, &crds, &loaded, &want)?;
+    findings::emit_single(
+        sink,
+        "check",
+        args.output,
+        g.color,
+        &args.list,
+        args.fail_on,
+        &args.gate,
+        a,
+    )
 }
 
 /// Checks one loaded input.
 fn analyse(
     g: &GlobalArgs,
     args: &CheckArgs,
+    selection: Selection,
     gate_args: &GateArgs,
     crds: &[CrdVersions],
     loaded: &super::Loaded,
-    want: Want,
+    want: &Want,
 ) -> Result<Analysed> {
     let snap = &loaded.snapshot;
+    let selection = selection.resolve(snap, loaded.namespace.as_deref(), g.given("namespace"))?;
     let current = loaded.gc_version(g);
-    let gc = GarbageCollector::new(snap, current);
+    let gc = progress::step("building the GC's graph", || {
+        GarbageCollector::new(snap, current)
+    });
     let (restart, health, upgrade) = match args.what {
         None => (true, true, args.to.is_some()),
         Some(CheckWhat::Restart) => (true, false, false),
@@ -73,33 +83,33 @@ fn analyse(
         Some(CheckWhat::Upgrade) => (false, false, true),
     };
     let mut findings: Vec<Finding> = Vec::new();
-    if restart {
-        let r = restart::predict(&gc);
-        findings.extend(restart::findings(&gc, &r));
-    }
-    if health {
-        let audit = crate::diagnose::audit(&gc);
-        findings.extend(health::findings(&gc, &audit));
-    }
-    if upgrade && let Some(to) = args.to {
-        findings.extend(upgrade::findings(snap, current, to, crds));
-    }
+    progress::step("checking", || {
+        if restart {
+            let r = restart::predict(&gc);
+            findings.extend(restart::findings(&gc, &r));
+        }
+        if health {
+            let audit = crate::diagnose::audit(&gc);
+            findings.extend(health::findings(&gc, &audit));
+        }
+        if upgrade && let Some(to) = args.to {
+            findings.extend(upgrade::findings(snap, current, to, crds));
+        }
+    });
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
             .then(a.code.cmp(&b.code))
             .then(a.object.cmp(&b.object))
     });
-    let filter = Filter::new(loaded.namespace.clone(), None, &[])?;
     let in_scope: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.object.is_none_or(|o| filter.includes(snap, o)))
+        .filter(|f| f.object.is_none_or(|o| selection.includes(snap, o)))
         .collect();
     let (in_scope, suppressed) = gate::suppress(snap, gate_args, in_scope)?;
     let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
-    super::findings::finish(&gc, report, &in_scope, args.fail_on, gate_args, want)
+    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
 }
-
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
 fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {
     let mut docs = Vec::new();

@@ -2,7 +2,7 @@
 //! input (the report, the ownership pictures, the exit code, the rendered table), and the CI
 //! formats.
 
-use crate::cli::{FailOn, GateArgs, ReportFormat};
+use crate::cli::{ColorChoice, FailOn, GateArgs, ListOutputArgs, ReportFormat};
 use crate::diagnose::Finding;
 use crate::diagnose::suppress::Baseline;
 use crate::error::Result;
@@ -11,7 +11,7 @@ use crate::render::audit::{self as view, AuditReport};
 use crate::render::ci::{CiReport, ClusterOutcome, ClusterReport};
 use crate::render::html::Component;
 use crate::render::sink::Sink;
-use crate::render::{Styles, html, junit, markdown, sarif};
+use crate::render::{Styles, TableOptions, html, junit, list, markdown, sarif};
 
 /// What one input produced, owned (the snapshot can go).
 pub struct Analysed {
@@ -28,25 +28,61 @@ pub struct Analysed {
 }
 
 /// How the caller wants the result.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Want {
     /// The output format.
     pub format: ReportFormat,
     /// Colour of the table.
     pub styles: Styles,
+    /// How the table is laid out (`-o wide`, `--no-headers`, `-L`, width).
+    pub table: TableOptions,
+    /// `--sort-by`: the order of the findings in every format.
+    pub sort_by: Option<String>,
     /// Collect the baseline entries (the fleet writes one baseline for every cluster).
     pub baseline: bool,
 }
 
-/// Finishes one input's analysis: exit code, pictures, table, baseline.
+impl Want {
+    /// What a single input's command line asks for; `to_file`: the report goes to
+    /// `--output-file` (no colour, never cut to the terminal's width).
+    pub fn new(
+        format: ReportFormat,
+        color: ColorChoice,
+        list_args: &ListOutputArgs,
+        to_file: bool,
+    ) -> Want {
+        let mut table = super::output::table_options(list_args, format == ReportFormat::Wide);
+        if to_file {
+            table.width = None;
+        }
+        Want {
+            format,
+            styles: if to_file {
+                Styles::plain()
+            } else {
+                Styles::for_stdout(color)
+            },
+            table,
+            sort_by: list_args.sort_by.clone(),
+            baseline: false,
+        }
+    }
+}
+
+/// Finishes one input's analysis: `--sort-by`, exit code, pictures, table, baseline.
 pub fn finish(
     gc: &GarbageCollector<'_>,
-    report: AuditReport,
-    in_scope: &[&Finding],
+    mut report: AuditReport,
+    mut in_scope: Vec<&Finding>,
     fail_on: FailOn,
     gate: &GateArgs,
-    want: Want,
+    want: &Want,
 ) -> Result<Analysed> {
+    if let Some(order) = super::output::sort_order(&report, "findings", want.sort_by.as_deref())? {
+        list::apply_order(&mut report.findings, &order);
+        list::apply_order(&mut in_scope, &order);
+    }
+    let in_scope = &in_scope[..];
     let exit_code = super::gate::exit_code(in_scope, fail_on, gate, &report.summary.coverage);
     let components = if want.format == ReportFormat::Html {
         html::components(gc, in_scope)
@@ -56,12 +92,12 @@ pub fn finish(
     let table = match want.format {
         ReportFormat::Table | ReportFormat::Wide => {
             let mut buf = Vec::new();
-            view::write_table_report(
+            view::write_table_report_with(
                 &mut buf,
                 gc,
                 &report,
                 in_scope,
-                want.format == ReportFormat::Wide,
+                &want.table,
                 want.styles,
             )?;
             Some(buf)
@@ -117,11 +153,14 @@ pub fn write_ci(mut sink: Sink, format: ReportFormat, r: &CiReport) -> Result<()
     Ok(())
 }
 
-/// Emits a single input's result in any format.
+/// Emits a single input's result in any format (`-o` and `--output-file`).
+#[allow(clippy::too_many_arguments)]
 pub fn emit_single(
     sink: Sink,
     command: &'static str,
     format: ReportFormat,
+    color: ColorChoice,
+    list_args: &ListOutputArgs,
     fail_on: FailOn,
     gate: &GateArgs,
     a: Analysed,
@@ -131,13 +170,17 @@ pub fn emit_single(
         write_ci(sink, format, &single(command, fail_on, gate, a))?;
         return Ok(code);
     }
-    let mut sink = sink;
-    let out = sink.writer();
-    match format {
-        ReportFormat::Json => crate::render::write_json(out, &a.report)?,
-        ReportFormat::Yaml => crate::render::write_yaml(out, &a.report)?,
-        _ => out.write_all(a.table.as_deref().unwrap_or_default())?,
-    }
-    sink.commit()?;
+    // The table was rendered while the snapshot was there.
+    let table = a.table.unwrap_or_default();
+    super::output::emit(
+        sink,
+        format,
+        color,
+        list_args,
+        &a.report,
+        "findings",
+        Some("object"),
+        |out, _, _| out.write_all(&table),
+    )?;
     Ok(code)
 }

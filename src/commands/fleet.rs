@@ -14,10 +14,11 @@
 
 use super::findings::{self, Analysed, Want};
 use super::input::{Loaded, load_live};
-use crate::cli::{ColorChoice, FailOn, FleetArgs, GateArgs, GlobalArgs, ReportFormat};
+use crate::cli::{
+    ColorChoice, FailOn, FleetArgs, GateArgs, GlobalArgs, ListOutputArgs, ReportFormat,
+};
 use crate::diagnose::suppress::Baseline;
 use crate::error::{Error, Result, exit};
-use crate::render::Styles;
 use crate::render::ci::{CiReport, ClusterError, ClusterOutcome, ClusterReport};
 use crate::render::fleet as view;
 use crate::render::sink::Sink;
@@ -93,6 +94,8 @@ pub struct Options<'a> {
     pub format: ReportFormat,
     /// `--color`.
     pub color: ColorChoice,
+    /// kubectl's list-output flags.
+    pub list: &'a ListOutputArgs,
     /// `--fail-on`.
     pub fail_on: FailOn,
     /// Gate flags.
@@ -131,29 +134,29 @@ where
     F: Fn(GlobalArgs, GateArgs, Want) -> Fut,
     Fut: Future<Output = Result<Analysed>>,
 {
-    let mut sink = Sink::open(opts.output_file)?;
-    let styles = if sink.is_file() {
-        Styles::plain()
-    } else {
-        Styles::for_stdout(opts.color)
-    };
+    if !opts.list.label_columns.is_empty() || opts.list.show_labels {
+        return Err(Error::usage(
+            "-L and --show-labels read the objects' labels, and a fleet table is made after each cluster's snapshot is gone",
+            "use -o json (each finding names its object), or audit one context at a time",
+        ));
+    }
+    // A bad --output-file fails before any cluster is read.
+    let sink = Sink::open(opts.output_file)?;
     let mut gate = opts.gate.clone();
     let write_baseline = gate.write_baseline.take();
-    let want = Want {
-        // Tables are rendered for all clusters at once, from the owned reports.
-        format: match opts.format {
-            ReportFormat::Table | ReportFormat::Wide => ReportFormat::Json,
-            f => f,
-        },
-        styles,
-        baseline: write_baseline.is_some(),
-    };
+    let mut want = Want::new(opts.format, opts.color, opts.list, sink.is_file());
+    // Tables are rendered for all clusters at once, from the owned reports.
+    if opts.format.is_table() {
+        want.format = ReportFormat::Json;
+    }
+    want.baseline = write_baseline.is_some();
     let per_cluster = &per_cluster;
     let gate = &gate;
     let results: Vec<(String, Result<Analysed>)> = futures::stream::iter(contexts)
         .map(|context| {
             let mut cg = g.clone();
             cg.context = Some(context.clone());
+            let want = want.clone();
             async move {
                 let r = per_cluster(cg, gate.clone(), want).await;
                 (context, r)
@@ -226,18 +229,34 @@ where
         findings::write_ci(sink, opts.format, &report)?;
         return Ok(code);
     }
-    let out = sink.writer();
-    match opts.format {
-        ReportFormat::Json => {
-            crate::render::write_json(out, &view::document(&report, opts.report_kind, code))?
-        }
-        ReportFormat::Yaml => {
-            crate::render::write_yaml(out, &view::document(&report, opts.report_kind, code))?
-        }
-        f => view::write_table_report(out, &report, f == ReportFormat::Wide, styles)?,
-    }
-    sink.commit()?;
+    let document = view::document(&report, opts.report_kind, code);
+    super::output::emit_with(
+        sink,
+        opts.format,
+        opts.color,
+        opts.list,
+        &document,
+        fleet_items,
+        Some("object"),
+        |out, table, styles| view::write_table_report(out, &report, table, styles),
+    )?;
     Ok(code)
+}
+
+/// The items of a fleet document for `-o name` and `custom-columns=`: every cluster's
+/// findings, each with its cluster's context as `cluster`.
+fn fleet_items(doc: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut items = Vec::new();
+    for c in doc["clusters"].as_array().into_iter().flatten() {
+        for f in c["report"]["findings"].as_array().into_iter().flatten() {
+            let mut f = f.clone();
+            if let Some(o) = f.as_object_mut() {
+                o.insert("cluster".into(), c["context"].clone());
+            }
+            items.push(f);
+        }
+    }
+    items
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 
 use super::audit::{AuditReport, summary_line};
 use super::ci::{CiReport, ClusterError, ClusterOutcome, owner_text};
-use super::{REPORT_API_VERSION, Styles, pad_columns, table, write_table};
+use super::{REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -115,13 +115,15 @@ pub fn document<'a>(r: &'a CiReport, report_kind: &'static str, exit_code: u8) -
 }
 
 /// The table: one row per finding with its cluster first, then one summary line per cluster
-/// (its coverage and GC version) and one line per cluster that could not be audited.
+/// (its coverage and GC version) and one line per cluster that could not be audited
+/// (`--no-headers`: the rows only; the errors are on stderr as well).
 pub fn write_table_report(
     w: &mut dyn Write,
     r: &CiReport,
-    wide: bool,
+    opts: &TableOptions,
     styles: Styles,
 ) -> io::Result<()> {
+    let wide = opts.wide;
     let mut rows = 0;
     let mut t = table(styles);
     let mut header = vec![
@@ -136,7 +138,9 @@ pub fn write_table_report(
     if wide {
         header.extend(["CLASS", "UID", "MESSAGE"]);
     }
-    t.set_header(header);
+    if !opts.no_headers {
+        t.set_header(header);
+    }
     for c in &r.clusters {
         let Some(rep) = c.report() else { continue };
         for f in &rep.findings {
@@ -167,28 +171,36 @@ pub fn write_table_report(
                 row.push(uid);
                 row.push(f.message.clone());
             }
-            t.add_row(row);
+            t.add_row(cells(row));
             rows += 1;
         }
+    }
+    if opts.no_headers {
+        if rows > 0 {
+            fit(&mut t, opts, &[0, 1, 2]);
+            write_table(w, &t)?;
+        }
+        return Ok(());
     }
     if rows == 0 {
         writeln!(w, "No findings.")?;
     } else {
-        pad_columns(&mut t);
+        // CLUSTER, SEVERITY and CODE keep their width; the others share what is left.
+        fit(&mut t, opts, &[0, 1, 2]);
         write_table(w, &t)?;
     }
     writeln!(w)?;
     for c in &r.clusters {
         match &c.outcome {
             ClusterOutcome::Report { report, .. } => {
-                writeln!(w, "{}: {}", c.name, summary_line(report))?
+                write_line(w, &format!("{}: {}", c.name, summary_line(report)))?
             }
             ClusterOutcome::Failed(e) => {
-                write!(w, "{}: not audited: {}", c.name, e.message)?;
+                let mut line = format!("{}: not audited: {}", c.name, e.message);
                 if let Some(h) = &e.hint {
-                    write!(w, " (hint: {h})")?;
+                    line.push_str(&format!(" (hint: {h})"));
                 }
-                writeln!(w)?;
+                write_line(w, &line)?;
             }
         }
     }

@@ -60,7 +60,7 @@ pub fn render(r: &CiReport, limit: usize) -> String {
         }
     }
     // Highest severity first across clusters; stable within a cluster's own order.
-    all.sort_by(|a, b| b.1.severity.cmp(&a.1.severity));
+    all.sort_by_key(|b| std::cmp::Reverse(b.1.severity));
     let failed: Vec<_> = r.clusters.iter().filter(|c| c.error().is_some()).collect();
     let failing = all.iter().filter(|(_, f)| r.fails(f.severity)).count();
 

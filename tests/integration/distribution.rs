@@ -356,7 +356,17 @@ fn release_archives_hold_exactly_the_manifest_files() {
         candidates(&stdout(&complete)),
         (
             vec![
-                "table", "wide", "json", "yaml", "sarif", "junit", "markdown", "html"
+                "table",
+                "wide",
+                "json",
+                "yaml",
+                "name",
+                "sarif",
+                "junit",
+                "markdown",
+                "html",
+                "jsonpath=",
+                "custom-columns="
             ],
             ":4".to_owned()
         ),
@@ -394,7 +404,17 @@ fn complete_protocol_from_the_binary() {
         candidates(&stdout(&o)),
         (
             vec![
-                "table", "wide", "json", "yaml", "sarif", "junit", "markdown", "html"
+                "table",
+                "wide",
+                "json",
+                "yaml",
+                "name",
+                "sarif",
+                "junit",
+                "markdown",
+                "html",
+                "jsonpath=",
+                "custom-columns="
             ],
             ":4".to_owned()
         )
@@ -502,7 +522,10 @@ complete -p kubectl-gc"#,
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "collect completion");
-    assert_eq!(lines[1], "table wide json yaml sarif junit markdown html");
+    assert_eq!(
+        lines[1],
+        "table wide json yaml name sarif junit markdown html jsonpath= custom-columns="
+    );
     assert_eq!(lines[2], "foreground");
     assert_eq!(lines[3], "--fail-on");
     assert!(lines[4].ends_with(" kubectl-gc"), "{}", lines[4]);
@@ -537,13 +560,24 @@ fn version_names_commit_and_target() {
 fn every_help_has_examples_and_defaults() {
     use clap::CommandFactory;
     let cli = kubectl_gc::cli::Cli::command();
-    let mut names: Vec<Vec<String>> = vec![vec![]];
+    let mut names: Vec<(Vec<String>, bool)> = vec![(vec![], false)];
     for sub in cli.get_subcommands() {
         if sub.get_name() != "help" {
-            names.push(vec![sub.get_name().to_owned()]);
+            // Global flags are listed once, by `kubectl gc options`; defaults are asserted
+            // where the command has options of its own with one.
+            let has_defaults = sub
+                .get_arguments()
+                .any(|a| !a.is_hide_set() && !a.get_default_values().is_empty());
+            names.push((vec![sub.get_name().to_owned()], has_defaults));
+            for subsub in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+                names.push((
+                    vec![sub.get_name().to_owned(), subsub.get_name().to_owned()],
+                    has_defaults,
+                ));
+            }
         }
     }
-    for path in names {
+    for (path, has_defaults) in names {
         let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
         args.push("--help");
         let o = run(BIN, &args, None, None);
@@ -557,12 +591,31 @@ fn every_help_has_examples_and_defaults() {
             help.contains(&example),
             "{what}: no example of this command"
         );
-        assert!(help.contains("[default: "), "{what} lists no defaults");
+        if has_defaults {
+            assert!(help.contains("[default: "), "{what} lists no defaults");
+        }
+        assert!(
+            help.contains("\nExit codes:\n  0  "),
+            "{what} lists no exit codes"
+        );
+        if !path.is_empty() && !["options", "completion", "version"].contains(&path[0].as_str()) {
+            assert!(
+                help.contains(
+                    "Use \"kubectl gc options\" for a list of global command-line options"
+                ),
+                "{what}: no pointer to the global options"
+            );
+            assert!(
+                !help.contains("--kubeconfig"),
+                "{what}: global flags are listed by `kubectl gc options`, not in every help"
+            );
+        }
         if let Some(name) = path.first() {
             // In GC terms: the long description names the garbage collector's behaviour.
             let about = help.split("\n\nUsage:").next().unwrap_or("");
             assert!(
-                about.contains("GC") || name == "completion",
+                about.contains("GC")
+                    || ["completion", "options", "version"].contains(&name.as_str()),
                 "{what}: the description does not say what it does in GC terms"
             );
             assert!(about.len() > 60, "{what}: description too short");
@@ -584,7 +637,7 @@ fn usage_errors_exit_2_with_a_hint() {
     let e = stderr(&o);
     assert!(e.contains("invalid value 'xml' for '--output"), "{e}");
     assert!(
-        e.contains("possible values: table, wide, json, yaml"),
+        e.contains("possible values: table, wide, json, yaml, name, jsonpath=…, custom-columns=…"),
         "{e}"
     );
 

@@ -658,15 +658,27 @@ fn cli_graph_of_a_snapshot() {
     assert!(out.starts_with("NAMESPACE   NAME"), "{out}");
     assert!(out.contains("└─ReplicaSet/checkout-7d9f8c6b5"), "{out}");
     assert!(out.contains("waiting, controller, block"), "{out}");
-    // Not a terminal: DOT by default, styled for people; the GC endpoint's with --dot-format gc.
-    let (code, dot_out, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A"]);
+    // The tree is the default, on a terminal or not (kubectl's formats do not depend on it).
+    let (code, default_out, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A"]);
+    assert_eq!(code, 0);
+    assert_eq!(default_out, out);
+    // -o dot is styled for people by default; the GC endpoint's with --dot-format gc.
+    let (code, dot_out, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A", "-o", "dot"]);
     assert_eq!(code, 0);
     assert!(
         dot_out.starts_with("// kubectl-gc ownership graph"),
         "{dot_out}"
     );
-    let (code, dot_out, _) =
-        kubectl_gc(&["graph", "--snapshot", &snap, "-A", "--dot-format", "gc"]);
+    let (code, dot_out, _) = kubectl_gc(&[
+        "graph",
+        "--snapshot",
+        &snap,
+        "-A",
+        "-o",
+        "dot",
+        "--dot-format",
+        "gc",
+    ]);
     assert_eq!(code, 0);
     assert!(dot_out.starts_with("strict digraph full {\n"));
     // KIND/NAME selects the component; --direction/--depth narrow it.
@@ -697,7 +709,11 @@ fn cli_graph_of_a_snapshot() {
 #[test]
 fn cli_graph_errors_and_warnings() {
     let snap = example("stuck-foreground-deletion.json");
+    // A lone word is a KIND, as for kubectl get: an unknown one is an error.
     let (code, _, err) = kubectl_gc(&["graph", "--snapshot", &snap, "checkout"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("checkout: no such kind"), "{err}");
+    let (code, _, err) = kubectl_gc(&["graph", "--snapshot", &snap, "deployment/"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("expected KIND/NAME"), "{err}");
     let (code, _, err) = kubectl_gc(&["graph", "--snapshot", &snap, "-n", "shop", "pod/nope"]);

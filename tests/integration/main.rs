@@ -3,12 +3,18 @@
 //! tests that do are in `tests/live/` (`cargo test --test live`); ARCHITECTURE.md (Tests) describes the
 //! layout and the environment variables.
 
+mod apply;
 mod cli;
+mod cli_surface;
 mod distribution;
+mod from_gc;
 mod graph_render;
+mod hostile;
+mod inputs;
 mod readme;
 mod realdata;
 mod reports;
+mod terminal;
 mod timeouts;
 
 #[path = "../support/mod.rs"]

@@ -120,7 +120,9 @@ fn make_must_gather(root: &std::path::Path) {
     for (file, items) in by_file {
         let path = root.join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+        // As `oc adm inspect` writes them: lists the API server returned whole.
+        let doc = serde_json::json!({"apiVersion": "v1", "kind": "List",
+            "metadata": {"resourceVersion": "48300"}, "items": items});
         std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     }
 }

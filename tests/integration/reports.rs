@@ -833,10 +833,11 @@ async fn apply_record_lines_match_their_schema() {
         qps: 10_000.0,
         ..Default::default()
     };
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = kubectl_gc::apply::Stop::new();
     let summary = kubectl_gc::apply::run(
         &fake,
         &gc,
+        &plan.end,
         &actions,
         &opts,
         &mut rec,

@@ -22,7 +22,6 @@ use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 const LABEL: &str = "kgc-scenario";
@@ -1213,13 +1212,17 @@ fn recreated_between_plan_and_apply(env: &TestEnv, rt: &tokio::runtime::Runtime)
     let summary = rt.block_on(apply::run(
         &ops,
         &a,
+        &plan.end,
         &actions,
         &apply::Options::default(),
         &mut rec,
-        &AtomicBool::new(false),
+        &apply::Stop::new(),
         &mut |_, _, _| {},
     ));
-    assert!(summary.complete());
+    // Recreated: a change nobody planned, never acted on.
+    assert!(summary.stopped.is_none());
+    assert!(!summary.complete());
+    assert_eq!(summary.skipped_for(apply::SkipCause::Changed), 1);
     assert_eq!((summary.done(), summary.skipped()), (0, 1));
     let e = &summary.attempted[0].entry;
     assert!(e.message.starts_with("recreated"), "{}", e.message);
@@ -1274,7 +1277,6 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
     assert_eq!(err.code, 409, "{err:?}");
     let live = rt.block_on(ops.get(&key)).unwrap().expect("still there");
     assert_eq!(live.meta.uid, uids["target"]);
-    assert!(live.raw.get("managedFields").is_none());
     let jmp = apply::patch::refs_jmp("1", &[]);
     let err = rt
         .block_on(ops.patch(&key, PatchType::Merge, &jmp))

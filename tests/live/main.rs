@@ -16,7 +16,9 @@ mod harness;
 mod testenv;
 
 mod apply;
+mod apply_safety;
 mod check;
+mod cli;
 mod fleet;
 mod generate;
 mod graph;
@@ -33,12 +35,14 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 7] = [
+    let suites: [&dyn harness::AnySuite; 9] = [
         &source::SUITE,
         &lists::SUITE,
+        &cli::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,
+        &apply_safety::SUITE,
         &generate::SUITE,
         &fleet::SUITE,
     ];

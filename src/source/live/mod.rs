@@ -25,7 +25,7 @@ mod events;
 mod gc_graph;
 mod kubeconfig;
 mod list;
-pub(crate) mod path;
+pub mod path;
 mod protobuf;
 mod request;
 #[cfg(test)]
@@ -33,7 +33,7 @@ mod testserver;
 
 pub use events::{InvalidNamespaceEvent, OWNER_REF_INVALID_NAMESPACE, invalid_namespace_events};
 pub use gc_graph::{GcGraphOptions, read_gc_graph};
-pub use kubeconfig::{connect, kubeconfig_names};
+pub use kubeconfig::{Overrides, connect, kubeconfig_names};
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
@@ -95,6 +95,8 @@ pub struct ConnectOptions {
     pub as_user: Option<String>,
     /// `--as-group` (repeatable): impersonate these groups.
     pub as_groups: Vec<String>,
+    /// kubectl's connection flags over the kubeconfig (`--server`, `--token`, TLS, `--as-uid`).
+    pub overrides: kubeconfig::Overrides,
 }
 
 /// An established connection (the server answered `GET /version`).

@@ -1,6 +1,7 @@
 //! Request paths. Every segment that comes from outside the program — a namespace from `-n`, a
 //! group, version or plural from a discovery document, a name from a list — goes through
-//! [`segment`], the one function that escapes a path segment, so that no such string can add a
+//! [`segment`], the one function that escapes a path segment (the live source's lists and
+//! `collect --apply`'s requests alike), so that no such string can add a
 //! segment, a query or a fragment to a request, or break the request line.
 //!
 //! [`segment`] percent-encodes every byte except RFC 3986's unreserved characters
@@ -19,7 +20,7 @@ const ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// One path segment, percent-encoded (borrowed when nothing needs escaping).
-pub(crate) fn segment(s: &str) -> Cow<'_, str> {
+pub fn segment(s: &str) -> Cow<'_, str> {
     match s {
         "." => Cow::Borrowed("%2E"),
         ".." => Cow::Borrowed("%2E%2E"),
@@ -28,7 +29,7 @@ pub(crate) fn segment(s: &str) -> Cow<'_, str> {
 }
 
 /// `/api/<version>` for the core group, else `/apis/<group>/<version>`.
-pub(crate) fn group_version(group: &str, version: &str) -> String {
+pub fn group_version(group: &str, version: &str) -> String {
     if group.is_empty() {
         format!("/api/{}", segment(version))
     } else {
@@ -38,12 +39,7 @@ pub(crate) fn group_version(group: &str, version: &str) -> String {
 
 /// A collection: `<group-version>/<plural>`, or `<group-version>/namespaces/<ns>/<plural>`
 /// when `namespace` is given.
-pub(crate) fn collection(
-    group: &str,
-    version: &str,
-    namespace: Option<&str>,
-    plural: &str,
-) -> String {
+pub fn collection(group: &str, version: &str, namespace: Option<&str>, plural: &str) -> String {
     let base = group_version(group, version);
     match namespace {
         Some(ns) => format!("{base}/namespaces/{}/{}", segment(ns), segment(plural)),
@@ -53,8 +49,7 @@ pub(crate) fn collection(
 
 /// One object: its collection followed by `/<name>` (`namespace` empty or `None` for
 /// cluster-scoped objects).
-#[allow(dead_code)] // for the apply path (src/apply), which builds its own paths today
-pub(crate) fn object(
+pub fn object(
     group: &str,
     version: &str,
     namespace: Option<&str>,
