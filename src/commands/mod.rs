@@ -10,6 +10,7 @@ mod generate;
 mod graph;
 mod input;
 mod snapshot;
+mod watch;
 
 pub use input::{Input, Loaded, load};
 
@@ -32,6 +33,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         Command::Check(args) => check::run(&cli.global, args).await,
         Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
         Command::Graph(args) => graph::run(&cli.global, args).await,
+        Command::Watch(args) => watch::run(&cli.global, args).await,
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
             out.write_all(&crate::cli::complete::completion_script(args.shell))?;

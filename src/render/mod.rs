@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod graph;
 pub mod plan;
+pub mod watch;
 
 pub use crate::build_info::REPORT_API_VERSION;
 pub use crate::gc::object_ref::ObjectRef;

@@ -23,10 +23,14 @@ mod gc_graph;
 mod kubeconfig;
 mod list;
 mod request;
+mod watch;
 
 pub use events::{InvalidNamespaceEvent, OWNER_REF_INVALID_NAMESPACE, invalid_namespace_events};
 pub use gc_graph::{GcGraphOptions, read_gc_graph};
 pub use kubeconfig::{connect, kubeconfig_names};
+pub use watch::{
+    OwnedMeta, Update, WatchOptions, WatchTarget, discover_resources, to_owned_meta, watch_resource,
+};
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
