@@ -417,6 +417,10 @@ fn diagnose(
         .filter(|(_, c)| matches!(c, crate::gc::graph_builder::VisitCause::Orphaning))
         .map(|(id, _)| *id)
         .collect();
+    // Before 1.20 the running GC never re-checks a reference that names the wrong namespace
+    // or coordinates; a restart may act on it, depending on the order its informers list
+    // objects (kubernetes#65200, check restart's GC016).
+    let misdirected_wait_for_restart = !gc.rules.coordinate_keyed_absent_cache();
     let store = &snap.store;
     let mut verdicts: HashMap<ObjId, Verdict> = HashMap::new();
     let mut out = Vec::new();
@@ -455,13 +459,15 @@ fn diagnose(
                 Verdict::Delete { policy, .. } => (
                     Some(GcAction::Delete { policy: *policy }),
                     WhenRule::Acts {
-                        restart: restart_acts.contains(&id),
+                        restart: restart_acts.contains(&id)
+                            || (misdirected_wait_for_restart && misdirected(f.code)),
                     },
                 ),
                 Verdict::RemoveRefs { .. } => (
                     Some(GcAction::RemoveOwnerReferences),
                     WhenRule::Acts {
-                        restart: restart_acts.contains(&id),
+                        restart: restart_acts.contains(&id)
+                            || (misdirected_wait_for_restart && misdirected(f.code)),
                     },
                 ),
                 Verdict::Unknown { .. } => (None, WhenRule::Fixed(Some(When::Unknown))),
@@ -482,6 +488,13 @@ fn diagnose(
         });
     }
     out
+}
+
+fn misdirected(code: Code) -> bool {
+    matches!(
+        code,
+        Code::CrossNamespaceOwner | Code::OwnerCoordinatesMismatch
+    )
 }
 
 /// A cycle is reported on its member with the smallest UID (the audit picks the first in

@@ -26,6 +26,9 @@ pub mod queue;
 pub mod run;
 pub mod world;
 
+#[cfg(test)]
+mod tests;
+
 pub use engine::Engine;
 
 use crate::diagnose::{Code, Severity};
