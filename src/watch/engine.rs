@@ -189,6 +189,7 @@ impl Engine {
             return Vec::new();
         }
         let seeds = std::mem::take(&mut self.seeds);
+        self.worker_chain();
         let out = self.evaluate_part(seeds, cause);
         self.touched.clear();
         self.enqueued.clear();
@@ -254,6 +255,35 @@ impl Engine {
         self.touched.clear();
         self.world.set_discovery_failures(failures);
         self.world.compact(Some((resources, remap)));
+    }
+
+    /// What the workers themselves enqueue (§3.5, §2.10): an owner in foreground deletion
+    /// taken off the queue puts each dependent that still blocks it (and is not in foreground
+    /// deletion itself) on the queue.
+    fn worker_chain(&mut self) {
+        let Some(fg) = self.world.sym(crate::model::finalizers::FOREGROUND) else {
+            return;
+        };
+        let in_foreground = |w: &World, u: Sym| {
+            w.get(u)
+                .is_some_and(|v| v.being_deleted() && v.finalizers.contains(&fg))
+        };
+        let mut extra = Vec::new();
+        for &owner in &self.enqueued.attempt_to_delete {
+            if !in_foreground(&self.world, owner) {
+                continue;
+            }
+            for &d in self.world.dependents(owner) {
+                let blocks = self
+                    .world
+                    .get(d)
+                    .is_some_and(|v| v.owner_refs.iter().any(|r| r.uid == owner && r.blocks()));
+                if blocks && !in_foreground(&self.world, d) {
+                    extra.push(d);
+                }
+            }
+        }
+        self.enqueued.attempt_to_delete.extend(extra);
     }
 
     fn evaluate_part(&mut self, seeds: HashSet<Sym>, cause: Cause) -> Vec<Transition> {

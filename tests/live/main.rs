@@ -20,6 +20,7 @@ mod check;
 mod generate;
 mod graph;
 mod source;
+mod watch;
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -31,12 +32,13 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 5] = [
+    let suites: [&dyn harness::AnySuite; 6] = [
         &source::SUITE,
         &graph::SUITE,
         &check::SUITE,
         &apply::SUITE,
         &generate::SUITE,
+        &watch::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
