@@ -37,6 +37,9 @@ _kubectl_gc() {
             kubectl_gc,snapshot)
                 cmd="kubectl_gc__subcmd__snapshot"
                 ;;
+            kubectl_gc,watch)
+                cmd="kubectl_gc__subcmd__watch"
+                ;;
             kubectl_gc__subcmd__check,health)
                 cmd="kubectl_gc__subcmd__check__subcmd__health"
                 ;;
@@ -82,6 +85,9 @@ _kubectl_gc() {
             kubectl_gc__subcmd__help,snapshot)
                 cmd="kubectl_gc__subcmd__help__subcmd__snapshot"
                 ;;
+            kubectl_gc__subcmd__help,watch)
+                cmd="kubectl_gc__subcmd__help__subcmd__watch"
+                ;;
             kubectl_gc__subcmd__help__subcmd__check,health)
                 cmd="kubectl_gc__subcmd__help__subcmd__check__subcmd__health"
                 ;;
@@ -98,7 +104,7 @@ _kubectl_gc() {
 
     case "${cmd}" in
         kubectl_gc)
-            opts="-f -R -n -A -h -V --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph completion help"
+            opts="-f -R -n -A -h -V --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help --version audit collect check snapshot graph watch completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1066,7 +1072,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__help)
-            opts="audit collect check snapshot graph completion help"
+            opts="audit collect check snapshot graph watch completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1219,6 +1225,20 @@ _kubectl_gc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl_gc__subcmd__help__subcmd__watch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl_gc__subcmd__snapshot)
             opts="-o -f -R -n -A -h --output --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1231,6 +1251,104 @@ _kubectl_gc() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gc-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl_gc__subcmd__watch)
+            opts="-o -f -R -n -A -h --output --fail-on --metrics-addr --resync --snapshot --filename --recursive --kubeconfig --context --cluster --user --as --as-group --request-timeout --namespace --all-namespaces --concurrency --chunk-size --gc-version --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resync)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

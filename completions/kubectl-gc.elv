@@ -47,6 +47,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand check 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
             cand snapshot 'Write a snapshot of every deletable resource''s object metadata'
             cand graph 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph'
+            cand watch 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -321,6 +322,35 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'kubectl-gc;watch'= {
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --fail-on 'Exit with code 5 at the first transition that appears or changes at or above this severity (never, info, warning, error, critical)'
+            cand --metrics-addr 'Serve Prometheus metrics (/metrics), /healthz and /readyz on this address (e.g. 0.0.0.0:9464)'
+            cand --resync 'How often discovery is refreshed and ages re-evaluated (the GC''s resync period)'
+            cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
+            cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --filename 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)'
+            cand --context 'The kubeconfig context to use'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand --as 'Username to impersonate'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --request-timeout 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)'
+            cand -n 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand --namespace 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand --concurrency 'Resources listed concurrently from a live cluster'
+            cand --chunk-size 'Objects per list page'
+            cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
+            cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
+            cand -R 'Walk directories given with -f recursively'
+            cand --recursive 'Walk directories given with -f recursively'
+            cand -A 'All namespaces'
+            cand --all-namespaces 'All namespaces'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'kubectl-gc;completion'= {
             cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
             cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
@@ -351,6 +381,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand check 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
             cand snapshot 'Write a snapshot of every deletable resource''s object metadata'
             cand graph 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC''s debug endpoint, Mermaid or JSON; or compare it with the GC''s own graph'
+            cand watch 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -372,6 +403,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         &'kubectl-gc;help;snapshot'= {
         }
         &'kubectl-gc;help;graph'= {
+        }
+        &'kubectl-gc;help;watch'= {
         }
         &'kubectl-gc;help;completion'= {
         }

@@ -49,6 +49,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "collect" -d '
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "watch" -d 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
@@ -289,6 +290,30 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-insec
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s o -l output -d 'Output format' -r -f -a "text\t'One line per transition'
+json\t'One JSON object per transition (NDJSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l fail-on -d 'Exit with code 5 at the first transition that appears or changes at or above this severity (never, info, warning, error, critical)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l metrics-addr -d 'Serve Prometheus metrics (/metrics), /healthz and /readyz on this address (e.g. 0.0.0.0:9464)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l resync -d 'How often discovery is refreshed and ages re-evaluated (the GC\'s resync period)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l as -d 'Username to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -308,13 +333,14 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "watch" -d 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "upgrade" -d 'What changes when the GC is upgraded (--to required)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "health" -d 'Resources the GC cannot list or watch, and deletions that do not progress'

@@ -99,6 +99,9 @@ fn monitored(r: &Resource) -> bool {
 
 const NOT_LISTED_YET: &str = "not listed yet";
 
+/// A discovery result: the resource table, and the group-versions that could not be read.
+type Discovered = (Vec<Resource>, Vec<(String, String)>);
+
 struct Loop<'a> {
     conn: &'a Connection,
     cfg: &'a Config,
@@ -321,9 +324,7 @@ pub async fn run(
     let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + cfg.resync, cfg.resync);
     let mut sample = tokio::time::interval(Duration::from_secs(1));
     let mut last_resync = Instant::now();
-    let mut refresh: Option<
-        tokio::task::JoinHandle<Result<(Vec<Resource>, Vec<(String, String)>)>>,
-    > = None;
+    let mut refresh: Option<tokio::task::JoinHandle<Result<Discovered>>> = None;
     loop {
         tokio::select! {
             u = rx.recv() => {

@@ -758,7 +758,7 @@ fn soak(ctx: &Ctx) {
             }
         }
         // Forget what the GC removed (so the workload does not act on it).
-        if n % 10 == 0 {
+        if n.is_multiple_of(10) {
             let present = present_uids(&env, &nss);
             live.retain(|_, (_, uid)| present.contains(uid));
         }

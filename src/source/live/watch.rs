@@ -222,8 +222,8 @@ struct EventObjectIn<'a> {
     message: Option<Cow<'a, str>>,
 }
 
-fn owned(s: &Cow<'_, str>) -> Cow<'static, str> {
-    Cow::Owned(s.to_string())
+fn owned(s: &str) -> Cow<'static, str> {
+    Cow::Owned(s.to_owned())
 }
 
 /// A borrowed [`MetaIn`] as an owned one.
@@ -234,8 +234,8 @@ pub fn to_owned_meta(m: &MetaIn<'_>) -> OwnedMeta {
         uid: owned(&m.uid),
         resource_version: owned(&m.resource_version),
         creation_timestamp: owned(&m.creation_timestamp),
-        deletion_timestamp: m.deletion_timestamp.as_ref().map(owned),
-        finalizers: m.finalizers.iter().map(owned).collect(),
+        deletion_timestamp: m.deletion_timestamp.as_deref().map(owned),
+        finalizers: m.finalizers.iter().map(|f| owned(f)).collect(),
         // Labels are not part of the GC's view; `watch` does not filter by them.
         labels: Labels::default(),
         owner_references: m
@@ -250,7 +250,7 @@ pub fn to_owned_meta(m: &MetaIn<'_>) -> OwnedMeta {
                 block_owner_deletion: r.block_owner_deletion,
             })
             .collect(),
-        ignore: m.ignore.as_ref().map(owned),
+        ignore: m.ignore.as_deref().map(owned),
     }
 }
 
