@@ -253,6 +253,7 @@ impl Engine {
     ) {
         self.seeds.clear();
         self.touched.clear();
+        self.enqueued.clear();
         self.world.set_discovery_failures(failures);
         self.world.compact(Some((resources, remap)));
     }

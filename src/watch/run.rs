@@ -255,6 +255,9 @@ pub async fn run(
         };
         let Some(update) = update else { break };
         match update {
+            // A relist (410 during the initial phase) of a resource already in: reconciled
+            // with the rest once the engine exists.
+            u @ Update::Listed { relist: true, .. } => held_back.push(u),
             Update::Listed { key, objects, .. } => {
                 let Some(s) = lp.streams.get_mut(&key) else {
                     continue;
