@@ -475,6 +475,10 @@ pub struct WatchArgs {
     /// How often discovery is refreshed and ages re-evaluated (the GC's resync period).
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
     pub resync: std::time::Duration,
+    /// Keep the findings held in this file, so that a restarted watch reports only what
+    /// changed while it was not running.
+    #[arg(long, value_name = "FILE")]
+    pub state_file: Option<std::path::PathBuf>,
 }
 
 /// `graph` output formats.

@@ -88,6 +88,7 @@ pub async fn run(g: &GlobalArgs, args: &WatchArgs) -> Result<u8> {
         page_size: g.chunk_size,
         resync: args.resync,
         metrics_addr: args.metrics_addr,
+        state_file: args.state_file.clone(),
         ..Config::default()
     };
     let mut out = Out {

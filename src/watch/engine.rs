@@ -39,6 +39,34 @@ pub struct Held {
     subject: String,
 }
 
+impl Held {
+    /// A held finding (`subject`: the object UID).
+    pub fn new(
+        finding: WatchFinding,
+        when: Option<When>,
+        action: Option<GcAction>,
+        subject: String,
+    ) -> Held {
+        let namespace = finding
+            .object
+            .as_ref()
+            .map(|o| o.namespace.clone())
+            .unwrap_or_default();
+        Held {
+            finding,
+            when,
+            action,
+            namespace,
+            subject,
+        }
+    }
+
+    /// The subject (object UID).
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+}
+
 /// How a new finding's *when* is decided once the running GC's queues are known.
 #[derive(Clone, Copy, Debug)]
 enum WhenRule {
@@ -128,6 +156,18 @@ impl Engine {
     /// The findings held now, by identity.
     pub fn held(&self) -> impl Iterator<Item = (&String, &Held)> {
         self.held.iter()
+    }
+
+    /// Takes over findings held by an earlier run (`--state-file`): the next evaluation reports
+    /// only how the cluster differs from them.
+    pub fn preload(&mut self, held: impl IntoIterator<Item = (String, Held)>) {
+        for (id, h) in held {
+            let ids = self.by_subject.entry(h.subject.clone()).or_default();
+            if !ids.contains(&id) {
+                ids.push(id.clone());
+            }
+            self.held.insert(id, h);
+        }
     }
 
     /// True when changes wait for [`Engine::flush`].

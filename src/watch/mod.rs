@@ -24,6 +24,7 @@ pub mod engine;
 pub mod metrics;
 pub mod queue;
 pub mod run;
+pub mod state;
 pub mod world;
 
 #[cfg(test)]
@@ -37,7 +38,7 @@ use crate::gc::Policy;
 use serde::Serialize;
 
 /// When the GC acts on a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum When {
     /// The running GC has the object on a work queue and acts on it.

@@ -46,6 +46,8 @@ pub struct Config {
     pub metrics_addr: Option<SocketAddr>,
     /// The server ends each watch after about this long; it is then resumed.
     pub watch_timeout: Duration,
+    /// Keep the findings held here across runs (`--state-file`).
+    pub state_file: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -57,6 +59,7 @@ impl Default for Config {
             resync: Duration::from_secs(30),
             metrics_addr: None,
             watch_timeout: Duration::from_secs(240),
+            state_file: None,
         }
     }
 }
@@ -302,6 +305,32 @@ pub async fn run(
     let objects = snap.store.len();
     let mut engine = Engine::new(snap, cfg.gc_version);
     let mut held_when: HashMap<String, Option<When>> = HashMap::new();
+    let mut state = StateSaver::new(cfg.state_file.clone());
+    if let Some(path) = &cfg.state_file {
+        let entries = super::state::load(path)?;
+        let held: Vec<(String, super::engine::Held)> = entries
+            .iter()
+            .filter_map(|e| Some((e.id.clone(), e.held()?)))
+            .collect();
+        for (id, h) in &held {
+            held_when.insert(id.clone(), h.when);
+            let t = Transition {
+                kind: TransitionKind::Appeared,
+                id: id.clone(),
+                finding: h.finding.clone(),
+                when: h.when,
+                action: h.action,
+                previous: None,
+                object_gone: false,
+                cause: Cause::Initial,
+                time: std::time::SystemTime::now(),
+                received: None,
+            };
+            // The gauges start from what was held; the transitions below move them.
+            metrics.transition(&t, None);
+        }
+        engine.preload(held);
+    }
     for u in held_back {
         handle(
             &mut engine,
@@ -321,8 +350,10 @@ pub async fn run(
     ));
     metrics.set_ready();
     if !emit(sink, &metrics, &mut held_when, &initial)? {
+        state.save(&engine, sink, true);
         return Ok(Exit::SinkStopped);
     }
+    state.save(&engine, sink, true);
 
     let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + cfg.resync, cfg.resync);
     let mut sample = tokio::time::interval(Duration::from_secs(1));
@@ -345,7 +376,10 @@ pub async fn run(
                     }
                 }
                 let ts = engine.flush(Cause::Event);
-                if !emit(sink, &metrics, &mut held_when, &ts)? {
+                let go_on = emit(sink, &metrics, &mut held_when, &ts)?;
+                state.changed(!ts.is_empty());
+                if !go_on {
+                    state.save(&engine, sink, true);
                     return Ok(Exit::SinkStopped);
                 }
             }
@@ -375,14 +409,61 @@ pub async fn run(
                 }
             }
             _ = sample.tick() => {
+                state.save(&engine, sink, false);
                 let unreadable = lp.streams.values().filter(|s| s.unreadable).count();
                 metrics.sample(engine.world().len(), unreadable, last_resync.elapsed().as_secs_f64());
             }
             () = &mut stop => break,
         }
     }
+    state.changed(true);
+    state.save(&engine, sink, true);
     drop(server_aborter);
     Ok(Exit::Stopped)
+}
+
+/// Writes `--state-file` when findings changed, at most once a second (and at exit).
+struct StateSaver {
+    path: Option<std::path::PathBuf>,
+    dirty: bool,
+    failed: bool,
+}
+
+impl StateSaver {
+    fn new(path: Option<std::path::PathBuf>) -> StateSaver {
+        StateSaver {
+            path,
+            dirty: true,
+            failed: false,
+        }
+    }
+
+    fn changed(&mut self, changed: bool) {
+        self.dirty |= changed;
+    }
+
+    /// Saves if something changed (`force`: even if it did not).
+    fn save(&mut self, engine: &Engine, sink: &mut dyn Sink, force: bool) {
+        let Some(path) = &self.path else { return };
+        if !self.dirty && !force {
+            return;
+        }
+        let entries = engine
+            .held()
+            .map(|(id, h)| super::state::Entry::of(id, h))
+            .collect();
+        match super::state::save(path, entries) {
+            Ok(()) => {
+                self.dirty = false;
+                self.failed = false;
+            }
+            Err(e) if !self.failed => {
+                self.failed = true;
+                sink.notice(&format!("cannot write {}: {e}", path.display()));
+            }
+            Err(_) => {}
+        }
+    }
 }
 
 struct AbortOnDrop(Option<tokio::task::JoinHandle<()>>);

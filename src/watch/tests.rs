@@ -369,3 +369,52 @@ fn a_blocked_foreground_deletion_appears_then_resolves_when_the_blocker_goes() {
         "{ts:?}"
     );
 }
+
+#[test]
+fn a_restarted_watch_with_its_state_file_reports_only_what_changed() {
+    let mut c = Cluster::new();
+    c.server_version("v1.20.2");
+    c.obj("v1", "ConfigMap", "a", "one", "uid-1")
+        .owner("v1", "ConfigMap", "ghost", "uid-ghost");
+    c.obj("v1", "ConfigMap", "a", "two", "uid-2")
+        .owner("v1", "ConfigMap", "ghost", "uid-ghost");
+    let mut first = Engine::new(c.build(), None);
+    assert_eq!(first.evaluate_all(Cause::Initial).len(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.json");
+    let entries = first
+        .held()
+        .map(|(id, h)| super::state::Entry::of(id, h))
+        .collect();
+    super::state::save(&path, entries).unwrap();
+
+    // The same cluster: nothing to report.
+    let load = || -> Vec<(String, super::engine::Held)> {
+        super::state::load(&path)
+            .unwrap()
+            .iter()
+            .map(|e| (e.id.clone(), e.held().expect("readable entry")))
+            .collect()
+    };
+    let mut again = Engine::new(c.build(), None);
+    again.preload(load());
+    assert!(again.evaluate_all(Cause::Initial).is_empty());
+
+    // `two` was deleted while the watch was down: exactly that resolves.
+    let mut c2 = Cluster::new();
+    c2.server_version("v1.20.2");
+    c2.obj("v1", "ConfigMap", "a", "one", "uid-1")
+        .owner("v1", "ConfigMap", "ghost", "uid-ghost");
+    let mut later = Engine::new(c2.build(), None);
+    later.preload(load());
+    let ts = later.evaluate_all(Cause::Initial);
+    assert_eq!(ts.len(), 1, "{ts:?}");
+    assert_eq!(ts[0].kind, TransitionKind::Resolved);
+    assert!(ts[0].object_gone);
+    assert_eq!(ts[0].finding.object.as_ref().unwrap().name, "two");
+    assert!(
+        super::state::load(&dir.path().join("missing.json"))
+            .unwrap()
+            .is_empty()
+    );
+}
