@@ -110,6 +110,8 @@ pub struct Engine {
     touched: HashSet<Sym>,
     enqueued: Enqueued,
     oldest: Option<Instant>,
+    /// Objects the running GC retries with back-off (unmappable owner kinds).
+    retrying: HashSet<String>,
     /// Counters.
     pub stats: EngineStats,
 }
@@ -139,6 +141,7 @@ impl Engine {
             touched: HashSet::new(),
             enqueued: Enqueued::default(),
             oldest: None,
+            retrying: HashSet::new(),
             stats: EngineStats::default(),
         }
     }
@@ -358,11 +361,16 @@ impl Engine {
         let now = SystemTime::now();
         let mut out = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
+        let mut codes: HashMap<String, Vec<Code>> = HashMap::new();
         for f in fresh {
             if !seen.insert(f.id.clone()) {
                 continue; // two references to one owner UID: one finding per identity
             }
             subjects.insert(f.subject.clone());
+            codes
+                .entry(f.subject.clone())
+                .or_default()
+                .push(f.finding.code);
             let previous = self.held.get(&f.id);
             let when = match f.rule {
                 WhenRule::Fixed(w) => w,
@@ -370,7 +378,8 @@ impl Engine {
                     let queued = f.subject_uid.is_some_and(|u| match f.rule {
                         WhenRule::Orphans { .. } => self.enqueued.attempt_to_orphan.contains(&u),
                         _ => self.enqueued.attempt_to_delete.contains(&u),
-                    });
+                    }) || (matches!(f.rule, WhenRule::Acts { .. })
+                        && self.retrying.contains(&f.subject));
                     let was_now =
                         previous.is_some_and(|p| p.when == Some(When::Now) && p.action == f.action);
                     Some(if queued || was_now {
@@ -417,6 +426,17 @@ impl Engine {
                     subject: f.subject,
                 },
             );
+        }
+        // Objects the running GC keeps retrying with back-off (a REST mapping that fails:
+        // §3.1, §6.8) are evaluated again without any event: once they become actionable (the
+        // kind got served) it acts. Remembered while the reference stays unmappable or unknown.
+        for subject in &subjects {
+            let c = codes.get(subject).map_or(&[][..], Vec::as_slice);
+            if c.contains(&Code::UnresolvableOwnerKind) {
+                self.retrying.insert(subject.clone());
+            } else if !c.contains(&Code::UnknownOwner) {
+                self.retrying.remove(subject);
+            }
         }
         // Whatever was held for these subjects and is not found any more has resolved.
         let mut subjects: Vec<String> = subjects.into_iter().collect();

@@ -66,6 +66,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             run: orphan_finalizer,
         },
         Test {
+            name: "a_crd_that_appears_is_watched_after_the_next_resync",
+            needs: &["becomes_ready_once_the_initial_lists_are_in"],
+            run: crd_appears,
+        },
+        Test {
             name: "api_server_restart_and_expired_watches_lose_and_repeat_nothing",
             needs: &["becomes_ready_once_the_initial_lists_are_in"],
             run: api_server_restart,
@@ -510,6 +515,59 @@ fn orphan_finalizer(ctx: &Ctx) {
         "-p",
         r#"{"metadata":{"finalizers":null}}"#,
     ]);
+}
+
+fn crd_appears(ctx: &Ctx) {
+    let env = env(ctx);
+    let guard = watcher(ctx);
+    let w = guard.as_ref().expect("watch runs");
+    // A reference to a kind nobody serves yet: the GC cannot map it and retries for ever.
+    apply(
+        &env,
+        &cm(
+            "wa",
+            "cache-config",
+            json!([{"apiVersion": "cache.example.com/v1", "kind": "Redis", "name": "cache",
+                    "uid": "00000000-0000-4000-8000-00000000cafe"}]),
+        ),
+    );
+    let l = w.wait_for(
+        Instant::now() - Duration::from_secs(3),
+        Duration::from_secs(10),
+        "GC006",
+        |l| l.name() == "cache-config" && l.code() == "GC006",
+    );
+    assert_eq!(l.when(), "never");
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "redis.cache.example.com"},
+        "spec": {"group": "cache.example.com", "scope": "Namespaced",
+                 "names": {"plural": "redis", "singular": "redis", "kind": "Redis"},
+                 "versions": [{"name": "v1", "served": true, "storage": true,
+                               "schema": {"openAPIV3Schema": {"type": "object",
+                                   "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let created = Instant::now();
+    apply(&env, &crd);
+    // Within a resync (5 s here) the new resource is discovered and listed: the kind maps, the
+    // owner is absent, and the GC (whose own resync picks the kind up too) deletes the dependent.
+    let l2 = w.wait_for(
+        created,
+        Duration::from_secs(30),
+        "GC001 after the CRD",
+        |l| l.name() == "cache-config" && l.code() == "GC001" && l.transition() != "resolved",
+    );
+    // The GC retries an unmappable reference with back-off for ever, so it acts on it now.
+    assert_eq!((l2.when(), l2.verb()), ("now", "delete"), "{:#}", l2.v);
+    wait_gone(&env, "wa", "cache-config", Duration::from_secs(60));
+    w.wait_for(created, Duration::from_secs(5), "GC006 resolved", |l| {
+        l.name() == "cache-config" && l.code() == "GC006" && l.transition() == "resolved"
+    });
+    assert!(
+        w.stderr()
+            .contains("discovery changed: now watching redis.cache.example.com"),
+        "{}",
+        w.stderr()
+    );
 }
 
 fn api_server_restart(ctx: &Ctx) {
