@@ -83,10 +83,15 @@ impl WatchTarget {
         } else {
             format!("{group}/{version}/{plural}")
         };
+        let base = if group.is_empty() {
+            format!("/api/{version}")
+        } else {
+            format!("/apis/{group}/{version}")
+        };
         WatchTarget {
             key,
             label,
-            base: super::api_base(group, version),
+            base,
             plural: plural.to_owned(),
         }
     }
@@ -404,16 +409,17 @@ async fn list_all(
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
-        let build = || {
-            let r = kube::api::Request::new(url.as_str());
-            let req = if metadata_only {
-                r.list_metadata(&lp)
-            } else {
-                r.list(&lp)
-            };
-            req.map_err(|e| e.to_string())
+        let r = kube::api::Request::new(url.as_str());
+        let req = if metadata_only {
+            r.list_metadata(&lp)
+        } else {
+            r.list(&lp)
         };
-        let body = match request::get(client, opts.request_timeout, stats, &build).await {
+        let req = req.map_err(|e| Failure::Transport {
+            kind: TransportKind::Other,
+            message: e.to_string(),
+        })?;
+        let body = match get_with_retries(client, opts.request_timeout, stats, req).await {
             Ok(body) => body,
             Err(Failure::Status { code: 410, .. }) if token.is_some() && restarts < 3 => {
                 // The continue token expired: a fresh, consistent list from the start.
@@ -450,6 +456,99 @@ async fn list_all(
                 return Ok((objects, rv));
             }
         }
+    }
+}
+
+/// One GET, retried like the snapshot's lists are: `429` (honouring `Retry-After`) up to ten
+/// times, 5xx answers (but 501), timeouts and dropped connections three times, with backoff;
+/// anything else fails at once. Returns the body of the 2xx answer.
+async fn get_with_retries(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    stats: &Stats,
+    req: http::Request<Vec<u8>>,
+) -> Result<Vec<u8>, Failure> {
+    let (parts, body) = req.into_parts();
+    let (mut transient, mut throttled) = (0u32, 0u32);
+    loop {
+        let mut attempt = http::Request::builder()
+            .method(parts.method.clone())
+            .uri(parts.uri.clone());
+        for (k, v) in &parts.headers {
+            attempt = attempt.header(k, v);
+        }
+        let attempt = attempt
+            .body(kube::client::Body::from(body.clone()))
+            .map_err(|e| Failure::Transport {
+                kind: TransportKind::Other,
+                message: e.to_string(),
+            })?;
+        stats
+            .requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let send = async {
+            let response = client
+                .send(attempt)
+                .await
+                .map_err(|e| (request::transport_failure(&e), None))?;
+            let status = response.status();
+            let retry_after = response
+                .headers()
+                .get(http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(request::parse_retry_after);
+            let bytes = response
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(|e| (request::transport_failure(&e), None))?;
+            if status.is_success() {
+                Ok(bytes.to_vec())
+            } else {
+                Err((
+                    request::status_failure(status.as_u16(), &bytes),
+                    retry_after,
+                ))
+            }
+        };
+        let outcome = match timeout {
+            Some(t) => tokio::time::timeout(t, send).await.unwrap_or_else(|_| {
+                Err((
+                    Failure::Transport {
+                        kind: TransportKind::Timeout,
+                        message: format!("no answer within {}", crate::util::human_duration(t)),
+                    },
+                    None,
+                ))
+            }),
+            None => send.await,
+        };
+        let (failure, retry_after) = match outcome {
+            Ok(body) => return Ok(body),
+            Err(e) => e,
+        };
+        let wait = match &failure {
+            Failure::Status { code: 429, .. } if throttled < 10 => {
+                throttled += 1;
+                retry_after.unwrap_or_else(|| RETRY.delay(throttled - 1))
+            }
+            Failure::Status { code, .. } if *code >= 500 && *code != 501 && transient < 3 => {
+                transient += 1;
+                retry_after.unwrap_or_else(|| RETRY.delay(transient - 1))
+            }
+            Failure::Transport {
+                kind: TransportKind::Timeout | TransportKind::Other | TransportKind::Connect,
+                ..
+            } if transient < 3 => {
+                transient += 1;
+                RETRY.delay(transient - 1)
+            }
+            _ => return Err(failure),
+        };
+        stats
+            .retries
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(wait.min(Duration::from_secs(30))).await;
     }
 }
 
