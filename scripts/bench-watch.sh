@@ -72,7 +72,7 @@ done
 objects=$(head -1 "$work/snap.ndjson" | python3 -c 'import json,sys; print(json.load(sys.stdin)["objects"])')
 st=$(printf '%s\n' "${snap_t[@]}" | median); sr=$(printf '%s\n' "${snap_rss[@]}" | median)
 wt=$(printf '%s\n' "${sync_t[@]}" | median); wr=$(printf '%s\n' "${watch_rss[@]}" | median)
-echo "objects in the cluster: $objects; $(grep -o 'initial lists: .*' "$work/watch.err" | head -1)"
+echo "objects in the cluster: $objects"
 printf 'snapshot            %8.2f s   peak RSS %6d MiB\n' "$st" "$((sr / 1024))"
 printf 'watch initial sync  %8.2f s   (%.2f × snapshot; target ≤ 1.2)\n' "$wt" "$(echo "$wt / $st" | bc -l)"
 printf 'watch steady RSS    %8d MiB (%.2f × snapshot peak; target ≤ 2)\n' "$((wr / 1024))" "$(echo "$wr / $sr" | bc -l)"

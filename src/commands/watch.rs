@@ -6,7 +6,7 @@ use crate::error::{Error, Result, exit};
 use crate::render::{Styles, watch as view};
 use crate::watch::run::{Config, Exit, Sink};
 use crate::watch::{Transition, TransitionKind};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 /// Writes transitions to stdout (flushed line by line: an alert must not wait in a buffer)
 /// and notices to stderr.
@@ -16,6 +16,8 @@ struct Out {
     fail_on: FailOn,
     namespace: Option<String>,
     failed: bool,
+    /// stderr is a terminal.
+    progress: bool,
 }
 
 impl Sink for Out {
@@ -46,6 +48,12 @@ impl Sink for Out {
 
     fn notice(&mut self, text: &str) {
         eprintln!("watch: {}", view::sanitize(text));
+    }
+
+    fn progress(&mut self, text: &str) {
+        if self.progress {
+            eprintln!("watch: {}", view::sanitize(text));
+        }
     }
 }
 
@@ -97,6 +105,7 @@ pub async fn run(g: &GlobalArgs, args: &WatchArgs) -> Result<u8> {
         fail_on: args.fail_on,
         namespace: g.namespace.clone().filter(|_| !g.all_namespaces),
         failed: false,
+        progress: std::io::stderr().is_terminal(),
     };
     match crate::watch::run::run(&conn, &cfg, &mut out, stop_signal()).await? {
         Exit::SinkStopped if out.failed => Ok(exit::FINDINGS),

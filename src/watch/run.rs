@@ -68,8 +68,11 @@ impl Default for Config {
 pub trait Sink {
     /// One transition. `Ok(false)` stops the watch (`--fail-on`).
     fn transition(&mut self, t: &Transition) -> std::io::Result<bool>;
-    /// A note for people (stderr): progress, a resource that cannot be read (said once).
+    /// A note for people (stderr): a resource that cannot be read (said once), discovery
+    /// changes.
     fn notice(&mut self, text: &str);
+    /// Progress (stderr, shown on a terminal only).
+    fn progress(&mut self, text: &str);
 }
 
 /// Why the watch ended.
@@ -238,7 +241,7 @@ pub async fn run(
         lp.spawn(&r, id);
     }
     let total = lp.streams.len();
-    sink.notice(&format!(
+    sink.progress(&format!(
         "watching {total} resources the GC monitors (GC {}), listing…",
         cfg.gc_version
             .or(server_version)
@@ -343,7 +346,7 @@ pub async fn run(
         )?;
     }
     let initial = engine.evaluate_all(Cause::Initial);
-    sink.notice(&format!(
+    sink.progress(&format!(
         "initial lists: {objects} objects in {}; {} findings; watching for changes",
         crate::util::human_duration(started.elapsed()),
         engine.held().count()

@@ -418,3 +418,86 @@ fn a_restarted_watch_with_its_state_file_reports_only_what_changed() {
             .is_empty()
     );
 }
+
+#[test]
+fn compaction_and_a_new_resource_table_keep_the_findings_consistent() {
+    let mut c = Cluster::new();
+    c.server_version("v1.20.2");
+    c.resource("cache.example.com", "v1", "Redis", "redis", true);
+    c.obj("cache.example.com/v1", "Redis", "a", "cache", "uid-redis");
+    c.obj("v1", "ConfigMap", "a", "cfg", "uid-cfg").owner(
+        "cache.example.com/v1",
+        "Redis",
+        "cache",
+        "uid-redis",
+    );
+    c.obj("v1", "ConfigMap", "a", "lost", "uid-lost").owner(
+        "v1",
+        "ConfigMap",
+        "ghost",
+        "uid-ghost",
+    );
+    let snap = c.build();
+    let cm = row(&snap, "", "ConfigMap");
+    let mut e = Engine::new(snap, None);
+    assert_eq!(e.evaluate_all(Cause::Initial).len(), 1);
+    for i in 0..50 {
+        e.apply(
+            cm,
+            &meta("b", &format!("n{i}"), &format!("uid-n{i}"), &[]),
+            None,
+        );
+    }
+    e.flush(Cause::Event);
+    let before = held(&e);
+    // Folding the overlay into a new base changes no finding.
+    assert!(e.world().overlay_len() > 0);
+    assert!(e.evaluate_all(Cause::Resync).is_empty());
+    assert_eq!(e.world().overlay_len(), 0);
+    assert_eq!(held(&e), before);
+    assert_eq!(e.world().len(), 53);
+    // The CRD goes away: its objects with it, and cfg's owner kind no longer maps.
+    let table: Vec<_> = e
+        .world()
+        .resources()
+        .iter()
+        .filter(|r| r.group != "cache.example.com")
+        .cloned()
+        .collect();
+    let remap: Vec<Option<ResourceId>> = e
+        .world()
+        .resources()
+        .iter()
+        .map(|r| {
+            table
+                .iter()
+                .position(|t| t.group == r.group && t.version == r.version && t.kind == r.kind)
+                .map(|i| ResourceId(i as u32))
+        })
+        .collect();
+    e.retable(table, remap, &[]);
+    let ts = e.evaluate_all(Cause::Resync);
+    assert_eq!(e.world().len(), 52);
+    let cfg = find(&ts, "GC006", "cfg").expect("unresolvable owner kind");
+    assert_eq!(cfg.when, Some(When::Never));
+}
+
+#[test]
+fn references_diffs_like_upstream() {
+    use crate::model::{OwnerRef, Sym};
+    let r = |uid: u32, block: Option<bool>| OwnerRef {
+        api_version: Sym(1),
+        kind: Sym(2),
+        name: Sym(3),
+        uid: Sym(uid),
+        controller: None,
+        block_owner_deletion: block,
+    };
+    let (added, removed, changed) = super::queue::references_diffs(
+        &[r(10, Some(true)), r(11, None), r(12, None)],
+        &[r(10, Some(false)), r(12, None), r(13, None)],
+    );
+    assert_eq!(added, vec![r(13, None)]);
+    assert_eq!(removed, vec![r(11, None)]);
+    assert_eq!(changed, vec![(r(10, Some(true)), r(10, Some(false)))]);
+}

@@ -571,19 +571,13 @@ impl World {
         }
     }
 
-    /// A snapshot of just `uids` (which must be held), with the whole resource table and its
-    /// list outcomes, captured now. Returns it and, per object of it (by index), the world UID.
+    /// A snapshot of just `uids` (which must be held), captured now, with the rows of the
+    /// resource table (and their list outcomes) that its objects and their references can
+    /// reach: every row of every API group an object is listed in or a reference names. That
+    /// is all the GC's REST mapper consults for them (a kind is looked up in its group; an
+    /// unknown group is "not served"), and it keeps a small evaluation from copying a
+    /// hundred-row table. Returns it and, per object of it (by index), the world UID.
     pub fn mini(&self, uids: &[Sym]) -> (Snapshot, Vec<Sym>) {
-        let mut b = SnapshotBuilder::new(crate::snapshot::Provenance {
-            captured_at: crate::snapshot::now_rfc3339(),
-            ..self.snap.provenance.clone()
-        });
-        for r in &self.snap.resources {
-            b.add_resource(r.clone());
-        }
-        for f in &self.snap.discovery_failures {
-            b.discovery_failure(f.group_version.clone(), f.message.clone());
-        }
         let mut views: Vec<View<'_>> = uids.iter().filter_map(|&u| self.get(u)).collect();
         // The order a full snapshot has (resource, namespace, name): which dependent is "first"
         // for a virtual owner depends on it.
@@ -594,13 +588,45 @@ impl World {
                 self.str(b.name),
             ))
         });
+        let rows = &self.snap.resources;
+        let mut groups: HashSet<&str> = HashSet::new();
         for v in &views {
-            b.add_object(v.resource, &self.meta_of(v));
+            if let Some(r) = rows.get(v.resource.index()) {
+                groups.insert(r.group.as_str());
+            }
+            for r in v.owner_refs {
+                if let Some((g, _)) = crate::snapshot::split_api_version(self.str(r.api_version)) {
+                    groups.insert(g);
+                }
+            }
         }
-        let snap = b.finish();
-        // Objects were added in the order above and UIDs are unique: object i is views[i].
-        let to_world = views.iter().map(|v| v.uid).collect();
-        (snap, to_world)
+        let mut b = SnapshotBuilder::new(crate::snapshot::Provenance {
+            captured_at: crate::snapshot::now_rfc3339(),
+            ..self.snap.provenance.clone()
+        });
+        let mut remap: Vec<Option<ResourceId>> = vec![None; rows.len()];
+        for (i, r) in rows.iter().enumerate() {
+            if groups.contains(r.group.as_str()) {
+                remap[i] = Some(b.add_resource(Resource {
+                    // Only discovery reads the verbs.
+                    verbs: Vec::new(),
+                    ..r.clone()
+                }));
+            }
+        }
+        for f in &self.snap.discovery_failures {
+            b.discovery_failure(f.group_version.clone(), f.message.clone());
+        }
+        let mut to_world = Vec::with_capacity(views.len());
+        for v in &views {
+            let Some(resource) = remap.get(v.resource.index()).copied().flatten() else {
+                continue;
+            };
+            b.add_object(resource, &self.meta_of(v));
+            // Objects are added in this order and UIDs are unique: object i is this one.
+            to_world.push(v.uid);
+        }
+        (b.finish(), to_world)
     }
 }
 
