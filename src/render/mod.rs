@@ -8,6 +8,7 @@ pub mod jsonpath;
 pub mod list;
 pub mod plan;
 pub mod text;
+pub mod watch;
 
 pub use crate::build_info::REPORT_API_VERSION;
 pub use crate::gc::object_ref::ObjectRef;

@@ -23,6 +23,7 @@ mod generate;
 mod graph;
 mod lists;
 mod source;
+mod watch;
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 8] = [
+    let suites: [&dyn harness::AnySuite; 9] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         &apply::SUITE,
         &apply_safety::SUITE,
         &generate::SUITE,
+        &watch::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
