@@ -69,10 +69,8 @@ pub struct WatchTarget {
     pub key: usize,
     /// `group/version/plural`, for messages.
     pub label: String,
-    /// `/api/v1` or `/apis/<group>/<version>`.
-    pub base: String,
-    /// Plural resource name.
-    pub plural: String,
+    /// The collection's path (`/api/v1/pods`), every segment escaped by [`super::path`].
+    collection: String,
 }
 
 impl WatchTarget {
@@ -83,21 +81,15 @@ impl WatchTarget {
         } else {
             format!("{group}/{version}/{plural}")
         };
-        let base = if group.is_empty() {
-            format!("/api/{version}")
-        } else {
-            format!("/apis/{group}/{version}")
-        };
         WatchTarget {
             key,
             label,
-            base,
-            plural: plural.to_owned(),
+            collection: super::path::collection(group, version, None, plural),
         }
     }
 
     fn url(&self) -> String {
-        format!("{}/{}", self.base, self.plural)
+        self.collection.clone()
     }
 }
 
@@ -554,44 +546,13 @@ async fn get_with_retries(
 
 /// The watch URL: from `rv`, with bookmarks, ended by the server after `timeout`.
 fn watch_url(target: &WatchTarget, rv: &str, timeout: Duration) -> String {
-    let mut q = url::form_urlencoded_pairs(&[
+    let q = super::path::query(&[
         ("allowWatchBookmarks", "true"),
         ("resourceVersion", rv),
         ("timeoutSeconds", &timeout.as_secs().max(1).to_string()),
         ("watch", "1"),
     ]);
-    q.insert(0, '?');
-    format!("{}{q}", target.url())
-}
-
-/// Minimal query-string encoding (the values are resourceVersions and numbers, but a
-/// resourceVersion is opaque: encode it anyway).
-mod url {
-    pub fn form_urlencoded_pairs(pairs: &[(&str, &str)]) -> String {
-        let mut out = String::new();
-        for (i, (k, v)) in pairs.iter().enumerate() {
-            if i > 0 {
-                out.push('&');
-            }
-            out.push_str(&encode(k));
-            out.push('=');
-            out.push_str(&encode(v));
-        }
-        out
-    }
-
-    fn encode(s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        for b in s.bytes() {
-            match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    out.push(b as char)
-                }
-                _ => out.push_str(&format!("%{b:02X}")),
-            }
-        }
-        out
-    }
+    format!("{}?{q}", target.url())
 }
 
 /// A watch's timeout: the configured one minus up to a quarter, varied per resource and call.
