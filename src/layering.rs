@@ -34,9 +34,26 @@ const LAYERS: &[(&str, &[&str])] = &[
             "build_info",
         ],
     ),
+    // The shadow GC: findings kept up to date from watch streams. After diagnose; before the
+    // renderers, which format its transitions.
+    (
+        "watch",
+        &[
+            "diagnose",
+            "gc",
+            "source",
+            "model",
+            "snapshot",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+        ],
+    ),
     (
         "render",
         &[
+            "watch",
             "diagnose",
             "gc",
             "model",
@@ -68,6 +85,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
+            "watch",
             "cli",
             "apply",
             "render",

@@ -18,10 +18,12 @@
 //! 4. [`diagnose`] — what in the GC's verdicts and plans is wrong or about to happen:
 //!    findings with stable codes (audit; restart, upgrade and health checks), remedies,
 //!    suppressions.
-//! 5. [`render`] — tables, JSON/YAML, trees and graphs for people and machines; and
+//! 5. [`watch`] — `kubectl gc watch`: the same findings kept up to date from watch events,
+//!    re-evaluating only what each change can affect, as transitions with *when* the GC acts.
+//! 6. [`render`] — tables, JSON/YAML, trees and graphs for people and machines; and
 //!    [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
 //!    re-verified first, with the GC's own requests and a record of every change.
-//! 6. [`cli`] and [`commands`] — the command line, and for each subcommand the wiring of
+//! 7. [`cli`] and [`commands`] — the command line, and for each subcommand the wiring of
 //!    input → stages → output.
 //!
 //! Shared by all: [`model`] (the compact columnar store), [`catalog`] (built-in Kubernetes
@@ -52,5 +54,6 @@ pub mod source;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod util;
+pub mod watch;
 
 pub use error::{Error, Result};

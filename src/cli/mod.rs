@@ -361,6 +361,41 @@ says how to continue).",
         )
     )]
     Graph(GraphArgs),
+    /// Watch the cluster like a shadow GC: report findings as they appear, change or resolve,
+    /// with what the GC will do and when (now, at its next restart, never).
+    #[command(
+        long_about = "Watch the cluster like a shadow GC: report findings as they appear, change or resolve, \
+with what the GC will do and when.\n\n\
+watch lists, then watches, every resource the GC monitors (metadata only, the GC's own \
+discovery rules, refreshed every 30 s like the GC's resync) and keeps the GC's graph up to date. \
+Every change re-evaluates only the part of the graph it can affect, with the same findings as \
+`audit` (codes GC001-GC014). Each transition says when the GC acts: now (the running GC has the \
+object on its queue), restart (only a freshly started GC re-checks it: the next \
+kube-controller-manager restart or leader change), never (stuck), or unknown (a resource it \
+depends on cannot be read). The findings present at start are reported first. watch never writes \
+to the cluster.\n\n\
+Output: one line per transition, or one JSON object per transition with -o json (NDJSON; \
+`finding` has the schema of `audit -o json`). --metrics-addr serves Prometheus metrics, /healthz \
+and /readyz.",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Every transition, as lines\n",
+            "  kubectl gc watch\n\n",
+            "  # What the next GC restart would do, as it appears\n",
+            "  kubectl gc watch -o json | jq 'select(.when == \"restart\")'\n\n",
+            "  # Exit 5 at the first critical transition\n",
+            "  kubectl gc watch --fail-on critical\n\n",
+            "  # In a cluster, with Prometheus metrics\n",
+            "  kubectl gc watch --metrics-addr 0.0.0.0:9464 -o json\n\n",
+            "Exit codes:\n",
+            "  0  stopped (SIGINT/SIGTERM)\n",
+            "  5  a transition at or above --fail-on\n",
+            "  2  usage\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Watch(WatchArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \
@@ -861,6 +896,38 @@ pub struct SnapshotArgs {
     /// `json` (write `./json` for that).
     #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: PathBuf,
+}
+
+/// `watch` output formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchFormat {
+    /// One line per transition.
+    Text,
+    /// One JSON object per transition (NDJSON).
+    Json,
+}
+
+/// `watch` flags.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = WatchFormat::Text)]
+    pub output: WatchFormat,
+    /// Exit with code 5 at the first transition that appears or changes at or above this
+    /// severity (never, info, warning, error, critical).
+    #[arg(long, default_value = "never", value_name = "SEVERITY", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+    /// Serve Prometheus metrics (/metrics), /healthz and /readyz on this address
+    /// (e.g. 0.0.0.0:9464).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// How often discovery is refreshed and ages re-evaluated (the GC's resync period).
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
+    pub resync: std::time::Duration,
+    /// Keep the findings held in this file, so that a restarted watch reports only what
+    /// changed while it was not running.
+    #[arg(long, value_name = "FILE")]
+    pub state_file: Option<std::path::PathBuf>,
 }
 
 /// `version` flags.

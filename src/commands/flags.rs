@@ -25,6 +25,8 @@ pub enum Cmd {
     },
     /// `snapshot`.
     Snapshot,
+    /// `watch`.
+    Watch,
     /// `completion`, `options`, `version`: no input at all.
     NoInput(&'static str),
 }
@@ -99,6 +101,22 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
                 file_input.unwrap_or("the file")
             ),
         ));
+    }
+    if cmd == Cmd::Watch {
+        for id in ["selector", "kind", "field_selector"] {
+            if g.given(id) {
+                return Err(Error::usage(
+                    format!(
+                        "{} is not honoured by watch: it evaluates the GC's whole graph and narrows what it prints by -n only",
+                        flag(id)
+                    ),
+                    format!(
+                        "drop {}; filter the NDJSON of watch -o json (e.g. with jq), or use -n NS",
+                        flag(id)
+                    ),
+                ));
+            }
+        }
     }
     if cmd == Cmd::Snapshot {
         for id in ["selector", "kind", "field_selector"] {

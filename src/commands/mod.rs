@@ -16,6 +16,7 @@ mod output;
 pub mod progress;
 mod select;
 mod snapshot;
+mod watch;
 
 pub use input::{Input, Loaded, load};
 
@@ -63,6 +64,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
                 g,
             )?;
             graph::run(g, args).await
+        }
+        Command::Watch(args) => {
+            flags::check_global(Cmd::Watch, g)?;
+            watch::run(g, args).await
         }
         Command::Completion(args) => {
             flags::check_global(Cmd::NoInput("completion"), g)?;

@@ -8,6 +8,7 @@ pub mod jsonpath;
 pub mod list;
 pub mod plan;
 pub mod text;
+pub mod watch;
 
 // CI report formats (`-o sarif|junit|markdown|html`), the fleet report, `--output-file`.
 pub mod ci;

@@ -637,7 +637,9 @@ fn usage_errors_exit_2_with_a_hint() {
     let e = stderr(&o);
     assert!(e.contains("invalid value 'xml' for '--output"), "{e}");
     assert!(
-        e.contains("possible values: table, wide, json, yaml, name, jsonpath=…, custom-columns=…"),
+        e.contains(
+            "possible values: table, wide, json, yaml, name, sarif, junit, markdown, html, jsonpath=…, custom-columns=…"
+        ),
         "{e}"
     );
 

@@ -611,6 +611,56 @@ fn output_file_is_written_whole_or_not_at_all() {
     );
 }
 
+/// `--output-file` takes every `-o` form, kubectl's list forms included, and writes what stdout
+/// would show (stdout here is a pipe: no colour, no width limit either way).
+#[test]
+fn output_file_takes_every_output_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let stuck = example("stuck-foreground-deletion.json");
+    let redis = example("redis-operator-incident.json");
+    let forms: [(&str, &[&str]); 5] = [
+        ("audit", &["-o", "name"]),
+        ("audit", &["-o", "jsonpath={.findings[*].code}"]),
+        (
+            "check",
+            &[
+                "-o",
+                "custom-columns=CODE:.code,NAME:.object.name",
+                "--sort-by",
+                ".code",
+            ],
+        ),
+        (
+            "collect",
+            &["-o", "custom-columns=VERB:.verb", "--no-headers"],
+        ),
+        ("graph", &["-o", "name"]),
+    ];
+    for (i, (command, form)) in forms.iter().enumerate() {
+        // The stuck deletion has findings; the redis incident has actions to collect.
+        let snap = if *command == "collect" {
+            &redis
+        } else {
+            &stuck
+        };
+        let mut args = vec![*command, "--snapshot", snap, "-A"];
+        args.extend_from_slice(form);
+        let (code, stdout, err) = kubectl_gc(&args);
+        assert!(!stdout.is_empty(), "{command} {form:?}: {err}");
+        let file = dir.path().join(format!("out-{i}"));
+        let f = file.to_string_lossy().into_owned();
+        args.extend(["--output-file", &f]);
+        let (file_code, out, err) = kubectl_gc(&args);
+        assert_eq!(file_code, code, "{command} {form:?}: {err}");
+        assert!(out.is_empty(), "{command} {form:?} wrote to stdout: {out}");
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            stdout,
+            "{command} {form:?}"
+        );
+    }
+}
+
 #[test]
 fn ci_formats_are_refused_where_there_are_no_findings() {
     let (code, _, err) = kubectl_gc(&[
@@ -622,6 +672,16 @@ fn ci_formats_are_refused_where_there_are_no_findings() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("audit or check"), "{err}");
+    // graph has no CI formats: its -o lists what it has.
+    let (code, _, err) = kubectl_gc(&[
+        "graph",
+        "--snapshot",
+        &example("redis-operator-incident.json"),
+        "-o",
+        "junit",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("possible values: tree, dot"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -967,7 +1027,11 @@ fn fleet_selection_mistakes_are_refused() {
         &example("redis-operator-incident.json"),
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("several contexts"), "{err}");
+    // The rule every command follows: connection flags are refused with a file input.
+    assert!(
+        err.contains("--context applies to a cluster, but the input is --snapshot"),
+        "{err}"
+    );
     let (code, _, err) = kubectl_gc(&["audit", "--all-contexts", "--context", "a"]);
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = kubectl_gc(&["audit", "--all-contexts"]);

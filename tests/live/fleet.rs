@@ -96,6 +96,11 @@ current-context: east
             run: check_fleet_and_one_baseline,
         },
         Test {
+            name: "selection_and_list_forms_across_clusters",
+            needs: &["fixtures"],
+            run: selection_and_list_forms_across_clusters,
+        },
+        Test {
             name: "apply_result_and_record_match_their_schemas",
             needs: &["fixtures"],
             run: apply_result_and_record_match_their_schemas,
@@ -135,6 +140,77 @@ fn fixtures(ctx: &Ctx) {
         ),
     );
     apply(&ctx.west, &configmap("shop", "settings", None));
+}
+
+/// The selection flags apply to every cluster, and kubectl's list forms (`-o name`,
+/// `custom-columns=`, `jsonpath=`) read every cluster's findings, to stdout or a file alike.
+fn selection_and_list_forms_across_clusters(ctx: &Ctx) {
+    let (code, out, err) = kubectl_gc(
+        ctx,
+        &["audit", "--context", "east,west", "-A", "-o", "name"],
+    );
+    assert_eq!(code, 5, "{err}");
+    assert_eq!(out, "configmap/orphaned-settings\n", "{err}");
+    let columns = "custom-columns=CLUSTER:.cluster,CODE:.code,NAME:.object.name";
+    let (code, out, err) = kubectl_gc(
+        ctx,
+        &[
+            "audit",
+            "--context",
+            "east,west",
+            "-n",
+            "shop",
+            "--kind",
+            "cm",
+            "-o",
+            columns,
+        ],
+    );
+    assert_eq!(code, 5, "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["CLUSTER", "CODE", "NAME"],
+            vec!["east", "GC001", "orphaned-settings"]
+        ],
+        "{out}"
+    );
+    // Another namespace or kind selects nothing in either cluster: no finding, exit 0.
+    for selection in [["-n", "default"], ["--kind", "deploy"]] {
+        let mut args = vec!["audit", "--context", "east,west", "-o", "json"];
+        args.extend(selection);
+        let (code, out, err) = kubectl_gc(ctx, &args);
+        assert_eq!(code, 0, "{selection:?}: {err}");
+        let doc = parse(&out);
+        assert_eq!(doc["summary"]["findings"], 0, "{selection:?}: {out}");
+        assert_eq!(doc["summary"]["audited"], 2, "{selection:?}: {out}");
+    }
+    // jsonpath over the FleetReport, into a file.
+    let file = ctx.out.join("fleet-contexts.txt");
+    let (code, out, err) = kubectl_gc(
+        ctx,
+        &[
+            "audit",
+            "--context",
+            "east,west",
+            "-A",
+            "-o",
+            "jsonpath={.clusters[*].context}",
+            "--output-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 5, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), "east west");
+    // -L needs the objects' labels, gone once a cluster is analysed: refused, with the reason.
+    let (code, _, err) = kubectl_gc(ctx, &["audit", "--context", "east,west", "-L", "app"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-L and --show-labels"), "{err}");
 }
 
 fn kubectl_gc(ctx: &Ctx, args: &[&str]) -> (i32, String, String) {
@@ -227,7 +303,26 @@ fn audit_two_clusters_into_one_report(ctx: &Ctx) {
         east["report"]["source"]["inputs"],
         west["report"]["source"]["inputs"]
     );
-    assert!(err.contains("east: ") && err.contains("west: "), "{err}");
+    // Not a terminal: no "listed N objects" lines; with -v, one per cluster, named.
+    assert!(!err.contains("listed "), "{err}");
+    let (code, _, err) = kubectl_gc(
+        ctx,
+        &[
+            "audit",
+            "--context",
+            "east,west",
+            "-A",
+            "-o",
+            "json",
+            "-v",
+            "1",
+        ],
+    );
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("east: listed ") && err.contains("west: listed "),
+        "{err}"
+    );
     // The table carries the cluster.
     let (code, out, err) = kubectl_gc(ctx, &["audit", "--context", "east,west", "-A"]);
     assert_eq!(code, 5, "{err}");

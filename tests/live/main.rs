@@ -24,6 +24,7 @@ mod generate;
 mod graph;
 mod lists;
 mod source;
+mod watch;
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -35,7 +36,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 9] = [
+    let suites: [&dyn harness::AnySuite; 10] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         &apply_safety::SUITE,
         &generate::SUITE,
         &fleet::SUITE,
+        &watch::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }

@@ -56,6 +56,7 @@ pub struct TestEnv {
     /// `/debug/controllers/garbagecollector/graph`) while the garbage collector runs.
     pub gc_url: Option<String>,
     etcd_url: String,
+    api_port: u16,
     id: u64,
     stopped: bool,
 }
@@ -188,6 +189,7 @@ impl TestEnv {
             viewer_token: String::new(),
             gc_url: None,
             etcd_url: String::new(),
+            api_port: 0,
             id,
             stopped: false,
         };
@@ -232,26 +234,8 @@ impl TestEnv {
             ),
         )?;
 
-        let mut cmd = Command::new(bin.join("kube-apiserver"));
-        let path = |name: &str| self.dir.join(name).into_os_string();
-        cmd.args(["--etcd-servers", &self.etcd_url])
-            .args(["--bind-address", "127.0.0.1"])
-            .args(["--advertise-address", "127.0.0.1"])
-            .args(["--secure-port", &api_port.to_string()])
-            .arg("--cert-dir")
-            .arg(path("certs"))
-            .arg("--token-auth-file")
-            .arg(path("tokens.csv"))
-            .args(["--authorization-mode", "RBAC"])
-            .arg("--service-account-key-file")
-            .arg(path("sa.pub"))
-            .arg("--service-account-signing-key-file")
-            .arg(path("sa.key"))
-            .args(["--service-account-issuer", "https://kubernetes.default.svc"])
-            .args(["--service-cluster-ip-range", "10.0.0.0/24"])
-            .args(["--disable-admission-plugins", "ServiceAccount"])
-            .args(["--max-requests-inflight", "1000"])
-            .args(["--max-mutating-requests-inflight", "500"]);
+        self.api_port = api_port;
+        let cmd = self.apiserver_command(bin);
         self.spawn("kube-apiserver", cmd)?;
         self.server = format!("https://127.0.0.1:{api_port}");
         self.write("kubeconfig", &self.kubeconfig_yaml())?;
@@ -281,6 +265,73 @@ impl TestEnv {
         })
     }
 
+    /// kube-apiserver's command line (the same on every start of this plane).
+    fn apiserver_command(&self, bin: &Path) -> Command {
+        let mut cmd = Command::new(bin.join("kube-apiserver"));
+        let path = |name: &str| self.dir.join(name).into_os_string();
+        cmd.args(["--etcd-servers", &self.etcd_url])
+            .args(["--bind-address", "127.0.0.1"])
+            .args(["--advertise-address", "127.0.0.1"])
+            .args(["--secure-port", &self.api_port.to_string()])
+            .arg("--cert-dir")
+            .arg(path("certs"))
+            .arg("--token-auth-file")
+            .arg(path("tokens.csv"))
+            .args(["--authorization-mode", "RBAC"])
+            .arg("--service-account-key-file")
+            .arg(path("sa.pub"))
+            .arg("--service-account-signing-key-file")
+            .arg(path("sa.key"))
+            .args(["--service-account-issuer", "https://kubernetes.default.svc"])
+            .args(["--service-cluster-ip-range", "10.0.0.0/24"])
+            .args(["--disable-admission-plugins", "ServiceAccount"])
+            .args(["--max-requests-inflight", "1000"])
+            .args(["--max-mutating-requests-inflight", "500"]);
+        cmd
+    }
+
+    /// Stops kube-apiserver and starts it again on the same port and etcd (clients see their
+    /// connections and watches break; etcd keeps the data). Waits until it is ready.
+    pub fn restart_apiserver(&mut self) -> Result<(), String> {
+        self.kill_process("kube-apiserver");
+        let cmd = self.apiserver_command(&bin_dir()?);
+        self.spawn("kube-apiserver", cmd)?;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("tokio runtime: {e}"))?;
+                let client = rt.block_on(kube_client(&self.kubeconfig))?;
+                self.wait("kube-apiserver", Duration::from_secs(90), || {
+                    rt.block_on(get(&client, "/readyz"))
+                })
+            })
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })
+    }
+
+    /// Stops the garbage collector and starts it again: a fresh GC on the same cluster (what a
+    /// kube-controller-manager restart or a leader change does).
+    pub fn restart_gc(&mut self) -> Result<(), String> {
+        self.stop_gc();
+        self.start_gc()
+    }
+
+    fn kill_process(&self, which: &str) {
+        if let Some(plane) = planes().get_mut(&self.id) {
+            let dir = plane.dir.clone();
+            plane.children.retain_mut(|(name, child)| {
+                if *name != which {
+                    return true;
+                }
+                kill(&dir, name, child);
+                false
+            });
+        }
+    }
+
     /// Starts kube-controller-manager with only the garbage collector, and waits until its
     /// insecure port answers; sets [`TestEnv::gc_url`].
     pub fn start_gc(&mut self) -> Result<(), String> {
@@ -307,16 +358,7 @@ impl TestEnv {
 
     /// Stops kube-controller-manager (the rest of the control plane keeps running).
     pub fn stop_gc(&mut self) {
-        if let Some(plane) = planes().get_mut(&self.id) {
-            let dir = plane.dir.clone();
-            plane.children.retain_mut(|(name, child)| {
-                if *name != "kube-controller-manager" {
-                    return true;
-                }
-                kill(&dir, name, child);
-                false
-            });
-        }
+        self.kill_process("kube-controller-manager");
         self.gc_url = None;
         let _ = self.write_env_file();
     }

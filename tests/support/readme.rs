@@ -54,6 +54,9 @@ pub const LIVE: &[(&str, &[i32])] = &[
         "kubectl gc check upgrade --to 1.25 -A --crd crds-after-upgrade.yaml",
         &[0, 5, 6],
     ),
+    // The README's cluster has a dangling ConfigMap (an error finding): the watch exits 5 at
+    // its first transition.
+    ("kubectl gc watch --fail-on error", &[5]),
     // Last: it changes the cluster.
     (
         "kubectl gc collect -A --apply --yes --record gc-2026-11-21.json --qps 10",

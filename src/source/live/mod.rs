@@ -30,10 +30,14 @@ mod protobuf;
 mod request;
 #[cfg(test)]
 mod testserver;
+mod watch;
 
 pub use events::{InvalidNamespaceEvent, OWNER_REF_INVALID_NAMESPACE, invalid_namespace_events};
 pub use gc_graph::{GcGraphOptions, read_gc_graph};
 pub use kubeconfig::{Overrides, connect, kubeconfig_names};
+pub use watch::{
+    OwnedMeta, Update, WatchOptions, WatchTarget, discover_resources, to_owned_meta, watch_resource,
+};
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};

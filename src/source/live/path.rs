@@ -28,6 +28,21 @@ pub fn segment(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// A query string (without the `?`): each key and value percent-encoded like a segment, so an
+/// opaque value (a resourceVersion, a continue token) can add no parameter.
+pub fn query(pairs: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(&utf8_percent_encode(k, ESCAPED).to_string());
+        out.push('=');
+        out.push_str(&utf8_percent_encode(v, ESCAPED).to_string());
+    }
+    out
+}
+
 /// `/api/<version>` for the core group, else `/apis/<group>/<version>`.
 pub fn group_version(group: &str, version: &str) -> String {
     if group.is_empty() {
@@ -80,6 +95,15 @@ mod tests {
         ] {
             assert!(matches!(segment(s), Cow::Borrowed(b) if b == s), "{s}");
         }
+    }
+
+    #[test]
+    fn query_values_cannot_add_parameters() {
+        assert_eq!(
+            query(&[("resourceVersion", "12&watch=0#x"), ("limit", "500")]),
+            "resourceVersion=12%26watch%3D0%23x&limit=500"
+        );
+        assert_eq!(query(&[]), "");
     }
 
     #[test]

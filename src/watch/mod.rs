@@ -1,0 +1,169 @@
+//! `kubectl gc watch`: a shadow garbage collector. It lists, then watches, every resource the
+//! GC monitors (metadata only, the GC's own discovery rules), keeps the cluster as the GC's
+//! informers would ([`world`]), and after every change re-evaluates only what the change can
+//! affect ([`engine`]): the findings of `kubectl gc audit` for the objects of the changed
+//! object's part of the GC's graph, each with what the GC will do about it and *when*:
+//!
+//! * **now** — the running GC has it on a work queue (the change enqueued it, [`queue`]) and
+//!   its decision table acts;
+//! * **restart** — the running GC will not look at it, but a freshly started one does (the
+//!   redis-operator incident: a reference only a restart re-checks);
+//! * **never** — the GC is stuck on it (unresolvable owner kind, a blocked foreground
+//!   deletion, a finalizer nobody removes);
+//! * **unknown** — what decides it could not be read (forbidden or failed resources).
+//!
+//! Findings are compared with what was held before; what appears, changes severity or *when*,
+//! or resolves becomes a [`Transition`], keyed by a stable identity (code, object UID, owner
+//! UID: the baseline's key), so relists and reconnects neither repeat nor lose one.
+//!
+//! [`run`] drives it against a live cluster (and serves [`metrics`]); the renderers are in
+//! `render::watch`. This module comes after `diagnose` in the pipeline: it imports `gc`,
+//! `diagnose` and `source`, and nothing that renders.
+
+pub mod engine;
+pub mod metrics;
+pub mod queue;
+pub mod run;
+pub mod state;
+pub mod world;
+
+#[cfg(test)]
+mod tests;
+
+pub use engine::Engine;
+
+use crate::diagnose::{Code, Severity};
+use crate::gc::ObjectRef;
+use crate::gc::Policy;
+use serde::Serialize;
+
+/// When the GC acts on a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum When {
+    /// The running GC has the object on a work queue and acts on it.
+    Now,
+    /// Only a (re)started GC acts on it: at the next kube-controller-manager restart or leader
+    /// change.
+    Restart,
+    /// The GC never acts on it (stuck, or it never looks at it).
+    Never,
+    /// It cannot be told: something it depends on could not be read.
+    Unknown,
+}
+
+impl When {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            When::Now => "now",
+            When::Restart => "restart",
+            When::Never => "never",
+            When::Unknown => "unknown",
+        }
+    }
+}
+
+/// What the GC does about a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "verb")]
+pub enum GcAction {
+    /// DELETE the object.
+    Delete {
+        /// The propagation policy the GC sends.
+        #[serde(rename = "propagationPolicy")]
+        policy: Policy,
+    },
+    /// Strip dangling and waiting ownerReferences.
+    RemoveOwnerReferences,
+    /// Strip the object's UID from its dependents and remove the `orphan` finalizer.
+    Orphan,
+}
+
+impl GcAction {
+    /// A few words for people.
+    pub fn describe(&self) -> String {
+        match self {
+            GcAction::Delete { policy } => format!("delete ({})", policy.as_str()),
+            GcAction::RemoveOwnerReferences => "strip ownerReferences".into(),
+            GcAction::Orphan => "orphan its dependents".into(),
+        }
+    }
+}
+
+/// A finding, owned (it outlives the snapshot it was computed on): `kubectl gc audit`'s
+/// finding with its objects resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchFinding {
+    /// Code.
+    pub code: Code,
+    /// Severity.
+    pub severity: Severity,
+    /// The object (absent for resource-level findings).
+    pub object: Option<ObjectRef>,
+    /// The resource of resource-level findings.
+    pub resource: Option<String>,
+    /// The ownerReference involved.
+    pub owner_reference: Option<serde_json::Value>,
+    /// Its classification.
+    pub classification: Option<&'static str>,
+    /// What the GC does about it.
+    pub consequence: String,
+    /// What is wrong.
+    pub message: String,
+    /// Other objects involved.
+    pub related: Vec<ObjectRef>,
+    /// Commands that fix or unblock it.
+    pub remedies: Vec<String>,
+}
+
+/// What happened to a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransitionKind {
+    /// It was not there before.
+    Appeared,
+    /// Its severity or when the GC acts changed.
+    Changed,
+    /// It is gone.
+    Resolved,
+}
+
+/// Why the evaluation ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cause {
+    /// The initial lists (the running GC's history is not known: nothing counts as queued).
+    Initial,
+    /// Watch events.
+    Event,
+    /// A relist after `410 Gone`, or a resource whose list became readable.
+    Relist,
+    /// The periodic re-evaluation (ages, discovery changes).
+    Resync,
+}
+
+/// One transition.
+#[derive(Clone, Debug)]
+pub struct Transition {
+    /// What happened.
+    pub kind: TransitionKind,
+    /// The finding's stable identity.
+    pub id: String,
+    /// The finding (for `Resolved`: as it last was).
+    pub finding: WatchFinding,
+    /// When the GC acts (for `Resolved`: `None`).
+    pub when: Option<When>,
+    /// What it does (`None`: nothing).
+    pub action: Option<GcAction>,
+    /// For `Changed`: the severity and when before.
+    pub previous: Option<(Severity, Option<When>)>,
+    /// For `Resolved`: `true` when the object itself is gone.
+    pub object_gone: bool,
+    /// Why the evaluation ran.
+    pub cause: Cause,
+    /// When the transition was found.
+    pub time: std::time::SystemTime,
+    /// When the oldest event behind it arrived (for the alert-latency metric).
+    pub received: Option<std::time::Instant>,
+}

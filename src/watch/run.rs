@@ -1,0 +1,751 @@
+//! The watch loop against a live cluster: discovery, one list-and-watch task per monitored
+//! resource ([`crate::source::live::watch_resource`]), the [`Engine`], a discovery refresh
+//! every resync period (30 s, like the GC's `Sync`: CRDs that appear or go away are picked up),
+//! and the metrics server. Transitions go to a [`Sink`]; nothing is ever written to the
+//! cluster.
+//!
+//! Until every resource's initial list is in (or known unreadable), events are held back; the
+//! initial lists are then evaluated as a whole ([`Cause::Initial`]). After that, events are
+//! applied as they come and evaluated in batches: whatever arrived while the previous batch was
+//! being evaluated forms the next one (one event when the cluster is calm, thousands under
+//! load), and a batch is cut short before an object changes twice, so that what its first
+//! change enqueued is judged before its second (its deletion, say) is seen.
+
+use super::engine::Engine;
+use super::metrics::Metrics;
+use super::{Cause, Transition, TransitionKind, When};
+use crate::catalog::KubeVersion;
+use crate::error::{Error, Result};
+use crate::model::ResourceId;
+use crate::snapshot::{
+    ListOutcome, Provenance, Resource, SnapshotBuilder, SourceKind, now_rfc3339,
+};
+use crate::source::live::{
+    Connection, OwnedMeta, Update, WatchOptions, WatchTarget, discover_resources, watch_resource,
+};
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// How to watch.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The GC release to emulate (default: the server's).
+    pub gc_version: Option<KubeVersion>,
+    /// Resources listed at the same time (initial lists, relists) and discovery documents
+    /// fetched at the same time.
+    pub concurrency: usize,
+    /// `limit` per list page.
+    pub page_size: u32,
+    /// Discovery refresh and time-based re-evaluation period (the GC's resync: 30 s).
+    pub resync: Duration,
+    /// Serve `/metrics`, `/healthz`, `/readyz` here.
+    pub metrics_addr: Option<SocketAddr>,
+    /// The server ends each watch after about this long; it is then resumed.
+    pub watch_timeout: Duration,
+    /// Keep the findings held here across runs (`--state-file`).
+    pub state_file: Option<std::path::PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            gc_version: None,
+            concurrency: 8,
+            page_size: 500,
+            resync: Duration::from_secs(30),
+            metrics_addr: None,
+            watch_timeout: Duration::from_secs(240),
+            state_file: None,
+        }
+    }
+}
+
+/// Where the watch's output goes.
+pub trait Sink {
+    /// One transition. `Ok(false)` stops the watch (`--fail-on`).
+    fn transition(&mut self, t: &Transition) -> std::io::Result<bool>;
+    /// A note for people (stderr): a resource that cannot be read (said once), discovery
+    /// changes.
+    fn notice(&mut self, text: &str);
+    /// Progress (stderr, shown on a terminal only).
+    fn progress(&mut self, text: &str);
+}
+
+/// Why the watch ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The stop signal came.
+    Stopped,
+    /// The sink asked to stop.
+    SinkStopped,
+}
+
+/// One monitored resource's stream.
+struct StreamState {
+    resource: ResourceId,
+    task: tokio::task::JoinHandle<()>,
+    /// The first list has arrived.
+    listed: bool,
+    /// Unreadable now (the outcome recorded on the resource).
+    unreadable: bool,
+}
+
+/// Identity of a resource-table row across discovery refreshes.
+fn row_key(r: &Resource) -> (String, String, String) {
+    (r.group.clone(), r.version.clone(), r.plural.clone())
+}
+
+fn monitored(r: &Resource) -> bool {
+    !matches!(r.list, ListOutcome::Ignored { .. })
+}
+
+const NOT_LISTED_YET: &str = "not listed yet";
+
+/// A discovery result: the resource table, and the group-versions that could not be read.
+type Discovered = (Vec<Resource>, Vec<(String, String)>);
+
+struct Loop<'a> {
+    conn: &'a Connection,
+    cfg: &'a Config,
+    tx: mpsc::Sender<Update>,
+    streams: HashMap<usize, StreamState>,
+    next_key: usize,
+    list_permits: Arc<tokio::sync::Semaphore>,
+}
+
+impl Loop<'_> {
+    fn spawn(&mut self, r: &Resource, resource: ResourceId) -> usize {
+        let key = self.next_key;
+        self.next_key += 1;
+        let target = WatchTarget::new(key, &r.group, &r.version, &r.plural);
+        let opts = WatchOptions {
+            request_timeout: self.conn.request_timeout,
+            page_size: self.cfg.page_size,
+            watch_timeout: self.cfg.watch_timeout,
+            list_permits: Some(self.list_permits.clone()),
+        };
+        let task = tokio::spawn(watch_resource(
+            self.conn.client.clone(),
+            target,
+            opts,
+            self.tx.clone(),
+        ));
+        self.streams.insert(
+            key,
+            StreamState {
+                resource,
+                task,
+                listed: false,
+                unreadable: false,
+            },
+        );
+        key
+    }
+}
+
+impl Drop for Loop<'_> {
+    fn drop(&mut self) {
+        for s in self.streams.values() {
+            s.task.abort();
+        }
+    }
+}
+
+fn label(r: &Resource) -> String {
+    if r.group.is_empty() {
+        r.plural.clone()
+    } else {
+        format!("{}.{}", r.plural, r.group)
+    }
+}
+
+/// Emits transitions; `Ok(false)` when the sink asked to stop.
+fn emit(
+    sink: &mut dyn Sink,
+    metrics: &Metrics,
+    held_when: &mut HashMap<String, Option<When>>,
+    ts: &[Transition],
+) -> Result<bool> {
+    for t in ts {
+        let previous_when = match t.kind {
+            TransitionKind::Resolved => held_when.remove(&t.id).flatten(),
+            _ => {
+                held_when.insert(t.id.clone(), t.when);
+                None
+            }
+        };
+        metrics.transition(t, previous_when);
+        if !sink.transition(t)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Watches until `stop` completes or the sink asks to stop.
+pub async fn run(
+    conn: &Connection,
+    cfg: &Config,
+    sink: &mut dyn Sink,
+    stop: impl Future<Output = ()>,
+) -> Result<Exit> {
+    let metrics = Arc::new(Metrics::new());
+    let _server =
+        match cfg.metrics_addr {
+            Some(addr) => Some(super::metrics::serve(addr, metrics.clone()).await.map_err(
+                |e| Error::Usage {
+                    message: format!("cannot serve metrics on {addr}: {e}"),
+                    hint: Some("choose another --metrics-addr (host:port)".into()),
+                },
+            )?),
+            None => None,
+        };
+    let server_aborter = AbortOnDrop(_server);
+    let (rows, failures) = discover_resources(conn, cfg.concurrency).await?;
+    let server_version = conn.server_version.as_deref().and_then(KubeVersion::parse);
+    let (tx, mut rx) = mpsc::channel::<Update>(4096);
+    let mut lp = Loop {
+        conn,
+        cfg,
+        tx,
+        streams: HashMap::new(),
+        next_key: 0,
+        list_permits: Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1))),
+    };
+    let mut builder = SnapshotBuilder::new(Provenance {
+        tool: format!("kubectl-gc {}", env!("CARGO_PKG_VERSION")),
+        captured_at: now_rfc3339(),
+        server_version: conn.server_version.clone(),
+        source: SourceKind::Live,
+        context: conn.context.clone(),
+        inputs: vec![conn.server_url.clone()],
+    });
+    for (gv, m) in &failures {
+        builder.discovery_failure(gv.clone(), m.clone());
+    }
+    for row in rows {
+        let watch = row.list == ListOutcome::NotListed;
+        let before = builder.resources().len();
+        let id = builder.add_resource(row);
+        if builder.resources().len() == before || !watch {
+            continue;
+        }
+        builder.resource_mut(id).list = ListOutcome::Failed {
+            message: NOT_LISTED_YET.into(),
+        };
+        let r = builder.resources()[id.index()].clone();
+        lp.spawn(&r, id);
+    }
+    let total = lp.streams.len();
+    sink.progress(&format!(
+        "watching {total} resources the GC monitors (GC {}), listing…",
+        cfg.gc_version
+            .or(server_version)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "newest".into())
+    ));
+    let started = Instant::now();
+
+    // Initial lists; events that arrive meanwhile are held back.
+    let mut held_back: Vec<Update> = Vec::new();
+    let mut done = 0;
+    tokio::pin!(stop);
+    while done < total {
+        let update = tokio::select! {
+            u = rx.recv() => u,
+            () = &mut stop => return Ok(Exit::Stopped),
+        };
+        let Some(update) = update else { break };
+        match update {
+            // A relist (410 during the initial phase) of a resource already in: reconciled
+            // with the rest once the engine exists.
+            u @ Update::Listed { relist: true, .. } => held_back.push(u),
+            Update::Listed { key, objects, .. } => {
+                let Some(s) = lp.streams.get_mut(&key) else {
+                    continue;
+                };
+                if !s.listed && !s.unreadable {
+                    done += 1;
+                }
+                s.listed = true;
+                s.unreadable = false;
+                let rid = s.resource;
+                for m in &objects {
+                    builder.add_object(rid, m);
+                }
+                builder.resource_mut(rid).list = ListOutcome::Complete;
+            }
+            Update::Unreadable {
+                key,
+                forbidden,
+                message,
+            } => {
+                let Some(s) = lp.streams.get_mut(&key) else {
+                    continue;
+                };
+                if !s.listed && !s.unreadable {
+                    done += 1;
+                }
+                s.unreadable = true;
+                let rid = s.resource;
+                let r = builder.resource_mut(rid);
+                sink.notice(&unreadable_notice(r, forbidden, &message));
+                r.list = if forbidden {
+                    ListOutcome::Forbidden { message }
+                } else {
+                    ListOutcome::Failed { message }
+                };
+            }
+            other => held_back.push(other),
+        }
+    }
+    let mut snap = builder.finish();
+    snap.store.sort_objects();
+    let objects = snap.store.len();
+    let mut engine = Engine::new(snap, cfg.gc_version);
+    let mut held_when: HashMap<String, Option<When>> = HashMap::new();
+    let mut state = StateSaver::new(cfg.state_file.clone());
+    if let Some(path) = &cfg.state_file {
+        let entries = super::state::load(path)?;
+        let held: Vec<(String, super::engine::Held)> = entries
+            .iter()
+            .filter_map(|e| Some((e.id.clone(), e.held()?)))
+            .collect();
+        for (id, h) in &held {
+            held_when.insert(id.clone(), h.when);
+            let t = Transition {
+                kind: TransitionKind::Appeared,
+                id: id.clone(),
+                finding: h.finding.clone(),
+                when: h.when,
+                action: h.action,
+                previous: None,
+                object_gone: false,
+                cause: Cause::Initial,
+                time: std::time::SystemTime::now(),
+                received: None,
+            };
+            // The gauges start from what was held; the transitions below move them.
+            metrics.transition(&t, None);
+        }
+        engine.preload(held);
+    }
+    for u in held_back {
+        handle(
+            &mut engine,
+            &mut lp,
+            sink,
+            &metrics,
+            &mut held_when,
+            u,
+            false,
+        )?;
+    }
+    let initial = engine.evaluate_all(Cause::Initial);
+    sink.progress(&format!(
+        "initial lists: {objects} objects in {}; {} findings; watching for changes",
+        crate::util::human_duration(started.elapsed()),
+        engine.held().count()
+    ));
+    metrics.set_ready();
+    if !emit(sink, &metrics, &mut held_when, &initial)? {
+        state.save(&engine, sink, true);
+        return Ok(Exit::SinkStopped);
+    }
+    state.save(&engine, sink, true);
+
+    let mut resync = tokio::time::interval_at(tokio::time::Instant::now() + cfg.resync, cfg.resync);
+    let mut sample = tokio::time::interval(Duration::from_secs(1));
+    let mut last_resync = Instant::now();
+    let mut refresh: Option<tokio::task::JoinHandle<Result<Discovered>>> = None;
+    loop {
+        tokio::select! {
+            u = rx.recv() => {
+                let Some(u) = u else { break };
+                if !handle(&mut engine, &mut lp, sink, &metrics, &mut held_when, u, true)? {
+                    return Ok(Exit::SinkStopped);
+                }
+                // Everything that is already waiting joins the batch.
+                let mut n = 0;
+                while n < 10_000 {
+                    let Ok(u) = rx.try_recv() else { break };
+                    n += 1;
+                    if !handle(&mut engine, &mut lp, sink, &metrics, &mut held_when, u, true)? {
+                        return Ok(Exit::SinkStopped);
+                    }
+                }
+                let ts = engine.flush(Cause::Event);
+                let go_on = emit(sink, &metrics, &mut held_when, &ts)?;
+                state.changed(!ts.is_empty());
+                if !go_on {
+                    state.save(&engine, sink, true);
+                    return Ok(Exit::SinkStopped);
+                }
+            }
+            _ = resync.tick() => {
+                if refresh.is_none() {
+                    let conn = conn.clone();
+                    let conc = cfg.concurrency;
+                    refresh = Some(tokio::spawn(async move { discover_resources(&conn, conc).await }));
+                }
+                let ts = engine.tick();
+                if !emit(sink, &metrics, &mut held_when, &ts)? {
+                    return Ok(Exit::SinkStopped);
+                }
+            }
+            res = async { refresh.as_mut().expect("guarded").await }, if refresh.is_some() => {
+                refresh = None;
+                match res {
+                    Ok(Ok((rows, failures))) => {
+                        last_resync = Instant::now();
+                        let ts = rediscover(&mut engine, &mut lp, sink, rows, &failures);
+                        if !emit(sink, &metrics, &mut held_when, &ts)? {
+                            return Ok(Exit::SinkStopped);
+                        }
+                    }
+                    Ok(Err(e)) => sink.notice(&format!("discovery refresh failed (retrying at the next resync): {e}")),
+                    Err(_) => {}
+                }
+            }
+            _ = sample.tick() => {
+                state.save(&engine, sink, false);
+                let unreadable = lp.streams.values().filter(|s| s.unreadable).count();
+                metrics.sample(engine.world().len(), unreadable, last_resync.elapsed().as_secs_f64());
+            }
+            () = &mut stop => break,
+        }
+    }
+    state.changed(true);
+    state.save(&engine, sink, true);
+    drop(server_aborter);
+    Ok(Exit::Stopped)
+}
+
+/// Writes `--state-file` when findings changed, at most once a second (and at exit).
+struct StateSaver {
+    path: Option<std::path::PathBuf>,
+    dirty: bool,
+    failed: bool,
+}
+
+impl StateSaver {
+    fn new(path: Option<std::path::PathBuf>) -> StateSaver {
+        StateSaver {
+            path,
+            dirty: true,
+            failed: false,
+        }
+    }
+
+    fn changed(&mut self, changed: bool) {
+        self.dirty |= changed;
+    }
+
+    /// Saves if something changed (`force`: even if it did not).
+    fn save(&mut self, engine: &Engine, sink: &mut dyn Sink, force: bool) {
+        let Some(path) = &self.path else { return };
+        if !self.dirty && !force {
+            return;
+        }
+        let entries = engine
+            .held()
+            .map(|(id, h)| super::state::Entry::of(id, h))
+            .collect();
+        match super::state::save(path, entries) {
+            Ok(()) => {
+                self.dirty = false;
+                self.failed = false;
+            }
+            Err(e) if !self.failed => {
+                self.failed = true;
+                sink.notice(&format!("cannot write {}: {e}", path.display()));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+struct AbortOnDrop(Option<tokio::task::JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = &self.0 {
+            h.abort();
+        }
+    }
+}
+
+fn unreadable_notice(r: &Resource, forbidden: bool, message: &str) -> String {
+    if forbidden {
+        format!(
+            "cannot list/watch {} (forbidden): verdicts that depend on it are unknown until it can be read ({})",
+            label(r),
+            crate::error::one_line(message)
+        )
+    } else {
+        format!(
+            "cannot list/watch {} (retrying): verdicts that depend on it are unknown until it can be read ({})",
+            label(r),
+            crate::error::one_line(message)
+        )
+    }
+}
+
+/// Applies one update from a stream. `live`: after the initial sync (relists and readability
+/// changes are evaluated at once).
+fn handle(
+    engine: &mut Engine,
+    lp: &mut Loop<'_>,
+    sink: &mut dyn Sink,
+    metrics: &Metrics,
+    held_when: &mut HashMap<String, Option<When>>,
+    update: Update,
+    live: bool,
+) -> Result<bool> {
+    let flush_first = |engine: &mut Engine,
+                       sink: &mut dyn Sink,
+                       held_when: &mut HashMap<String, Option<When>>,
+                       uid: &str|
+     -> Result<bool> {
+        if live && engine.must_flush_before(uid) {
+            let ts = engine.flush(Cause::Event);
+            return emit(sink, metrics, held_when, &ts);
+        }
+        Ok(true)
+    };
+    match update {
+        Update::Applied {
+            key,
+            meta,
+            received,
+        } => {
+            let Some(rid) = lp.streams.get(&key).map(|s| s.resource) else {
+                return Ok(true);
+            };
+            metrics.event("applied");
+            if !flush_first(engine, sink, held_when, &meta.uid)? {
+                return Ok(false);
+            }
+            engine.apply(rid, &meta, Some(received));
+        }
+        Update::Deleted {
+            key,
+            meta,
+            received,
+        } => {
+            if !lp.streams.contains_key(&key) {
+                return Ok(true);
+            }
+            metrics.event("deleted");
+            if !flush_first(engine, sink, held_when, &meta.uid)? {
+                return Ok(false);
+            }
+            engine.delete(&meta.uid, Some(received));
+        }
+        Update::Progress { .. } => metrics.event("bookmark"),
+        Update::Listed {
+            key,
+            objects,
+            relist,
+            ..
+        } => {
+            let Some(s) = lp.streams.get_mut(&key) else {
+                return Ok(true);
+            };
+            let rid = s.resource;
+            let was_known = s.listed && !s.unreadable;
+            s.listed = true;
+            s.unreadable = false;
+            metrics.event("relist");
+            if live && engine.pending() {
+                let ts = engine.flush(Cause::Event);
+                if !emit(sink, metrics, held_when, &ts)? {
+                    return Ok(false);
+                }
+            }
+            reconcile(engine, rid, &objects);
+            if !live {
+                engine.set_outcome(rid, ListOutcome::Complete);
+                return Ok(true);
+            }
+            let ts = if was_known && relist {
+                engine.flush(Cause::Relist)
+            } else {
+                // It becomes readable: references into it go from unknown to known.
+                engine.set_outcome(rid, ListOutcome::Complete);
+                sink.notice(&format!(
+                    "{} can be read again",
+                    label(&engine.world().resources()[rid.index()])
+                ));
+                engine.evaluate_all(Cause::Relist)
+            };
+            return emit(sink, metrics, held_when, &ts);
+        }
+        Update::Unreadable {
+            key,
+            forbidden,
+            message,
+        } => {
+            let Some(s) = lp.streams.get_mut(&key) else {
+                return Ok(true);
+            };
+            if s.unreadable {
+                return Ok(true);
+            }
+            s.unreadable = true;
+            let rid = s.resource;
+            let r = &engine.world().resources()[rid.index()];
+            sink.notice(&unreadable_notice(r, forbidden, &message));
+            engine.set_outcome(
+                rid,
+                if forbidden {
+                    ListOutcome::Forbidden { message }
+                } else {
+                    ListOutcome::Failed { message }
+                },
+            );
+            if live {
+                let ts = engine.evaluate_all(Cause::Resync);
+                return emit(sink, metrics, held_when, &ts);
+            }
+        }
+        Update::Readable { .. } => {}
+    }
+    Ok(true)
+}
+
+fn reconcile(engine: &mut Engine, rid: ResourceId, objects: &[OwnedMeta]) {
+    engine.reconcile(rid, objects);
+}
+
+/// A discovery refresh: when the set of resources changed (a CRD appeared or went away, a
+/// version stopped being served), the table is replaced, streams are started and stopped, and
+/// everything is evaluated again (the GC resets its REST mapper then too, §5.1).
+fn rediscover(
+    engine: &mut Engine,
+    lp: &mut Loop<'_>,
+    sink: &mut dyn Sink,
+    rows: Vec<Resource>,
+    failures: &[(String, String)],
+) -> Vec<Transition> {
+    let old = engine.world().resources().to_vec();
+    let mut seen = std::collections::HashSet::new();
+    let rows: Vec<Resource> = rows
+        .into_iter()
+        .filter(|r| seen.insert((r.group.clone(), r.version.clone(), r.kind.clone())))
+        .collect();
+    let shape = |rs: &[Resource]| -> Vec<(String, String, String, String, bool, bool)> {
+        let mut v: Vec<_> = rs
+            .iter()
+            .map(|r| {
+                (
+                    r.group.clone(),
+                    r.version.clone(),
+                    r.plural.clone(),
+                    r.kind.clone(),
+                    r.namespaced,
+                    monitored(r),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let old_failures: Vec<(String, String)> = engine
+        .world()
+        .snap
+        .discovery_failures
+        .iter()
+        .map(|f| (f.group_version.clone(), f.message.clone()))
+        .collect();
+    let same_failures = {
+        let mut a: Vec<&String> = old_failures.iter().map(|f| &f.0).collect();
+        let mut b: Vec<&String> = failures.iter().map(|f| &f.0).collect();
+        a.sort();
+        b.sort();
+        a == b
+    };
+    if shape(&old) == shape(&rows) && same_failures {
+        return Vec::new();
+    }
+    // New table: monitored rows keep their outcome when they were monitored before.
+    let by_key: HashMap<_, (usize, &Resource)> = old
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (row_key(r), (i, r)))
+        .collect();
+    let mut table = Vec::with_capacity(rows.len());
+    for mut r in rows {
+        if monitored(&r) {
+            r.list = match by_key.get(&row_key(&r)) {
+                Some((_, o)) if monitored(o) => o.list.clone(),
+                _ => ListOutcome::Failed {
+                    message: NOT_LISTED_YET.into(),
+                },
+            };
+        }
+        table.push(r);
+    }
+    let new_index: HashMap<_, usize> = table
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (row_key(r), i))
+        .collect();
+    let remap: Vec<Option<ResourceId>> = old
+        .iter()
+        .map(|r| {
+            let &i = new_index.get(&row_key(r))?;
+            (monitored(r) == monitored(&table[i])).then_some(ResourceId(i as u32))
+        })
+        .collect();
+    // Streams: stop the ones whose resource went away, re-point the others, start new ones.
+    let mut watched = std::collections::HashSet::new();
+    lp.streams.retain(
+        |_, s| match remap.get(s.resource.index()).copied().flatten() {
+            Some(n) if monitored(&table[n.index()]) => {
+                s.resource = n;
+                watched.insert(n);
+                true
+            }
+            _ => {
+                s.task.abort();
+                false
+            }
+        },
+    );
+    let mut started = Vec::new();
+    for (i, r) in table.iter().enumerate() {
+        let id = ResourceId(i as u32);
+        if monitored(r) && !watched.contains(&id) {
+            started.push(label(r));
+            lp.spawn(r, id);
+        }
+    }
+    let stopped: Vec<String> = old
+        .iter()
+        .zip(&remap)
+        .filter(|(r, m)| monitored(r) && m.is_none())
+        .map(|(r, _)| label(r))
+        .collect();
+    if !started.is_empty() || !stopped.is_empty() {
+        sink.notice(&format!(
+            "discovery changed: now watching {}{}",
+            if started.is_empty() {
+                "-".to_owned()
+            } else {
+                started.join(", ")
+            },
+            if stopped.is_empty() {
+                String::new()
+            } else {
+                format!("; stopped watching {}", stopped.join(", "))
+            }
+        ));
+    }
+    engine.retable(table, remap, failures);
+    engine.evaluate_all(Cause::Resync)
+}
