@@ -9,20 +9,20 @@
 //! |---------|--------------------------------------------------------------|
 //! | floor   | read the file + parse every line into a `serde_json::Value`  |
 //! | read    | `snapshot::format::read_file`                                 |
-//! | graph   | `graph::Graph::build`                                         |
-//! | analysis| `analysis::Analysis::new` (graph + REST mapper)               |
-//! | audit   | `Analysis::audit` (classification, findings, and the plan)    |
-//! | plan    | `plan::Plan::collect`                                         |
-//! | e2e     | read + `Analysis::new` + `audit` (what `kubectl gc audit --snapshot` does) |
+//! | graph   | `gc::graph::Graph::build`                                    |
+//! | analysis| `gc::GarbageCollector::new` (graph + REST mapper)            |
+//! | audit   | `diagnose::audit` (classification, findings, and the plan)   |
+//! | plan    | `gc::Plan::steady_state`                                     |
+//! | e2e     | read + `GarbageCollector::new` + `audit` (what `kubectl gc audit --snapshot` does) |
 //!
 //! The peak RSS of a phase includes whatever it needs loaded first (the snapshot, the
 //! analysis). Each phase runs `KGC_BENCH_RUNS` times (default 3); the median time and the
 //! largest RSS are reported, with the ratios to the floor and the targets
 //! (1M objects: end to end ≤ 2 s, ≤ 1 GiB, ≤ 1.5 × the floor).
 
-use kubectl_gc::analysis::Analysis;
-use kubectl_gc::graph::Graph;
-use kubectl_gc::plan::Plan;
+use kubectl_gc::gc::GarbageCollector;
+use kubectl_gc::gc::graph::Graph;
+use kubectl_gc::gc::plan::Plan;
 use kubectl_gc::snapshot::format;
 use kubectl_gc::testkit::generate::{GenOptions, generate};
 use std::path::{Path, PathBuf};
@@ -36,9 +36,9 @@ const PHASES: &[(&str, &str)] = &[
     ("floor", "parse floor (serde_json::Value)"),
     ("read", "(a) read snapshot"),
     ("graph", "(b) Graph::build"),
-    ("analysis", "(b) Analysis::new"),
+    ("analysis", "(b) GarbageCollector::new"),
     ("audit", "(c) audit (incl. plan)"),
-    ("plan", "(d) Plan::collect"),
+    ("plan", "(d) Plan::steady_state"),
     ("e2e", "end to end (read+analysis+audit)"),
 ];
 
@@ -211,7 +211,7 @@ fn peak_rss_kib() -> u64 {
 }
 
 fn child(phase: &str, file: &Path) {
-    let gc = |snap| Analysis::default_gc_version(snap);
+    let gc = |snap| GarbageCollector::default_gc_version(snap);
     let secs = match phase {
         "floor" => {
             let t = Instant::now();
@@ -246,25 +246,25 @@ fn child(phase: &str, file: &Path) {
         "analysis" => {
             let snap = format::read_file(file).expect("read snapshot");
             let t = Instant::now();
-            let a = Analysis::new(&snap, gc(&snap));
+            let a = GarbageCollector::new(&snap, gc(&snap));
             let secs = t.elapsed().as_secs_f64();
             std::hint::black_box(&a);
             secs
         }
         "audit" => {
             let snap = format::read_file(file).expect("read snapshot");
-            let a = Analysis::new(&snap, gc(&snap));
+            let a = GarbageCollector::new(&snap, gc(&snap));
             let t = Instant::now();
-            let audit = a.audit();
+            let audit = kubectl_gc::diagnose::audit(&a);
             let secs = t.elapsed().as_secs_f64();
             std::hint::black_box(&audit);
             secs
         }
         "plan" => {
             let snap = format::read_file(file).expect("read snapshot");
-            let a = Analysis::new(&snap, gc(&snap));
+            let a = GarbageCollector::new(&snap, gc(&snap));
             let t = Instant::now();
-            let plan = Plan::collect(&a);
+            let plan = Plan::steady_state(&a);
             let secs = t.elapsed().as_secs_f64();
             std::hint::black_box(&plan);
             secs
@@ -272,8 +272,8 @@ fn child(phase: &str, file: &Path) {
         "e2e" => {
             let t = Instant::now();
             let snap = format::read_file(file).expect("read snapshot");
-            let a = Analysis::new(&snap, gc(&snap));
-            let audit = a.audit();
+            let a = GarbageCollector::new(&snap, gc(&snap));
+            let audit = kubectl_gc::diagnose::audit(&a);
             let secs = t.elapsed().as_secs_f64();
             eprintln!(
                 "{} objects, {} findings, {} plan actions",

@@ -5,6 +5,7 @@
 //! prints `error: <cause>` and `hint: <hint>` and exits with [`Error::exit_code`]; nothing is
 //! ever printed with `{:?}`.
 
+use std::error::Error as StdError;
 use std::path::PathBuf;
 
 /// Documented process exit codes (README "Exit codes").
@@ -131,3 +132,76 @@ impl Error {
 
 /// Library result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error and its causes on one line, for messages: `outer: cause: root cause`. Drops kube's
+/// and hyper's type-name prefixes (`ServiceError: `, …) and every cause whose text the previous
+/// message already contains; a cause whose text contains the previous message replaces it.
+pub fn cause_chain(error: &(dyn StdError + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(error);
+    while let Some(e) = cur {
+        let mut text = one_line(&e.to_string());
+        for prefix in [
+            "ServiceError: ",
+            "HyperError: ",
+            "auth error: ",
+            "client error (Connect): ",
+        ] {
+            if let Some(rest) = text.strip_prefix(prefix) {
+                text = rest.to_owned();
+            }
+        }
+        let redundant = text.is_empty()
+            || text == "client error (Connect)"
+            || parts.last().is_some_and(|p| p.contains(&text));
+        if !redundant {
+            if parts.last().is_some_and(|p| text.contains(p.as_str())) {
+                parts.pop();
+            }
+            parts.push(text);
+        }
+        cur = e.source();
+    }
+    if parts.is_empty() {
+        return "unknown error".to_owned();
+    }
+    parts.join(": ")
+}
+
+/// Collapses whitespace (including newlines) to single spaces: error texts from libraries and
+/// servers become one line.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cause_chain;
+
+    #[derive(Debug)]
+    struct E(&'static str, Option<Box<E>>);
+    impl std::fmt::Display for E {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for E {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|e| e as _)
+        }
+    }
+
+    #[test]
+    fn cause_chains_are_one_line_without_repeats_or_type_prefixes() {
+        let e = E(
+            "ServiceError: client error (Connect)",
+            Some(Box::new(E(
+                "tcp connect error:\n connection refused",
+                Some(Box::new(E("connection refused", None))),
+            ))),
+        );
+        assert_eq!(cause_chain(&e), "tcp connect error: connection refused");
+        let e = E("request failed", Some(Box::new(E("timed out", None))));
+        assert_eq!(cause_chain(&e), "request failed: timed out");
+    }
+}

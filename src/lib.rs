@@ -23,19 +23,20 @@
 //! upstream garbage collector.
 #![deny(missing_docs)]
 
-pub mod analysis;
 pub mod apply;
 pub mod build_info;
 pub mod catalog;
 pub mod cli;
 pub mod commands;
+pub mod diagnose;
 pub mod error;
-pub mod graph;
+pub mod gc;
+pub mod lookup;
 pub mod model;
-pub mod plan;
 pub mod render;
 pub mod snapshot;
 pub mod source;
 pub mod testkit;
+pub mod util;
 
 pub use error::{Error, Result};

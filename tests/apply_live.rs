@@ -18,9 +18,9 @@ mod gc_dot;
 #[path = "support/testenv.rs"]
 mod testenv;
 
-use kubectl_gc::analysis::Analysis;
 use kubectl_gc::apply::{self, ClusterOps, Header, ObjectKey, PatchType, Record, kube::KubeOps};
-use kubectl_gc::plan::{Action, Plan};
+use kubectl_gc::gc::GarbageCollector;
+use kubectl_gc::gc::plan::{Action, Plan};
 use kubectl_gc::source::live::{self, ConnectOptions, LiveOptions};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -1216,8 +1216,8 @@ fn recreated_between_plan_and_apply(env: &TestEnv, rt: &tokio::runtime::Runtime)
             &|_| {},
         ))
         .expect("snapshot");
-    let a = Analysis::new(&snap, kubectl_gc::catalog::KubeVersion::v1(20));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, kubectl_gc::catalog::KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
     let actions: Vec<&Action> = plan
         .actions
         .iter()
@@ -1290,11 +1290,7 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
         .expect_err("SMP with a stale uid");
     assert_eq!(err.code, 422, "{err:?}");
     assert!(err.message.contains("metadata.uid"), "{err:?}");
-    let del = apply::patch::delete(
-        OLD_UID,
-        None,
-        Some(kubectl_gc::analysis::Policy::Background),
-    );
+    let del = apply::patch::delete(OLD_UID, None, Some(kubectl_gc::gc::Policy::Background));
     let err = rt.block_on(ops.delete(&key, &del)).expect_err("stale uid");
     assert_eq!(err.code, 409, "{err:?}");
     let live = rt.block_on(ops.get(&key)).unwrap().expect("still there");

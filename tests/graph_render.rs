@@ -8,10 +8,10 @@
 //! `empty.dot`, `upstream-simple.dot` and `escaping.dot` are byte-identical to the endpoint's
 //! own golden files (kubernetes `pkg/controller/garbagecollector/testdata/`).
 
-use kubectl_gc::analysis::Analysis;
-use kubectl_gc::analysis::classify::RefClassLabel;
 use kubectl_gc::catalog::KubeVersion;
-use kubectl_gc::graph::NodeId;
+use kubectl_gc::gc::GarbageCollector;
+use kubectl_gc::gc::classify::RefClassLabel;
+use kubectl_gc::gc::graph::NodeId;
 use kubectl_gc::render::Styles;
 use kubectl_gc::render::graph::{
     Direction, Reference, Selection, Subgraph, Vertex, dot, json, mermaid, tree,
@@ -77,14 +77,14 @@ const ALL: &[&str] = &[
 ];
 const SIMPLE: &[&str] = &["alpha", "bravo", "charlie"];
 
-fn roots(a: &Analysis<'_>, uids: &[&str]) -> Vec<NodeId> {
+fn roots(a: &GarbageCollector<'_>, uids: &[&str]) -> Vec<NodeId> {
     uids.iter()
         .filter_map(|u| {
             a.snap
                 .store
                 .strings
                 .get(u)
-                .and_then(|s| a.graph.node_of_uid(s))
+                .and_then(|s| a.graph.uid_to_node(s))
         })
         .collect()
 }
@@ -92,7 +92,7 @@ fn roots(a: &Analysis<'_>, uids: &[&str]) -> Vec<NodeId> {
 /// The DOT of the selection from `uids` (all nodes with relations when empty).
 fn dump(only: &[&str], uids: &[&str], legacy: bool) -> Vec<u8> {
     let snap = dump_fixture(only);
-    let a = Analysis::new(&snap, KubeVersion::NEWEST);
+    let a = GarbageCollector::new(&snap, KubeVersion::NEWEST);
     let r = roots(&a, uids);
     // Requested UIDs that all lack a node select nothing (as the endpoint's ?uid=).
     let sub = if !uids.is_empty() && r.is_empty() {
@@ -252,7 +252,7 @@ fn marshal_escaping() {
         "ref2-",
     );
     let snap = c.build();
-    let a = Analysis::new(&snap, KubeVersion::NEWEST);
+    let a = GarbageCollector::new(&snap, KubeVersion::NEWEST);
     let sub = Subgraph::select(&a, &Selection::default());
     let out = dot_current(&sub);
     golden("escaping.dot", &out);
@@ -343,7 +343,7 @@ fn states() -> Snapshot {
 }
 
 fn states_sub<'a>(
-    a: &Analysis<'a>,
+    a: &GarbageCollector<'a>,
     uids: &[&str],
     direction: Direction,
     depth: Option<u32>,
@@ -362,7 +362,7 @@ fn states_sub<'a>(
 #[test]
 fn states_in_every_format() {
     let snap = states();
-    let a = Analysis::new(&snap, KubeVersion::NEWEST);
+    let a = GarbageCollector::new(&snap, KubeVersion::NEWEST);
     let sub = states_sub(&a, &[], Direction::Both, None);
     golden("states.dot", &dot_current(&sub));
     golden("states.legacy.dot", &dot_legacy(&sub));
@@ -404,7 +404,7 @@ fn states_in_every_format() {
 #[test]
 fn states_narrowed_with_direction_and_depth() {
     let snap = states();
-    let a = Analysis::new(&snap, KubeVersion::NEWEST);
+    let a = GarbageCollector::new(&snap, KubeVersion::NEWEST);
     let tree_of = |sub: &Subgraph<'_>| {
         let mut t = Vec::new();
         tree::write(&mut t, sub, Styles::plain()).unwrap();

@@ -488,13 +488,13 @@ fn insights_archive_sample() {
 
 mod audit {
     use super::*;
-    use kubectl_gc::analysis::Analysis;
-    use kubectl_gc::analysis::findings::{Code, Finding};
+    use kubectl_gc::diagnose::{Code, Finding};
+    use kubectl_gc::gc::GarbageCollector;
     use std::collections::BTreeMap;
 
     fn findings(s: &Snapshot) -> Vec<Finding> {
-        let a = Analysis::new(s, Analysis::default_gc_version(s));
-        a.audit().findings
+        let a = GarbageCollector::new(s, GarbageCollector::default_gc_version(s));
+        kubectl_gc::diagnose::audit(&a).findings
     }
 
     fn by_code(f: &[Finding]) -> BTreeMap<&'static str, usize> {

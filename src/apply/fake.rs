@@ -97,20 +97,6 @@ impl Default for FakeCluster {
     }
 }
 
-/// The key of a snapshot object.
-pub fn key_of(snap: &Snapshot, id: crate::model::ObjId) -> ObjectKey {
-    let o = snap.store.object(id);
-    let r = snap.resource_of(o);
-    ObjectKey {
-        group: r.group.clone(),
-        version: r.version.clone(),
-        plural: r.plural.clone(),
-        kind: r.kind.clone(),
-        namespace: snap.store.str(o.namespace).to_owned(),
-        name: snap.store.str(o.name).to_owned(),
-    }
-}
-
 impl FakeCluster {
     /// A cluster holding exactly the snapshot's objects (same UIDs, refs, finalizers,
     /// deletionTimestamps).
@@ -145,7 +131,7 @@ impl FakeCluster {
                         .collect(),
                     ..LiveMeta::default()
                 };
-                objs.put(key_of(snap, id), meta);
+                objs.put(ObjectKey::of(snap, id), meta);
             }
         }
         fake

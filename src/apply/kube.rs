@@ -4,9 +4,19 @@
 //! timeouts; writes are never retried here (the executor decides what a failed write means).
 
 use super::ops::{ApiError, ClusterOps, LiveObject, ObjectKey, PatchType};
+use crate::error::cause_chain;
 use crate::source::live::Connection;
+use crate::util::{Backoff, human_duration};
 use kube::client::Body;
 use std::time::Duration;
+
+/// The wait between GET retries: 250 ms, doubling.
+const GET_BACKOFF: Backoff = Backoff {
+    base: Duration::from_millis(250),
+    factor: 2,
+    max_exponent: 6,
+    jitter: 0.0,
+};
 
 /// The metadata-only Accept header, with the plain JSON fallback.
 const ACCEPT_METADATA: &str =
@@ -57,18 +67,18 @@ impl KubeOps {
                 .client
                 .send(req.map(Body::from))
                 .await
-                .map_err(|e| ApiError::status(0, "", chain(&e)))?;
+                .map_err(|e| ApiError::status(0, "", cause_chain(&e)))?;
             let status = resp.status().as_u16();
             let body = resp
                 .into_body()
                 .collect_bytes()
                 .await
-                .map_err(|e| ApiError::status(0, "", chain(&e)))?;
+                .map_err(|e| ApiError::status(0, "", cause_chain(&e)))?;
             Ok((status, body.to_vec()))
         };
         let (status, body) = match self.timeout {
             Some(t) => tokio::time::timeout(t, fut).await.map_err(|_| {
-                ApiError::status(0, "", format!("no answer within {:.1}s", t.as_secs_f64()))
+                ApiError::status(0, "", format!("no answer within {}", human_duration(t)))
             })??,
             None => fut.await?,
         };
@@ -89,19 +99,6 @@ impl KubeOps {
         };
         Err(ApiError::status(status, &st.reason, message))
     }
-}
-
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let s = c.to_string();
-        if !parts.last().is_some_and(|p| p.contains(&s)) {
-            parts.push(s);
-        }
-        cur = c.source();
-    }
-    parts.join(": ")
 }
 
 fn request(
@@ -142,7 +139,7 @@ impl ClusterOps for KubeOps {
                         && (e.code == 0 || e.code == 429 || (e.code >= 500 && e.code != 501)) =>
                 {
                     attempt += 1;
-                    tokio::time::sleep(Duration::from_millis(250) * 2u32.pow(attempt - 1)).await;
+                    tokio::time::sleep(GET_BACKOFF.delay(attempt - 1)).await;
                 }
                 Err(e) => return Err(e),
             }

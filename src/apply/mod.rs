@@ -39,11 +39,11 @@ pub mod record;
 pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
 pub use record::{Entry, EntryResult, Header, Record, RequestRecord, SummaryLine};
 
-use crate::analysis::{Analysis, Policy};
+use crate::gc::plan::{Action, Reason, Verb};
+use crate::gc::{GarbageCollector, ObjectRef, Policy};
 use crate::model::{ObjId, finalizers};
-use crate::plan::{Action, Reason, Verb};
-use crate::render::ObjectRef;
 use crate::snapshot::{now_rfc3339, split_api_version};
+use crate::util::Backoff;
 use limiter::Limiter;
 use std::collections::HashMap;
 use std::io::Write;
@@ -153,7 +153,7 @@ pub fn execution_order(actions: &[&Action]) -> Vec<usize> {
 /// Record write failures stop the apply (the record must stay exact).
 pub async fn run<C: ClusterOps, W: Write>(
     ops: &C,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     actions: &[&Action],
     opts: &Options,
     record: &mut Record<W>,
@@ -249,11 +249,11 @@ pub async fn run<C: ClusterOps, W: Write>(
 }
 
 /// `delete ConfigMap/x -n ns`.
-pub fn act_label(a: &Analysis<'_>, act: &Action) -> String {
+pub fn act_label(a: &GarbageCollector<'_>, act: &Action) -> String {
     format!("{} {}", act.verb.as_str(), a.snap.describe(act.target))
 }
 
-fn new_entry(a: &Analysis<'_>, act: &Action, seq: usize) -> Entry {
+fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize) -> Entry {
     let store = &a.snap.store;
     Entry {
         kind: "ApplyEntry",
@@ -261,10 +261,10 @@ fn new_entry(a: &Analysis<'_>, act: &Action, seq: usize) -> Entry {
         wave: act.wave,
         verb: act.verb.as_str(),
         target: ObjectRef::of(a.snap, act.target),
-        rule: crate::render::plan::rule(&act.reason),
+        rule: act.reason.rule(),
         reason: act.detail.clone(),
         propagation_policy: act.policy.map(Policy::as_str),
-        owner_references: crate::render::plan::patched_owner_uids(a, act),
+        owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
         result: EntryResult::Skipped,
         message: String::new(),
@@ -310,14 +310,18 @@ struct NoSolidOwner {
 
 struct Executor<'x, 'b, C> {
     ops: &'x C,
-    a: &'x Analysis<'b>,
+    a: &'x GarbageCollector<'b>,
     opts: &'x Options,
     limiter: Limiter,
 }
 
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(10) * 5u32.pow(attempt.min(4))
-}
+/// The wait before re-running an action after a 409 (client-go's `DefaultBackoff`: 10 ms, ×5).
+const CONFLICT_BACKOFF: Backoff = Backoff {
+    base: Duration::from_millis(10),
+    factor: 5,
+    max_exponent: 4,
+    jitter: 0.0,
+};
 
 impl<C: ClusterOps> Executor<'_, '_, C> {
     async fn perform(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
@@ -334,7 +338,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     entry
                         .notes
                         .push(format!("attempt {}: {msg}; re-reading", attempt + 1));
-                    tokio::time::sleep(backoff(attempt)).await;
+                    tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt)).await;
                     attempt += 1;
                 }
                 other => return Ok(other),
@@ -424,7 +428,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     // -- coordinates -----------------------------------------------------------------------
 
     fn target(&self, id: ObjId) -> (ObjectKey, String) {
-        let key = fake::key_of(self.a.snap, id);
+        let key = ObjectKey::of(self.a.snap, id);
         let uid = self
             .a
             .snap
@@ -602,7 +606,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             };
             entry.notes.push(format!("verified: {}", why.join("; ")));
             // Row 9 (waiting owner, has dependents) or row 10 (the object's own finalizers).
-            let p = if act.reason == Reason::Row9 && waiting {
+            let p = if act.reason == Reason::ForegroundForWaitingOwner && waiting {
                 Policy::Foreground
             } else if obj.meta.has_finalizer(finalizers::ORPHAN) {
                 Policy::Orphan
@@ -704,7 +708,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         if present.is_empty() {
             return Ok(Step::Skip("the references are already gone".into()));
         }
-        if act.reason == Reason::Row8 {
+        if act.reason == Reason::StripDanglingAndWaiting {
             if let Some(skip) = Self::terminating_skip(&obj.meta) {
                 return Ok(skip);
             }
@@ -927,7 +931,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         // a fresh read (and, unlike the GC, a UID check on every read).
         for attempt in 0..MAX_ATTEMPTS {
             if attempt > 0 {
-                tokio::time::sleep(backoff(attempt - 1)).await;
+                tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt - 1)).await;
                 obj = match self.read_target(&key, &uid, entry).await? {
                     Ok(o) => o,
                     Err(skip) => return Ok(skip),

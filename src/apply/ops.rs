@@ -4,6 +4,8 @@
 //! Writes take the request body as exact bytes (built by [`super::patch`]), so what the tests
 //! check is byte for byte what is sent.
 
+use crate::model::ObjId;
+use crate::snapshot::Snapshot;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::future::Future;
 
@@ -26,6 +28,20 @@ pub struct ObjectKey {
 }
 
 impl ObjectKey {
+    /// The key of a snapshot object (at the version it was listed with).
+    pub fn of(snap: &Snapshot, id: ObjId) -> ObjectKey {
+        let o = snap.store.object(id);
+        let r = snap.resource_of(o);
+        ObjectKey {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            plural: r.plural.clone(),
+            kind: r.kind.clone(),
+            namespace: snap.store.str(o.namespace).to_owned(),
+            name: snap.store.str(o.name).to_owned(),
+        }
+    }
+
     /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`).
     pub fn path(&self) -> String {
         let base = if self.group.is_empty() {

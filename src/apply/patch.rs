@@ -16,7 +16,7 @@
 //! type meta, preconditions before the policy).
 
 use super::ops::LiveRef;
-use crate::analysis::Policy;
+use crate::gc::Policy;
 use serde::Serialize;
 
 fn to_bytes<T: Serialize>(v: &T) -> Vec<u8> {

@@ -11,7 +11,7 @@
 //! A record without the `ApplySummary` line comes from an apply that was killed; its entries
 //! are still exact (each is written once its action has finished).
 
-use crate::render::ObjectRef;
+use crate::gc::ObjectRef;
 use serde::Serialize;
 use std::io::{self, Write};
 

@@ -1,10 +1,11 @@
 //! `--apply` against the in-memory API server: request bytes, fallbacks, re-verification
 //! skips, stops, the record, and end states equal to the plan's prediction.
 
-use super::fake::{FakeCluster, Recorded, key_of};
+use super::ObjectKey;
+use super::fake::{FakeCluster, Recorded};
 use super::*;
 use crate::catalog::KubeVersion;
-use crate::plan::Plan;
+use crate::gc::plan::Plan;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 use serde_json::Value;
@@ -19,7 +20,7 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
 }
 
 fn key(snap: &Snapshot, name: &str) -> ObjectKey {
-    key_of(snap, obj(snap, name))
+    ObjectKey::of(snap, obj(snap, name))
 }
 
 struct Run {
@@ -27,7 +28,12 @@ struct Run {
     record: Vec<Value>,
 }
 
-async fn apply_plan(a: &Analysis<'_>, plan: &Plan, fake: &FakeCluster, stop: &AtomicBool) -> Run {
+async fn apply_plan(
+    a: &GarbageCollector<'_>,
+    plan: &Plan,
+    fake: &FakeCluster,
+    stop: &AtomicBool,
+) -> Run {
     let actions: Vec<&Action> = plan.actions.iter().collect();
     let header = Header {
         kind: "ApplyRecord",
@@ -48,8 +54,8 @@ async fn apply_plan(a: &Analysis<'_>, plan: &Plan, fake: &FakeCluster, stop: &At
 }
 
 async fn collect_and_apply(snap: &Snapshot, version: u32, fake: &FakeCluster) -> Run {
-    let a = Analysis::new(snap, KubeVersion::v1(version));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(snap, KubeVersion::v1(version));
+    let plan = Plan::steady_state(&a);
     apply_plan(&a, &plan, fake, &AtomicBool::new(false)).await
 }
 
@@ -72,7 +78,7 @@ fn assert_matches_plan(snap: &Snapshot, plan: &Plan, fake: &FakeCluster) {
     let s = &snap.store;
     for id in s.ids() {
         let name = s.str(s.object(id).name);
-        let live = fake.object(&key_of(snap, id));
+        let live = fake.object(&ObjectKey::of(snap, id));
         if !plan.end.exists(id) {
             assert!(
                 live.is_none(),
@@ -535,8 +541,8 @@ async fn interrupted_apply_leaves_a_correct_record() {
         .owner("v1", "ConfigMap", "gone", "u-gone");
     }
     let snap = c.build();
-    let a = Analysis::new(&snap, KubeVersion::v1(20));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap);
     let stop = AtomicBool::new(false);
     let actions: Vec<&Action> = plan.actions.iter().collect();
@@ -706,8 +712,8 @@ async fn foreground_chain_with_a_blocker_holding_its_own_finalizer_ends_as_plann
         .owner("v1", "ConfigMap", "root2", "u-root2")
         .block(true);
     let snap = c.build();
-    let a = Analysis::new(&snap, KubeVersion::v1(20));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap);
     let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
     assert!(run.summary.complete());
@@ -739,8 +745,8 @@ async fn ownership_cycle_in_foreground_deletion_is_unblocked_then_collected() {
         .owner("v1", "ConfigMap", "a", "u-a")
         .block(true);
     let snap = c.build();
-    let a = Analysis::new(&snap, KubeVersion::v1(20));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
     assert!(
         plan.actions
             .iter()
@@ -789,8 +795,8 @@ async fn orphaning_and_custom_resource_cascades_end_as_planned() {
     c.obj("example.com/v1", "Widget", "ns", "w1-grandchild", "u-w1g")
         .owner("v1", "ConfigMap", "w1-child", "u-w1c");
     let snap = c.build();
-    let a = Analysis::new(&snap, KubeVersion::v1(28));
-    let plan = Plan::collect(&a);
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(28));
+    let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap).without_smp(CR_GROUP);
     let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
     assert!(run.summary.complete());
@@ -812,7 +818,7 @@ fn waves_run_patches_then_deletes_then_finalizer_removals() {
         policy: None,
         owner_refs: vec![],
         finalizer: None,
-        reason: Reason::Row10,
+        reason: Reason::NoSolidOwner,
         detail: String::new(),
     };
     let acts = [

@@ -1,7 +1,11 @@
 //! Built-in knowledge of Kubernetes: the standard kinds (group, plural, scope, which versions are
-//! served by which release) and the versions whose GC behaviour differs.
+//! served by which release, kubectl's short names), the versions whose GC behaviour differs and
+//! the resources the GC never monitors.
 
 pub mod builtin;
+pub mod gc;
+pub mod short_names;
 pub mod version;
 
+pub use gc::gc_ignored_by;
 pub use version::KubeVersion;

@@ -68,7 +68,10 @@ pub fn cobra_complete(words: &[OsString]) -> String {
                 Some((flag, value)) if flag.starts_with("--") => (format!("{flag}="), value),
                 _ => (String::new(), current.as_str()),
             };
-            for name in kubeconfig_names(kubeconfig.as_deref(), section) {
+            for name in crate::source::live::kubeconfig_names(
+                kubeconfig.as_deref().map(std::path::Path::new),
+                section,
+            ) {
                 if name.starts_with(partial) {
                     lines.push(format!("{prefix}{name}"));
                 }
@@ -250,25 +253,6 @@ fn find_kubeconfig(words: &[OsString]) -> Option<OsString> {
         }
     }
     None
-}
-
-/// Names in one section of the kubeconfig; empty when it cannot be read.
-fn kubeconfig_names(path: Option<&OsStr>, section: &str) -> Vec<String> {
-    let config = match path {
-        Some(p) => kube::config::Kubeconfig::read_from(p),
-        None => kube::config::Kubeconfig::read(),
-    };
-    let Ok(config) = config else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = match section {
-        "contexts" => config.contexts.into_iter().map(|c| c.name).collect(),
-        "clusters" => config.clusters.into_iter().map(|c| c.name).collect(),
-        _ => config.auth_infos.into_iter().map(|u| u.name).collect(),
-    };
-    names.sort();
-    names.dedup();
-    names
 }
 
 #[cfg(test)]

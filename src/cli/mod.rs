@@ -4,8 +4,9 @@
 
 pub mod complete;
 
-use crate::analysis::findings::Severity;
 use crate::catalog::KubeVersion;
+use crate::diagnose::Severity;
+pub use crate::render::ColorChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -87,18 +88,6 @@ pub struct GlobalArgs {
     /// Colour: auto (only on a terminal and without NO_COLOR), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-/// When to colour output.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ColorChoice {
-    /// On a terminal, unless NO_COLOR is set.
-    #[default]
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
 }
 
 /// Commands.

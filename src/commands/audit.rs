@@ -2,17 +2,17 @@
 
 use super::filter::Filter;
 use super::{gate, load};
-use crate::analysis::Analysis;
 use crate::cli::{AuditArgs, GlobalArgs};
 use crate::error::Result;
+use crate::gc::GarbageCollector;
 use crate::render::audit as view;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     // Reject a bad selector before spending time on the cluster.
     Filter::new(None, args.selector.as_deref(), &args.kind)?;
     let loaded = load(g, true).await?;
-    let analysis = Analysis::new(&loaded.snapshot, loaded.gc_version(g));
-    let audit = analysis.audit();
+    let gc = GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g));
+    let audit = crate::diagnose::audit(&gc);
     let filter = Filter::new(
         loaded.namespace.clone(),
         args.selector.as_deref(),
@@ -28,7 +28,7 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         .collect();
     let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
     let mut report = view::report_of_kind(
-        &analysis,
+        &gc,
         "AuditReport",
         &audit.classifications,
         &in_scope,
@@ -38,7 +38,7 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         attach_events(&loaded, &mut report).await?;
     }
     super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &analysis, &report, &in_scope, wide, styles)
+        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
     })?;
     Ok(gate::exit_code(
         &in_scope,

@@ -2,11 +2,11 @@
 
 use super::filter::Filter;
 use super::{gate, load};
-use crate::analysis::Analysis;
-use crate::analysis::check::{CrdVersions, crd_versions, upgrade_findings};
-use crate::analysis::findings::Finding;
 use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
+use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
+use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
+use crate::gc::GarbageCollector;
 use crate::render::audit as view;
 use std::collections::BTreeMap;
 
@@ -21,7 +21,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let loaded = load(g, true).await?;
     let snap = &loaded.snapshot;
     let current = loaded.gc_version(g);
-    let analysis = Analysis::new(snap, current);
+    let gc = GarbageCollector::new(snap, current);
     let (restart, health, upgrade) = match args.what {
         None => (true, true, args.to.is_some()),
         Some(CheckWhat::Restart) => (true, false, false),
@@ -30,15 +30,15 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     };
     let mut findings: Vec<Finding> = Vec::new();
     if restart {
-        let r = analysis.restart();
-        findings.extend(analysis.restart_findings(&r));
+        let r = restart::predict(&gc);
+        findings.extend(restart::findings(&gc, &r));
     }
     if health {
-        let audit = analysis.audit();
-        findings.extend(analysis.health_findings(&audit));
+        let audit = crate::diagnose::audit(&gc);
+        findings.extend(health::findings(&gc, &audit));
     }
     if upgrade && let Some(to) = args.to {
-        findings.extend(upgrade_findings(snap, current, to, &crds));
+        findings.extend(upgrade::findings(snap, current, to, &crds));
     }
     findings.sort_by(|a, b| {
         b.severity
@@ -52,15 +52,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         .filter(|f| f.object.is_none_or(|o| filter.includes(snap, o)))
         .collect();
     let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
-    let report = view::report_of_kind(
-        &analysis,
-        "CheckReport",
-        &BTreeMap::new(),
-        &in_scope,
-        suppressed,
-    );
+    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
     super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &analysis, &report, &in_scope, wide, styles)
+        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
     })?;
     Ok(gate::exit_code(
         &in_scope,

@@ -1,8 +1,8 @@
 //! The CI gate shared by `audit` and `check`: suppressions, baselines and the exit code.
 
-use crate::analysis::findings::Finding;
-use crate::analysis::suppress::{self, Baseline};
 use crate::cli::{FailOn, GateArgs};
+use crate::diagnose::Finding;
+use crate::diagnose::suppress::{self, Baseline};
 use crate::error::{Result, exit};
 use crate::render::audit::Coverage;
 use crate::snapshot::Snapshot;

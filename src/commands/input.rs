@@ -1,9 +1,9 @@
 //! Loading the snapshot a command works on: `--snapshot FILE`, `-f PATH…`, or the live cluster.
 
-use crate::analysis::Analysis;
 use crate::catalog::KubeVersion;
 use crate::cli::GlobalArgs;
 use crate::error::Result;
+use crate::gc::GarbageCollector;
 use crate::snapshot::{Snapshot, format};
 use crate::source::{files, live};
 use std::time::Instant;
@@ -38,7 +38,7 @@ impl Loaded {
     pub fn gc_version(&self, global: &GlobalArgs) -> KubeVersion {
         global
             .gc_version
-            .unwrap_or_else(|| Analysis::default_gc_version(&self.snapshot))
+            .unwrap_or_else(|| GarbageCollector::default_gc_version(&self.snapshot))
     }
 }
 

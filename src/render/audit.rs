@@ -3,8 +3,8 @@
 use super::{
     ObjectRef, REPORT_API_VERSION, Styles, owner_ref_json, pad_columns, table, write_table,
 };
-use crate::analysis::Analysis;
-use crate::analysis::findings::{Audit, Code, Finding, Severity};
+use crate::diagnose::{Audit, Code, Finding, Severity};
+use crate::gc::GarbageCollector;
 use crate::snapshot::{ListOutcome, Provenance, SourceKind};
 use comfy_table::{Cell, Color};
 use serde::Serialize;
@@ -124,10 +124,10 @@ pub struct Gap {
 
 impl Coverage {
     /// Coverage of the analysed snapshot.
-    pub fn of(a: &Analysis<'_>) -> Coverage {
+    pub fn of(a: &GarbageCollector<'_>) -> Coverage {
         let snap = a.snap;
         let mut gaps = Vec::new();
-        for g in a.mapper.grs() {
+        for g in a.rest_mapper.grs() {
             let (outcome, message) = match &g.coverage {
                 ListOutcome::Forbidden { message } => ("forbidden", Some(message.clone())),
                 ListOutcome::Failed { message } => ("failed", Some(message.clone())),
@@ -162,14 +162,14 @@ impl Coverage {
 }
 
 /// Builds the audit report for the findings in scope.
-pub fn report(a: &Analysis<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditReport {
+pub fn report(a: &GarbageCollector<'_>, audit: &Audit, in_scope: &[&Finding]) -> AuditReport {
     report_of_kind(a, "AuditReport", &audit.classifications, in_scope, 0)
 }
 
 /// Builds a report of `kind` (`AuditReport`, `CheckReport`) over findings in scope;
 /// `suppressed` counts findings hidden by annotations or a baseline.
 pub fn report_of_kind(
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     kind: &'static str,
     classifications: &BTreeMap<&'static str, usize>,
     in_scope: &[&Finding],
@@ -234,7 +234,7 @@ fn severity_cell(s: Severity, styles: Styles) -> Cell {
 /// Writes the table (or wide table) and the summary line.
 pub fn write_table_report(
     w: &mut dyn Write,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     report: &AuditReport,
     in_scope: &[&Finding],
     wide: bool,

@@ -6,15 +6,25 @@ pub mod audit;
 pub mod graph;
 pub mod plan;
 
-use crate::cli::ColorChoice;
-use crate::model::{ObjId, OwnerRef};
+pub use crate::build_info::REPORT_API_VERSION;
+pub use crate::gc::object_ref::ObjectRef;
+use crate::model::OwnerRef;
 use crate::snapshot::Snapshot;
 use crate::snapshot::format::OwnerRefOut;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 
-/// `apiVersion` of every report kubectl-gc prints.
-pub const REPORT_API_VERSION: &str = "kubectl-gc.io/v1";
+/// When to colour output (`--color`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
 
 /// Colour decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,38 +51,6 @@ impl Styles {
     /// Plain output.
     pub fn plain() -> Styles {
         Styles { color: false }
-    }
-}
-
-/// An object reference in reports: `{apiVersion, kind, namespace, name, uid}`.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjectRef {
-    /// apiVersion of the object's resource.
-    pub api_version: String,
-    /// kind.
-    pub kind: String,
-    /// namespace (omitted when cluster-scoped).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    /// name.
-    pub name: String,
-    /// uid.
-    pub uid: String,
-}
-
-impl ObjectRef {
-    /// The reference of a snapshot object.
-    pub fn of(snap: &Snapshot, id: ObjId) -> ObjectRef {
-        let o = snap.store.object(id);
-        let r = snap.resource_of(o);
-        ObjectRef {
-            api_version: r.api_version(),
-            kind: r.kind.clone(),
-            namespace: snap.store.str(o.namespace).to_owned(),
-            name: snap.store.str(o.name).to_owned(),
-            uid: snap.store.str(o.uid).to_owned(),
-        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
 use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
-use crate::analysis::Analysis;
-use crate::plan::{Action, EndState, Plan, Reason, Verb};
+use crate::gc::GarbageCollector;
+use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -106,35 +106,8 @@ pub struct DeletedCount {
     pub count: usize,
 }
 
-/// The owner UIDs a patch action removes or unblocks (`None` for other verbs).
-pub fn patched_owner_uids(a: &Analysis<'_>, act: &Action) -> Option<Vec<String>> {
-    matches!(
-        act.verb,
-        Verb::RemoveOwnerReferences | Verb::UnblockOwnerReferences
-    )
-    .then(|| {
-        act.owner_refs
-            .iter()
-            .map(|u| a.snap.store.str(*u).to_owned())
-            .collect()
-    })
-}
-
-/// The GC rule behind an action.
-pub fn rule(r: &Reason) -> &'static str {
-    match r {
-        Reason::UserDelete => "user request",
-        Reason::Row8 => "attemptToDelete row 8",
-        Reason::Row9 => "attemptToDelete row 9",
-        Reason::Row9CycleGuard => "attemptToDelete row 9 (cycle guard)",
-        Reason::Row10 => "attemptToDelete row 10",
-        Reason::ForegroundDone => "processDeletingDependentsItem",
-        Reason::Orphan { .. } | Reason::OrphanDone => "attemptToOrphan",
-    }
-}
-
 /// The request the GC sends for an action (§3.7–3.9), as JSON.
-pub fn request_json(a: &Analysis<'_>, act: &Action) -> serde_json::Value {
+pub fn request_json(a: &GarbageCollector<'_>, act: &Action) -> serde_json::Value {
     let store = &a.snap.store;
     let o = store.object(act.target);
     let uid = store.str(o.uid);
@@ -176,7 +149,7 @@ pub fn request_json(a: &Analysis<'_>, act: &Action) -> serde_json::Value {
 }
 
 /// Builds the report.
-pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
+pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
     let snap = a.snap;
     let store = &snap.store;
     let actions = plan
@@ -187,9 +160,9 @@ pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
             verb: act.verb.as_str(),
             target: ObjectRef::of(snap, act.target),
             propagation_policy: act.policy.map(|p| p.as_str()),
-            owner_references: patched_owner_uids(a, act),
+            owner_references: act.patched_owner_uids(store),
             finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
-            rule: rule(&act.reason),
+            rule: act.reason.rule(),
             reason: act.detail.clone(),
             request: request_json(a, act),
         })
@@ -265,7 +238,7 @@ pub fn report(a: &Analysis<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
 /// Writes the plan as tables: actions, then objects left stuck, then a summary.
 pub fn write_table_report(
     w: &mut dyn Write,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     r: &PlanReport,
     wide: bool,
@@ -304,7 +277,7 @@ pub fn write_table_report(
                 act.detail.clone(),
             ];
             if wide {
-                row.push(rule(&act.reason).to_owned());
+                row.push(act.reason.rule().to_owned());
                 row.push(snap.store.str(o.uid).to_owned());
             }
             t.add_row(row);

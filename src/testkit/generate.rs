@@ -1075,8 +1075,8 @@ impl Generated {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::Analysis;
-    use crate::analysis::findings::Code;
+    use crate::diagnose::Code;
+    use crate::gc::GarbageCollector;
 
     fn small() -> GenOptions {
         GenOptions {
@@ -1138,8 +1138,8 @@ mod tests {
         assert!(g.injected.orphan >= 8, "{:?}", g.injected);
         let snap = g.to_snapshot();
         assert_eq!(snap.store.len(), 20_000);
-        let a = Analysis::new(&snap, Analysis::default_gc_version(&snap));
-        let audit = a.audit();
+        let a = GarbageCollector::new(&snap, GarbageCollector::default_gc_version(&snap));
+        let audit = crate::diagnose::audit(&a);
         let count = |c: Code| audit.findings.iter().filter(|f| f.code == c).count();
         assert_eq!(count(Code::DanglingOwner), g.injected.dangling);
         assert_eq!(count(Code::CrossNamespaceOwner), g.injected.cross_namespace);

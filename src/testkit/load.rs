@@ -19,6 +19,7 @@ use super::generate::{K_CLUSTERROLEBINDING, K_CONFIGMAP, K_ROLE};
 use crate::error::{Error, Result};
 use crate::model::finalizers;
 use crate::source::live::Connection;
+use crate::util::Backoff;
 use futures::{StreamExt, stream};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, PostParams};
 use serde_json::{Value, json};
@@ -61,6 +62,14 @@ fn crd(group: &str, kind: &str, plural: &str, namespaced: bool) -> Value {
     })
 }
 
+/// The wait between create retries: 200 ms, doubling.
+const CREATE_BACKOFF: Backoff = Backoff {
+    base: Duration::from_millis(200),
+    factor: 2,
+    max_exponent: 6,
+    jitter: 0.0,
+};
+
 /// Is this a transient failure worth retrying?
 fn retryable(e: &kube::Error) -> bool {
     match e {
@@ -85,7 +94,7 @@ async fn create(api: &Api<DynamicObject>, body: &Value, name: &str) -> Result<(S
             }
             Err(e) if retryable(&e) && attempt < 6 => {
                 attempt += 1;
-                tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
+                tokio::time::sleep(CREATE_BACKOFF.delay(attempt - 1)).await;
             }
             Err(e) => return Err(api_error(&format!("create {name}"), e)),
         }

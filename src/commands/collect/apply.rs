@@ -1,12 +1,12 @@
 //! `collect --apply`: confirmation, the record file, Ctrl-C, progress and the summary around
 //! [`crate::apply::run`].
 
-use crate::analysis::Analysis;
 use crate::apply::{self, Entry, EntryResult, Header, Record, Stopped, Summary, kube::KubeOps};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
 use crate::commands::Loaded;
 use crate::error::{Error, Result, exit};
-use crate::plan::{Action, Plan, Reason};
+use crate::gc::GarbageCollector;
+use crate::gc::plan::{Action, Plan, Reason};
 use crate::render::plan::{self as view, PlanReport};
 use crate::render::{self, ObjectRef, REPORT_API_VERSION, Styles};
 use crate::snapshot::now_rfc3339;
@@ -122,7 +122,7 @@ pub async fn run(
     g: &GlobalArgs,
     args: &CollectArgs,
     loaded: &Loaded,
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     mut report: PlanReport,
 ) -> Result<u8> {
@@ -359,7 +359,7 @@ fn confirm(
     args: &CollectArgs,
     conn: &crate::source::live::Connection,
     actions: &[&Action],
-    a: &Analysis<'_>,
+    a: &GarbageCollector<'_>,
     plan: &Plan,
     user_delete: bool,
 ) -> Result<()> {
@@ -392,7 +392,7 @@ fn confirm(
     } else {
         let deletes = actions
             .iter()
-            .filter(|x| x.policy.is_some() && x.verb == crate::plan::Verb::Delete)
+            .filter(|x| x.policy.is_some() && x.verb == crate::gc::plan::Verb::Delete)
             .count();
         format!(
             "Apply {} action(s) in {} wave(s) ({} delete(s))",

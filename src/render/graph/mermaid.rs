@@ -9,7 +9,7 @@
 //! name, kind or UID renders as text and cannot break out of the label.
 
 use super::{Subgraph, Vertex, class_text, kind_name};
-use crate::analysis::classify::RefClassLabel;
+use crate::gc::classify::RefClassLabel;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

@@ -1,5 +1,5 @@
 //! The ownership graph as people and tools look at it: a subgraph of the GC's graph
-//! ([`crate::graph::Graph`]) selected the way the GC's debug endpoint selects it
+//! ([`crate::gc::graph::Graph`]) selected the way the GC's debug endpoint selects it
 //! (gc-semantics §8.2), and its renderings.
 //!
 //! * [`Subgraph::select`] — which nodes. With roots: everything reachable from them following
@@ -12,7 +12,7 @@
 //!   GitHub) and [`json`].
 //! * [`gcdiff`] — the difference between the GC's own graph (its DOT) and ours.
 //!
-//! The selection walks [`crate::graph::Graph`] directly (owners = the object's ownerReferences
+//! The selection walks [`crate::gc::graph::Graph`] directly (owners = the object's ownerReferences
 //! resolved by UID, dependents = the graph's dependents), so selecting one component of a
 //! million-object graph costs only that component; only the selected part becomes a petgraph.
 
@@ -22,9 +22,9 @@ pub mod json;
 pub mod mermaid;
 pub mod tree;
 
-use crate::analysis::classify::RefClassLabel;
-use crate::analysis::{Analysis, RefClass};
-use crate::graph::NodeId;
+use crate::gc::classify::RefClassLabel;
+use crate::gc::graph::NodeId;
+use crate::gc::{GarbageCollector, RefClass};
 use crate::model::{ObjId, Sym};
 use hashbrown::{HashMap, HashSet};
 use petgraph::Direction as PgDirection;
@@ -206,12 +206,12 @@ impl<'a> Subgraph<'a> {
     }
 
     /// Selects part of an analysis' graph.
-    pub fn select(a: &Analysis<'a>, sel: &Selection) -> Subgraph<'a> {
+    pub fn select(a: &GarbageCollector<'a>, sel: &Selection) -> Subgraph<'a> {
         let snap = a.snap;
         let store = &snap.store;
         let g = &a.graph;
         let owner_refs = |n: NodeId| g.object(n).map_or(&[][..], |o| store.owner_refs(o));
-        let owners = |n: NodeId| owner_refs(n).iter().filter_map(|r| g.node_of_uid(r.uid));
+        let owners = |n: NodeId| owner_refs(n).iter().filter_map(|r| g.uid_to_node(r.uid));
         let has_relations = |n: NodeId| !owner_refs(n).is_empty() || !g.dependents(n).is_empty();
 
         // 1. The node set, in first-reached order.
@@ -319,7 +319,7 @@ impl<'a> Subgraph<'a> {
             };
             let from = index[&n];
             for r in store.owner_refs(obj) {
-                let to = match g.node_of_uid(r.uid) {
+                let to = match g.uid_to_node(r.uid) {
                     Some(o) => match index.get(&o) {
                         Some(&to) => to,
                         None => continue, // outside a narrowed selection
@@ -335,7 +335,7 @@ impl<'a> Subgraph<'a> {
                         })
                     }),
                 };
-                let class = class_label(&a.classify_ref(&state, obj, r));
+                let class = class_label(&a.classify_reference(&state, obj, r));
                 sub.add_edge(
                     from,
                     to,

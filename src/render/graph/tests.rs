@@ -16,8 +16,8 @@ fn dump_fixture(skip: &[&str]) -> Snapshot {
     crate::testkit::dump_test_fixture(&only)
 }
 
-fn analysis(snap: &Snapshot) -> Analysis<'_> {
-    Analysis::new(snap, KubeVersion::NEWEST)
+fn analysis(snap: &Snapshot) -> GarbageCollector<'_> {
+    GarbageCollector::new(snap, KubeVersion::NEWEST)
 }
 
 fn uids(sub: &Subgraph<'_>) -> Vec<String> {
@@ -37,17 +37,17 @@ fn edges(sub: &Subgraph<'_>) -> Vec<(String, String)> {
         .collect()
 }
 
-fn roots_of(a: &Analysis<'_>, names: &[&str]) -> Vec<NodeId> {
+fn roots_of(a: &GarbageCollector<'_>, names: &[&str]) -> Vec<NodeId> {
     names
         .iter()
         .map(|n| {
             let sym = a.snap.store.strings.get(n).expect("interned");
-            a.graph.node_of_uid(sym).expect("in graph")
+            a.graph.uid_to_node(sym).expect("in graph")
         })
         .collect()
 }
 
-fn select_from(a: &Analysis<'_>, names: &[&str]) -> Vec<String> {
+fn select_from(a: &GarbageCollector<'_>, names: &[&str]) -> Vec<String> {
     let sel = Selection {
         roots: roots_of(a, names),
         ..Selection::default()
@@ -154,7 +154,12 @@ fn chain() -> Snapshot {
     c.build()
 }
 
-fn sel_uids(a: &Analysis<'_>, root: &str, direction: Direction, depth: Option<u32>) -> Vec<String> {
+fn sel_uids(
+    a: &GarbageCollector<'_>,
+    root: &str,
+    direction: Direction,
+    depth: Option<u32>,
+) -> Vec<String> {
     let sel = Selection {
         roots: roots_of(a, &[root]),
         direction,

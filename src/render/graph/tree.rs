@@ -17,7 +17,7 @@
 //! afterwards), and an ownership cycle is cut where it closes ("ownership cycle").
 
 use super::{Subgraph, Vertex, class_text, kind_name};
-use crate::analysis::classify::RefClassLabel;
+use crate::gc::classify::RefClassLabel;
 use crate::render::Styles;
 use owo_colors::OwoColorize;
 use petgraph::graph::NodeIndex;

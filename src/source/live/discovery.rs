@@ -85,9 +85,9 @@ pub(crate) struct Discovered {
 }
 
 /// True when the GC of a server of version `server` ignores `group`/`resource`
-/// ([`crate::graph::gc_ignored_by`]); an unknown version is taken as today's GC.
+/// ([`crate::catalog::gc_ignored_by`]); an unknown version is taken as today's GC.
 pub(crate) fn gc_ignored(group: &str, resource: &str, server: Option<KubeVersion>) -> bool {
-    crate::graph::gc_ignored_by(group, resource, server.unwrap_or(KubeVersion::NEWEST))
+    crate::catalog::gc_ignored_by(group, resource, server.unwrap_or(KubeVersion::NEWEST))
 }
 
 /// True when `verbs` contains delete, list and watch (§5.1 step 2).

@@ -1,4 +1,6 @@
-//! Connecting like kubectl: kubeconfig loading, context selection and the first request.
+//! Connecting like kubectl: kubeconfig loading, context selection and the first request. The one
+//! kubeconfig loader of kubectl-gc: connections, `graph --from-gc` credentials and shell
+//! completion all read the kubeconfig through it.
 //!
 //! Loading follows client-go's `clientcmd` rules rather than kube's defaults:
 //! - an explicit `--kubeconfig` that does not exist is an error;
@@ -219,22 +221,45 @@ struct VersionInfo {
     git_version: String,
 }
 
+/// The client configuration of the kubeconfig context `opts` selects (server, credentials,
+/// TLS) and the context's name; `Ok(None)` when there is no kubeconfig at all.
+pub(crate) async fn context_config(opts: &ConnectOptions) -> Result<Option<(Config, String)>> {
+    let Some(loaded) = load_kubeconfig(opts.kubeconfig.as_deref())? else {
+        return Ok(None);
+    };
+    let context = select_context(&loaded, opts)?;
+    let kopts = KubeConfigOptions {
+        context: Some(context.clone()),
+        cluster: nonempty(&opts.cluster).cloned(),
+        user: nonempty(&opts.user).cloned(),
+    };
+    let config = Config::from_custom_kubeconfig(loaded.config, &kopts)
+        .await
+        .map_err(|e| config_error(e, &context))?;
+    Ok(Some((config, context)))
+}
+
+/// The names in one section of the kubeconfig (`contexts`, `clusters`, anything else: users),
+/// sorted; empty when there is no readable kubeconfig. For shell completion.
+pub fn kubeconfig_names(explicit: Option<&Path>, section: &str) -> Vec<String> {
+    let Ok(Some(loaded)) = load_kubeconfig(explicit) else {
+        return Vec::new();
+    };
+    let config = loaded.config;
+    let mut names: Vec<String> = match section {
+        "contexts" => config.contexts.into_iter().map(|c| c.name).collect(),
+        "clusters" => config.clusters.into_iter().map(|c| c.name).collect(),
+        _ => config.auth_infos.into_iter().map(|u| u.name).collect(),
+    };
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Connects to the cluster selected by `opts` and checks that it answers.
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
-    let loaded = load_kubeconfig(opts.kubeconfig.as_deref())?;
-    let (mut config, context) = match loaded {
-        Some(loaded) => {
-            let context = select_context(&loaded, opts)?;
-            let kopts = KubeConfigOptions {
-                context: Some(context.clone()),
-                cluster: nonempty(&opts.cluster).cloned(),
-                user: nonempty(&opts.user).cloned(),
-            };
-            let config = Config::from_custom_kubeconfig(loaded.config, &kopts)
-                .await
-                .map_err(|e| config_error(e, &context))?;
-            (config, Some(context))
-        }
+    let (mut config, context) = match context_config(opts).await? {
+        Some((config, context)) => (config, Some(context)),
         None if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
             let config = Config::incluster().map_err(|e| {
                 cluster(
@@ -285,7 +310,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         cluster(
             format!(
                 "cannot set up a client for {server_url} (context \"{ctx_label}\"): {}",
-                request::error_chain(&e)
+                crate::error::cause_chain(&e)
             ),
             "check the certificate-authority and client certificate settings in the kubeconfig",
         )

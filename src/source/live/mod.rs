@@ -5,6 +5,8 @@
 //! snapshot(&conn, &LiveOptions,   discovery (§5.1) + paginated PartialObjectMetadata lists
 //!          &progress)                                                     → Snapshot
 //! invalid_namespace_events(..)    the GC's OwnerRefInvalidNamespace warnings (evidence)
+//! read_gc_graph(..)               the real GC's graph from kube-controller-manager's debug
+//!                                 endpoint (`graph --from-gc`)
 //! ```
 //!
 //! Every resource-table row records how it was (or why it was not) listed, so the analysis can
@@ -17,12 +19,14 @@
 
 mod discovery;
 mod events;
+mod gc_graph;
 mod kubeconfig;
 mod list;
 mod request;
 
 pub use events::{InvalidNamespaceEvent, OWNER_REF_INVALID_NAMESPACE, invalid_namespace_events};
-pub use kubeconfig::connect;
+pub use gc_graph::{GcGraphOptions, read_gc_graph};
+pub use kubeconfig::{connect, kubeconfig_names};
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
@@ -407,7 +411,7 @@ pub fn summary_line(snapshot: &Snapshot, elapsed: Duration) -> String {
         "listed {} objects from {} resources in {}",
         snapshot.store.len(),
         c.listed,
-        request::human_duration(elapsed)
+        crate::util::human_duration(elapsed)
     );
     let mut gaps = Vec::new();
     if c.forbidden > 0 {

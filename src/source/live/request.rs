@@ -13,6 +13,9 @@
 //! ([`crate::model::MetaIn`]), which `kube::Client::request` (it needs `DeserializeOwned`)
 //! cannot do.
 
+use crate::error::cause_chain;
+pub(crate) use crate::error::one_line;
+use crate::util::{Backoff, human_duration};
 use kube::client::Body;
 use serde::Deserialize;
 use std::error::Error as StdError;
@@ -159,13 +162,13 @@ fn retry_delay(
 
 /// Exponential backoff with up to 25 % jitter, for retry number `n` (1-based).
 fn backoff(n: u32) -> Duration {
-    let base = BASE_BACKOFF * 2u32.saturating_pow(n.saturating_sub(1).min(6));
-    // Cheap jitter without a random-number crate: the clock's sub-microsecond noise.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    base + base.mul_f64(f64::from(nanos % 1000) / 4000.0)
+    let b = Backoff {
+        base: BASE_BACKOFF,
+        factor: 2,
+        max_exponent: 6,
+        jitter: 0.25,
+    };
+    b.delay(n.saturating_sub(1))
 }
 
 /// Parses `Retry-After` as delta-seconds (the API server never sends an HTTP date).
@@ -285,7 +288,7 @@ pub(crate) fn status_failure(code: u16, body: &[u8]) -> Failure {
 
 /// Classifies a transport-level `kube::Error` by walking its cause chain.
 pub(crate) fn transport_failure(error: &kube::Error) -> Failure {
-    let message = error_chain(error);
+    let message = cause_chain(error);
     let lower = message.to_ascii_lowercase();
     let io_kind = io_error_kind(error);
     let kind = if matches!(error, kube::Error::Auth(_)) {
@@ -327,58 +330,6 @@ fn io_error_kind(error: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind>
         cur = e.source();
     }
     None
-}
-
-/// An error and its causes on one line, without kube's `ServiceError:`-style prefixes and
-/// without repeating a cause that the previous message already contains.
-pub(crate) fn error_chain(error: &(dyn StdError + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut cur: Option<&(dyn StdError + 'static)> = Some(error);
-    while let Some(e) = cur {
-        let mut text = one_line(&e.to_string());
-        for prefix in [
-            "ServiceError: ",
-            "HyperError: ",
-            "auth error: ",
-            "client error (Connect): ",
-        ] {
-            if let Some(rest) = text.strip_prefix(prefix) {
-                text = rest.to_owned();
-            }
-        }
-        let redundant = text.is_empty()
-            || text == "client error (Connect)"
-            || parts.last().is_some_and(|p| p.contains(&text));
-        if !redundant {
-            // A cause whose text includes the previous message replaces it.
-            if parts.last().is_some_and(|p| text.contains(p.as_str())) {
-                parts.pop();
-            }
-            parts.push(text);
-        }
-        cur = e.source();
-    }
-    if parts.is_empty() {
-        return "unknown error".to_owned();
-    }
-    parts.join(": ")
-}
-
-/// Collapses whitespace (including newlines) to single spaces.
-pub(crate) fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `1.5s`, `250ms`, `2m0s`.
-pub(crate) fn human_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{}m{}s", ms / 60_000, (ms % 60_000) / 1000)
-    }
 }
 
 #[cfg(test)]

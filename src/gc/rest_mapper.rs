@@ -57,7 +57,7 @@ pub enum Mapping {
 
 /// REST mapper, coverage and `(group/resource, namespace, name) → object` index of a snapshot.
 #[derive(Debug)]
-pub struct Mapper {
+pub struct RestMapper {
     grs: Vec<GroupResource>,
     /// (group, version, kind-or-lowercase-kind) → gr
     by_gvk: HashMap<(String, String, String), GrId>,
@@ -74,15 +74,15 @@ pub struct Mapper {
     /// (gr, namespace, name) → object.
     by_name: HashMap<(GrId, Sym, Sym), ObjId>,
     /// Bit per object: it is the one `by_name` returns for its own coordinates (the first
-    /// object listed with them). Lets [`Mapper::find_ref`] answer from the UID alone.
+    /// object listed with them). Lets [`RestMapper::find_ref`] answer from the UID alone.
     name_winner: Vec<u64>,
     cache: std::cell::RefCell<HashMap<(Sym, Sym), Mapping>>,
 }
 
-impl Mapper {
+impl RestMapper {
     /// Builds the mapper of a snapshot. `cluster_version` is the release whose served versions
     /// apply (the snapshot's server version, or what the user says).
-    pub fn new(snap: &Snapshot, cluster_version: Option<KubeVersion>) -> Mapper {
+    pub fn new(snap: &Snapshot, cluster_version: Option<KubeVersion>) -> RestMapper {
         let mut grs: Vec<GroupResource> = Vec::new();
         let mut gr_index: HashMap<(String, String), GrId> = HashMap::new();
         let mut by_gvk = HashMap::new();
@@ -125,7 +125,7 @@ impl Mapper {
                 name_winner[id.index() / 64] |= 1 << (id.index() % 64);
             }
         }
-        Mapper {
+        RestMapper {
             grs,
             by_gvk,
             known_groups,
@@ -164,7 +164,7 @@ impl Mapper {
         self.by_name.get(&(gr, namespace, name)).copied()
     }
 
-    /// [`Mapper::find`] for an ownerReference naming `uid`: usually the object with that UID
+    /// [`RestMapper::find`] for an ownerReference naming `uid`: usually the object with that UID
     /// is the one the lookup finds, and checking that costs one array access instead of a hash
     /// lookup; otherwise (dangling, recreated, mismatched) this falls back to `find`.
     pub fn find_ref(
@@ -188,7 +188,7 @@ impl Mapper {
         self.find(gr, namespace, name)
     }
 
-    /// Another object than `found` (the one [`Mapper::find`] returns) with the same
+    /// Another object than `found` (the one [`RestMapper::find`] returns) with the same
     /// group/resource, namespace and name, holding `uid`. Only a self-contradicting input (e.g.
     /// files captured at different times) has one.
     pub fn twin(&self, snap: &Snapshot, gr: GrId, found: ObjId, uid: Sym) -> Option<ObjId> {
@@ -296,7 +296,7 @@ impl Mapper {
     }
 }
 
-impl Mapper {
+impl RestMapper {
     /// The discovery REST mapper registers, for every served group/version, the pseudo-kind
     /// `List` (cluster scope) and `<Kind>List` for each served kind (exact spelling, the kind's
     /// scope); they map to guessed resources that do not exist. `Some(namespaced)` for those.
@@ -371,7 +371,7 @@ mod tests {
         c.obj("apps/v1", "ReplicaSet", "ns", "rs", "uid-new");
         c.obj("apps/v1", "ReplicaSet", "other", "rs2", "uid-other");
         let snap = c.build();
-        let m = Mapper::new(&snap, None);
+        let m = RestMapper::new(&snap, None);
         let sym = |s: &str| snap.store.strings.get(s).unwrap();
         let gr = m.gr_of_resource(snap.store.object(ObjId(0)).resource);
         let (ns, other, rs) = (sym("ns"), sym("other"), sym("rs"));

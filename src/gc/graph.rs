@@ -1,5 +1,5 @@
-//! The garbage collector's ownership graph (`uidToNode`, gc-semantics §1–§2), built from a
-//! snapshot the way a freshly started GC builds it from its informers' initial lists.
+//! The garbage collector's ownership graph: upstream's `uidToNode` map of `node`s (gc-model
+//! §1–§2), as [`super::graph_builder`] builds it from a snapshot.
 //!
 //! * One node per UID of every object of a resource the GC monitors. Objects of resources it
 //!   ignores (core and `events.k8s.io` events, §5.2) are not nodes: their ownerReferences are
@@ -12,9 +12,7 @@
 //! * Dependents are stored as a compressed sparse row table (one offsets vector, one flat vector
 //!   of node ids), each dependent once per owner as in the GC's dependents *set*.
 
-use crate::catalog::KubeVersion;
 use crate::model::{ObjId, Sym};
-use crate::snapshot::Snapshot;
 
 /// Index of a node.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -85,113 +83,16 @@ impl Node {
 /// The ownership graph.
 #[derive(Clone, Debug)]
 pub struct Graph {
-    nodes: Vec<Node>,
-    objects: u32,
-    /// Node of each UID, indexed by the UID's [`Sym`]; `u32::MAX` = none.
-    node_of_uid: Vec<u32>,
-    dep_offsets: Vec<u32>,
-    deps: Vec<NodeId>,
-}
-
-/// True for the resources GC release `gc` never watches (§5.2, Appendix A): core `events`
-/// always; `events.k8s.io` `events` since v1.25 (PR #110888). Before, the GC watched
-/// `events.k8s.io` events (the same objects as core events, under another group): their
-/// ownerReferences were acted on and they could block a foreground deletion.
-pub fn gc_ignored_by(group: &str, plural: &str, gc: KubeVersion) -> bool {
-    plural == "events" && (group.is_empty() || (group == "events.k8s.io" && gc.at_least(25)))
+    pub(super) nodes: Vec<Node>,
+    pub(super) objects: u32,
+    /// Upstream's `uidToNode`: the node of each UID, indexed by the UID's [`Sym`]; `u32::MAX` =
+    /// none.
+    pub(super) uid_to_node: Vec<u32>,
+    pub(super) dep_offsets: Vec<u32>,
+    pub(super) deps: Vec<NodeId>,
 }
 
 impl Graph {
-    /// Builds the graph of a snapshot as today's GC monitors resources.
-    pub fn build(snap: &Snapshot) -> Graph {
-        Graph::build_for(snap, KubeVersion::NEWEST)
-    }
-
-    /// Builds the graph of a snapshot as GC release `gc` would (which resources it ignores
-    /// depends on the release, §5.2).
-    pub fn build_for(snap: &Snapshot, gc: KubeVersion) -> Graph {
-        let store = &snap.store;
-        let n = store.len();
-        let foreground = store.strings.get(crate::model::finalizers::FOREGROUND);
-        let mut nodes = Vec::with_capacity(n + n / 16);
-        let monitored_resource: Vec<bool> = snap
-            .resources
-            .iter()
-            .map(|r| !gc_ignored_by(&r.group, &r.plural, gc))
-            .collect();
-        let mut node_of_uid = vec![u32::MAX; store.strings.len()];
-        for id in store.ids() {
-            let o = store.object(id);
-            let (api_version, kind) = snap.type_syms(o);
-            let mut f = 0;
-            if o.being_deleted() {
-                f |= flags::BEING_DELETED;
-                if foreground.is_some_and(|fg| store.finalizers(id).contains(&fg)) {
-                    f |= flags::DELETING_DEPENDENTS;
-                }
-            }
-            if !monitored_resource[o.resource.index()] {
-                f |= flags::NOT_MONITORED;
-            } else {
-                node_of_uid[o.uid.index()] = id.0;
-            }
-            nodes.push(Node {
-                id: Identity {
-                    api_version,
-                    kind,
-                    name: o.name,
-                    uid: o.uid,
-                    namespace: o.namespace,
-                },
-                flags: f,
-            });
-        }
-        // Virtual owners, and the edge list (owner, dependent) in one pass.
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(store.owner_refs.len());
-        for id in store.ids() {
-            if !nodes[id.index()].in_graph() {
-                continue;
-            }
-            let o = store.object(id);
-            for r in store.owner_refs(id) {
-                let slot = &mut node_of_uid[r.uid.index()];
-                if *slot == u32::MAX {
-                    *slot = nodes.len() as u32;
-                    nodes.push(Node {
-                        id: Identity {
-                            api_version: r.api_version,
-                            kind: r.kind,
-                            name: r.name,
-                            uid: r.uid,
-                            namespace: o.namespace,
-                        },
-                        flags: flags::VIRTUAL,
-                    });
-                }
-                edges.push((*slot, id.0));
-            }
-        }
-        // CSR of dependents, deduplicated per owner (a dependent with two refs to one UID is
-        // one dependent, as in the GC's set).
-        edges.sort_unstable();
-        edges.dedup();
-        let mut dep_offsets = vec![0u32; nodes.len() + 1];
-        for &(owner, _) in &edges {
-            dep_offsets[owner as usize + 1] += 1;
-        }
-        for i in 1..dep_offsets.len() {
-            dep_offsets[i] += dep_offsets[i - 1];
-        }
-        let deps = edges.into_iter().map(|(_, d)| NodeId(d)).collect();
-        Graph {
-            nodes,
-            objects: n as u32,
-            node_of_uid,
-            dep_offsets,
-            deps,
-        }
-    }
-
     /// All nodes (real ones first, then virtual ones).
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
@@ -212,9 +113,9 @@ impl Graph {
         self.nodes.is_empty()
     }
 
-    /// The node of a UID, if the UID is in the graph.
-    pub fn node_of_uid(&self, uid: Sym) -> Option<NodeId> {
-        match self.node_of_uid.get(uid.index()) {
+    /// The node of a UID, if the UID is in the graph (upstream's `uidToNode.Read`).
+    pub fn uid_to_node(&self, uid: Sym) -> Option<NodeId> {
+        match self.uid_to_node.get(uid.index()) {
             Some(&i) if i != u32::MAX => Some(NodeId(i)),
             _ => None,
         }
@@ -308,6 +209,3 @@ pub fn nodes_on_cycles(n: usize, edges: &[(u32, u32)]) -> Vec<bool> {
     }
     keep
 }
-
-#[cfg(test)]
-pub(crate) mod tests;

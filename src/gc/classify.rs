@@ -1,10 +1,10 @@
-//! Classification of ownerReferences: `isDangling` + `classifyReferences` (§3.3, §3.4) over a
-//! snapshot, extended with the two answers a snapshot adds: *unresolvable* (the REST mapping
-//! fails: the GC retries forever), *invalid scope* (cluster-scoped dependent → namespaced kind)
-//! and *unknown* (the snapshot cannot tell: never reported as dangling).
+//! Classification of ownerReferences: upstream's `isDangling` and `classifyReferences` (§3.3,
+//! §3.4) over a snapshot, extended with the answers a snapshot adds: *unresolvable* (the REST
+//! mapping fails: the GC retries forever), *invalid scope* (cluster-scoped dependent →
+//! namespaced kind) and *unknown* (the snapshot cannot tell: never reported as dangling).
 
-use super::Analysis;
-use super::mapper::Mapping;
+use super::GarbageCollector;
+use super::rest_mapper::{GrId, Mapping};
 use super::state::State;
 use crate::model::{ObjId, OwnerRef, Sym};
 use serde::Serialize;
@@ -92,18 +92,21 @@ pub enum RefClassLabel {
     Unknown,
 }
 
-impl Analysis<'_> {
-    /// Classifies one reference of `dependent` against `state`.
-    pub fn classify_ref(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
+impl GarbageCollector<'_> {
+    /// `isDangling` (§3.3): looks the owner of `r` up the way the GC does (REST mapping, then a
+    /// GET by name in the dependent's namespace for namespaced kinds, then a UID comparison).
+    /// An owner found with the reference's UID is [`RefClass::Solid`]: this function never
+    /// answers [`RefClass::Waiting`]; [`GarbageCollector::classify_reference`] tells those apart.
+    pub fn is_dangling(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
         let snap = self.snap;
         // Before v1.20 a UID recorded as absent makes every reference to it dangling, whatever
         // its coordinates (issue #65200).
-        if !self.rules.coordinate_keyed_absent_cache() && state.uid_cached_absent(r.uid) {
+        if !self.rules.coordinate_keyed_absent_cache() && state.absent_owner_cached(r.uid) {
             return RefClass::Dangling(Dangling::Absent);
         }
         let dep_ns = snap.store.object(dependent).namespace;
-        let (gr, namespaced) = match self.mapper.map(snap, r.api_version, r.kind) {
-            Mapping::Resolved(gr) => (Some(gr), self.mapper.gr(gr).namespaced),
+        let (gr, namespaced) = match self.rest_mapper.map(snap, r.api_version, r.kind) {
+            Mapping::Resolved(gr) => (Some(gr), self.rest_mapper.gr(gr).namespaced),
             Mapping::Unlisted { namespaced, why } => {
                 if dep_ns.is_empty() && namespaced {
                     return self.cluster_scoped_dependent_of_namespaced_kind();
@@ -125,10 +128,13 @@ impl Analysis<'_> {
             return self.cluster_scoped_dependent_of_namespaced_kind();
         }
         let lookup_ns = if namespaced { dep_ns } else { Sym::EMPTY };
-        match self.mapper.find_ref(snap, gr, lookup_ns, r.name, r.uid) {
+        match self
+            .rest_mapper
+            .find_ref(snap, gr, lookup_ns, r.name, r.uid)
+        {
             Some(found) if state.exists(found) => {
                 if snap.store.object(found).uid != r.uid {
-                    match self.mapper.twin(snap, gr, found, r.uid) {
+                    match self.rest_mapper.twin(snap, gr, found, r.uid) {
                         // The input contradicts itself (files captured at different times, an
                         // object recreated in between): which one is current cannot be told.
                         Some(twin) if state.exists(twin) => RefClass::Unknown {
@@ -142,8 +148,6 @@ impl Analysis<'_> {
                         },
                         _ => RefClass::Dangling(Dangling::UidMismatch { found }),
                     }
-                } else if state.deleting_dependents(&snap.store, found) {
-                    RefClass::Waiting { owner: found }
                 } else {
                     RefClass::Solid { owner: found }
                 }
@@ -151,7 +155,7 @@ impl Analysis<'_> {
             // Listed once, deleted by the simulation since: absent.
             Some(_) => RefClass::Dangling(Dangling::Absent),
             None => {
-                let coverage = &self.mapper.gr(gr).coverage;
+                let coverage = &self.rest_mapper.gr(gr).coverage;
                 if coverage.covers(snap.store.str(lookup_ns)) {
                     RefClass::Dangling(Dangling::Absent)
                 } else {
@@ -160,6 +164,18 @@ impl Analysis<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// One reference as `classifyReferences` (§3.4) sorts it: [`Self::is_dangling`], with an
+    /// owner in foreground deletion (terminating with `foregroundDeletion`) as
+    /// [`RefClass::Waiting`].
+    pub fn classify_reference(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
+        match self.is_dangling(state, dependent, r) {
+            RefClass::Solid { owner } if state.deleting_dependents(&self.snap.store, owner) => {
+                RefClass::Waiting { owner }
+            }
+            class => class,
         }
     }
 
@@ -178,11 +194,7 @@ impl Analysis<'_> {
     /// just cannot reach it. `None` for references that are not dangling.
     pub fn misdirected(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> Option<ObjId> {
         let holder = self.snap.store.by_uid(r.uid).filter(|&h| h != dependent)?;
-        matches!(
-            self.classify_ref(state, dependent, r),
-            RefClass::Dangling(_)
-        )
-        .then_some(holder)
+        matches!(self.is_dangling(state, dependent, r), RefClass::Dangling(_)).then_some(holder)
     }
 
     /// Owner UIDs that a misdirected reference gets recorded as absent, each with the first
@@ -201,19 +213,19 @@ impl Analysis<'_> {
         out
     }
 
-    /// Classifies every reference of `dependent`, in order.
-    pub fn classify(&self, state: &State, dependent: ObjId) -> Vec<RefClass> {
+    /// `classifyReferences` (§3.4): every current reference of `dependent`, in order.
+    pub fn classify_references(&self, state: &State, dependent: ObjId) -> Vec<RefClass> {
         state
             .owner_refs(&self.snap.store, dependent)
             .iter()
-            .map(|r| self.classify_ref(state, dependent, r))
+            .map(|r| self.classify_reference(state, dependent, r))
             .collect()
     }
 }
 
-fn unknown_reason(a: &Analysis<'_>, gr: super::mapper::GrId, ns: &str) -> String {
+fn unknown_reason(gc: &GarbageCollector<'_>, gr: GrId, ns: &str) -> String {
     use crate::snapshot::ListOutcome::*;
-    let g = a.mapper.gr(gr);
+    let g = gc.rest_mapper.gr(gr);
     let res = if g.group.is_empty() {
         g.plural.clone()
     } else {

@@ -1,7 +1,7 @@
-//! The attemptToDeleteItem decision table (§3.2 rows 1–10), processDeletingDependentsItem
-//! (§3.5) and the trigger for attemptToOrphan (§4), as pure functions of a [`State`].
+//! `attemptToDeleteItem` (the decision table of §3.2, rows 1–10) and
+//! `processDeletingDependentsItem` (§3.5), as pure functions of a [`State`].
 
-use super::Analysis;
+use super::GarbageCollector;
 use super::classify::RefClass;
 use super::state::State;
 use crate::model::{ObjId, Sym};
@@ -55,9 +55,10 @@ pub enum Verdict {
     Delete {
         /// The policy the GC sends.
         policy: Policy,
-        /// 9 (waiting owner, has dependents) or 10.
+        /// The decision table's row: 9 (a waiting owner, and the object has dependents:
+        /// foreground) or 10 (no solid owner left: the object's own policy).
         row: u8,
-        /// Row 9 cycle guard: first set `blockOwnerDeletion=false` on the object's blocking
+        /// Row 9's cycle guard: first set `blockOwnerDeletion=false` on the object's blocking
         /// references because a dependent is itself deletingDependents.
         unblock_first: bool,
     },
@@ -100,7 +101,7 @@ impl Verdict {
     }
 }
 
-impl Analysis<'_> {
+impl GarbageCollector<'_> {
     /// Dependents of `owner` in the current state: existing objects that still reference its
     /// UID (the graph's dependents set as the GC would hold it).
     pub fn current_dependents(&self, state: &State, owner: ObjId) -> Vec<ObjId> {
@@ -135,21 +136,38 @@ impl Analysis<'_> {
         out
     }
 
-    /// The attemptToDelete decision for an existing object.
-    pub fn decide(&self, state: &State, id: ObjId) -> Verdict {
-        self.decide_with(state, id, None)
+    /// `attemptToDeleteItem`: what the GC does when it takes an existing object off the
+    /// `attemptToDelete` queue.
+    pub fn attempt_to_delete_item(&self, state: &State, id: ObjId) -> Verdict {
+        self.attempt_with(state, id, None)
     }
 
-    /// [`Analysis::decide`] plus the classification of every current reference (what
-    /// [`Analysis::classify`] returns), computed once for both.
-    pub fn decide_classified(&self, state: &State, id: ObjId) -> (Verdict, Vec<RefClass>) {
-        let classes = self.classify(state, id);
-        let verdict = self.decide_with(state, id, Some(&classes));
+    /// [`Self::attempt_to_delete_item`] plus the classification of every current reference
+    /// (what [`Self::classify_references`] returns), computed once for both.
+    pub fn attempt_to_delete_item_classified(
+        &self,
+        state: &State,
+        id: ObjId,
+    ) -> (Verdict, Vec<RefClass>) {
+        let classes = self.classify_references(state, id);
+        let verdict = self.attempt_with(state, id, Some(&classes));
         (verdict, classes)
     }
 
-    /// `decide`, reusing `classes` (= `self.classify(state, id)`) when given.
-    fn decide_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
+    /// `processDeletingDependentsItem` (§3.5): an object in foreground deletion loses its
+    /// `foregroundDeletion` finalizer once no dependent blocks it.
+    pub fn process_deleting_dependents_item(&self, state: &State, id: ObjId) -> Verdict {
+        let blocking = self.blocking_dependents(state, id);
+        if blocking.is_empty() {
+            Verdict::RemoveForegroundFinalizer
+        } else {
+            Verdict::WaitForDependents { blocking }
+        }
+    }
+
+    /// `attempt_to_delete_item`, reusing `classes` (= `self.classify_references(state, id)`)
+    /// when given.
+    fn attempt_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
         let store = &self.snap.store;
         if !self.graph.monitors(id) {
             return Verdict::NotMonitored;
@@ -162,12 +180,7 @@ impl Analysis<'_> {
         // Rows 2–4 (GET the item) are satisfied: the object exists in this state.
         // Row 5.
         if deleting_dependents {
-            let blocking = self.blocking_dependents(state, id);
-            return if blocking.is_empty() {
-                Verdict::RemoveForegroundFinalizer
-            } else {
-                Verdict::WaitForDependents { blocking }
-            };
+            return self.process_deleting_dependents_item(state, id);
         }
         let refs = state.owner_refs(store, id);
         // Row 6.
@@ -179,7 +192,7 @@ impl Analysis<'_> {
         let classes = match classes {
             Some(c) => c,
             None => {
-                owned = self.classify(state, id);
+                owned = self.classify_references(state, id);
                 &owned
             }
         };

@@ -1,25 +1,116 @@
-//! What a freshly (re)started GC does (§6.22).
+//! The graph builder: how the GC's graph comes to be and what reaches the GC's work queues.
 //!
-//! On start every object arrives as an *add* event. The graph builder does not enqueue
-//! dependents for evaluation; it enqueues:
-//! * every virtual owner (a UID no monitored object has) — verified by GET with the identity
-//!   of the first dependent that referenced it; if absent, all its dependents are enqueued;
-//! * (v1.20+, PR #92743) every dependent whose reference disagrees with the owner node already
-//!   in the graph: another namespace, other coordinates, or (v1.21+, PR #98068) a namespace-less
-//!   virtual owner created by a cluster-scoped dependent;
-//! * objects already terminating with `foregroundDeletion` (and their dependents) or `orphan`.
+//! Upstream's `GraphBuilder` runs one monitor (informer) per deletable resource, turns every
+//! add, update and delete event into graph changes (`processGraphChanges`) and puts the items
+//! that need a decision on the `attemptToDelete` and `attemptToOrphan` queues. Here:
 //!
-//! Objects whose owners exist and agree are never looked at. So a restart turns some pending
-//! garbage into deletions now, and leaves other garbage alone. Before v1.20 the outcome also
-//! depends on the order the informers deliver objects: a bad reference observed before its
-//! real owner gets the owner's UID cached as absent, condemning the owner's valid dependents.
+//! * [`Graph::build_for`]: the graph a freshly started GC holds once its informers' initial lists
+//!   are in (the resources it monitors per release: [`gc_ignored_by`], §5.2);
+//! * [`GarbageCollector::start_queue`]: what those initial add events enqueue (§6.22);
+//! * `process_*`: what later events enqueue, as the simulation ([`super::plan`]) applies the
+//!   GC's own requests (§2.2, §2.7, §2.9).
 
-use super::mapper::Mapping;
-use super::{Analysis, State};
-use crate::graph::NodeId;
-use crate::model::{ObjId, Sym};
-use crate::plan::Plan;
-use std::collections::{BTreeMap, BTreeSet};
+pub use crate::catalog::gc_ignored_by;
+
+use super::graph::{Graph, Identity, Node, NodeId, flags};
+use super::rest_mapper::Mapping;
+use super::{GarbageCollector, State};
+use crate::catalog::KubeVersion;
+use crate::model::{ObjId, OwnerRef, Sym};
+use crate::snapshot::Snapshot;
+use std::collections::BTreeMap;
+
+impl Graph {
+    /// Builds the graph of a snapshot as today's GC monitors resources.
+    pub fn build(snap: &Snapshot) -> Graph {
+        Graph::build_for(snap, KubeVersion::NEWEST)
+    }
+
+    /// Builds the graph of a snapshot as GC release `gc` would (which resources it ignores
+    /// depends on the release, §5.2).
+    pub fn build_for(snap: &Snapshot, gc: KubeVersion) -> Graph {
+        let store = &snap.store;
+        let n = store.len();
+        let foreground = store.strings.get(crate::model::finalizers::FOREGROUND);
+        let mut nodes = Vec::with_capacity(n + n / 16);
+        let monitored_resource: Vec<bool> = snap
+            .resources
+            .iter()
+            .map(|r| !gc_ignored_by(&r.group, &r.plural, gc))
+            .collect();
+        let mut uid_to_node = vec![u32::MAX; store.strings.len()];
+        for id in store.ids() {
+            let o = store.object(id);
+            let (api_version, kind) = snap.type_syms(o);
+            let mut f = 0;
+            if o.being_deleted() {
+                f |= flags::BEING_DELETED;
+                if foreground.is_some_and(|fg| store.finalizers(id).contains(&fg)) {
+                    f |= flags::DELETING_DEPENDENTS;
+                }
+            }
+            if !monitored_resource[o.resource.index()] {
+                f |= flags::NOT_MONITORED;
+            } else {
+                uid_to_node[o.uid.index()] = id.0;
+            }
+            nodes.push(Node {
+                id: Identity {
+                    api_version,
+                    kind,
+                    name: o.name,
+                    uid: o.uid,
+                    namespace: o.namespace,
+                },
+                flags: f,
+            });
+        }
+        // Virtual owners, and the edge list (owner, dependent) in one pass.
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(store.owner_refs.len());
+        for id in store.ids() {
+            if !nodes[id.index()].in_graph() {
+                continue;
+            }
+            let o = store.object(id);
+            for r in store.owner_refs(id) {
+                let slot = &mut uid_to_node[r.uid.index()];
+                if *slot == u32::MAX {
+                    *slot = nodes.len() as u32;
+                    nodes.push(Node {
+                        id: Identity {
+                            api_version: r.api_version,
+                            kind: r.kind,
+                            name: r.name,
+                            uid: r.uid,
+                            namespace: o.namespace,
+                        },
+                        flags: flags::VIRTUAL,
+                    });
+                }
+                edges.push((*slot, id.0));
+            }
+        }
+        // CSR of dependents, deduplicated per owner (a dependent with two refs to one UID is
+        // one dependent, as in the GC's set).
+        edges.sort_unstable();
+        edges.dedup();
+        let mut dep_offsets = vec![0u32; nodes.len() + 1];
+        for &(owner, _) in &edges {
+            dep_offsets[owner as usize + 1] += 1;
+        }
+        for i in 1..dep_offsets.len() {
+            dep_offsets[i] += dep_offsets[i - 1];
+        }
+        let deps = edges.into_iter().map(|(_, d)| NodeId(d)).collect();
+        Graph {
+            nodes,
+            objects: n as u32,
+            uid_to_node,
+            dep_offsets,
+            deps,
+        }
+    }
+}
 
 /// Why a restarted GC evaluates an object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,19 +141,6 @@ pub enum VisitCause {
     Orphaning,
 }
 
-/// A pre-1.20 outcome that depends on list order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OrderDependent {
-    /// The object that may be deleted (or stripped).
-    pub object: ObjId,
-    /// The owner UID that may be cached as absent.
-    pub owner_uid: Sym,
-    /// The dependent whose bad reference would poison the cache.
-    pub bad_dependent: ObjId,
-    /// True when the object would be deleted; false when only its reference is stripped.
-    pub deleted: bool,
-}
-
 /// A dependent of a missing owner that a restarted GC does not evaluate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stranded {
@@ -74,48 +152,38 @@ pub struct Stranded {
     pub why: String,
 }
 
-/// The prediction.
-#[derive(Debug)]
-pub struct Restart {
-    /// Objects the restarted GC evaluates first, and why.
+/// What a freshly (re)started GC enqueues from its informers' initial lists (§6.22).
+///
+/// On start every object arrives as an *add* event. The graph builder does not enqueue
+/// dependents for evaluation; it enqueues:
+/// * every virtual owner (a UID no monitored object has) — verified by GET with the identity
+///   of the first dependent that referenced it; if absent, all its dependents are enqueued;
+/// * (v1.20+, PR #92743) every dependent whose reference disagrees with the owner node already
+///   in the graph: another namespace, other coordinates, or (v1.21+, PR #98068) a
+///   namespace-less virtual owner created by a cluster-scoped dependent;
+/// * objects already terminating with `foregroundDeletion` (and their dependents) or `orphan`.
+///
+/// Objects whose owners exist and agree are never looked at.
+#[derive(Debug, Default)]
+pub struct StartQueue {
+    /// Objects the started GC evaluates first, and why.
     pub visits: BTreeMap<ObjId, VisitCause>,
-    /// What it then does (deterministic part).
-    pub plan: Plan,
-    /// Pre-1.20: further deletions that happen for some informer orders.
-    pub order_dependent: Vec<OrderDependent>,
-    /// Dependents of missing owners the restarted GC never evaluates (GC v1.20 without
-    /// PR #98068: stranded by a namespace-less virtual owner; or a virtual owner whose kind
-    /// cannot be mapped).
+    /// Dependents of missing owners it never evaluates.
     pub stranded: Vec<Stranded>,
     /// Virtual owners the snapshot cannot verify (their dependents' fate is unknown).
     pub unknown: Vec<(NodeId, String)>,
 }
 
-impl Analysis<'_> {
-    /// Predicts a GC restart on this snapshot.
-    pub fn restart(&self) -> Restart {
-        let state = self.initial_state();
-        let mut visits = BTreeMap::new();
-        let mut stranded = Vec::new();
-        let mut unknown = Vec::new();
-        self.transition_visits(&state, &mut visits);
-        self.virtual_owner_visits(&mut visits, &mut stranded, &mut unknown);
+impl GarbageCollector<'_> {
+    /// What the GC enqueues when it starts on this snapshot (`state`: as captured).
+    pub fn start_queue(&self, state: &State) -> StartQueue {
+        let mut q = StartQueue::default();
+        self.transition_visits(state, &mut q.visits);
+        self.virtual_owner_visits(&mut q.visits, &mut q.stranded, &mut q.unknown);
         if self.rules.emits_invalid_namespace_events() {
-            self.coordinate_check_visits(&mut visits);
+            self.coordinate_check_visits(&mut q.visits);
         }
-        let plan = Plan::from_worklist(self, state.clone(), visits.keys().copied().collect());
-        let order_dependent = if self.rules.coordinate_keyed_absent_cache() {
-            Vec::new()
-        } else {
-            self.order_dependent(&state, &plan)
-        };
-        Restart {
-            visits,
-            plan,
-            order_dependent,
-            stranded,
-            unknown,
-        }
+        q
     }
 
     /// §2.7 on the initial add events: foreground and orphan deletions in progress.
@@ -162,7 +230,7 @@ impl Analysis<'_> {
                 }
             };
             match self
-                .mapper
+                .rest_mapper
                 .map(self.snap, node.id.api_version, node.id.kind)
             {
                 Mapping::Unresolvable(reason) => {
@@ -179,7 +247,7 @@ impl Analysis<'_> {
                 Mapping::Unknown(why) | Mapping::Unlisted { why, .. } => unknown.push((v, why)),
                 mapped @ (Mapping::Resolved(_) | Mapping::Phantom { .. }) => {
                     let (namespaced, gr) = match mapped {
-                        Mapping::Resolved(gr) => (self.mapper.gr(gr).namespaced, Some(gr)),
+                        Mapping::Resolved(gr) => (self.rest_mapper.gr(gr).namespaced, Some(gr)),
                         Mapping::Phantom { namespaced } => (namespaced, None),
                         _ => unreachable!("matched above"),
                     };
@@ -222,13 +290,13 @@ impl Analysis<'_> {
                         visit_all(visits);
                         continue;
                     };
-                    let g = self.mapper.gr(gr);
+                    let g = self.rest_mapper.gr(gr);
                     let ns = if g.namespaced {
                         node.id.namespace
                     } else {
                         Sym::EMPTY
                     };
-                    match self.mapper.find(gr, ns, node.id.name) {
+                    match self.rest_mapper.find(gr, ns, node.id.name) {
                         // The owner exists (its resource is not monitored): polled, nothing else.
                         Some(o) if store.object(o).uid == node.id.uid => {}
                         Some(_) => visit_all(visits),
@@ -287,55 +355,58 @@ impl Analysis<'_> {
         }
     }
 
-    /// Pre-1.20 worst case: a bad reference to a live owner, observed before the owner, gets
-    /// the owner's UID cached as absent; every dependent of that UID is then evaluated against
-    /// the cache (issue #65200).
-    fn order_dependent(&self, state: &State, certain: &Plan) -> Vec<OrderDependent> {
+    /// §2.7 (`processTransitions`): an update event on an object whose deletion just started.
+    /// Foreground deletion starting enqueues the object and its dependents; an `orphan`
+    /// finalizer enqueues the object for attemptToOrphan. `was_deleting_dependents`: the
+    /// object's state before the update.
+    pub fn process_deletion_start(
+        &self,
+        state: &State,
+        id: ObjId,
+        was_deleting_dependents: bool,
+        queue: &mut Vec<ObjId>,
+    ) {
         let store = &self.snap.store;
-        let poisoned = self.misdirected_owner_uids(state);
-        if poisoned.is_empty() {
-            return Vec::new();
+        if state.deleting_dependents(store, id) && !was_deleting_dependents {
+            queue.push(id);
+            queue.extend(self.current_dependents(state, id));
         }
-        let mut worst_state = state.clone();
-        let mut worklist = BTreeSet::new();
-        for &uid in poisoned.keys() {
-            worst_state.cache_absent_uid(uid);
-            if let Some(n) = self.graph.node_of_uid(uid) {
-                worklist.extend(
-                    self.graph
-                        .dependents(n)
-                        .iter()
-                        .filter_map(|&d| self.graph.object(d)),
-                );
+        if state.orphaning(store, id) {
+            queue.push(id);
+        }
+    }
+
+    /// §2.9: an update event that removed reference `r` or set its `blockOwnerDeletion` to
+    /// false. A blocking reference going away re-enqueues its owner (it may be waiting for its
+    /// dependents).
+    pub fn process_reference_unblocked(&self, r: &OwnerRef, queue: &mut Vec<ObjId>) {
+        if r.blocks()
+            && let Some(owner) = self
+                .graph
+                .uid_to_node(r.uid)
+                .and_then(|n| self.graph.object(n))
+        {
+            queue.push(owner);
+        }
+    }
+
+    /// §2.2 B4: the delete event of `id` (its last finalizer is gone). Its dependents are
+    /// enqueued, and its owners that are deletingDependents re-check whether they are unblocked.
+    /// Marks the object gone in `state`.
+    pub fn process_delete_event(&self, state: &mut State, id: ObjId, queue: &mut Vec<ObjId>) {
+        let store = &self.snap.store;
+        queue.extend(self.current_dependents(state, id));
+        state.remove(id);
+        for r in state.owner_refs(store, id) {
+            if let Some(owner) = self
+                .graph
+                .uid_to_node(r.uid)
+                .and_then(|n| self.graph.object(n))
+                && state.exists(owner)
+                && state.deleting_dependents(store, owner)
+            {
+                queue.push(owner);
             }
         }
-        let worst = Plan::from_worklist(self, worst_state, worklist);
-        let mut out = Vec::new();
-        for act in &worst.actions {
-            let id = act.target;
-            let deleted = !worst.end.exists(id);
-            let already = !certain.end.exists(id);
-            if already {
-                continue;
-            }
-            let stripped = act.verb == crate::plan::Verb::RemoveOwnerReferences;
-            if !(deleted || stripped) || out.iter().any(|o: &OrderDependent| o.object == id) {
-                continue;
-            }
-            // Attribute to the poisoned UID it referenced (directly or through a deleted owner).
-            let (owner_uid, bad) = store
-                .owner_refs(id)
-                .iter()
-                .find_map(|r| poisoned.get(&r.uid).map(|b| (r.uid, *b)))
-                .or_else(|| poisoned.iter().next().map(|(u, b)| (*u, *b)))
-                .expect("poisoned is not empty");
-            out.push(OrderDependent {
-                object: id,
-                owner_uid,
-                bad_dependent: bad,
-                deleted,
-            });
-        }
-        out
     }
 }

@@ -1,9 +1,10 @@
 //! Scenario tests: each pins one GC behaviour (gc-semantics section in the name or comment)
 //! to the classification or decision kubectl-gc derives from a snapshot.
 
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::gc::*;
 use crate::model::ObjId;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn v(minor: u32) -> KubeVersion {
@@ -19,18 +20,18 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
 }
 
 fn classes(snap: &Snapshot, gc: KubeVersion, name: &str) -> Vec<&'static str> {
-    let a = Analysis::new(snap, gc);
+    let a = GarbageCollector::new(snap, gc);
     let st = a.initial_state();
-    a.classify(&st, obj(snap, name))
+    a.classify_references(&st, obj(snap, name))
         .iter()
         .map(|c| c.label())
         .collect()
 }
 
 fn verdict(snap: &Snapshot, gc: KubeVersion, name: &str) -> Verdict {
-    let a = Analysis::new(snap, gc);
+    let a = GarbageCollector::new(snap, gc);
     let st = a.initial_state();
-    a.decide(&st, obj(snap, name))
+    a.attempt_to_delete_item(&st, obj(snap, name))
 }
 
 fn is_delete(v: &Verdict, policy: Policy) -> bool {
@@ -636,21 +637,6 @@ fn rest_mapper_list_pseudo_kinds_map_and_their_owner_get_404s() {
     assert_eq!(classes(&s, v(28), "d"), ["unresolvable"]);
     assert_eq!(classes(&s, v(28), "n"), ["invalid-scope"]);
     assert_eq!(classes(&s, v(28), "m"), ["dangling"]);
-}
-
-#[test]
-fn virtual_owner_of_a_list_pseudo_kind_is_verified_absent_on_restart() {
-    // §1.4 + §3.3 quirk: the virtual owner `apps/v1 ReplicaSetList` maps, its GET 404s, the
-    // virtual delete enqueues its dependent, which is then collected.
-    let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "a", "a")
-        .owner("apps/v1", "ReplicaSetList", "x", "x");
-    let s = c.build();
-    let a = Analysis::new(&s, v(28));
-    let r = a.restart();
-    assert!(r.visits.contains_key(&obj(&s, "a")), "{:?}", r.visits);
-    assert!(r.stranded.is_empty() && r.unknown.is_empty());
-    assert!(!r.plan.end.exists(obj(&s, "a")));
 }
 
 #[test]

@@ -1,12 +1,22 @@
 //! `check` scenarios: restart (§6.22), version boundaries (Appendix A), health, suppressions.
 
-use super::check::{CrdVersions, upgrade_findings};
-use super::findings::{Code, Finding, Severity};
-use super::restart::VisitCause;
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::diagnose::upgrade::{self, CrdVersions};
+use crate::diagnose::{Code, Finding, Severity};
+use crate::diagnose::{audit, health, restart};
+use crate::gc::GarbageCollector;
+use crate::gc::graph_builder::VisitCause;
 use crate::snapshot::ListOutcome;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
+
+/// The object named `name` (first match).
+fn obj(snap: &Snapshot, name: &str) -> crate::model::ObjId {
+    snap.store
+        .ids()
+        .find(|&id| snap.store.str(snap.store.object(id).name) == name)
+        .unwrap_or_else(|| panic!("no object {name}"))
+}
 
 fn v(m: u32) -> KubeVersion {
     KubeVersion::v1(m)
@@ -23,9 +33,9 @@ fn named(s: &Snapshot, f: &[Finding], name: &str) -> Vec<(Code, Severity)> {
 }
 
 fn restart(s: &Snapshot, gc: u32) -> Vec<Finding> {
-    let a = Analysis::new(s, v(gc));
-    let r = a.restart();
-    a.restart_findings(&r)
+    let a = GarbageCollector::new(s, v(gc));
+    let r = restart::predict(&a);
+    restart::findings(&a, &r)
 }
 
 /// An owner in `kube-system`, a valid dependent next to it and a cross-namespace one.
@@ -48,8 +58,8 @@ fn cross_namespace() -> Cluster {
 #[test]
 fn restart_v1_20_deletes_cross_namespace_dependent_and_its_subtree_critically() {
     let s = cross_namespace().build();
-    let a = Analysis::new(&s, v(20));
-    let r = a.restart();
+    let a = GarbageCollector::new(&s, v(20));
+    let r = restart::predict(&a);
     let bad = s
         .store
         .ids()
@@ -59,7 +69,7 @@ fn restart_v1_20_deletes_cross_namespace_dependent_and_its_subtree_critically() 
         r.visits.get(&bad),
         Some(VisitCause::NamespaceMismatch { .. })
     ));
-    let f = a.restart_findings(&r);
+    let f = restart::findings(&a, &r);
     assert_eq!(
         named(&s, &f, "bad"),
         [(Code::RestartAction, Severity::Critical)]
@@ -100,8 +110,8 @@ fn restart_deletes_dependents_of_missing_owners_in_waves() {
     c.obj("v1", "Pod", "ns", "pod", "pod")
         .owner("apps/v1", "ReplicaSet", "rs", "rs");
     let s = c.build();
-    let a = Analysis::new(&s, v(28));
-    let r = a.restart();
+    let a = GarbageCollector::new(&s, v(28));
+    let r = restart::predict(&a);
     assert!(matches!(
         r.visits.values().next(),
         Some(VisitCause::MissingOwner { .. })
@@ -111,7 +121,7 @@ fn restart_deletes_dependents_of_missing_owners_in_waves() {
         1,
         "only the dependent of the missing owner is visited first"
     );
-    let f = a.restart_findings(&r);
+    let f = restart::findings(&a, &r);
     assert_eq!(
         named(&s, &f, "rs"),
         [(Code::RestartAction, Severity::Error)]
@@ -145,8 +155,8 @@ fn restart_non_preferred_version_reference_is_visited_but_kept() {
     c.obj("v1", "Pod", "ns", "p", "p")
         .owner("rbac.authorization.k8s.io/v1beta1", "Role", "r", "r");
     let s = c.build();
-    let a = Analysis::new(&s, v(28));
-    let r = a.restart();
+    let a = GarbageCollector::new(&s, v(28));
+    let r = restart::predict(&a);
     assert!(matches!(
         r.visits.values().next(),
         Some(VisitCause::CoordinateMismatch { .. })
@@ -183,8 +193,8 @@ fn restart_v1_20_strands_namespaced_children_of_namespace_less_virtual_owner() {
             c
         };
         let s = c.build();
-        let a = Analysis::new(&s, KubeVersion::v1(20));
-        let r = a.restart();
+        let a = GarbageCollector::new(&s, KubeVersion::v1(20));
+        let r = restart::predict(&a);
         assert!(r.plan.actions.is_empty(), "{:?}", r.plan.actions);
         assert_eq!(r.stranded.len(), 1);
         assert!(!r.stranded[0].certain);
@@ -220,6 +230,21 @@ fn restart_v1_21_third_coordinate_check_collects_them() {
 }
 
 #[test]
+fn virtual_owner_of_a_list_pseudo_kind_is_verified_absent_on_restart() {
+    // §1.4 + §3.3 quirk: the virtual owner `apps/v1 ReplicaSetList` maps, its GET 404s, the
+    // virtual delete enqueues its dependent, which is then collected.
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "a", "a")
+        .owner("apps/v1", "ReplicaSetList", "x", "x");
+    let s = c.build();
+    let a = GarbageCollector::new(&s, v(28));
+    let r = restart::predict(&a);
+    assert!(r.visits.contains_key(&obj(&s, "a")), "{:?}", r.visits);
+    assert!(r.stranded.is_empty() && r.unknown.is_empty());
+    assert!(!r.plan.end.exists(obj(&s, "a")));
+}
+
+#[test]
 fn restart_continues_foreground_deletion_in_progress() {
     let mut c = Cluster::new();
     c.obj("apps/v1", "Deployment", "ns", "d", "d")
@@ -244,7 +269,7 @@ fn restart_continues_foreground_deletion_in_progress() {
 #[test]
 fn upgrade_across_1_20_cross_namespace_becomes_deterministic() {
     let s = cross_namespace().build();
-    let f = upgrade_findings(&s, v(19), v(21), &[]);
+    let f = upgrade::findings(&s, v(19), v(21), &[]);
     assert_eq!(
         named(&s, &f, "bad"),
         [(Code::UpgradeBehaviourChange, Severity::Critical)]
@@ -258,7 +283,7 @@ fn upgrade_across_1_20_cluster_scoped_dependents_stop_being_deleted() {
     c.obj("v1", "Node", "", "nodename", "nodeuid1")
         .owner("v1", "Pod", "podname1", "poduid1");
     let s = c.build();
-    let f = upgrade_findings(&s, v(19), v(21), &[]);
+    let f = upgrade::findings(&s, v(19), v(21), &[]);
     assert_eq!(
         named(&s, &f, "nodename"),
         [(Code::UpgradeBehaviourChange, Severity::Info)]
@@ -279,7 +304,7 @@ fn upgrade_to_1_25_breaks_batch_v1beta1_cronjob_owner_references() {
         "cj",
     );
     let s = c.build();
-    let f = upgrade_findings(&s, v(24), v(25), &[]);
+    let f = upgrade::findings(&s, v(24), v(25), &[]);
     assert_eq!(
         named(&s, &f, "nightly-1"),
         [(Code::OwnerUnservedAfterUpgrade, Severity::Error)]
@@ -290,7 +315,7 @@ fn upgrade_to_1_25_breaks_batch_v1beta1_cronjob_owner_references() {
         f[0].message
     );
     assert!(f[0].message.contains("batch/v1"), "{}", f[0].message);
-    assert!(upgrade_findings(&s, v(24), v(24), &[]).is_empty());
+    assert!(upgrade::findings(&s, v(24), v(24), &[]).is_empty());
 }
 
 #[test]
@@ -311,7 +336,7 @@ fn upgrade_with_crd_manifest_that_drops_a_version() {
         kind: "Certificate".into(),
         served: vec!["v1".into()],
     }];
-    let f = upgrade_findings(&s, v(28), v(28), &crds);
+    let f = upgrade::findings(&s, v(28), v(28), &crds);
     assert_eq!(
         named(&s, &f, "tls"),
         [(Code::OwnerUnservedAfterUpgrade, Severity::Error)]
@@ -331,8 +356,8 @@ fn health_failed_list_blocks_gc_before_1_32_only() {
     );
     let s = c.build();
     for (gc, sev) in [(28, Severity::Error), (32, Severity::Warning)] {
-        let a = Analysis::new(&s, v(gc));
-        let f = a.health_findings(&a.audit());
+        let a = GarbageCollector::new(&s, v(gc));
+        let f = health::findings(&a, &audit(&a));
         assert_eq!(f.len(), 1);
         assert_eq!(
             (f[0].code, f[0].severity, f[0].resource.as_deref()),
@@ -347,13 +372,13 @@ fn health_forbidden_is_our_coverage_gap_not_a_gc_problem() {
     let mut c = Cluster::new();
     c.forbid("", "secrets");
     let s = c.build();
-    let a = Analysis::new(&s, v(28));
-    assert!(a.health_findings(&a.audit()).is_empty());
+    let a = GarbageCollector::new(&s, v(28));
+    assert!(health::findings(&a, &audit(&a)).is_empty());
 }
 
 #[test]
 fn suppressions_by_annotation_and_baseline() {
-    use super::suppress::{Baseline, apply};
+    use crate::diagnose::suppress::{Baseline, apply};
     let mut c = cross_namespace();
     c.obj("v1", "Pod", "ns", "ignored", "ig")
         .owner("v1", "Pod", "gone", "gone")
@@ -365,7 +390,7 @@ fn suppressions_by_annotation_and_baseline() {
         .owner("v1", "Pod", "gone", "gone")
         .ignore("GC004");
     let s = c.build();
-    let audit = Analysis::new(&s, v(28)).audit();
+    let audit = audit(&GarbageCollector::new(&s, v(28)));
     let all: Vec<&Finding> = audit.findings.iter().collect();
     let (kept, suppressed) = apply(&s, all.clone(), None);
     assert_eq!(suppressed, 2);

@@ -1,7 +1,9 @@
 //! Plan scenarios: GC cascades pinned to the upstream integration and e2e outcomes (§7.6, §7.7).
 
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::gc::plan::*;
+use crate::gc::{GarbageCollector, Policy};
+use crate::model::ObjId;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
@@ -25,7 +27,7 @@ fn deleted(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
 }
 
 fn preview(snap: &Snapshot, name: &str, policy: Option<Policy>) -> Plan {
-    let a = Analysis::new(snap, KubeVersion::v1(28));
+    let a = GarbageCollector::new(snap, KubeVersion::v1(28));
     Plan::preview_delete(
         &a,
         UserDelete {
@@ -36,8 +38,8 @@ fn preview(snap: &Snapshot, name: &str, policy: Option<Policy>) -> Plan {
 }
 
 fn collect(snap: &Snapshot) -> Plan {
-    let a = Analysis::new(snap, KubeVersion::v1(28));
-    Plan::collect(&a)
+    let a = GarbageCollector::new(snap, KubeVersion::v1(28));
+    Plan::steady_state(&a)
 }
 
 fn deployment_chain() -> Cluster {
@@ -107,7 +109,7 @@ fn foreground_cascade_deletes_bottom_up_and_owner_last() {
         .unwrap();
     assert_eq!(
         (rs_delete.policy, &rs_delete.reason),
-        (Some(Policy::Foreground), &Reason::Row9)
+        (Some(Policy::Foreground), &Reason::ForegroundForWaitingOwner)
     );
 }
 
@@ -343,7 +345,7 @@ fn collect_deletes_dangling_dependents_and_their_subtrees() {
     let s = c.build();
     let p = collect(&s);
     assert!(deleted(&p, &s, "rs") && deleted(&p, &s, "p"));
-    assert_eq!(p.actions[0].reason, Reason::Row10);
+    assert_eq!(p.actions[0].reason, Reason::NoSolidOwner);
 }
 
 #[test]

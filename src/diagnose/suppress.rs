@@ -2,7 +2,7 @@
 //! findings: per object with the `kubectl-gc.io/ignore` annotation (codes or `all`), or with a
 //! baseline file written by a previous run (`--write-baseline`, `--baseline`).
 
-use super::findings::Finding;
+use super::finding::Finding;
 use crate::error::{Error, Result};
 use crate::snapshot::Snapshot;
 use serde::{Deserialize, Serialize};
@@ -70,7 +70,7 @@ impl Baseline {
     /// A baseline accepting these findings.
     pub fn of(snap: &Snapshot, findings: &[&Finding]) -> Baseline {
         Baseline {
-            api_version: crate::render::REPORT_API_VERSION.into(),
+            api_version: crate::build_info::REPORT_API_VERSION.into(),
             kind: "Baseline".into(),
             entries: findings.iter().map(|f| entry(snap, f)).collect(),
         }

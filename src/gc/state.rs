@@ -18,9 +18,10 @@ pub struct State {
     flags: Vec<u8>,
     finalizers: HashMap<ObjId, Vec<Sym>>,
     refs: HashMap<ObjId, Vec<OwnerRef>>,
-    /// Owner UIDs the GC has recorded as absent. Only consulted before v1.20, where the cache
-    /// is keyed by UID alone and a hit makes *every* reference to the UID dangling (§1.3).
-    uid_cache: hashbrown::HashSet<Sym>,
+    /// Upstream's `absentOwnerCache`: owner UIDs the GC has recorded as absent. Only consulted
+    /// before v1.20, where the cache is keyed by UID alone and a hit makes *every* reference to
+    /// the UID dangling (§1.3); since v1.20 it is keyed by full coordinates and only saves a GET.
+    absent_owner_cache: hashbrown::HashSet<Sym>,
     foreground: Sym,
     orphan: Sym,
 }
@@ -52,7 +53,7 @@ impl State {
             flags,
             finalizers: HashMap::new(),
             refs: HashMap::new(),
-            uid_cache: hashbrown::HashSet::new(),
+            absent_owner_cache: hashbrown::HashSet::new(),
             foreground,
             orphan,
         }
@@ -97,8 +98,8 @@ impl State {
 
     /// The GC graph's `deletingDependents` flag (§1.2): the object has been seen terminating with
     /// `foregroundDeletion`, whether or not the finalizer is still there. One-way, as upstream;
-    /// the row-9 cycle guard reads this, while reference classification (§3.4) reads the live
-    /// finalizers ([`State::deleting_dependents`]).
+    /// the cycle guard of attemptToDeleteItem (§3.2 row 9) reads this, while reference
+    /// classification (§3.4) reads the live finalizers ([`State::deleting_dependents`]).
     pub fn graph_deleting_dependents(&self, id: ObjId) -> bool {
         self.flags[id.index()] & DELETING_DEPENDENTS != 0
     }
@@ -142,13 +143,13 @@ impl State {
         self.refs.insert(id, refs);
     }
 
-    /// Records an owner UID as absent in the (pre-1.20, UID-keyed) absent-owner cache.
-    pub fn cache_absent_uid(&mut self, uid: Sym) {
-        self.uid_cache.insert(uid);
+    /// `absentOwnerCache.Add`, keyed by UID as before v1.20.
+    pub fn add_absent_owner(&mut self, uid: Sym) {
+        self.absent_owner_cache.insert(uid);
     }
 
-    /// True when the UID-keyed cache says the owner is absent.
-    pub fn uid_cached_absent(&self, uid: Sym) -> bool {
-        self.uid_cache.contains(&uid)
+    /// `absentOwnerCache.Has`, keyed by UID as before v1.20.
+    pub fn absent_owner_cached(&self, uid: Sym) -> bool {
+        self.absent_owner_cache.contains(&uid)
     }
 }

@@ -1,13 +1,14 @@
 //! One test per finding code, named after the GC behaviour behind it.
 
-use super::findings::{Code, Finding, Severity};
-use super::*;
 use crate::catalog::KubeVersion;
+use crate::diagnose::{Code, Finding, Severity};
+use crate::gc::GarbageCollector;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn audit(c: &Cluster, gc: u32) -> (Snapshot, Vec<Finding>) {
     let s = c.build();
-    let f = Analysis::new(&s, KubeVersion::v1(gc)).audit().findings;
+    let f = crate::diagnose::audit(&GarbageCollector::new(&s, KubeVersion::v1(gc))).findings;
     (s, f)
 }
 

@@ -1,6 +1,8 @@
 //! Graph-building tests named after the GC behaviour they pin.
 
-use super::*;
+use crate::gc::graph::*;
+use crate::model::Sym;
+use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
 fn uid(snap: &Snapshot, s: &str) -> Sym {
@@ -25,7 +27,7 @@ fn assert_invariants(snap: &Snapshot, g: &Graph) {
             continue;
         }
         for r in snap.store.owner_refs(id) {
-            let owner = g.node_of_uid(r.uid).expect("every owner UID has a node");
+            let owner = g.uid_to_node(r.uid).expect("every owner UID has a node");
             assert!(g.dependents(owner).contains(&g.node_of_object(id)));
         }
     }
@@ -45,7 +47,7 @@ fn test_process_event_test1_chain_of_bare_pods() {
     let g = Graph::build(&snap);
     assert_invariants(&snap, &g);
     assert_eq!(g.virtual_count(), 0);
-    let n1 = g.node_of_uid(uid(&snap, "1")).unwrap();
+    let n1 = g.uid_to_node(uid(&snap, "1")).unwrap();
     assert_eq!(g.dependents(n1).len(), 2);
 }
 
@@ -93,7 +95,7 @@ fn virtual_owner_takes_the_first_dependents_namespace_even_for_cluster_scoped_ki
         .owner("v1", "Node", "node1", "nodeuid");
     let snap = c.build();
     let g = Graph::build(&snap);
-    let v = g.node_of_uid(uid(&snap, "nodeuid")).unwrap();
+    let v = g.uid_to_node(uid(&snap, "nodeuid")).unwrap();
     let n = g.node(v);
     assert!(n.is_virtual());
     assert_eq!(snap.store.str(n.id.namespace), "ns1");
@@ -111,7 +113,7 @@ fn two_refs_to_one_uid_make_one_dependent() {
         .owner("v1", "ConfigMap", "other-name", "o");
     let snap = c.build();
     let g = Graph::build(&snap);
-    let o = g.node_of_uid(uid(&snap, "o")).unwrap();
+    let o = g.uid_to_node(uid(&snap, "o")).unwrap();
     assert_eq!(g.dependents(o).len(), 1);
 }
 
@@ -124,8 +126,8 @@ fn events_are_not_graph_nodes_and_their_refs_are_ignored() {
     let snap = c.build();
     let g = Graph::build(&snap);
     assert!(!g.node(NodeId(0)).in_graph());
-    assert!(g.node_of_uid(uid(&snap, "gone-uid")).is_none());
-    assert!(g.node_of_uid(uid(&snap, "ev")).is_none());
+    assert!(g.uid_to_node(uid(&snap, "gone-uid")).is_none());
+    assert!(g.uid_to_node(uid(&snap, "ev")).is_none());
 }
 
 #[test]
@@ -149,7 +151,7 @@ fn flags_follow_deletion_timestamp_and_foreground_finalizer() {
 
 #[test]
 fn only_cycles_and_paths_between_them_survive_peeling() {
-    use super::nodes_on_cycles;
+    use crate::gc::graph::nodes_on_cycles;
     // 0→1→2→0 is a cycle; 3→0 feeds it; 2→4 leaves it; 5→6 is a chain; 7 is alone;
     // 8⇄9 is a second cycle.
     let keep = nodes_on_cycles(

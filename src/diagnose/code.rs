@@ -1,0 +1,176 @@
+//! The finding catalogue: stable codes (README "Finding codes") and severities.
+
+use serde::Serialize;
+
+/// Severity, ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing breaks.
+    Info,
+    /// Something leaks, waits or cannot be checked.
+    Warning,
+    /// The GC will change or cannot collect objects because of a broken reference.
+    Error,
+    /// The GC will (or may) delete a live object that someone meant to keep.
+    Critical,
+}
+
+impl Severity {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "info" => Ok(Severity::Info),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            "critical" => Ok(Severity::Critical),
+            _ => Err(format!(
+                "unknown severity {s:?} (info, warning, error, critical)"
+            )),
+        }
+    }
+}
+
+/// Stable finding codes (README "Finding codes"). Never renumber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    /// GC001: the owner does not exist.
+    DanglingOwner,
+    /// GC002: an object with the owner's kind and name exists with another UID (recreated).
+    OwnerUidMismatch,
+    /// GC003: the UID exists, but the reference's kind/name/group do not match it.
+    OwnerCoordinatesMismatch,
+    /// GC004: the UID is a namespaced object in another namespace.
+    CrossNamespaceOwner,
+    /// GC005: a cluster-scoped object names a namespaced owner kind.
+    ClusterScopedDependentOfNamespacedOwner,
+    /// GC006: the owner's apiVersion/kind is not served.
+    UnresolvableOwnerKind,
+    /// GC007: the snapshot cannot tell whether the owner exists.
+    UnknownOwner,
+    /// GC008: a foreground deletion that cannot finish.
+    BlockedForegroundDeletion,
+    /// GC009: an `orphan` finalizer that is pending or stuck.
+    OrphanFinalizer,
+    /// GC010: an ownership cycle.
+    OwnershipCycle,
+    /// GC011: several references to one UID, or several controllers.
+    DuplicateOwnerReferences,
+    /// GC012: (GC < 1.20) a valid dependent that a bad sibling reference can get deleted.
+    CollateralAtRisk,
+    /// GC013: terminating, held by finalizers no controller seems to process.
+    TerminatingHeldByFinalizer,
+    /// GC014: a reference to an owner in foreground deletion.
+    WaitingOwner,
+    /// GC015: a restarted GC deletes (or strips a reference of) this object.
+    RestartAction,
+    /// GC016: GC < 1.20: a restart may delete this object, depending on list order.
+    RestartOrderDependent,
+    /// GC017: an upgrade changes what the GC does to this object.
+    UpgradeBehaviourChange,
+    /// GC018: the owner's apiVersion/kind is not served after the upgrade.
+    OwnerUnservedAfterUpgrade,
+    /// GC019: a deletable resource the GC cannot list or watch.
+    GcSyncBlocker,
+    /// GC020: garbage a restarted GC never evaluates.
+    StrandedDependent,
+}
+
+impl Code {
+    /// All codes in order.
+    pub const ALL: [Code; 20] = [
+        Code::DanglingOwner,
+        Code::OwnerUidMismatch,
+        Code::OwnerCoordinatesMismatch,
+        Code::CrossNamespaceOwner,
+        Code::ClusterScopedDependentOfNamespacedOwner,
+        Code::UnresolvableOwnerKind,
+        Code::UnknownOwner,
+        Code::BlockedForegroundDeletion,
+        Code::OrphanFinalizer,
+        Code::OwnershipCycle,
+        Code::DuplicateOwnerReferences,
+        Code::CollateralAtRisk,
+        Code::TerminatingHeldByFinalizer,
+        Code::WaitingOwner,
+        Code::RestartAction,
+        Code::RestartOrderDependent,
+        Code::UpgradeBehaviourChange,
+        Code::OwnerUnservedAfterUpgrade,
+        Code::GcSyncBlocker,
+        Code::StrandedDependent,
+    ];
+
+    /// `GC0NN`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Code::DanglingOwner => "GC001",
+            Code::OwnerUidMismatch => "GC002",
+            Code::OwnerCoordinatesMismatch => "GC003",
+            Code::CrossNamespaceOwner => "GC004",
+            Code::ClusterScopedDependentOfNamespacedOwner => "GC005",
+            Code::UnresolvableOwnerKind => "GC006",
+            Code::UnknownOwner => "GC007",
+            Code::BlockedForegroundDeletion => "GC008",
+            Code::OrphanFinalizer => "GC009",
+            Code::OwnershipCycle => "GC010",
+            Code::DuplicateOwnerReferences => "GC011",
+            Code::CollateralAtRisk => "GC012",
+            Code::TerminatingHeldByFinalizer => "GC013",
+            Code::WaitingOwner => "GC014",
+            Code::RestartAction => "GC015",
+            Code::RestartOrderDependent => "GC016",
+            Code::UpgradeBehaviourChange => "GC017",
+            Code::OwnerUnservedAfterUpgrade => "GC018",
+            Code::GcSyncBlocker => "GC019",
+            Code::StrandedDependent => "GC020",
+        }
+    }
+
+    /// kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::DanglingOwner => "dangling-owner",
+            Code::OwnerUidMismatch => "owner-uid-mismatch",
+            Code::OwnerCoordinatesMismatch => "owner-coordinates-mismatch",
+            Code::CrossNamespaceOwner => "cross-namespace-owner",
+            Code::ClusterScopedDependentOfNamespacedOwner => {
+                "cluster-scoped-dependent-of-namespaced-owner"
+            }
+            Code::UnresolvableOwnerKind => "unresolvable-owner-kind",
+            Code::UnknownOwner => "unknown-owner",
+            Code::BlockedForegroundDeletion => "blocked-foreground-deletion",
+            Code::OrphanFinalizer => "orphan-finalizer",
+            Code::OwnershipCycle => "ownership-cycle",
+            Code::DuplicateOwnerReferences => "duplicate-owner-references",
+            Code::CollateralAtRisk => "collateral-at-risk",
+            Code::TerminatingHeldByFinalizer => "terminating-held-by-finalizer",
+            Code::WaitingOwner => "waiting-owner",
+            Code::RestartAction => "restart-action",
+            Code::RestartOrderDependent => "restart-order-dependent",
+            Code::UpgradeBehaviourChange => "upgrade-behaviour-change",
+            Code::OwnerUnservedAfterUpgrade => "owner-unserved-after-upgrade",
+            Code::GcSyncBlocker => "gc-sync-blocker",
+            Code::StrandedDependent => "stranded-dependent",
+        }
+    }
+
+    /// Parses `GC004` or `cross-namespace-owner`.
+    pub fn parse(s: &str) -> Option<Code> {
+        Code::ALL
+            .into_iter()
+            .find(|c| c.id().eq_ignore_ascii_case(s) || c.name() == s)
+    }
+}

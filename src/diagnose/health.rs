@@ -1,0 +1,72 @@
+//! GC health (`check health`): resources the GC cannot list or watch (which stall or blind
+//! it, depending on the release), plus the audit's deletions that are not progressing.
+
+use super::audit::Audit;
+use super::code::{Code, Severity};
+use super::finding::{Finding, Subject};
+use crate::gc::GarbageCollector;
+use crate::snapshot::{ListOutcome, split_api_version};
+
+/// GC health: resources the GC cannot list or watch, plus deletions that are not progressing.
+pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let blocks_all = !gc.rules.version.at_least(32);
+    // Resource-level findings: no object, the resource as subject.
+    for g in gc.rest_mapper.grs() {
+        if let ListOutcome::Failed { message } = &g.coverage {
+            out.push(Finding::new(
+                Code::GcSyncBlocker,
+                if blocks_all { Severity::Error } else { Severity::Warning },
+                Subject::Resource(res_name(&g.group, &g.plural)),
+                if blocks_all {
+                    format!("the GC's monitor for {} cannot sync: GC {} pauses all garbage collection until every monitor has synced (kubernetes#127105)", res_name(&g.group, &g.plural), gc.rules.version)
+                } else {
+                    format!("the GC proceeds without {}: blockOwnerDeletion on those objects is ignored (GC ≥ 1.32, PR #125796)", res_name(&g.group, &g.plural))
+                },
+                format!("listing {} failed: {message}", res_name(&g.group, &g.plural)),
+            )
+            .with_remedies(vec![format!("kubectl get {} -A --request-timeout=30s", res_name(&g.group, &g.plural))]));
+        }
+    }
+    for f in &gc.snap.discovery_failures {
+        out.push(Finding::new(
+            Code::GcSyncBlocker,
+            Severity::Warning,
+            Subject::Resource(f.group_version.clone()),
+            "the GC's discovery fails for this group-version too: its resources are not (re)synced and their owners cannot be resolved".into(),
+            format!("discovery of {} failed: {}", f.group_version, f.message),
+        )
+        .with_remedies(vec![format!("kubectl get apiservices {}", apiservice_name(&f.group_version))]));
+    }
+    out.extend(
+        audit
+            .findings
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.code,
+                    Code::BlockedForegroundDeletion
+                        | Code::OrphanFinalizer
+                        | Code::TerminatingHeldByFinalizer
+                ) && f.severity >= Severity::Warning
+            })
+            .cloned(),
+    );
+    out
+}
+
+fn res_name(group: &str, plural: &str) -> String {
+    if group.is_empty() {
+        plural.to_owned()
+    } else {
+        format!("{plural}.{group}")
+    }
+}
+
+fn apiservice_name(gv: &str) -> String {
+    match split_api_version(gv) {
+        Some(("", v)) => format!("{v}."),
+        Some((g, v)) => format!("{v}.{g}"),
+        None => gv.to_owned(),
+    }
+}

@@ -1,0 +1,4 @@
+//! Unit tests of the diagnostics, one file per part.
+
+mod audit;
+mod check;

@@ -1,0 +1,88 @@
+//! Small helpers any stage may use that know nothing about Kubernetes objects: the retry
+//! backoff and the human-readable duration. (Error cause chains are flattened in
+//! [`crate::error::cause_chain`].)
+
+use std::time::Duration;
+
+/// An exponential backoff in the shape of client-go's `wait.Backoff`: step `n` (0-based) waits
+/// `base × factor^min(n, max_exponent)`, plus up to `jitter` × that at random.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backoff {
+    /// The first step's wait.
+    pub base: Duration,
+    /// Growth per step.
+    pub factor: u32,
+    /// Steps after this one stop growing.
+    pub max_exponent: u32,
+    /// Extra wait, as a fraction of the step's wait, chosen at random (0 = none).
+    pub jitter: f64,
+}
+
+impl Backoff {
+    /// The wait before retry number `step + 1`.
+    pub fn delay(&self, step: u32) -> Duration {
+        let wait = self.base * self.factor.saturating_pow(step.min(self.max_exponent));
+        if self.jitter <= 0.0 {
+            return wait;
+        }
+        // Cheap jitter without a random-number crate: the clock's sub-microsecond noise.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        wait + wait.mul_f64(self.jitter * f64::from(nanos % 1000) / 1000.0)
+    }
+}
+
+/// A duration for people: `250ms`, `1.5s`, `40s`, `12m`, `5h`, `3d4h`. Below two minutes it
+/// keeps sub-second precision (request timings); above, the coarse form of ages ("terminating
+/// for 3d4h").
+pub fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    let whole = d.subsec_nanos() == 0;
+    match s {
+        0 if !whole => format!("{}ms", d.as_millis()),
+        0..=119 if whole => format!("{s}s"),
+        0..=119 => format!("{:.1}s", d.as_secs_f64()),
+        120..=7199 => format!("{}m", s / 60),
+        7200..=172_799 => format!("{}h", s / 3600),
+        _ => format!("{}d{}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_kubectl_ages_and_keep_precision_below_two_minutes() {
+        let ms = Duration::from_millis;
+        let secs = Duration::from_secs;
+        assert_eq!(human_duration(ms(250)), "250ms");
+        assert_eq!(human_duration(ms(1500)), "1.5s");
+        assert_eq!(human_duration(secs(0)), "0s");
+        assert_eq!(human_duration(secs(40)), "40s");
+        assert_eq!(human_duration(secs(119)), "119s");
+        assert_eq!(human_duration(secs(12 * 60 + 5)), "12m");
+        assert_eq!(human_duration(secs(5 * 3600)), "5h");
+        assert_eq!(human_duration(secs(3 * 86_400 + 4 * 3600 + 59)), "3d4h");
+        assert_eq!(human_duration(secs(14 * 86_400)), "14d0h");
+    }
+
+    #[test]
+    fn backoff_grows_by_its_factor_and_stops_growing() {
+        let b = Backoff {
+            base: Duration::from_millis(10),
+            factor: 5,
+            max_exponent: 4,
+            jitter: 0.0,
+        };
+        assert_eq!(b.delay(0), Duration::from_millis(10));
+        assert_eq!(b.delay(1), Duration::from_millis(50));
+        assert_eq!(b.delay(4), Duration::from_millis(6250));
+        assert_eq!(b.delay(9), Duration::from_millis(6250));
+        let jittered = Backoff { jitter: 0.25, ..b };
+        let d = jittered.delay(1);
+        assert!(d >= Duration::from_millis(50) && d <= Duration::from_micros(62_500));
+    }
+}
