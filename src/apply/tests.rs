@@ -374,7 +374,8 @@ async fn dangling_reference_beside_a_solid_owner_is_removed_by_strategic_merge_p
         writes(&fake),
         vec![(
             "PATCH /api/v1/namespaces/ns/configmaps/mixed".to_owned(),
-            r#"{"metadata":{"ownerReferences":[{"$patch":"delete","uid":"u-gone"}],"uid":"u-mixed"}}"#.to_owned(),
+            // v1.20.2's bytes (gc-model §3.7 P1, read in its source): uid first, escaped.
+            r#"{"metadata":{"uid":"u-mixed","ownerReferences":[{"$patch":"delete","uid":"u-gone"}]}}"#.to_owned(),
             200
         )]
     );
