@@ -48,6 +48,11 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
                 out.push(f);
             }
+            if !matches!(c, RefClass::Unrequestable { .. })
+                && !crate::gc::classify::is_path_segment_name(store.str(r.name))
+            {
+                out.push(name_finding(gc, id, r, c));
+            }
         }
         duplicate_refs(gc, id, refs, &mut out);
     }
@@ -223,6 +228,14 @@ fn ref_finding(
             Code::UnresolvableOwnerKind,
             Severity::Warning,
             "the GC retries this object forever (REST mapping fails) and never collects it".into(),
+            format!("owner {ref_text}: {reason}"),
+            vec![],
+        )),
+        RefClass::Unrequestable { reason } => Some(mk(
+            Code::OwnerNameNotRequestable,
+            Severity::Warning,
+            "the GC retries this object forever (its GET of the owner fails) and never collects it"
+                .into(),
             format!("owner {ref_text}: {reason}"),
             vec![],
         )),
@@ -439,4 +452,32 @@ fn collateral(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) 
             .with_remedies(vec![remedy::remove_ref(gc.snap, state, bad, uid)]));
         }
     }
+}
+
+/// GC022 for an owner name that is not a path segment but still resolves somewhere: what the
+/// GC's request for it reaches (issue 12).
+fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefClass) -> Finding {
+    let store = &gc.snap.store;
+    let name = store.str(r.name);
+    let consequence = match class {
+        RefClass::Solid { owner } | RefClass::Waiting { owner } => format!(
+            "the GC's request for this owner reaches {} (same UID): it counts as present",
+            gc.snap.describe(*owner)
+        ),
+        RefClass::Dangling(_) => {
+            "the GC's request for this owner reaches another path and finds nothing with its UID: it counts as absent".into()
+        }
+        RefClass::Unknown { reason } => format!("unknown: {reason}"),
+        _ => "the GC never resolves this owner".into(),
+    };
+    Finding::new(
+        Code::OwnerNameNotRequestable,
+        Severity::Warning,
+        id,
+        consequence,
+        format!(
+            "owner name {name:?} is not a valid path segment ('.', '..', '/' or '%'): the GC's metadata client joins it into the request path, so it is never requested as named"
+        ),
+    )
+    .with_ref(*r, Some(class.label()))
 }
