@@ -61,6 +61,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
     if !gc.rules.coordinate_keyed_absent_cache() {
         collateral(gc, &state, &mut out);
     }
+    order_dependent(gc, &plan, &mut out);
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -480,4 +481,64 @@ fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefC
         ),
     )
     .with_ref(*r, Some(class.label()))
+}
+
+/// GC021: objects whose steady-state end state depends on an order upstream does not fix.
+fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding>) {
+    use crate::gc::{EndState, OpenOrder};
+    let store = &gc.snap.store;
+    let text = |s: &EndState, refs: &[Sym]| match s {
+        EndState::Deleted => "deleted".to_owned(),
+        EndState::Terminating { finalizers } => format!(
+            "terminating ({})",
+            finalizers
+                .iter()
+                .map(|f| store.str(*f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EndState::Kept => format!(
+            "kept with ownerReferences [{}]",
+            refs.iter()
+                .map(|u| store.str(*u))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    // Before v1.20 the UID-keyed absent cache is already reported per object (GC012).
+    let collateral: std::collections::HashSet<ObjId> = out
+        .iter()
+        .filter(|f| f.code == Code::CollateralAtRisk)
+        .filter_map(|f| f.object)
+        .collect();
+    for o in plan
+        .outcomes
+        .iter()
+        .filter(|o| o.order_dependent() && !collateral.contains(&o.target))
+    {
+        let mut states = vec![text(&o.state, &o.owner_refs)];
+        states.extend(o.alternatives.iter().map(|a| text(&a.state, &a.owner_refs)));
+        let deletes =
+            o.state != EndState::Kept || o.alternatives.iter().any(|a| a.state != EndState::Kept);
+        let which = match o.alternatives[0].order {
+            OpenOrder::Requests => {
+                "which of two concurrent GC requests on it the API server serves first"
+            }
+            OpenOrder::Informers => "the order in which the GC's informers deliver objects",
+        };
+        out.push(Finding::new(
+            Code::OrderDependent,
+            if deletes {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            o.target,
+            format!(
+                "order-dependent: the GC leaves this object {}",
+                states.join(", or ")
+            ),
+            format!("the end state depends on {which}, which upstream does not fix"),
+        ));
+    }
 }
