@@ -27,7 +27,8 @@
 //! * `KGC_DIFF_SCALE`: `ci` (default, a few minutes) or `large` (~1,000 forests, manual);
 //! * `KGC_DIFF_SEED`: the seed (default 1); the same seed creates the same forests;
 //! * `KGC_DIFF_FORESTS`: override the number of forests;
-//! * `KGC_DIFF_GC_SYNCS`: the GC's workers per queue (`--concurrent-gc-syncs`, default 1000).
+//! * `KGC_DIFF_GC_SYNCS`: the GC's workers per queue (`--concurrent-gc-syncs`, default 1000);
+//! * `KGC_DIFF_KEEP_SNAPSHOT`: copy the snapshot there (to replay the prediction offline).
 //!
 //! **Timing.** kubectl-gc predicts the order the GC takes when nothing races: every queued item
 //! is taken by a worker at once, each API round trip is one time step, and where two workers
@@ -45,8 +46,8 @@
 #[path = "support/testenv.rs"]
 mod testenv;
 
-use kubectl_gc::analysis::Analysis;
-use kubectl_gc::plan::Plan;
+use kubectl_gc::diagnose::restart;
+use kubectl_gc::gc::{EndState as EndOf, GarbageCollector, Plan, State};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -669,11 +670,7 @@ fn wait_quiescent(env: &TestEnv, gc_url: &str, calm: Duration, timeout: Duration
 /// Per object UID: the possible end states kubectl-gc predicts (one unless order-dependent).
 type Prediction = BTreeMap<String, Vec<EndState>>;
 
-fn end_of(
-    a: &Analysis<'_>,
-    end: &kubectl_gc::analysis::State,
-    id: kubectl_gc::model::ObjId,
-) -> EndState {
+fn end_of(a: &GarbageCollector<'_>, end: &State, id: kubectl_gc::model::ObjId) -> EndState {
     let store = &a.snap.store;
     if !end.exists(id) {
         return None;
@@ -693,36 +690,67 @@ fn end_of(
     })
 }
 
+/// Every end state a plan allows for each object: the plan's own, plus its order-dependent
+/// alternatives.
+fn possible(a: &GarbageCollector<'_>, plan: &Plan) -> Prediction {
+    let store = &a.snap.store;
+    let mut out = Prediction::new();
+    let by_target: BTreeMap<_, _> = plan.outcomes.iter().map(|o| (o.target, o)).collect();
+    for id in store.ids() {
+        let uid = store.str(store.object(id).uid).to_owned();
+        let mut states = vec![end_of(a, &plan.end, id)];
+        if let Some(o) = by_target.get(&id) {
+            for alt in &o.alternatives {
+                let s = match &alt.state {
+                    EndOf::Deleted => None,
+                    EndOf::Terminating { finalizers } => Some(Present {
+                        terminating: true,
+                        finalizers: finalizers
+                            .iter()
+                            .map(|f| store.str(*f).to_owned())
+                            .collect(),
+                        owner_uids: alt
+                            .owner_refs
+                            .iter()
+                            .map(|u| store.str(*u).to_owned())
+                            .collect(),
+                    }),
+                    EndOf::Kept => Some(Present {
+                        terminating: false,
+                        finalizers: store
+                            .finalizers(id)
+                            .iter()
+                            .map(|f| store.str(*f).to_owned())
+                            .collect(),
+                        owner_uids: alt
+                            .owner_refs
+                            .iter()
+                            .map(|u| store.str(*u).to_owned())
+                            .collect(),
+                    }),
+                };
+                if !states.contains(&s) {
+                    states.push(s);
+                }
+            }
+        }
+        out.insert(uid, states);
+    }
+    out
+}
+
 /// The restart and collect predictions for every object of the snapshot.
 fn predict(snapshot: &std::path::Path) -> (Prediction, Prediction, String) {
     let snap = kubectl_gc::snapshot::format::read_file(snapshot).expect("read snapshot");
-    let version = Analysis::default_gc_version(&snap);
-    let a = Analysis::new(&snap, version);
-    let restart = a.restart();
-    let collect = Plan::collect(&a);
-    let store = &snap.store;
-    let mut rp = Prediction::new();
-    let mut cp = Prediction::new();
-    for id in store.ids() {
-        let uid = store.str(store.object(id).uid).to_owned();
-        let mut r = vec![end_of(&a, &restart.plan.end, id)];
-        // Outcomes the prediction itself calls order-dependent: the other end state is the
-        // one the steady-state decision gives.
-        let uncertain = restart
-            .stranded
-            .iter()
-            .any(|s| s.object == id && !s.certain)
-            || restart.order_dependent.iter().any(|o| o.object == id);
-        if uncertain {
-            let other = end_of(&a, &collect.end, id);
-            if !r.contains(&other) {
-                r.push(other);
-            }
-        }
-        rp.insert(uid.clone(), r);
-        cp.insert(uid, vec![end_of(&a, &collect.end, id)]);
-    }
-    (rp, cp, version.to_string())
+    let version = GarbageCollector::default_gc_version(&snap);
+    let a = GarbageCollector::new(&snap, version);
+    let restart = restart::predict(&a);
+    let collect = Plan::steady_state(&a);
+    (
+        possible(&a, &restart.plan),
+        possible(&a, &collect),
+        version.to_string(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -823,6 +851,9 @@ fn run(env: &TestEnv, seed: u64, forests: usize) -> bool {
         "snapshot: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    if let Some(keep) = std::env::var_os("KGC_DIFF_KEEP_SNAPSHOT") {
+        std::fs::copy(&snapshot, &keep).expect("copy the snapshot");
+    }
     let t = Instant::now();
     let (restart, collect, version) = predict(&snapshot);
     eprintln!(
