@@ -19,7 +19,8 @@ pub fn gc_ignored_by(group: &str, plural: &str, gc: KubeVersion) -> bool {
 /// True when GC release `gc` watches the objects of this resource, under this resource or
 /// another one serving the same objects: everything it does not ignore, plus core `events`
 /// before v1.25 — the same stored Events are served as `events.k8s.io` events, which those
-/// releases monitor (gc-model §5.2). A file input (kubectl dump, must-gather) carries Events as
+/// releases monitor (gc-model §5.2: `GetDeletableResources` minus the GC's ignored
+/// resources, which list only core `events` until #110888; issue 14 case 3). A file input (kubectl dump, must-gather) carries Events as
 /// core `v1` only, and they are nodes of a GC before 1.25 all the same.
 pub fn gc_monitors_objects_of(group: &str, plural: &str, gc: KubeVersion) -> bool {
     !gc_ignored_by(group, plural, gc)

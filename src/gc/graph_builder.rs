@@ -823,8 +823,10 @@ impl<'g> GraphBuilder<'g> {
     }
 
     /// A virtual delete event, queued by a worker whose GET found nothing (or another UID) at
-    /// `deleted` (§2.2 B4). `deleted` is rebuilt the way `identityFromEvent` rebuilds it: the
-    /// apiVersion goes through `ParseGroupVersion`, so `"/v1"` comes back as `"v1"` (§2.3).
+    /// `deleted` (§2.2 B4). `deleted` is rebuilt the way `enqueueVirtualDeleteEvent` and
+    /// `identityFromEvent` rebuild it: the apiVersion goes through `ParseGroupVersion`, so
+    /// `"/v1"` comes back as `"v1"` (§2.3), `processGraphChanges` then finds the identities
+    /// differ and `partitionDependents` matches no dependent (issue 14 case 5: stranded).
     pub fn virtual_delete(&mut self, gc: &GarbageCollector<'_>, state: &State, deleted: Identity) {
         let store = &gc.snap.store;
         let mut deleted = deleted;

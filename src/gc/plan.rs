@@ -315,25 +315,27 @@ fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<Choice> {
         // The identity each reference to the UID gives, dependent by dependent (no allocation:
         // most UIDs are not sensitive).
         let identities = || {
-            deps.iter().filter_map(|&d| gc.graph.object(d)).flat_map(move |d| {
-                let dns = store.object(d).namespace;
-                store
-                    .owner_refs(d)
-                    .iter()
-                    .filter(move |r| r.uid == uid)
-                    .map(move |r| {
-                        (
-                            Identity {
-                                api_version: r.api_version,
-                                kind: r.kind,
-                                name: r.name,
-                                uid,
-                                namespace: dns,
-                            },
-                            d,
-                        )
-                    })
-            })
+            deps.iter()
+                .filter_map(|&d| gc.graph.object(d))
+                .flat_map(move |d| {
+                    let dns = store.object(d).namespace;
+                    store
+                        .owner_refs(d)
+                        .iter()
+                        .filter(move |r| r.uid == uid)
+                        .map(move |r| {
+                            (
+                                Identity {
+                                    api_version: r.api_version,
+                                    kind: r.kind,
+                                    name: r.name,
+                                    uid,
+                                    namespace: dns,
+                                },
+                                d,
+                            )
+                        })
+                })
         };
         let mut ids = identities();
         let Some((first, _)) = ids.next() else {
@@ -421,7 +423,12 @@ impl Orders {
                     .try_fold(1usize, |acc, n| acc.checked_mul(n))
                     .unwrap_or(usize::MAX)
                     .min(MAX_ORDERS)
-                    .max(g.iter().map(|&i| choices[i].candidates.len()).max().unwrap_or(1))
+                    .max(
+                        g.iter()
+                            .map(|&i| choices[i].candidates.len())
+                            .max()
+                            .unwrap_or(1),
+                    )
             })
             .collect();
         let runs = group_runs.iter().copied().max().unwrap_or(1);
@@ -538,9 +545,7 @@ impl Components {
             let r = gc.snap.resource_of(o);
             if r.group.is_empty()
                 && r.plural == "namespaces"
-                && (!store.owner_refs(id).is_empty()
-                    || o.being_deleted()
-                    || target == Some(id.0))
+                && (!store.owner_refs(id).is_empty() || o.being_deleted() || target == Some(id.0))
             {
                 ns_obj.insert(o.name, id);
             }

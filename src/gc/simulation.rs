@@ -401,7 +401,10 @@ impl<'a, 'b> Sim<'a, 'b> {
                 // (§2.5), polled for ever with back-off: each identity is worth one GET per
                 // state of the world; the others wait until something changes.
                 let id = self.graph.node(e.node).id;
-                let entry = self.tried.entry(id.uid).or_insert((self.writes_total, Vec::new()));
+                let entry = self
+                    .tried
+                    .entry(id.uid)
+                    .or_insert((self.writes_total, Vec::new()));
                 if entry.0 != self.writes_total {
                     *entry = (self.writes_total, Vec::new());
                 }
@@ -573,8 +576,11 @@ impl<'a, 'b> Sim<'a, 'b> {
             cause: it.cause,
             chain: it.chain,
         };
-        // A virtual node found existing (an owner no informer shows) is polled again: soon
-        // after it changed something, otherwise once the rest has settled (§1.4).
+        // A virtual node found existing (an owner no informer shows) is polled again:
+        // `attemptToDeleteWorker` requeues a virtual item that `attemptToDeleteItem` found,
+        // and every poll is the full attemptToDeleteItem (issue 14 case 2: an unmonitored
+        // owner with no solid owner of its own is deleted). Soon after it changed something,
+        // otherwise once the rest has settled (§1.4).
         let poll_again = it.kind == Kind::Delete
             && it.virtual_item
             && it.target.is_some()
@@ -1136,8 +1142,9 @@ impl<'a, 'b> Sim<'a, 'b> {
         let r = self.gc.snap.resource_of(store.object(id));
         let is_event = r.plural == "events" && (r.group.is_empty() || r.group == "events.k8s.io");
         if self.is_namespace(id) {
-            // The namespace registry: never removed at once; the namespace controller empties
-            // it first (`spec.finalizers: [kubernetes]`).
+            // The namespace registry's `Delete` (pkg/registry/core/namespace/storage): never
+            // removed at once while `spec.finalizers` holds `kubernetes`; the namespace
+            // controller (`namespacedResourcesDeleter`) empties it first (issue 14 case 7).
             match policy {
                 Some(Policy::Orphan) => fins.push(orphan),
                 Some(Policy::Foreground) => fins.push(fg),
@@ -1152,7 +1159,8 @@ impl<'a, 'b> Sim<'a, 'b> {
             return true;
         }
         if !is_event {
-            // `rest.Unsupported` for Events: no GC finalizer whatever the policy.
+            // Events' delete strategy is `rest.Unsupported` (`BeforeDelete` in the generic
+            // registry then adds no GC finalizer whatever the policy, issue 14 case 6).
             match policy {
                 Some(Policy::Orphan) => fins.push(orphan),
                 Some(Policy::Foreground) => fins.push(fg),
@@ -1328,12 +1336,10 @@ fn quiet(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> bool {
     if state.being_deleted(id) {
         return !state.deleting_dependents(store, id);
     }
-    state.owner_refs(store, id).iter().all(|r| {
-        matches!(
-            gc.classify_reference(state, id, r),
-            RefClass::Solid { .. }
-        )
-    })
+    state
+        .owner_refs(store, id)
+        .iter()
+        .all(|r| matches!(gc.classify_reference(state, id, r), RefClass::Solid { .. }))
 }
 
 enum Lookup {
