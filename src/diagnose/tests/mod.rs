@@ -2,3 +2,4 @@
 
 mod audit;
 mod check;
+mod version_matrix;
