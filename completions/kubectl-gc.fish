@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_gc_global_optspecs
-    string join \n snapshot= f/filename= R/recursive kubeconfig= context= cluster= user= as= as-group= request-timeout= n/namespace= A/all-namespaces concurrency= chunk-size= gc-version= color= h/help V/version
+    string join \n snapshot= f/filename= R/recursive skip-broken-input assume-complete max-input-size= n/namespace= A/all-namespaces= l/selector= kind= field-selector= kubeconfig= context= cluster= user= s/server= token= certificate-authority= client-certificate= client-key= tls-server-name= insecure-skip-tls-verify= as= as-group= as-uid= request-timeout= concurrency= chunk-size= gc-version= color= v/v= h/help V/version
 end
 
 function __fish_kubectl_gc_needs_command
@@ -26,122 +26,210 @@ end
 
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT identical to the GC\'s debug endpoint, Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "generate" -d 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "options" -d 'Print the global command-line options (they apply to every command)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "version" -d 'Print the version of kubectl-gc (and, with -o, its build information)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s l -l selector -d 'Only objects matching this label selector (the analysis still sees everything)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kind -d 'Only objects of these kinds (kind, plural or kind.group; repeatable or comma-separated)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l fail-on -d 'Exit with code 5 when a finding has at least this severity (never, info, warning, error, critical)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l show-labels -d 'Add a LABELS column with all of the object\'s labels'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l events -d 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l delete -d 'Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cascade -d 'Propagation policy of the previewed delete' -r -f -a "background\t'propagationPolicy=Background (kubectl\'s default)'
 foreground\t'propagationPolicy=Foreground'
 orphan\t'propagationPolicy=Orphan'
 default\t'No policy: the type\'s default (RC, Job and CronJob orphan; others background)'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: ./kubectl-gc-apply-<UTC time>.json; never overwritten)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: `./kubectl-gc-apply-<UTC time>.json`; never overwritten)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d 'Requests per second --apply may send (bursts of 1.5 × N)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l show-labels -d 'Add a LABELS column with all of the object\'s labels'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l apply -d 'Perform the plan on the live cluster (each action re-verified first; default: dry run). With --delete: perform that delete only (the GC does the cascade)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s y -l yes -d 'Apply without asking (required when stdin or stderr is not a terminal)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l crd -d 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s L -l label-columns -d 'Add a column with the value of each of these labels (repeatable or comma-separated)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l show-labels -d 'Add a LABELS column with all of the object\'s labels'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -f -a "upgrade" -d 'What changes when the GC is upgraded (--to required)'
@@ -149,205 +237,369 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l crd -d 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l crd -d 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l to -d 'Target Kubernetes version for the upgrade check (e.g. 1.25)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l crd -d 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s o -l output -d 'Output format' -r -f -a "table\t'A table'
-wide\t'A table with more columns'
-json\t'JSON (stable, documented schema)'
-yaml\t'YAML (same schema as JSON)'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s o -l output -d 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…' -r -f -a "table\t'a table that fits the terminal'
+wide\t'a table with more columns, never truncated'
+json\t'the JSON report'
+yaml\t'the JSON report as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "upgrade" -d 'What changes when the GC is upgraded (--to required)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "health" -d 'Resources the GC cannot list or watch, and deletions that do not progress'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s o -l output -d 'File to write (gzip-compressed when it ends in .gz; `-` for stdout)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s o -l output -d 'File to write (gzip-compressed when it ends in .gz; `-` for stdout). The format is always the snapshot\'s NDJSON: `-o json` is refused rather than written to a file named `json` (write `./json` for that)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l uid -d 'Start from the object with this UID (repeatable), like the GC endpoint\'s ?uid=' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l direction -d 'From the start objects, follow owners (up), dependents (down) or both' -r -f -a "up\t'Owners, their owners, …'
 down\t'Dependents, their dependents, …'
 both\t'Both: the connected component (the GC endpoint\'s ?uid=)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l depth -d 'At most this many ownerReference hops from the start objects' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s o -l output -d 'Output format (default: tree on a terminal, dot otherwise)' -r -f -a "tree\t'kubectl-tree-like: owners above dependents, with the GC\'s view on every line'
-dot\t'Graphviz DOT, byte-for-byte the GC debug endpoint\'s format (see --dot-format)'
-mermaid\t'A Mermaid flowchart (renders on GitHub)'
-json\t'JSON: nodes and edges with the DOT attributes'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s o -l output -d 'Output format: tree, dot, mermaid, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,… (JSONPath over the JSON document\'s nodes)' -r -f -a "tree\t'owners above dependents, with the GC\'s view'
+dot\t'Graphviz DOT, as the GC\'s debug endpoint'
+mermaid\t'a Mermaid flowchart'
+json\t'nodes and edges as JSON'
+yaml\t'the JSON document as YAML'
+name\t'kind.group/name of each object'
+jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
+custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25)' -r -f -a "current\t'Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings'
 legacy\t'Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l no-headers -d 'Tree and custom-columns: print the rows only (no header)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-insecure-skip-tls-verify -d 'Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager usually serves a self-signed one)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l gc-send-credentials -d 'Send the kubeconfig\'s credentials (token, client certificate) to the --from-gc endpoint even though it is not the kubeconfig\'s own server (https only). Without it, they go only to the server the kubeconfig names (same scheme, host and port)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as -d 'Username to impersonate' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l chunk-size -d 'Objects per list page' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l objects -d 'Number of objects' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l seed -d 'Random seed (the same seed and flags give the same cluster)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l namespaces -d 'Application namespaces (default: one per 500 objects)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l dangling-rate -d 'Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l cross-namespace-rate -d 'Fraction of objects owned from another namespace [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l unresolvable-rate -d 'Fraction of objects referencing an unserved kind [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l foreground-rate -d 'Fraction of objects rooting a blocked foreground deletion [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l orphan-rate -d 'Fraction of objects terminating with the orphan finalizer [default: 0.0002]' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l server-version -d 'Server version recorded in the snapshot' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s o -l output -d 'Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l apply-to-kubeconfig -d 'Create the objects in the cluster of this kubeconfig (a disposable test cluster: it installs two CRDs and thousands of objects)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l load-concurrency -d 'Concurrent create requests with --apply-to-kubeconfig' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l cluster -d 'The kubeconfig cluster to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l user -d 'The kubeconfig user to use' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l as -d 'Username to impersonate' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l chunk-size -d 'Objects per list page' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l as -d 'Username to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s R -l recursive -d 'Walk directories given with -f recursively'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s A -l all-namespaces -d 'All namespaces'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, or DOT identical to the GC\'s debug endpoint, Mermaid or JSON; or compare it with the GC\'s own graph'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "generate" -d 'Generate a synthetic cluster for GC benchmarks and load tests (see BENCHMARKS.md): a snapshot file, or objects created in a disposable test cluster'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s o -l output -d 'Output format: the version line, or json / yaml with the build information' -r -f -a "json\t'JSON'
+yaml\t'YAML'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s l -l selector -d 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l certificate-authority -d 'Path to a certificate authority file for the API server\'s certificate' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l tls-server-name -d 'Server name to use for the API server\'s certificate check (default: the server\'s host)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l insecure-skip-tls-verify -d 'Do not check the API server\'s certificate (insecure: anyone on the path can read and change what is sent)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l as -d 'Username to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l as-uid -d 'UID to impersonate' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l request-timeout -d 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l concurrency -d 'Resources listed concurrently from a live cluster' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l chunk-size -d 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l gc-version -d 'Emulate this kube-controller-manager release\'s GC (default: the cluster\'s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l color -d 'Colour: auto (only on a terminal and without NO_COLOR), always, never' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s R -l recursive -d 'Walk directories given with -f recursively'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "audit" -d 'Classify every ownerReference as the GC would and report what is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT identical to the GC\'s debug endpoint, Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "options" -d 'Print the global command-line options (they apply to every command)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "version" -d 'Print the version of kubectl-gc (and, with -o, its build information)'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph completion options version help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "restart" -d 'What a restarted GC deletes or strips right after it starts'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "upgrade" -d 'What changes when the GC is upgraded (--to required)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and __fish_seen_subcommand_from check" -f -a "health" -d 'Resources the GC cannot list or watch, and deletions that do not progress'

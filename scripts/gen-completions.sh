@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the shell completion scripts in completions/ from the clap definition
 # (`kubectl gc completion SHELL`). Run it after changing a command, flag or value in src/cli;
-# tests/distribution.rs fails until the files are current.
+# tests/integration/distribution.rs fails until the files are current.
 #
 #   scripts/gen-completions.sh             # builds the debug binary first
 #   KUBECTL_GC=path/to/kubectl-gc scripts/gen-completions.sh

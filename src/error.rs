@@ -50,6 +50,14 @@ pub enum Error {
         /// How to fix it.
         hint: Option<String>,
     },
+    /// Broken `-f` input: one line per broken document (file, where in it, why).
+    #[error("{} broken input document{}:\n  {}", problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.join("\n  "))]
+    BrokenInput {
+        /// One line per problem.
+        problems: Vec<String>,
+        /// How to fix it.
+        hint: Option<String>,
+    },
     /// kubeconfig, connection, TLS or credentials.
     #[error("{message}")]
     Cluster {
@@ -106,6 +114,7 @@ impl Error {
         match self {
             Error::Usage { hint, .. }
             | Error::Input { hint, .. }
+            | Error::BrokenInput { hint, .. }
             | Error::Cluster { hint, .. }
             | Error::Api { hint, .. }
             | Error::ApplyStopped { hint, .. } => hint.as_deref(),
@@ -117,7 +126,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage { .. } => exit::USAGE,
-            Error::Input { .. } => exit::INPUT,
+            Error::Input { .. } | Error::BrokenInput { .. } => exit::INPUT,
             Error::Cluster { .. } => exit::CLUSTER,
             Error::Api { .. } | Error::Io(_) => exit::ERROR,
             Error::ApplyStopped { .. } => exit::APPLY_STOPPED,

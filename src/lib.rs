@@ -2,25 +2,36 @@
 //!
 //! See, predict and control what the Kubernetes garbage collector does.
 //!
-//! The library is a pipeline; each stage is a module and depends only on the ones before it:
+//! The library is a pipeline. Each stage is a module that imports only the stages before it
+//! and the shared modules (`src/layering.rs` checks this on every `cargo test`):
 //!
-//! 1. [`source`] — where metadata comes from: a live API server (discovery + metadata-only lists)
-//!    or files (`kubectl get -o json|yaml`, support bundles, must-gathers).
+//! 1. [`source`] — where metadata comes from: a live API server (the GC's discovery +
+//!    metadata-only lists) or files (`kubectl get -o json|yaml`, support bundles,
+//!    must-gathers).
 //! 2. [`snapshot`] — what was read and how completely (resource table, per-resource list
 //!    outcome), and the versioned snapshot file format.
-//! 3. [`graph`] — the GC's owner/dependent graph (`uidToNode`, virtual nodes, flags).
-//! 4. [`analysis`] — the GC's reference classification and per-object decisions, and the
-//!    findings built on them.
-//! 5. [`plan`] — the GC's decisions simulated to a fixpoint: actions in waves and end states.
-//! 6. [`render`] — tables, JSON/YAML, trees and graphs for people and machines.
-//! 7. [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
+//! 3. [`gc`] — the emulated garbage collector, laid out like upstream's
+//!    `pkg/controller/garbagecollector`: the graph (`uidToNode`, virtual nodes) and what its
+//!    builder enqueues, the REST mapper, `classifyReferences`, `attemptToDeleteItem`,
+//!    `attemptToOrphan`, the rules per release, and its workers simulated to a fixpoint
+//!    ([`gc::Plan`]).
+//! 4. [`diagnose`] — what in the GC's verdicts and plans is wrong or about to happen:
+//!    findings with stable codes (audit; restart, upgrade and health checks), remedies,
+//!    suppressions.
+//! 5. [`render`] — tables, JSON/YAML, trees and graphs for people and machines; and
+//!    [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
 //!    re-verified first, with the GC's own requests and a record of every change.
+//! 6. [`cli`] and [`commands`] — the command line, and for each subcommand the wiring of
+//!    input → stages → output.
 //!
-//! [`model`] is the compact columnar store all stages share; [`catalog`] is built-in
-//! Kubernetes knowledge; [`commands`] wires the stages to the command line.
+//! Shared by all: [`model`] (the compact columnar store), [`catalog`] (built-in Kubernetes
+//! knowledge), [`error`], [`util`] and [`build_info`]; [`lookup`] finds the object a user
+//! names (`KIND/NAME`) in a snapshot. Test support (`testkit`, `apply::fake`, the hidden
+//! `generate` command) is compiled only with the `testkit` feature, which `cargo test` turns
+//! on; the shipped binary has none of it.
 //!
-//! `gc-semantics.md` section numbers (§3.2 …) in comments refer to the team's reference on the
-//! upstream garbage collector.
+//! Section numbers in comments (§3.2, Appendix A …) refer to `docs/gc-model.md`, the
+//! description of the upstream garbage collector this crate emulates.
 #![deny(missing_docs)]
 
 pub mod apply;
@@ -31,11 +42,14 @@ pub mod commands;
 pub mod diagnose;
 pub mod error;
 pub mod gc;
+#[cfg(test)]
+mod layering;
 pub mod lookup;
 pub mod model;
 pub mod render;
 pub mod snapshot;
 pub mod source;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod util;
 

@@ -1,38 +1,131 @@
-//! Finding the object a user names on the command line: `KIND/NAME` the way kubectl reads it
-//! (a kind, a plural, a short name or `kind.group`, case-insensitive), in a snapshot.
+//! Finding what a user names on the command line, the way kubectl reads it: a kind (`--kind`,
+//! the KIND of `KIND/NAME`) as a kind, plural, singular, short name or `kind.group`,
+//! case-insensitive; and `KIND/NAME` in a namespace or, with `-A`, in any.
 
 use crate::catalog::short_names;
 use crate::error::{Error, Result};
-use crate::model::ObjId;
+use crate::model::{ObjId, ResourceId};
 use crate::snapshot::Snapshot;
 
-/// Resolves `KIND/NAME` (kind, plural or `kind.group`; case-insensitive) to an object.
-pub fn resolve_target(snap: &Snapshot, target: &str, namespace: &str) -> Result<ObjId> {
+/// What a `--kind` word (or the KIND of `KIND/NAME`) names in a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KindMatch {
+    /// Rows of the resource table (every version of the kind the input holds).
+    Found(Vec<ResourceId>),
+    /// A kind Kubernetes has (built in), but the input has no row for it: the `Kind`.
+    NotInInput(String),
+    /// Nothing by that name, in the input or built in.
+    Unknown,
+}
+
+/// The names kubectl accepts for a resource, lower-case: the kind, the plural, the short names
+/// of built-in resources.
+pub fn names_of(kind: &str, plural: &str) -> Vec<String> {
+    let mut names = vec![kind.to_ascii_lowercase(), plural.to_owned()];
+    for short in short_names::all() {
+        if short_names::plural_of(short) == Some(plural) {
+            names.push((*short).to_owned());
+        }
+    }
+    names
+}
+
+/// True when `word` (lower-case) names `r` as kubectl would: its kind (the singular), plural or
+/// short name, alone or followed by `.group` or `.version.group`.
+fn names_resource(word: &str, kind: &str, plural: &str, group: &str, version: &str) -> bool {
+    names_of(kind, plural).iter().any(|n| {
+        word == n
+            || word
+                .strip_prefix(n.as_str())
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|rest| {
+                    !group.is_empty()
+                        && (rest == group
+                            || rest
+                                .strip_prefix(version)
+                                .and_then(|r| r.strip_prefix('.'))
+                                .is_some_and(|g| g == group))
+                })
+    })
+}
+
+/// Resolves a kind the way kubectl resolves a resource type: kind, plural, singular, short name
+/// or `kind.group` (`deployments.apps`, `deploy`, `Deployment`), case-insensitive, against the
+/// input's resource table.
+pub fn resolve_kind(snap: &Snapshot, word: &str) -> KindMatch {
+    let word = word.trim().to_ascii_lowercase();
+    let found: Vec<ResourceId> = snap
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| names_resource(&word, &r.kind, &r.plural, &r.group, &r.version))
+        .map(|(i, _)| ResourceId(i as u32))
+        .collect();
+    if !found.is_empty() {
+        return KindMatch::Found(found);
+    }
+    match crate::catalog::builtin::all().iter().find(|b| {
+        b.versions
+            .iter()
+            .any(|v| names_resource(&word, b.kind, b.plural, b.group, v.version))
+            || names_resource(&word, b.kind, b.plural, b.group, "")
+    }) {
+        Some(b) => KindMatch::NotInInput(b.kind.to_owned()),
+        None => KindMatch::Unknown,
+    }
+}
+
+/// The kinds of the input, as `Kind (short)` for messages, sorted, deduplicated.
+pub fn kinds_in(snap: &Snapshot) -> Vec<String> {
+    let mut kinds: Vec<String> = snap
+        .resources
+        .iter()
+        .filter(|r| r.monitored())
+        .map(|r| {
+            let shorts: Vec<String> = names_of(&r.kind, &r.plural).split_off(2);
+            if shorts.is_empty() {
+                r.kind.clone()
+            } else {
+                format!("{} ({})", r.kind, shorts.join(", "))
+            }
+        })
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// Resolves `KIND/NAME` (kind, plural, short name or `kind.group`; case-insensitive) to an
+/// object in `namespace`, or in any namespace when `namespace` is `None` (`-A`).
+pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Result<ObjId> {
     let (kind, name) = target.split_once('/').ok_or_else(|| {
         Error::usage(
-            format!("--delete wants KIND/NAME, got {target:?}"),
-            "e.g. --delete deployment/web -n shop",
+            format!("expected KIND/NAME, got {target:?}"),
+            "e.g. deployment/web -n shop",
         )
     })?;
-    let kind = kind.to_ascii_lowercase();
-    let (kind, group) = match kind.split_once('.') {
-        Some((k, g)) => (k.to_owned(), Some(g.to_owned())),
-        None => (
-            short_names::plural_of(&kind).unwrap_or(&kind).to_owned(),
-            None,
-        ),
-    };
-    let matches_kind = |r: &crate::snapshot::Resource| {
-        (r.kind.to_ascii_lowercase() == kind || r.plural == kind)
-            && group.as_deref().is_none_or(|g| r.group == g)
+    let rows = match resolve_kind(snap, kind) {
+        KindMatch::Found(rows) => rows,
+        KindMatch::NotInInput(k) => {
+            return Err(Error::usage(
+                format!("{target}: the input holds no {k} objects"),
+                "check -f/--snapshot, or the cluster's resources",
+            ));
+        }
+        KindMatch::Unknown => {
+            return Err(Error::usage(
+                format!("{target}: unknown kind {kind:?}"),
+                format!("kinds in the input: {}", join_some(&kinds_in(snap), 12)),
+            ));
+        }
     };
     let mut found = Vec::new();
     for id in snap.store.ids() {
         let o = snap.store.object(id);
-        let r = snap.resource_of(o);
-        if snap.store.str(o.name) == name
-            && matches_kind(r)
-            && (!r.namespaced || snap.store.str(o.namespace) == namespace)
+        if rows.contains(&o.resource)
+            && snap.store.str(o.name) == name
+            && (!snap.resource_of(o).namespaced
+                || namespace.is_none_or(|ns| snap.store.str(o.namespace) == ns))
         {
             found.push(id);
         }
@@ -40,14 +133,60 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: &str) -> Result<
     match found.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::usage(
-            format!("{target} not found in namespace {namespace:?}"),
-            "check the name and -n; KIND may be a kind, a plural or kind.group",
+            match namespace {
+                Some(ns) => format!("{target} not found in namespace {ns:?}"),
+                None => format!("{target} not found in any namespace"),
+            },
+            if namespace.is_some() {
+                "check the name and -n (-A looks in every namespace)"
+            } else {
+                "check the name"
+            },
         )),
-        many => Err(Error::usage(
-            format!("{target} is ambiguous ({} objects match)", many.len()),
-            "qualify the kind with its group, e.g. deployments.apps/web",
-        )),
+        many => {
+            let mut places: Vec<String> = many
+                .iter()
+                .map(|&id| {
+                    let o = snap.store.object(id);
+                    format!(
+                        "{} in {}",
+                        snap.resource_of(o).kind,
+                        match snap.store.str(o.namespace) {
+                            "" => "the cluster scope",
+                            ns => ns,
+                        }
+                    )
+                })
+                .collect();
+            places.sort();
+            places.dedup();
+            Err(Error::usage(
+                format!(
+                    "{target} is ambiguous: {} objects match ({})",
+                    many.len(),
+                    join_some(&places, 6)
+                ),
+                "name the namespace with -n, or qualify the kind with its group (deployments.apps/web)",
+            ))
+        }
     }
+}
+
+/// The first `max` items joined with `, `, then `… (N more)`.
+pub fn join_some(items: &[String], max: usize) -> String {
+    let mut s = items
+        .iter()
+        .take(max)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > max {
+        s.push_str(&format!(", … ({} more)", items.len() - max));
+    }
+    if s.is_empty() {
+        s.push_str("none");
+    }
+    s
 }
 
 #[cfg(test)]
@@ -64,27 +203,65 @@ mod tests {
         let s = c.build();
         for t in ["cm/x", "configmap/x", "ConfigMap/x", "configmaps/x"] {
             assert_eq!(
-                s.store
-                    .str(s.store.object(resolve_target(&s, t, "ns").unwrap()).uid),
+                s.store.str(
+                    s.store
+                        .object(resolve_target(&s, t, Some("ns")).unwrap())
+                        .uid
+                ),
                 "cm-x",
                 "{t}"
             );
         }
         for t in ["deploy/web", "deployments.apps/web", "deployment.apps/web"] {
             assert_eq!(
-                s.store
-                    .str(s.store.object(resolve_target(&s, t, "ns").unwrap()).uid),
+                s.store.str(
+                    s.store
+                        .object(resolve_target(&s, t, Some("ns")).unwrap())
+                        .uid
+                ),
                 "d-web",
                 "{t}"
             );
         }
         // Cluster-scoped: the namespace does not matter.
-        assert!(resolve_target(&s, "no/n1", "elsewhere").is_ok());
+        assert!(resolve_target(&s, "no/n1", Some("elsewhere")).is_ok());
         assert_eq!(
-            resolve_target(&s, "cm/x", "other").unwrap_err().exit_code(),
+            resolve_target(&s, "cm/x", Some("other"))
+                .unwrap_err()
+                .exit_code(),
             crate::error::exit::USAGE
         );
-        assert!(resolve_target(&s, "deployments.batch/web", "ns").is_err());
-        assert!(resolve_target(&s, "noslash", "ns").is_err());
+        assert!(resolve_target(&s, "deployments.batch/web", Some("ns")).is_err());
+        assert!(resolve_target(&s, "noslash", Some("ns")).is_err());
+        // -A: wherever it is.
+        assert!(resolve_target(&s, "cm/x", None).is_ok());
+    }
+
+    #[test]
+    fn kinds_resolve_like_kubectl_against_the_input() {
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "ns", "x", "cm-x");
+        c.obj("apps/v1", "Deployment", "ns", "web", "d-web");
+        let s = c.build();
+        let found = |w: &str| matches!(resolve_kind(&s, w), KindMatch::Found(_));
+        for w in [
+            "cm",
+            "configmap",
+            "configmaps",
+            "ConfigMap",
+            "deploy",
+            "deployment.apps",
+            "deployments.apps",
+            "deployments.v1.apps",
+        ] {
+            assert!(found(w), "{w}");
+        }
+        assert_eq!(resolve_kind(&s, "deployments.batch"), KindMatch::Unknown);
+        assert_eq!(
+            resolve_kind(&s, "hpa"),
+            KindMatch::NotInInput("HorizontalPodAutoscaler".into()),
+            "known to Kubernetes, absent from the input"
+        );
+        assert_eq!(resolve_kind(&s, "nonsense"), KindMatch::Unknown);
     }
 }

@@ -1,7 +1,6 @@
 //! `kubectl-gc`: parse, run, map the result to an exit code. Everything else is in the library.
 
-use clap::Parser;
-use kubectl_gc::cli::{Cli, complete};
+use kubectl_gc::cli::{self, complete};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -11,11 +10,11 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == complete::COMMAND) {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(complete::cobra_complete(&args[2..]).as_bytes());
+        let _ = out.write_all(kubectl_gc::commands::complete::complete(&args[2..]).as_bytes());
         return ExitCode::SUCCESS;
     }
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let invocation = match cli::parse(args) {
+        Ok(invocation) => invocation,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() {
@@ -35,13 +34,15 @@ fn main() -> ExitCode {
             return ExitCode::from(kubectl_gc::error::exit::ERROR);
         }
     };
-    match runtime.block_on(kubectl_gc::commands::run(cli)) {
+    match runtime.block_on(kubectl_gc::commands::run(invocation)) {
         Ok(code) => ExitCode::from(code),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // Messages quote names and file contents: shown sanitised, like all output.
+            use kubectl_gc::render::text::sanitize;
+            eprintln!("error: {}", sanitize(&e.to_string()));
             if let Some(hint) = e.hint() {
-                eprintln!("hint: {hint}");
+                eprintln!("hint: {}", sanitize(hint));
             }
             ExitCode::from(e.exit_code())
         }

@@ -132,12 +132,12 @@ impl ObjSpec {
     }
 }
 
-/// The object names of the GC's `dump_test.go` fixture (gc-semantics §7.4).
+/// The object names of the GC's `dump_test.go` fixture (gc-model §7.4).
 pub const DUMP_TEST_NAMES: [&str; 7] = [
     "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf",
 ];
 
-/// gc-semantics §7.4 with ConfigMaps in `default` (UID = name): alpha is owned by bravo and
+/// gc-model §7.4 with ConfigMaps in `default` (UID = name): alpha is owned by bravo and
 /// charlie, delta by foxtrot, foxtrot by golf; echo has no references. Only the objects named
 /// in `only` exist (owners left out become missing/virtual).
 pub fn dump_test_fixture(only: &[&str]) -> Snapshot {

@@ -50,6 +50,27 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// True for a character that must never reach a terminal as itself: control characters (C0,
+/// DEL, C1) and the invisible format characters that reorder or hide text (bidirectional
+/// overrides and isolates, zero-width characters, the BOM, line/paragraph separators). The
+/// renderers show them escaped (`render::text`), remedies quote them for the shell.
+pub fn is_terminal_hostile(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            // Zero-width space, non-joiner, joiner; left-to-right and right-to-left marks.
+            '\u{200B}'..='\u{200F}'
+            // Line and paragraph separators; bidirectional embeddings and overrides.
+            | '\u{2028}'..='\u{202E}'
+            // Word joiner … invisible plus; bidirectional isolates; deprecated format chars.
+            | '\u{2060}'..='\u{206F}'
+            // Byte order mark / zero-width no-break space.
+            | '\u{FEFF}'
+            // Interlinear annotation characters.
+            | '\u{FFF9}'..='\u{FFFB}'
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,8 @@
 //! recorded with its exact body; faults and hooks let tests change the cluster between requests.
 
 use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
-use crate::snapshot::Snapshot;
+use crate::model::MetaIn;
+use crate::snapshot::{Snapshot, SnapshotBuilder};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -383,8 +384,45 @@ fn set(objs: &mut Objects, key: &ObjectKey, meta: LiveMeta) {
 }
 
 fn live(meta: LiveMeta) -> LiveObject {
-    let raw = serde_json::to_value(&meta).unwrap_or_default();
-    LiveObject { meta, raw }
+    LiveObject { meta }
+}
+
+impl FakeCluster {
+    /// The objects now, as a snapshot with `template`'s resource table and provenance: what a
+    /// re-list between rounds would read.
+    pub fn snapshot(&self, template: &Snapshot) -> Snapshot {
+        let mut b = SnapshotBuilder::new(template.provenance.clone());
+        for r in &template.resources {
+            b.add_resource(r.clone());
+        }
+        let objs = self.objects.lock().expect("fake lock");
+        for (key, meta) in objs.all() {
+            let json = serde_json::to_string(meta).expect("metadata serialises");
+            let m: MetaIn<'_> = serde_json::from_str(&json).expect("metadata parses");
+            let rid = b
+                .find_resource(&key.group, &key.version, &key.kind)
+                .expect("the template lists every kind of the fake");
+            b.add_object(rid, &m);
+        }
+        b.finish()
+    }
+}
+
+/// Re-lists the fake between rounds ([`super::Relist`]), counting the re-lists.
+pub struct FakeRelist<'f> {
+    /// The cluster.
+    pub fake: &'f FakeCluster,
+    /// The first snapshot (its resource table is kept).
+    pub template: &'f Snapshot,
+    /// Re-lists so far.
+    pub count: u32,
+}
+
+impl super::Relist for FakeRelist<'_> {
+    async fn relist(&mut self) -> Result<Snapshot, String> {
+        self.count += 1;
+        Ok(self.fake.snapshot(self.template))
+    }
 }
 
 impl ClusterOps for FakeCluster {
@@ -393,6 +431,63 @@ impl ClusterOps for FakeCluster {
             Ok(m) => Ok(m.map(live)),
             Err(e) if e.is_object_not_found() => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        // Where the GC's lookup lands: an object whose path it is, a collection (a list: not
+        // an object), the server's refusal of a `%`, or nothing.
+        let path = key.gc_get_path();
+        let found = {
+            let objs = self.objects.lock().expect("fake lock");
+            objs.all()
+                .find(|(k, _)| k.path() == path)
+                .map(|(k, _)| k.clone())
+        };
+        if let Some(k) = found {
+            return self.get(&k).await;
+        }
+        let collection = {
+            let objs = self.objects.lock().expect("fake lock");
+            objs.all().any(|(k, _)| {
+                ObjectKey {
+                    name: String::new(),
+                    ..k.clone()
+                }
+                .gc_get_path()
+                    == path
+            })
+        };
+        let answer = if collection {
+            Err(ApiError::not_an_object(format!("GET {path}: a list")))
+        } else if key.name.contains('%') {
+            Err(ApiError::status(
+                400,
+                "BadRequest",
+                format!(
+                    "Name parameter invalid: {:?}: may not contain '%'",
+                    key.name
+                ),
+            ))
+        } else {
+            Err(ApiError::status(
+                404,
+                "NotFound",
+                format!("{path} not found"),
+            ))
+        };
+        let mut rec = Recorded {
+            method: "GET",
+            key: key.clone(),
+            patch: None,
+            body: String::new(),
+            status: 0,
+        };
+        rec.status = answer.as_ref().map_or_else(|e| e.code, |_| 200);
+        self.requests.lock().expect("fake lock").push(rec);
+        match answer {
+            Err(e) if e.is_object_not_found() => Ok(None),
+            other => other,
         }
     }
 

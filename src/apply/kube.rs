@@ -3,7 +3,7 @@
 //! the full object for servers that cannot convert) and are retried a few times on 5xx, 429 and
 //! timeouts; writes are never retried here (the executor decides what a failed write means).
 
-use super::ops::{ApiError, ClusterOps, LiveObject, ObjectKey, PatchType};
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectKey, PatchType};
 use crate::error::cause_chain;
 use crate::source::live::Connection;
 use crate::util::{Backoff, human_duration};
@@ -39,10 +39,14 @@ impl std::fmt::Debug for KubeOps {
     }
 }
 
+/// Only `kind` and `metadata`'s decided-on fields are parsed; the rest of the answer (a full
+/// object when the server cannot convert to `PartialObjectMetadata`) is skipped unread.
 #[derive(serde::Deserialize)]
 struct Envelope {
     #[serde(default)]
-    metadata: serde_json::Value,
+    kind: String,
+    #[serde(default)]
+    metadata: LiveMeta,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -103,35 +107,44 @@ impl KubeOps {
 
 fn request(
     method: http::Method,
-    key: &ObjectKey,
+    path: &str,
     content_type: Option<&str>,
     accept: &str,
     body: Vec<u8>,
 ) -> Result<http::Request<Vec<u8>>, ApiError> {
+    let method_name = method.to_string();
     let mut b = http::Request::builder()
         .method(method)
-        .uri(key.path())
+        .uri(path)
         .header(http::header::ACCEPT, accept);
     if let Some(ct) = content_type {
         b = b.header(http::header::CONTENT_TYPE, ct);
     }
     b.body(body)
-        .map_err(|e| ApiError::status(0, "", format!("building the request: {e}")))
+        .map_err(|e| ApiError::not_sent(format!("{method_name} {path}: {e}")))
 }
 
-impl ClusterOps for KubeOps {
-    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+impl KubeOps {
+    /// GET `path` (retried on 5xx, 429 and no answer); `None` for a 404 `NotFound`. Like
+    /// client-go's metadata client, an answer that is not one object's metadata (a list, a
+    /// discovery document) is an error.
+    async fn get_path(&self, path: &str) -> Result<Option<LiveObject>, ApiError> {
         let mut attempt = 0;
         loop {
-            let req = request(http::Method::GET, key, None, ACCEPT_METADATA, Vec::new())?;
+            let req = request(http::Method::GET, path, None, ACCEPT_METADATA, Vec::new())?;
             match self.send(req).await {
                 Ok((_, body)) => {
                     let env: Envelope = serde_json::from_slice(&body).map_err(|e| {
-                        ApiError::status(0, "", format!("GET {}: bad answer: {e}", key.path()))
+                        ApiError::status(0, "", format!("GET {path}: bad answer: {e}"))
                     })?;
-                    return LiveObject::from_metadata(env.metadata)
-                        .map(Some)
-                        .map_err(|e| ApiError::status(0, "", e));
+                    let m = &env.metadata;
+                    if env.kind.ends_with("List") || (m.uid.is_empty() && m.name.is_empty()) {
+                        return Err(ApiError::not_an_object(format!(
+                            "GET {path}: the answer is not one object's metadata (kind {:?})",
+                            env.kind
+                        )));
+                    }
+                    return Ok(Some(LiveObject { meta: env.metadata }));
                 }
                 Err(e) if e.is_object_not_found() => return Ok(None),
                 Err(e)
@@ -145,11 +158,21 @@ impl ClusterOps for KubeOps {
             }
         }
     }
+}
+
+impl ClusterOps for KubeOps {
+    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        self.get_path(&key.path()).await
+    }
+
+    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+        self.get_path(&key.gc_get_path()).await
+    }
 
     async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::DELETE,
-            key,
+            &key.path(),
             Some("application/json"),
             "application/json",
             body.to_vec(),
@@ -160,7 +183,7 @@ impl ClusterOps for KubeOps {
     async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::PATCH,
-            key,
+            &key.path(),
             Some(patch.content_type()),
             "application/json",
             body.to_vec(),

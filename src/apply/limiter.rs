@@ -14,13 +14,12 @@ pub struct Limiter {
 }
 
 impl Limiter {
-    /// `qps` requests per second (> 0), bursts of `ceil(1.5 × qps)`.
+    /// `qps` requests per second, bursts of `ceil(1.5 × qps)`. Values outside
+    /// [`super::QPS_RANGE`] (which `Options::check` refuses first) are clamped into it, so no
+    /// value can overflow the interval.
     pub fn new(qps: f64) -> Limiter {
-        let qps = if qps.is_finite() && qps > 0.0 {
-            qps
-        } else {
-            1.0
-        };
+        let (lo, hi) = (*super::QPS_RANGE.start(), *super::QPS_RANGE.end());
+        let qps = if qps.is_nan() { 1.0 } else { qps.clamp(lo, hi) };
         Limiter {
             interval: Duration::from_secs_f64(1.0 / qps),
             burst: ((qps * 1.5).ceil() as u32).max(1),
@@ -65,6 +64,19 @@ mod tests {
         assert_eq!(l.reserve(later), Duration::ZERO);
         assert_eq!(l.reserve(later), Duration::ZERO);
         assert_eq!(l.reserve(later).as_millis(), 500);
+    }
+
+    #[test]
+    fn any_rate_is_bounded_and_never_panics() {
+        // 1e-300 requests per second was a 1e300-second interval: Duration panicked.
+        for q in [1e-300, 0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
+            let mut l = Limiter::new(q);
+            assert!(l.interval <= Duration::from_secs(100), "{q}");
+            assert!(l.interval >= Duration::from_micros(100), "{q}");
+            let t0 = Instant::now();
+            l.reserve(t0);
+            l.reserve(t0);
+        }
     }
 
     #[test]

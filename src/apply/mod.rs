@@ -1,4 +1,4 @@
-//! `kubectl gc collect --apply`: perform a [`Plan`]'s actions against a live cluster with exactly
+//! `kubectl gc collect --apply`: perform a [`crate::gc::Plan`]'s actions against a live cluster with exactly
 //! the GC's requests (§3.7–3.9), re-checking every verdict against the cluster first.
 //!
 //! ## Safety model
@@ -20,35 +20,57 @@
 //!   deletes, then finalizer removals (the GC decides a wave's actions on the state at its
 //!   start; this order keeps that state valid for the later kinds). Later waves rely on
 //!   earlier effects only through the re-reads, so "the GC got there first" is a skip.
-//! - **Stop at the first unexpected error** (anything but a 404 for a gone object and the
-//!   precondition outcomes above); the rest is reported as not done.
-//! - **Bounded rate** ([`limiter::Limiter`]) and **Ctrl-C** (the `stop` flag): checked before
-//!   every action; the action in flight completes and is recorded.
+//! - **One object's trouble is that action's failure.** A request about one object that is
+//!   refused as malformed (400, 422), could not be built, or names a resource no longer served
+//!   fails that action (recorded) and the apply goes on; every path segment is escaped
+//!   ([`ops::segment`]), so no name can change or break another request. Errors that may hit
+//!   every request (no answer, 401, 403, 429, 5xx) stop the apply; the rest is reported as
+//!   not done.
+//! - **Owners looked up where the GC looks.** The GC's metadata client joins an owner's name
+//!   into the path unchecked ([`ops::ObjectKey::gc_get_path`]): `..` reaches the namespace,
+//!   `.` the collection, `a/b` another path, and a `%` is refused by the server. Apply sends
+//!   the same GET and reads the answer as the GC does; a lookup that fails for the GC (a
+//!   refusal, a list) is never taken for absent: the action is skipped, as the GC keeps the
+//!   dependent.
+//! - **Rounds, like the GC's queues** ([`converge()`]): after the plan's actions, the cluster is
+//!   read again and re-planned, and what the GC would still do is applied, until nothing is
+//!   left (at most [`MAX_ROUNDS`] rounds; only objects of the first read are touched). Each
+//!   skip says why ([`SkipCause`]): the cluster had moved the way the plan leads (superseded:
+//!   the next round takes it from there), changed in a way nobody planned, or the GC would not
+//!   do it (both: that object is left alone, and the apply is reported incomplete).
+//! - **Bounded rate** ([`limiter::Limiter`]) and **stop requests** ([`Stop`]: Ctrl-C, a closed
+//!   stdout): checked before every action; the action in flight completes and is recorded.
 //!
 //! What re-verification cannot see: objects created after the snapshot. A new dependent of an
 //! owner we orphan keeps its reference (the GC's own race, kubernetes#26120), and a new blocking
 //! dependent of a foreground-deleted owner does not hold its finalizer back.
 
+pub mod converge;
+mod executor;
+#[cfg(any(test, feature = "testkit"))]
 pub mod fake;
 pub mod kube;
 pub mod limiter;
 pub mod ops;
 pub mod patch;
 pub mod record;
+mod verbs;
+mod verify;
 
+pub use converge::{MAX_ROUNDS, Relist, converge};
 pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
-pub use record::{Entry, EntryResult, Header, Record, RequestRecord, SummaryLine};
+pub use record::{
+    Entry, EntryResult, Header, NotDone, Record, RequestRecord, SkipCause, SummaryLine,
+};
 
-use crate::gc::plan::{Action, Reason, Verb};
+use crate::gc::plan::{Action, Verb};
+use crate::gc::state::State;
 use crate::gc::{GarbageCollector, ObjectRef, Policy};
-use crate::model::{ObjId, finalizers};
-use crate::snapshot::{now_rfc3339, split_api_version};
-use crate::util::Backoff;
+use crate::snapshot::now_rfc3339;
+use executor::{Executor, Fail, Step};
 use limiter::Limiter;
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Attempts per action when a write answers 409 Conflict (client-go's `DefaultBackoff` steps,
 /// as the GC's `removeFinalizer`).
@@ -57,10 +79,13 @@ pub const MAX_ATTEMPTS: u32 = 4;
 /// Default `--qps` (kube-controller-manager's default `--kube-api-qps`).
 pub const DEFAULT_QPS: f64 = 20.0;
 
+/// The `--qps` range: at least one request every 100 s, at most 10,000 per second.
+pub const QPS_RANGE: std::ops::RangeInclusive<f64> = 0.01..=10_000.0;
+
 /// How to apply.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Requests per second.
+    /// Requests per second, within [`QPS_RANGE`].
     pub qps: f64,
     /// For the user's own delete (`collect --delete … --apply`): send the planned policy
     /// (`true`) or none at all (`--cascade=default`: the type's default applies).
@@ -76,19 +101,106 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Checks the values (the CLI's parsers already bound them; a library caller may not
+    /// have). Called before anything is written.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.qps.is_finite() && QPS_RANGE.contains(&self.qps)) {
+            return Err(format!(
+                "qps {} is out of range: {} ≤ qps ≤ {}",
+                self.qps,
+                QPS_RANGE.start(),
+                QPS_RANGE.end()
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Why an apply stopped early.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stopped {
     /// An unexpected error (the message says which request and what).
     Error(String),
-    /// Ctrl-C (the stop flag was set).
+    /// Ctrl-C.
     Interrupted,
+    /// Standard output was closed (`… | head`): nobody reads the report any more.
+    OutputClosed,
+}
+
+impl Stopped {
+    /// `error`, `interrupted`, `output-closed` (the record's `stopped`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Stopped::Error(_) => "error",
+            Stopped::Interrupted => "interrupted",
+            Stopped::OutputClosed => "output-closed",
+        }
+    }
+
+    /// One line for people.
+    pub fn message(&self) -> String {
+        match self {
+            Stopped::Error(m) => m.clone(),
+            Stopped::Interrupted => "interrupted (Ctrl-C) before the next action".to_owned(),
+            Stopped::OutputClosed => {
+                "standard output was closed (nobody reads the report) before the next action"
+                    .to_owned()
+            }
+        }
+    }
+}
+
+/// A request to stop before the next action, settable from a signal handler or a watcher.
+#[derive(Debug, Default)]
+pub struct Stop(AtomicU8);
+
+impl Stop {
+    const NONE: u8 = 0;
+    const INTERRUPTED: u8 = 1;
+    const OUTPUT_CLOSED: u8 = 2;
+
+    /// No stop requested.
+    pub const fn new() -> Stop {
+        Stop(AtomicU8::new(Self::NONE))
+    }
+
+    /// Ctrl-C.
+    pub fn interrupt(&self) {
+        let _ = self.0.compare_exchange(
+            Self::NONE,
+            Self::INTERRUPTED,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+
+    /// Standard output was closed.
+    pub fn output_closed(&self) {
+        let _ = self.0.compare_exchange(
+            Self::NONE,
+            Self::OUTPUT_CLOSED,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+
+    /// The first stop requested, if any.
+    pub fn requested(&self) -> Option<Stopped> {
+        match self.0.load(Ordering::SeqCst) {
+            Self::INTERRUPTED => Some(Stopped::Interrupted),
+            Self::OUTPUT_CLOSED => Some(Stopped::OutputClosed),
+            _ => None,
+        }
+    }
 }
 
 /// What happened to one action that was attempted.
 #[derive(Clone, Debug)]
 pub struct Attempted {
-    /// Index into the actions given to [`run`].
+    /// The round.
+    pub round: u32,
+    /// Index into the actions of that round.
     pub action: usize,
     /// The record entry.
     pub entry: Entry,
@@ -99,10 +211,16 @@ pub struct Attempted {
 pub struct Summary {
     /// Attempted actions, in execution order.
     pub attempted: Vec<Attempted>,
-    /// Indices of the actions never attempted, in execution order.
-    pub not_done: Vec<usize>,
+    /// Actions never attempted because the apply stopped, in execution order.
+    pub not_done: Vec<NotDone>,
+    /// Actions the last re-plan still predicts that were not performed.
+    pub left: Vec<NotDone>,
     /// Why it stopped early, if it did.
     pub stopped: Option<Stopped>,
+    /// Rounds run.
+    pub rounds: u32,
+    /// A re-plan after the last round found nothing left to do.
+    pub converged: bool,
 }
 
 impl Summary {
@@ -123,14 +241,87 @@ impl Summary {
         self.count(EntryResult::Skipped)
     }
 
+    /// Actions skipped for this cause.
+    pub fn skipped_for(&self, cause: SkipCause) -> usize {
+        self.attempted
+            .iter()
+            .filter(|a| a.entry.cause == Some(cause))
+            .count()
+    }
+
     /// Actions failed.
     pub fn failed(&self) -> usize {
         self.count(EntryResult::Failed)
     }
 
-    /// Every action was attempted and none failed.
+    /// Writes sent that succeeded.
+    fn writes_done(&self, round: u32) -> usize {
+        self.attempted
+            .iter()
+            .filter(|a| a.round == round && a.entry.result == EntryResult::Done)
+            .count()
+    }
+
+    /// The cluster is where the plan leads: nothing stopped the apply, every action was done
+    /// or superseded, and nothing the plan still predicts was left undone.
     pub fn complete(&self) -> bool {
         self.stopped.is_none()
+            && self.failed() == 0
+            && self.skipped_for(SkipCause::Changed) == 0
+            && self.skipped_for(SkipCause::GcWouldNot) == 0
+            && self.left.is_empty()
+    }
+
+    /// Why the apply is not complete, in one line (`None` when it is).
+    pub fn incomplete_reason(&self) -> Option<String> {
+        if let Some(s) = &self.stopped {
+            return Some(format!("apply stopped: {}", s.message()));
+        }
+        let mut why = Vec::new();
+        let failed = self.failed();
+        if failed > 0 {
+            why.push(format!("{failed} action(s) failed"));
+        }
+        let changed = self.skipped_for(SkipCause::Changed);
+        if changed > 0 {
+            why.push(format!(
+                "{changed} action(s) skipped because the cluster changed in a way the plan did not predict"
+            ));
+        }
+        let refused = self.skipped_for(SkipCause::GcWouldNot);
+        if refused > 0 {
+            why.push(format!(
+                "{refused} action(s) skipped because the GC would not perform them"
+            ));
+        }
+        if !self.left.is_empty() {
+            why.push(format!(
+                "{} action(s) the last re-plan still predicts were not performed{}",
+                self.left.len(),
+                if self.converged { "" } else { " (round limit)" }
+            ));
+        }
+        (!why.is_empty()).then(|| format!("apply incomplete: {}", why.join("; ")))
+    }
+
+    /// The record's last line.
+    pub fn line(&self) -> SummaryLine {
+        SummaryLine {
+            kind: "ApplySummary",
+            finished_at: now_rfc3339(),
+            complete: self.complete(),
+            rounds: self.rounds,
+            converged: self.converged,
+            stopped: self.stopped.as_ref().map(Stopped::as_str),
+            message: self.incomplete_reason(),
+            done: self.done(),
+            skipped: self.skipped(),
+            skipped_changed: self.skipped_for(SkipCause::Changed),
+            skipped_gc_would_not: self.skipped_for(SkipCause::GcWouldNot),
+            failed: self.failed(),
+            not_done: self.not_done.clone(),
+            left: self.left.clone(),
+        }
     }
 }
 
@@ -148,104 +339,192 @@ pub fn execution_order(actions: &[&Action]) -> Vec<usize> {
     idx
 }
 
-/// Runs `actions` (a plan's, possibly filtered) against `ops`, writing one record entry per
-/// attempted action and the summary line. `progress` sees every entry once it is recorded.
-/// Record write failures stop the apply (the record must stay exact).
+/// Sees every entry once it is recorded: (position in the round, actions in the round, entry).
+pub type Progress<'p> = dyn FnMut(usize, usize, &Entry) + 'p;
+
+/// Performs actions round after round against one cluster, writing one record entry per
+/// attempted action; keeps the rate limit and the running summary across rounds.
+#[derive(Debug)]
+pub struct Applier<'o, C> {
+    ops: &'o C,
+    opts: Options,
+    limiter: Limiter,
+    summary: Summary,
+}
+
+impl<'o, C: ClusterOps> Applier<'o, C> {
+    /// An applier; refuses options out of range ([`Options::check`]).
+    pub fn new(ops: &'o C, opts: Options) -> Result<Applier<'o, C>, String> {
+        opts.check()?;
+        Ok(Applier {
+            ops,
+            limiter: Limiter::new(opts.qps),
+            opts,
+            summary: Summary::default(),
+        })
+    }
+
+    /// The summary so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Whether the apply has stopped (no further round may run).
+    pub fn stopped(&self) -> bool {
+        self.summary.stopped.is_some()
+    }
+
+    /// Runs one round: `actions` (a plan's, possibly filtered) in [`execution_order`]; `end` is
+    /// the end state that plan predicts (it tells superseded skips from changes). Returns the
+    /// number of actions done. Record write failures stop the apply (the record must stay
+    /// exact).
+    pub async fn round<W: Write>(
+        &mut self,
+        a: &GarbageCollector<'_>,
+        end: &State,
+        actions: &[&Action],
+        record: &mut Record<W>,
+        stop: &Stop,
+        progress: &mut Progress<'_>,
+    ) -> usize {
+        if self.stopped() {
+            return 0;
+        }
+        self.summary.rounds += 1;
+        let round = self.summary.rounds;
+        let order = execution_order(actions);
+        let total = order.len();
+        let mut exec = Executor {
+            ops: self.ops,
+            a,
+            end,
+            opts: &self.opts,
+            limiter: &mut self.limiter,
+        };
+        let seq0 = self.summary.attempted.len();
+        let not_done = |rest: &[usize]| -> Vec<NotDone> {
+            rest.iter()
+                .map(|&i| NotDone {
+                    round,
+                    wave: actions[i].wave,
+                    verb: actions[i].verb.as_str(),
+                    target: ObjectRef::of(a.snap, actions[i].target),
+                })
+                .collect()
+        };
+        for (pos, &i) in order.iter().enumerate() {
+            if let Some(why) = stop.requested() {
+                self.summary.stopped = Some(why);
+                self.summary.not_done.extend(not_done(&order[pos..]));
+                break;
+            }
+            let act = actions[i];
+            let mut entry = new_entry(a, act, seq0 + pos + 1, round);
+            let outcome = exec.perform(act, &mut entry).await;
+            let stop_msg = match outcome {
+                Ok(Step::Done(msg)) => {
+                    entry.result = EntryResult::Done;
+                    entry.message = msg;
+                    None
+                }
+                Ok(Step::Skip(msg, cause)) => {
+                    entry.result = EntryResult::Skipped;
+                    entry.cause = Some(cause);
+                    entry.message = msg;
+                    None
+                }
+                Ok(Step::Failed(msg)) => {
+                    // This object only: recorded, and on to the next action.
+                    entry.result = EntryResult::Failed;
+                    entry.message = msg;
+                    None
+                }
+                Ok(Step::Conflict(msg)) => {
+                    let msg = format!("still conflicting after {MAX_ATTEMPTS} attempts: {msg}");
+                    entry.result = EntryResult::Failed;
+                    entry.message = msg.clone();
+                    Some(msg)
+                }
+                Err(Fail(msg)) => {
+                    entry.result = EntryResult::Failed;
+                    entry.message = msg.clone();
+                    Some(msg)
+                }
+            };
+            let written = record.entry(&entry);
+            progress(pos + 1, total, &entry);
+            self.summary.attempted.push(Attempted {
+                round,
+                action: i,
+                entry,
+            });
+            let stop_msg = match (stop_msg, written) {
+                (Some(msg), _) => Some(format!("{}: {msg}", act_label(a, act))),
+                (None, Err(e)) => Some(format!("writing the record: {e}")),
+                (None, Ok(())) => None,
+            };
+            if let Some(msg) = stop_msg {
+                self.summary.stopped = Some(Stopped::Error(msg));
+                self.summary.not_done.extend(not_done(&order[pos + 1..]));
+                break;
+            }
+        }
+        self.summary.writes_done(round)
+    }
+
+    /// Notes what the last re-plan still predicts (`left`) and whether it found nothing left
+    /// to do (`converged`).
+    pub fn settle(&mut self, left: Vec<NotDone>, converged: bool) {
+        self.summary.left = left;
+        self.summary.converged = converged;
+    }
+
+    /// Records that the apply stopped for `why` (before or between rounds).
+    pub fn stop(&mut self, why: Stopped) {
+        if self.summary.stopped.is_none() {
+            self.summary.stopped = Some(why);
+        }
+    }
+
+    /// Writes the summary line; returns the summary.
+    pub fn finish<W: Write>(mut self, record: &mut Record<W>) -> Summary {
+        if let Err(e) = record.finish(&self.summary.line())
+            && self.summary.stopped.is_none()
+        {
+            self.summary.stopped = Some(Stopped::Error(format!("writing the record: {e}")));
+        }
+        self.summary
+    }
+}
+
+/// Runs `actions` (a plan's, possibly filtered; `end` the end state that plan predicts) as one
+/// round against `ops` and writes the summary line — [`converge()`] without re-planning.
+/// Options out of range stop it before any request.
+#[allow(clippy::too_many_arguments)]
 pub async fn run<C: ClusterOps, W: Write>(
     ops: &C,
     a: &GarbageCollector<'_>,
+    end: &State,
     actions: &[&Action],
     opts: &Options,
     record: &mut Record<W>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(usize, usize, &Entry),
+    stop: &Stop,
+    progress: &mut Progress<'_>,
 ) -> Summary {
-    let order = execution_order(actions);
-    let total = order.len();
-    let mut exec = Executor {
-        ops,
-        a,
-        opts,
-        limiter: Limiter::new(opts.qps),
-    };
-    let mut summary = Summary::default();
-    for (pos, &i) in order.iter().enumerate() {
-        if stop.load(Ordering::SeqCst) {
-            summary.stopped = Some(Stopped::Interrupted);
-            summary.not_done.extend_from_slice(&order[pos..]);
-            break;
+    match Applier::new(ops, opts.clone()) {
+        Ok(mut applier) => {
+            applier.round(a, end, actions, record, stop, progress).await;
+            applier.finish(record)
         }
-        let act = actions[i];
-        let mut entry = new_entry(a, act, pos + 1);
-        let outcome = exec.perform(act, &mut entry).await;
-        let failed = match outcome {
-            Ok(Step::Done(msg)) => {
-                entry.result = EntryResult::Done;
-                entry.message = msg;
-                None
-            }
-            Ok(Step::Skip(msg)) => {
-                entry.result = EntryResult::Skipped;
-                entry.message = msg;
-                None
-            }
-            Ok(Step::Conflict(msg)) => {
-                let msg = format!("still conflicting after {MAX_ATTEMPTS} attempts: {msg}");
-                entry.result = EntryResult::Failed;
-                entry.message = msg.clone();
-                Some(msg)
-            }
-            Err(Fail(msg)) => {
-                entry.result = EntryResult::Failed;
-                entry.message = msg.clone();
-                Some(msg)
-            }
-        };
-        let written = record.entry(&entry);
-        progress(pos + 1, total, &entry);
-        summary.attempted.push(Attempted { action: i, entry });
-        let stop_msg = match (failed, written) {
-            (Some(msg), _) => Some(format!("{}: {msg}", act_label(a, act))),
-            (None, Err(e)) => Some(format!("writing the record: {e}")),
-            (None, Ok(())) => None,
-        };
-        if let Some(msg) = stop_msg {
-            summary.stopped = Some(Stopped::Error(msg));
-            summary.not_done.extend_from_slice(&order[pos + 1..]);
-            break;
+        Err(e) => {
+            let summary = Summary {
+                stopped: Some(Stopped::Error(e)),
+                ..Summary::default()
+            };
+            let _ = record.finish(&summary.line());
+            summary
         }
     }
-    let line = SummaryLine {
-        kind: "ApplySummary",
-        finished_at: now_rfc3339(),
-        complete: summary.complete(),
-        stopped: summary.stopped.as_ref().map(|s| match s {
-            Stopped::Error(_) => "error",
-            Stopped::Interrupted => "interrupted",
-        }),
-        message: summary.stopped.as_ref().map(|s| match s {
-            Stopped::Error(m) => m.clone(),
-            Stopped::Interrupted => "interrupted (Ctrl-C) before the next action".to_owned(),
-        }),
-        done: summary.done(),
-        skipped: summary.skipped(),
-        failed: summary.failed(),
-        not_done: summary
-            .not_done
-            .iter()
-            .map(|&i| record::NotDone {
-                wave: actions[i].wave,
-                verb: actions[i].verb.as_str(),
-                target: ObjectRef::of(a.snap, actions[i].target),
-            })
-            .collect(),
-    };
-    if let Err(e) = record.finish(&line)
-        && summary.stopped.is_none()
-    {
-        summary.stopped = Some(Stopped::Error(format!("writing the record: {e}")));
-    }
-    summary
 }
 
 /// `delete ConfigMap/x -n ns`.
@@ -253,11 +532,12 @@ pub fn act_label(a: &GarbageCollector<'_>, act: &Action) -> String {
     format!("{} {}", act.verb.as_str(), a.snap.describe(act.target))
 }
 
-fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize) -> Entry {
+fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize, round: u32) -> Entry {
     let store = &a.snap.store;
     Entry {
         kind: "ApplyEntry",
         seq,
+        round,
         wave: act.wave,
         verb: act.verb.as_str(),
         target: ObjectRef::of(a.snap, act.target),
@@ -267,709 +547,13 @@ fn new_entry(a: &GarbageCollector<'_>, act: &Action, seq: usize) -> Entry {
         owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
         result: EntryResult::Skipped,
+        cause: None,
         message: String::new(),
         notes: Vec::new(),
         before: None,
         requests: Vec::new(),
         reads: 0,
         started_at: now_rfc3339(),
-    }
-}
-
-/// The outcome of one attempt.
-#[derive(Debug)]
-enum Step {
-    Done(String),
-    Skip(String),
-    /// A 409: re-run the action from the re-read.
-    Conflict(String),
-}
-
-/// An unexpected error: stop.
-#[derive(Debug)]
-struct Fail(String);
-
-type Res<T> = Result<T, Fail>;
-
-/// How the GC would see one reference now.
-#[derive(Debug)]
-enum LiveClass {
-    Solid,
-    Waiting,
-    Dangling(String),
-    /// Cannot be re-checked (kind not served, invalid scope): never act.
-    Unverifiable(String),
-}
-
-/// What [`Executor::no_solid_owner`] verified: no owner is solid, whether one is in
-/// foreground deletion, and each owner's state (for the record).
-struct NoSolidOwner {
-    waiting: bool,
-    why: Vec<String>,
-}
-
-struct Executor<'x, 'b, C> {
-    ops: &'x C,
-    a: &'x GarbageCollector<'b>,
-    opts: &'x Options,
-    limiter: Limiter,
-}
-
-/// The wait before re-running an action after a 409 (client-go's `DefaultBackoff`: 10 ms, ×5).
-const CONFLICT_BACKOFF: Backoff = Backoff {
-    base: Duration::from_millis(10),
-    factor: 5,
-    max_exponent: 4,
-    jitter: 0.0,
-};
-
-impl<C: ClusterOps> Executor<'_, '_, C> {
-    async fn perform(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let mut attempt = 0;
-        loop {
-            let step = match act.verb {
-                Verb::Delete => self.delete(act, entry).await?,
-                Verb::RemoveOwnerReferences => self.remove_refs(act, entry).await?,
-                Verb::UnblockOwnerReferences => self.unblock(act, entry).await?,
-                Verb::RemoveFinalizer => self.remove_finalizer(act, entry).await?,
-            };
-            match step {
-                Step::Conflict(msg) if attempt + 1 < MAX_ATTEMPTS => {
-                    entry
-                        .notes
-                        .push(format!("attempt {}: {msg}; re-reading", attempt + 1));
-                    tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt)).await;
-                    attempt += 1;
-                }
-                other => return Ok(other),
-            }
-        }
-    }
-
-    // -- requests --------------------------------------------------------------------------
-
-    async fn get(&mut self, key: &ObjectKey, entry: &mut Entry) -> Res<Option<LiveObject>> {
-        self.limiter.acquire().await;
-        entry.reads += 1;
-        self.ops
-            .get(key)
-            .await
-            .map_err(|e| Fail(format!("GET {}: {}", key.path(), e.describe())))
-    }
-
-    /// Re-reads the target; `Err(skip)` when it is gone or was recreated.
-    async fn read_target(
-        &mut self,
-        key: &ObjectKey,
-        uid: &str,
-        entry: &mut Entry,
-    ) -> Res<Result<LiveObject, Step>> {
-        let Some(obj) = self.get(key, entry).await? else {
-            return Ok(Err(Step::Skip(format!(
-                "gone: {} no longer exists",
-                key.describe()
-            ))));
-        };
-        entry.before = Some(obj.raw.clone());
-        if obj.meta.uid != uid {
-            return Ok(Err(Step::Skip(format!(
-                "recreated: {} now has uid {}, the plan was for uid {uid}",
-                key.describe(),
-                obj.meta.uid
-            ))));
-        }
-        Ok(Ok(obj))
-    }
-
-    async fn write(
-        &mut self,
-        key: &ObjectKey,
-        patch: Option<PatchType>,
-        body: Vec<u8>,
-        entry: &mut Entry,
-    ) -> Result<u16, ApiError> {
-        self.limiter.acquire().await;
-        let result = match patch {
-            None => self.ops.delete(key, &body).await,
-            Some(p) => self.ops.patch(key, p, &body).await,
-        };
-        entry.requests.push(RequestRecord {
-            method: if patch.is_some() { "PATCH" } else { "DELETE" },
-            path: key.path(),
-            content_type: patch.map_or("application/json", PatchType::content_type),
-            body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
-            status: match &result {
-                Ok(s) => *s,
-                Err(e) => e.code,
-            },
-            error: result.as_ref().err().map(ApiError::describe),
-        });
-        result
-    }
-
-    fn unexpected(&self, method: &str, key: &ObjectKey, e: &ApiError) -> Fail {
-        Fail(format!("{method} {}: {}", key.path(), e.describe()))
-    }
-
-    /// A 422 may be the SMP's `uid` check against a recreated object: re-read to tell.
-    async fn after_invalid(
-        &mut self,
-        key: &ObjectKey,
-        uid: &str,
-        e: &ApiError,
-        entry: &mut Entry,
-    ) -> Res<Step> {
-        match self.read_target(key, uid, entry).await? {
-            Err(skip) => Ok(skip),
-            Ok(_) => Err(self.unexpected("PATCH", key, e)),
-        }
-    }
-
-    // -- coordinates -----------------------------------------------------------------------
-
-    fn target(&self, id: ObjId) -> (ObjectKey, String) {
-        let key = ObjectKey::of(self.a.snap, id);
-        let uid = self
-            .a
-            .snap
-            .store
-            .str(self.a.snap.store.object(id).uid)
-            .to_owned();
-        (key, uid)
-    }
-
-    /// Where the GC looks an owner up (§3.3 step 6): the reference's group/version/kind
-    /// (exact kind, or the kind in lower case), in the dependent's namespace for namespaced
-    /// kinds.
-    fn owner_key(&self, r: &LiveRef, dependent_ns: &str) -> Result<ObjectKey, String> {
-        let (group, version) = split_api_version(&r.api_version)
-            .ok_or_else(|| format!("apiVersion {:?} does not parse", r.api_version))?;
-        let row = self
-            .a
-            .snap
-            .resources
-            .iter()
-            .find(|x| {
-                x.group == group
-                    && x.version == version
-                    && (x.kind == r.kind || x.kind.to_ascii_lowercase() == r.kind)
-            })
-            .ok_or_else(|| {
-                format!(
-                    "{} {} is not served (as of the snapshot)",
-                    r.api_version, r.kind
-                )
-            })?;
-        if row.namespaced && dependent_ns.is_empty() {
-            return Err("cluster-scoped objects cannot refer to namespaced owners".into());
-        }
-        Ok(ObjectKey {
-            group: row.group.clone(),
-            version: row.version.clone(),
-            plural: row.plural.clone(),
-            kind: row.kind.clone(),
-            namespace: if row.namespaced {
-                dependent_ns.to_owned()
-            } else {
-                String::new()
-            },
-            name: r.name.clone(),
-        })
-    }
-
-    /// `classifyReferences` (§3.4) against live GETs of the owners.
-    async fn classify(
-        &mut self,
-        meta: &LiveMeta,
-        namespace: &str,
-        entry: &mut Entry,
-    ) -> Res<Vec<LiveClass>> {
-        let mut cache: HashMap<String, Option<LiveObject>> = HashMap::new();
-        let mut out = Vec::with_capacity(meta.owner_references.len());
-        for r in &meta.owner_references {
-            let key = match self.owner_key(r, namespace) {
-                Ok(k) => k,
-                Err(why) => {
-                    out.push(LiveClass::Unverifiable(why));
-                    continue;
-                }
-            };
-            let path = key.path();
-            let owner = match cache.get(&path) {
-                Some(o) => o.clone(),
-                None => {
-                    let o = self.get(&key, entry).await?;
-                    cache.insert(path, o.clone());
-                    o
-                }
-            };
-            out.push(match owner {
-                None => LiveClass::Dangling(format!("{} does not exist", key.describe())),
-                Some(o) if o.meta.uid != r.uid => LiveClass::Dangling(format!(
-                    "{} has uid {}, not {}",
-                    key.describe(),
-                    o.meta.uid,
-                    r.uid
-                )),
-                Some(o) if o.meta.terminating() && o.meta.has_finalizer(finalizers::FOREGROUND) => {
-                    LiveClass::Waiting
-                }
-                Some(_) => LiveClass::Solid,
-            });
-        }
-        Ok(out)
-    }
-
-    /// Re-checks every owner of the object live: it is still garbage only if none is solid and
-    /// each could be checked (rows 9 and 10). Otherwise the skip to report.
-    async fn no_solid_owner(
-        &mut self,
-        meta: &LiveMeta,
-        namespace: &str,
-        entry: &mut Entry,
-    ) -> Res<Result<NoSolidOwner, Step>> {
-        let classes = self.classify(meta, namespace, entry).await?;
-        let mut verified = NoSolidOwner {
-            waiting: false,
-            why: Vec::new(),
-        };
-        for (r, c) in meta.owner_references.iter().zip(&classes) {
-            match c {
-                LiveClass::Unverifiable(why) => {
-                    return Ok(Err(Step::Skip(format!(
-                        "cannot re-check owner {}: {why}",
-                        Self::describe_ref(r)
-                    ))));
-                }
-                LiveClass::Solid => {
-                    return Ok(Err(Step::Skip(format!(
-                        "owner {} exists: the object is not garbage",
-                        Self::describe_ref(r)
-                    ))));
-                }
-                LiveClass::Waiting => {
-                    verified.waiting = true;
-                    verified.why.push(format!(
-                        "{} is in foreground deletion",
-                        Self::describe_ref(r)
-                    ));
-                }
-                LiveClass::Dangling(d) => verified.why.push(format!("dangling: {d}")),
-            }
-        }
-        Ok(Ok(verified))
-    }
-
-    /// Row 1 / row 5: the GC does nothing to a terminating object here.
-    fn terminating_skip(meta: &LiveMeta) -> Option<Step> {
-        if !meta.terminating() {
-            return None;
-        }
-        Some(Step::Skip(if meta.has_finalizer(finalizers::FOREGROUND) {
-            "now in foreground deletion: the GC waits for its dependents instead".into()
-        } else {
-            "already being deleted".into()
-        }))
-    }
-
-    fn describe_ref(r: &LiveRef) -> String {
-        format!("{}/{} ({})", r.kind, r.name, r.uid)
-    }
-
-    // -- verbs -----------------------------------------------------------------------------
-
-    async fn delete(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
-            Ok(o) => o,
-            Err(skip) => return Ok(skip),
-        };
-        let policy = if act.reason == Reason::UserDelete {
-            if self.opts.user_policy_explicit {
-                act.policy
-            } else {
-                None
-            }
-        } else {
-            if let Some(skip) = Self::terminating_skip(&obj.meta) {
-                return Ok(skip);
-            }
-            if obj.meta.owner_references.is_empty() {
-                return Ok(Step::Skip("has no ownerReferences any more".into()));
-            }
-            let NoSolidOwner { waiting, why } = match self
-                .no_solid_owner(&obj.meta, &key.namespace, entry)
-                .await?
-            {
-                Ok(v) => v,
-                Err(skip) => return Ok(skip),
-            };
-            entry.notes.push(format!("verified: {}", why.join("; ")));
-            // Row 9 (waiting owner, has dependents) or row 10 (the object's own finalizers).
-            let p = if act.reason == Reason::ForegroundForWaitingOwner && waiting {
-                Policy::Foreground
-            } else if obj.meta.has_finalizer(finalizers::ORPHAN) {
-                Policy::Orphan
-            } else if obj.meta.has_finalizer(finalizers::FOREGROUND) {
-                Policy::Foreground
-            } else {
-                Policy::Background
-            };
-            if Some(p) != act.policy {
-                entry.notes.push(format!(
-                    "propagationPolicy={} from the live object (planned {})",
-                    p.as_str(),
-                    act.policy.map_or("none", Policy::as_str)
-                ));
-            }
-            Some(p)
-        };
-        let with_rv =
-            act.reason != Reason::UserDelete && self.a.rules.delete_with_resource_version();
-        let rv = with_rv.then(|| obj.meta.resource_version.clone());
-        let body = patch::delete(&uid, rv.as_deref(), policy);
-        let done = |status: u16| {
-            Step::Done(format!(
-                "deleted (propagationPolicy={}, HTTP {status})",
-                policy.map_or("default", Policy::as_str)
-            ))
-        };
-        match self.write(&key, None, body, entry).await {
-            Ok(s) => Ok(done(s)),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the DELETE (404)".into())),
-            Err(e) if e.code == 409 && rv.is_some() => {
-                // §3.2 notes (v1.34+): same UID, other resourceVersion, same ownerReferences →
-                // retry with the UID precondition only; otherwise re-verify.
-                let Some(latest) = self.get(&key, entry).await? else {
-                    return Ok(Step::Skip("gone before the DELETE (409, then 404)".into()));
-                };
-                if latest.meta.uid == uid
-                    && latest.meta.resource_version != obj.meta.resource_version
-                    && latest.meta.owner_references == obj.meta.owner_references
-                {
-                    entry.before = Some(latest.raw.clone());
-                    let body = patch::delete(&uid, None, policy);
-                    match self.write(&key, None, body, entry).await {
-                        Ok(s) => Ok(done(s)),
-                        Err(e) if e.code == 404 => {
-                            Ok(Step::Skip("gone before the DELETE (404)".into()))
-                        }
-                        Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                        Err(e) => Err(self.unexpected("DELETE", &key, &e)),
-                    }
-                } else {
-                    Ok(Step::Conflict(e.describe()))
-                }
-            }
-            Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) => Err(self.unexpected("DELETE", &key, &e)),
-        }
-    }
-
-    async fn remove_refs(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let a = self.a;
-        let store = &a.snap.store;
-        let planned: Vec<String> = act
-            .owner_refs
-            .iter()
-            .map(|u| store.str(*u).to_owned())
-            .collect();
-        if let Reason::Orphan { owner } = act.reason {
-            // attemptToOrphan (§4): only while the owner is terminating with `orphan`.
-            let (okey, ouid) = self.target(owner);
-            match self.get(&okey, entry).await? {
-                None => return Ok(Step::Skip(format!("owner {} is gone", okey.describe()))),
-                Some(o) if o.meta.uid != ouid => {
-                    return Ok(Step::Skip(format!(
-                        "owner {} was recreated (uid {})",
-                        okey.describe(),
-                        o.meta.uid
-                    )));
-                }
-                Some(o) if !(o.meta.terminating() && o.meta.has_finalizer(finalizers::ORPHAN)) => {
-                    return Ok(Step::Skip(format!(
-                        "owner {} is no longer being deleted with the orphan finalizer",
-                        okey.describe()
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
-            Ok(o) => o,
-            Err(skip) => return Ok(skip),
-        };
-        let present: Vec<String> = planned
-            .iter()
-            .filter(|u| obj.meta.owner_references.iter().any(|r| &r.uid == *u))
-            .cloned()
-            .collect();
-        if present.is_empty() {
-            return Ok(Step::Skip("the references are already gone".into()));
-        }
-        if act.reason == Reason::StripDanglingAndWaiting {
-            if let Some(skip) = Self::terminating_skip(&obj.meta) {
-                return Ok(skip);
-            }
-            let classes = self.classify(&obj.meta, &key.namespace, entry).await?;
-            let mut solid = false;
-            for (r, c) in obj.meta.owner_references.iter().zip(&classes) {
-                match c {
-                    LiveClass::Unverifiable(why) => {
-                        return Ok(Step::Skip(format!(
-                            "cannot re-check owner {}: {why}",
-                            Self::describe_ref(r)
-                        )));
-                    }
-                    LiveClass::Solid if present.contains(&r.uid) => {
-                        return Ok(Step::Skip(format!(
-                            "owner {} exists again",
-                            Self::describe_ref(r)
-                        )));
-                    }
-                    LiveClass::Solid => solid = true,
-                    LiveClass::Waiting | LiveClass::Dangling(_) => {}
-                }
-            }
-            if !solid {
-                return Ok(Step::Skip(
-                    "no solid owner left: the GC would now delete the object instead (re-run collect)"
-                        .into(),
-                ));
-            }
-        }
-        if present.len() < planned.len() {
-            entry.notes.push(format!(
-                "{} of the planned references were already gone",
-                planned.len() - present.len()
-            ));
-        }
-        let refs: Vec<&str> = present.iter().map(String::as_str).collect();
-        let smp = patch::remove_refs_smp(&uid, &refs, self.a.rules.uid_first_patch_order());
-        let done =
-            |n: usize, how: &str| Step::Done(format!("removed {n} ownerReference(s) ({how})"));
-        match self
-            .write(&key, Some(PatchType::Strategic), smp, entry)
-            .await
-        {
-            Ok(_) => Ok(done(present.len(), "strategic merge patch")),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
-            Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) if e.code == 422 => self.after_invalid(&key, &uid, &e, entry).await,
-            Err(e) if e.code == 415 => {
-                // §3.7: JSON merge patch from a fresh read, guarded by its resourceVersion.
-                let fresh = match self.read_target(&key, &uid, entry).await? {
-                    Ok(o) => o,
-                    Err(skip) => return Ok(skip),
-                };
-                let remaining: Vec<LiveRef> = fresh
-                    .meta
-                    .owner_references
-                    .iter()
-                    .filter(|r| !present.contains(&r.uid))
-                    .cloned()
-                    .collect();
-                let removed = fresh.meta.owner_references.len() - remaining.len();
-                if removed == 0 {
-                    return Ok(Step::Skip("the references are already gone".into()));
-                }
-                let jmp = patch::refs_jmp(&fresh.meta.resource_version, &remaining);
-                match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
-                    Ok(_) => Ok(done(removed, "JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
-                    Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                    Err(e) => Err(self.unexpected("PATCH", &key, &e)),
-                }
-            }
-            Err(e) => Err(self.unexpected("PATCH", &key, &e)),
-        }
-    }
-
-    async fn unblock(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let a = self.a;
-        let store = &a.snap.store;
-        let planned: Vec<String> = act
-            .owner_refs
-            .iter()
-            .map(|u| store.str(*u).to_owned())
-            .collect();
-        let (key, uid) = self.target(act.target);
-        let obj = match self.read_target(&key, &uid, entry).await? {
-            Ok(o) => o,
-            Err(skip) => return Ok(skip),
-        };
-        if let Some(skip) = Self::terminating_skip(&obj.meta) {
-            return Ok(skip);
-        }
-        let waiting = match self
-            .no_solid_owner(&obj.meta, &key.namespace, entry)
-            .await?
-        {
-            Ok(v) => v.waiting,
-            Err(skip) => return Ok(skip),
-        };
-        if !waiting {
-            return Ok(Step::Skip(
-                "no owner is in foreground deletion any more".into(),
-            ));
-        }
-        let blocking: Vec<LiveRef> = obj
-            .meta
-            .owner_references
-            .iter()
-            .filter(|r| r.blocks() && planned.contains(&r.uid))
-            .cloned()
-            .collect();
-        if blocking.is_empty() {
-            return Ok(Step::Skip("the references no longer block".into()));
-        }
-        let smp = patch::unblock_smp(&uid, &blocking);
-        let done = |how: &str| {
-            Step::Done(format!(
-                "set blockOwnerDeletion=false on {} reference(s) ({how})",
-                blocking.len()
-            ))
-        };
-        match self
-            .write(&key, Some(PatchType::Strategic), smp, entry)
-            .await
-        {
-            Ok(_) => Ok(done("strategic merge patch")),
-            Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
-            Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-            Err(e) if e.code == 422 => self.after_invalid(&key, &uid, &e, entry).await,
-            Err(e) if e.code == 415 => {
-                let fresh = match self.read_target(&key, &uid, entry).await? {
-                    Ok(o) => o,
-                    Err(skip) => return Ok(skip),
-                };
-                let jmp =
-                    patch::unblock_jmp(&fresh.meta.resource_version, &fresh.meta.owner_references);
-                match self.write(&key, Some(PatchType::Merge), jmp, entry).await {
-                    Ok(_) => Ok(done("JSON merge patch after 415")),
-                    Err(e) if e.code == 404 => Ok(Step::Skip("gone before the PATCH (404)".into())),
-                    Err(e) if e.code == 409 => Ok(Step::Conflict(e.describe())),
-                    Err(e) => Err(self.unexpected("PATCH", &key, &e)),
-                }
-            }
-            Err(e) => Err(self.unexpected("PATCH", &key, &e)),
-        }
-    }
-
-    /// Dependents (from the snapshot's graph) that may still hold the target: for foreground
-    /// deletion those with a blocking reference, for orphaning those with any reference.
-    fn snapshot_dependents(&self, id: ObjId, blocking_only: bool) -> Vec<ObjId> {
-        let a = self.a;
-        let store = &a.snap.store;
-        let uid = store.object(id).uid;
-        let mut out: Vec<ObjId> = a
-            .graph
-            .dependents(a.graph.node_of_object(id))
-            .iter()
-            .filter_map(|&n| a.graph.object(n))
-            .filter(|&d| {
-                store
-                    .owner_refs(d)
-                    .iter()
-                    .any(|r| r.uid == uid && (!blocking_only || r.blocks()))
-            })
-            .collect();
-        out.sort();
-        out.dedup();
-        out
-    }
-
-    async fn remove_finalizer(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
-        let a = self.a;
-        let store = &a.snap.store;
-        let fin = act
-            .finalizer
-            .map(|f| store.str(f).to_owned())
-            .unwrap_or_default();
-        let (key, uid) = self.target(act.target);
-        let mut obj = match self.read_target(&key, &uid, entry).await? {
-            Ok(o) => o,
-            Err(skip) => return Ok(skip),
-        };
-        if !obj.meta.terminating() {
-            return Ok(Step::Skip("not being deleted".into()));
-        }
-        if !obj.meta.has_finalizer(&fin) {
-            return Ok(Step::Skip(format!("finalizer {fin} already removed")));
-        }
-        // The verdict: nothing blocks a foreground deletion; every dependent was orphaned.
-        let foreground = matches!(act.reason, Reason::ForegroundDone);
-        for d in self.snapshot_dependents(act.target, foreground) {
-            let (dkey, duid) = self.target(d);
-            let Some(dep) = self.get(&dkey, entry).await? else {
-                continue;
-            };
-            if dep.meta.uid != duid {
-                continue;
-            }
-            let holds = dep
-                .meta
-                .owner_references
-                .iter()
-                .any(|r| r.uid == uid && (!foreground || r.blocks()));
-            if holds {
-                return Ok(Step::Skip(if foreground {
-                    format!(
-                        "dependent {} still blocks the deletion (blockOwnerDeletion=true)",
-                        dkey.describe()
-                    )
-                } else {
-                    format!(
-                        "dependent {} still references the owner: it was not orphaned",
-                        dkey.describe()
-                    )
-                }));
-            }
-        }
-        // removeFinalizer (§3.8): JSON merge patch with the resourceVersion, retried on 409 with
-        // a fresh read (and, unlike the GC, a UID check on every read).
-        for attempt in 0..MAX_ATTEMPTS {
-            if attempt > 0 {
-                tokio::time::sleep(CONFLICT_BACKOFF.delay(attempt - 1)).await;
-                obj = match self.read_target(&key, &uid, entry).await? {
-                    Ok(o) => o,
-                    Err(skip) => return Ok(skip),
-                };
-                if !obj.meta.has_finalizer(&fin) {
-                    return Ok(Step::Skip(format!("finalizer {fin} already removed")));
-                }
-            }
-            let rest: Vec<String> = obj
-                .meta
-                .finalizers
-                .iter()
-                .filter(|f| **f != fin)
-                .cloned()
-                .collect();
-            let body = patch::finalizers_jmp(&obj.meta.resource_version, &rest);
-            match self.write(&key, Some(PatchType::Merge), body, entry).await {
-                Ok(_) => {
-                    return Ok(Step::Done(if rest.is_empty() {
-                        format!("removed finalizer {fin}; no finalizer left, the object is gone")
-                    } else {
-                        format!("removed finalizer {fin}; still held by {}", rest.join(", "))
-                    }));
-                }
-                Err(e) if e.code == 404 => {
-                    return Ok(Step::Skip("gone before the PATCH (404)".into()));
-                }
-                Err(e) if e.code == 409 => {
-                    entry
-                        .notes
-                        .push(format!("attempt {}: {}", attempt + 1, e.describe()));
-                }
-                Err(e) => return Err(self.unexpected("PATCH", &key, &e)),
-            }
-        }
-        Err(Fail(format!(
-            "removing finalizer {fin}: 409 Conflict {MAX_ATTEMPTS} times (the GC's updateMaxRetries)"
-        )))
     }
 }
 

@@ -1,12 +1,15 @@
 //! The requests `--apply` sends, as a trait: a kube-rs implementation ([`super::kube::KubeOps`])
-//! talks to the API server; an in-memory one ([`super::fake::FakeCluster`]) backs the tests.
+//! talks to the API server; an in-memory one (`apply::fake`, built with the `testkit` feature)
+//! backs the tests.
 //!
 //! Writes take the request body as exact bytes (built by [`super::patch`]), so what the tests
 //! check is byte for byte what is sent.
 
 use crate::model::ObjId;
 use crate::snapshot::Snapshot;
+use crate::source::live::path::{self, segment};
 use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
 use std::future::Future;
 
 /// Where an object lives: its resource (group/version/plural, as the API server serves it),
@@ -42,21 +45,70 @@ impl ObjectKey {
         }
     }
 
-    /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`).
+    /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`), every segment escaped
+    /// by [`segment`]: no name, namespace or discovery string can add a segment, a query or a
+    /// fragment, or make the request fail to build.
     pub fn path(&self) -> String {
-        let base = if self.group.is_empty() {
-            format!("/api/{}", self.version)
+        path::object(
+            &self.group,
+            &self.version,
+            Some(&self.namespace),
+            &self.plural,
+            &self.name,
+        )
+    }
+
+    /// The path the GC's metadata client GETs to look this object up as an owner (`isDangling`,
+    /// §3.3): client-go's metadata client joins the URL segments and the name with Go's
+    /// `path.Join` and checks nothing, so a name containing `/` spans several segments and
+    /// `.`/`..` segments are resolved — `..` reaches the namespace (or the group-version
+    /// document), `.` the collection, `a/b` a subresource path. Each remaining segment is
+    /// escaped by [`segment`] (the server decodes it to the same bytes as Go's escaping), so
+    /// `%` arrives as `%` (and the server refuses the name), `?` and `#` stay in the name.
+    /// For a name that is a valid path segment (every stored object's) this is [`Self::path`].
+    pub fn gc_get_path(&self) -> String {
+        let mut raw: Vec<&str> = Vec::with_capacity(7);
+        if self.group.is_empty() {
+            raw.push("api");
         } else {
-            format!("/apis/{}/{}", self.group, self.version)
-        };
-        if self.namespace.is_empty() {
-            format!("{base}/{}/{}", self.plural, self.name)
-        } else {
-            format!(
-                "{base}/namespaces/{}/{}/{}",
-                self.namespace, self.plural, self.name
-            )
+            raw.extend(["apis", &self.group]);
         }
+        raw.push(&self.version);
+        if !self.namespace.is_empty() {
+            raw.extend(["namespaces", &self.namespace]);
+        }
+        raw.push(&self.plural);
+        if !self.name.is_empty() {
+            raw.push(&self.name);
+        }
+        let joined = raw.join("/");
+        let mut clean: Vec<&str> = Vec::new();
+        for seg in joined.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    clean.pop();
+                }
+                s => clean.push(s),
+            }
+        }
+        let escaped: Vec<Cow<'_, str>> = clean.into_iter().map(segment).collect();
+        format!("/{}", escaped.join("/"))
+    }
+
+    /// Why this is not the key of an object the API server can store, if it is not: a name or
+    /// namespace that is not a valid path segment ([`path_segment_problem`]). Never the case
+    /// for a listed object; apply never writes to such a key.
+    pub fn not_storable(&self) -> Option<String> {
+        if let Some(p) = path_segment_problem(&self.name) {
+            return Some(format!("name {:?} {p}", self.name));
+        }
+        if !self.namespace.is_empty()
+            && let Some(p) = path_segment_problem(&self.namespace)
+        {
+            return Some(format!("namespace {:?} {p}", self.namespace));
+        }
+        None
     }
 
     /// `Kind/name -n ns` (or `Kind/name`).
@@ -66,6 +118,20 @@ impl ObjectKey {
         } else {
             format!("{}/{} -n {}", self.kind, self.name, self.namespace)
         }
+    }
+}
+
+/// Why a name is not a valid path segment, if it is not (apimachinery's
+/// `IsValidPathSegmentName`): `.`, `..`, or containing `/` or `%`. The API server stores no
+/// object under such a name. (The GC's owner lookups do not check it: see
+/// [`ObjectKey::gc_get_path`].)
+pub fn path_segment_problem(name: &str) -> Option<&'static str> {
+    match name {
+        "." => Some("may not be '.'"),
+        ".." => Some("may not be '..'"),
+        _ if name.contains('/') => Some("may not contain '/'"),
+        _ if name.contains('%') => Some("may not contain '%'"),
+        _ => None,
     }
 }
 
@@ -156,25 +222,21 @@ impl LiveMeta {
     }
 }
 
-/// An object as read back: the fields decided on, plus its whole metadata (without
-/// `managedFields`) for the record.
+/// An object as read back: only the metadata fields decided on. The rest of the object —
+/// labels, annotations (`last-applied-configuration` holds a Secret's data), data, spec —
+/// is never kept, so it can never reach the record or any output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveObject {
     /// Parsed fields.
     pub meta: LiveMeta,
-    /// `metadata` as the server returned it, minus `managedFields`.
-    pub raw: serde_json::Value,
 }
 
 impl LiveObject {
-    /// Parses a `metadata` object (dropping `managedFields`).
-    pub fn from_metadata(mut raw: serde_json::Value) -> Result<LiveObject, String> {
-        if let Some(m) = raw.as_object_mut() {
-            m.remove("managedFields");
-        }
+    /// Parses a `metadata` object, keeping only the fields of [`LiveMeta`].
+    pub fn from_metadata(raw: serde_json::Value) -> Result<LiveObject, String> {
         let meta: LiveMeta =
-            serde_json::from_value(raw.clone()).map_err(|e| format!("bad metadata: {e}"))?;
-        Ok(LiveObject { meta, raw })
+            serde_json::from_value(raw).map_err(|e| format!("bad metadata: {e}"))?;
+        Ok(LiveObject { meta })
     }
 }
 
@@ -218,6 +280,35 @@ impl ApiError {
         }
     }
 
+    /// The reason given to a request that was never sent (it could not be built).
+    pub const NOT_SENT: &'static str = "NotSent";
+
+    /// A request that could not be built: nothing was sent.
+    pub fn not_sent(message: impl Into<String>) -> ApiError {
+        ApiError::status(0, Self::NOT_SENT, message)
+    }
+
+    /// The reason given to an answer that is not one object's metadata (a list, a discovery
+    /// document): what client-go's metadata client refuses ("unexpected object").
+    pub const NOT_AN_OBJECT: &'static str = "NotAnObject";
+
+    /// An answer that is not one object's metadata.
+    pub fn not_an_object(message: impl Into<String>) -> ApiError {
+        ApiError::status(0, Self::NOT_AN_OBJECT, message)
+    }
+
+    /// True when the error concerns this one object or request only — the request could not be
+    /// built, the server refused it as malformed (400, 422), the resource is no longer served
+    /// (a 404 without a `NotFound` status) or does not take the verb (405), the path is not
+    /// one object's (a list answered 406 to a metadata GET, or answered at all) — so the apply
+    /// fails this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
+    /// later request too: the apply stops.
+    pub fn concerns_one_object(&self) -> bool {
+        (self.code == 0 && (self.reason == Self::NOT_SENT || self.reason == Self::NOT_AN_OBJECT))
+            || matches!(self.code, 400 | 405 | 406 | 422)
+            || (self.code == 404 && !self.is_object_not_found())
+    }
+
     /// True when the *object* does not exist: a 404 whose Status says `NotFound`. A bare 404
     /// (e.g. "404 page not found" for a resource whose CRD was removed) means the kind is no
     /// longer served — for the GC a REST-mapping failure, never an absent owner.
@@ -228,6 +319,9 @@ impl ApiError {
     /// One line.
     pub fn describe(&self) -> String {
         match (self.code, self.reason.is_empty()) {
+            (0, _) if self.reason == Self::NOT_SENT => {
+                format!("request not sent: {}", self.message)
+            }
             (0, _) => self.message.clone(),
             (c, true) => format!("HTTP {c}: {}", self.message),
             (c, false) => format!("{c} {}: {}", self.reason, self.message),
@@ -240,6 +334,13 @@ impl ApiError {
 pub trait ClusterOps {
     /// GET the object's metadata.
     fn get(
+        &self,
+        key: &ObjectKey,
+    ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
+
+    /// GET an owner's metadata the way the GC looks it up: at [`ObjectKey::gc_get_path`], and
+    /// an answer that is not one object's metadata is an error ([`ApiError::not_an_object`]).
+    fn get_owner(
         &self,
         key: &ObjectKey,
     ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
@@ -262,7 +363,91 @@ pub trait ClusterOps {
 
 #[cfg(test)]
 mod tests {
-    use super::ApiError;
+    use super::{ApiError, ObjectKey, path_segment_problem, segment};
+    use std::borrow::Cow;
+
+    #[test]
+    fn segments_are_escaped_and_plain_ones_borrowed() {
+        for s in ["configmaps", "v1beta1", "kube-system", "a.b_c~d", "ABC123"] {
+            assert!(matches!(segment(s), Cow::Borrowed(b) if b == s), "{s}");
+        }
+        for (raw, want) in [
+            ("a/b", "a%2Fb"),
+            ("a%2Fb", "a%252Fb"),
+            ("a?x=1", "a%3Fx%3D1"),
+            ("a#frag", "a%23frag"),
+            (".", "%2E"),
+            ("..", "%2E%2E"),
+            ("...", "..."),
+            ("a b", "a%20b"),
+            ("new\nline\r", "new%0Aline%0D"),
+            ("esc\u{1b}[2J", "esc%1B%5B2J"),
+            ("nul\0", "nul%00"),
+            ("é✓", "%C3%A9%E2%9C%93"),
+            ("a;b,c:d@e", "a%3Bb%2Cc%3Ad%40e"),
+        ] {
+            assert_eq!(segment(raw), want, "{raw:?}");
+            let key = ObjectKey {
+                group: raw.into(),
+                version: raw.into(),
+                plural: raw.into(),
+                kind: "K".into(),
+                namespace: raw.into(),
+                name: raw.into(),
+            };
+            let path = key.path();
+            assert!(http::Uri::try_from(path.as_str()).is_ok(), "{path}");
+            assert_eq!(path.matches('/').count(), 7, "{path}");
+        }
+    }
+
+    #[test]
+    fn names_the_api_server_cannot_store() {
+        for bad in [".", "..", "a/b", "a%2Fb", "%", "/"] {
+            assert!(path_segment_problem(bad).is_some(), "{bad}");
+        }
+        for ok in ["a", "...", "a..b", "a?x=1", "a#b", "é", "a\u{1}b", ""] {
+            assert!(path_segment_problem(ok).is_none(), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn the_gcs_owner_lookup_path_is_joined_and_cleaned_like_client_gos() {
+        let key = |ns: &str, name: &str| ObjectKey {
+            group: String::new(),
+            version: "v1".into(),
+            plural: "configmaps".into(),
+            kind: "ConfigMap".into(),
+            namespace: ns.into(),
+            name: name.into(),
+        };
+        let cases = [
+            ("plain", "/api/v1/namespaces/ns/configmaps/plain"),
+            ("a?x=1", "/api/v1/namespaces/ns/configmaps/a%3Fx%3D1"),
+            ("a#b", "/api/v1/namespaces/ns/configmaps/a%23b"),
+            ("a%2Fb", "/api/v1/namespaces/ns/configmaps/a%252Fb"),
+            (".", "/api/v1/namespaces/ns/configmaps"),
+            ("..", "/api/v1/namespaces/ns"),
+            ("a/b", "/api/v1/namespaces/ns/configmaps/a/b"),
+            ("../secrets/s", "/api/v1/namespaces/ns/secrets/s"),
+            ("x/..", "/api/v1/namespaces/ns/configmaps"),
+            ("a//b/./c", "/api/v1/namespaces/ns/configmaps/a/b/c"),
+            ("../../../../../../..", "/"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(key("ns", name).gc_get_path(), want, "{name:?}");
+        }
+        // Valid path segments: the same path as every other request.
+        for name in ["plain", "a?x=1", "é", "c\u{1}d", "..."] {
+            assert_eq!(key("ns", name).gc_get_path(), key("ns", name).path());
+        }
+        let cluster = ObjectKey {
+            group: "rbac.authorization.k8s.io".into(),
+            plural: "clusterroles".into(),
+            ..key("", "..")
+        };
+        assert_eq!(cluster.gc_get_path(), "/apis/rbac.authorization.k8s.io/v1");
+    }
 
     #[test]
     fn only_a_not_found_status_means_the_object_is_absent() {

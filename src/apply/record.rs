@@ -10,13 +10,22 @@
 //!
 //! A record without the `ApplySummary` line comes from an apply that was killed; its entries
 //! are still exact (each is written once its action has finished).
+//!
+//! **What a record holds.** Only what re-verification and an audit trail need: each object's
+//! identity (resource, namespace, name), uid, resourceVersion, ownerReferences, finalizers and
+//! deletionTimestamp as last read ([`LiveMeta`]), the requests sent (method, path, body — built
+//! from those same fields) and the answers' status. Never labels, annotations
+//! (`kubectl.kubernetes.io/last-applied-configuration` holds a Secret's data in clear) or data:
+//! they are not even parsed. The file is created by `collect --apply` with `O_EXCL` and mode
+//! 0600 (it names objects and owners of a cluster).
 
+use super::ops::LiveMeta;
 use crate::gc::ObjectRef;
 use serde::Serialize;
 use std::io::{self, Write};
 
 /// Schema version of the record.
-pub const RECORD_VERSION: u32 = 1;
+pub const RECORD_VERSION: u32 = 2;
 
 /// The first line.
 #[derive(Serialize, Debug, Clone, Default)]
@@ -61,8 +70,37 @@ pub enum EntryResult {
     Done,
     /// Not performed: re-reading the cluster showed the plan's verdict no longer holds.
     Skipped,
-    /// An unexpected error: the apply stopped here.
+    /// The action failed: a request about this object was refused as malformed or could not be
+    /// built (the apply goes on with the next action), or an error that stops the apply.
     Failed,
+}
+
+/// Why an action was skipped: whether the cluster had moved the way the plan leads, had
+/// changed in a way nobody planned, or the action is one the GC itself would not perform.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipCause {
+    /// What the action was for already happened, the way the plan itself leads there: an
+    /// earlier action of this apply, a cascade the plan predicts, or the GC getting there
+    /// first. The next round re-plans from the cluster as it is.
+    Superseded,
+    /// The cluster changed in a way the plan did not predict (an object recreated, an owner
+    /// back, references edited): the object is left alone for the rest of the apply.
+    Changed,
+    /// The GC would not perform this action (it cannot request or resolve an owner): the plan
+    /// predicted what the GC does not do; the object is left alone.
+    GcWouldNot,
+}
+
+impl SkipCause {
+    /// `superseded`, `changed`, `gc-would-not`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipCause::Superseded => "superseded",
+            SkipCause::Changed => "changed",
+            SkipCause::GcWouldNot => "gc-would-not",
+        }
+    }
 }
 
 impl EntryResult {
@@ -101,8 +139,11 @@ pub struct RequestRecord {
 pub struct Entry {
     /// `ApplyEntry`.
     pub kind: &'static str,
-    /// 1-based position in execution order.
+    /// 1-based position in execution order, over all rounds.
     pub seq: usize,
+    /// The round (1: the plan shown; 2…: re-planned from the cluster after the previous
+    /// round).
+    pub round: u32,
     /// The plan's wave.
     pub wave: u32,
     /// The plan's verb.
@@ -124,14 +165,18 @@ pub struct Entry {
     pub finalizer: Option<String>,
     /// Outcome.
     pub result: EntryResult,
+    /// Why it was skipped (skips only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<SkipCause>,
     /// Why it was skipped, what failed, or what was done.
     pub message: String,
     /// Deviations from the plan observed on the way (e.g. a policy recomputed from live data).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// The object's metadata as last read before the change (`managedFields` removed).
+    /// The object as last read before the change: uid, resourceVersion, deletionTimestamp,
+    /// finalizers and ownerReferences (never labels, annotations or data).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<serde_json::Value>,
+    pub before: Option<LiveMeta>,
     /// The write requests sent, in order.
     pub requests: Vec<RequestRecord>,
     /// GET requests made to verify the action.
@@ -144,6 +189,8 @@ pub struct Entry {
 #[derive(Serialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct NotDone {
+    /// The round it was planned in.
+    pub round: u32,
     /// Wave.
     pub wave: u32,
     /// Verb.
@@ -160,22 +207,35 @@ pub struct SummaryLine {
     pub kind: &'static str,
     /// RFC 3339 UTC.
     pub finished_at: String,
-    /// Every action was attempted and none failed.
+    /// The cluster ended where the plan leads: every action of every round was done or
+    /// superseded, and a re-plan found nothing left to do.
     pub complete: bool,
-    /// `error` or `interrupted` when the apply stopped early.
+    /// Rounds run (each after a re-plan from the cluster).
+    pub rounds: u32,
+    /// A re-plan after the last round found nothing left to do.
+    pub converged: bool,
+    /// `error`, `interrupted` or `output-closed` when the apply stopped early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<&'static str>,
-    /// Why it stopped.
+    /// Why it stopped, or why it is incomplete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Actions done.
     pub done: usize,
-    /// Actions skipped.
+    /// Actions skipped (all causes).
     pub skipped: usize,
-    /// Actions failed (0 or 1).
+    /// Skipped because the cluster changed in a way nobody planned.
+    pub skipped_changed: usize,
+    /// Skipped because the GC would not perform them.
+    pub skipped_gc_would_not: usize,
+    /// Actions failed.
     pub failed: usize,
-    /// Actions never attempted.
+    /// Actions never attempted because the apply stopped.
     pub not_done: Vec<NotDone>,
+    /// Actions the last re-plan still predicts that were not performed (left alone after a
+    /// skip or failure, or the round limit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<NotDone>,
 }
 
 /// The record writer.
@@ -200,6 +260,11 @@ impl<W: Write> Record<W> {
     /// Appends the summary line.
     pub fn finish(&mut self, s: &SummaryLine) -> io::Result<()> {
         self.line(s)
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.w
     }
 
     /// The writer.

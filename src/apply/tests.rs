@@ -5,7 +5,8 @@ use super::ObjectKey;
 use super::fake::{FakeCluster, Recorded};
 use super::*;
 use crate::catalog::KubeVersion;
-use crate::gc::plan::Plan;
+use crate::gc::plan::{Plan, Reason};
+use crate::model::ObjId;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 use serde_json::Value;
@@ -28,12 +29,7 @@ struct Run {
     record: Vec<Value>,
 }
 
-async fn apply_plan(
-    a: &GarbageCollector<'_>,
-    plan: &Plan,
-    fake: &FakeCluster,
-    stop: &AtomicBool,
-) -> Run {
+async fn apply_plan(a: &GarbageCollector<'_>, plan: &Plan, fake: &FakeCluster, stop: &Stop) -> Run {
     let actions: Vec<&Action> = plan.actions.iter().collect();
     let header = Header {
         kind: "ApplyRecord",
@@ -44,7 +40,17 @@ async fn apply_plan(
         qps: 10_000.0,
         ..Options::default()
     };
-    let summary = run(fake, a, &actions, &opts, &mut rec, stop, &mut |_, _, _| {}).await;
+    let summary = run(
+        fake,
+        a,
+        &plan.end,
+        &actions,
+        &opts,
+        &mut rec,
+        stop,
+        &mut |_, _, _| {},
+    )
+    .await;
     let text = String::from_utf8(rec.into_inner()).unwrap();
     let record = text
         .lines()
@@ -56,7 +62,7 @@ async fn apply_plan(
 async fn collect_and_apply(snap: &Snapshot, version: u32, fake: &FakeCluster) -> Run {
     let a = GarbageCollector::new(snap, KubeVersion::v1(version));
     let plan = Plan::steady_state(&a);
-    apply_plan(&a, &plan, fake, &AtomicBool::new(false)).await
+    apply_plan(&a, &plan, fake, &Stop::new()).await
 }
 
 fn writes(fake: &FakeCluster) -> Vec<(String, String, u16)> {
@@ -274,8 +280,11 @@ async fn object_recreated_between_read_and_delete_is_not_deleted() {
         None
     }));
     let run = collect_and_apply(&snap, 20, &fake).await;
-    assert!(run.summary.complete());
+    // Nobody planned the recreation: a skip that makes the apply incomplete.
+    assert!(!run.summary.complete());
+    assert!(run.summary.stopped.is_none());
     assert_eq!((run.summary.done(), run.summary.skipped()), (0, 1));
+    assert_eq!(run.summary.skipped_for(SkipCause::Changed), 1);
     let w = writes(&fake);
     assert_eq!(w.len(), 1, "one DELETE, answered 409: {w:?}");
     assert_eq!(w[0].2, 409);
@@ -403,8 +412,9 @@ async fn patch_of_an_object_recreated_after_the_read_is_refused_and_skipped() {
         None
     }));
     let run = collect_and_apply(&snap, 20, &fake).await;
-    assert!(run.summary.complete());
+    assert!(run.summary.stopped.is_none());
     assert_eq!(run.summary.skipped(), 1, "{:?}", run.summary);
+    assert_eq!(run.summary.skipped_for(SkipCause::Changed), 1);
     let w = writes(&fake);
     assert_eq!(w.len(), 1);
     assert_eq!(
@@ -545,20 +555,21 @@ async fn interrupted_apply_leaves_a_correct_record() {
     let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
     let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap);
-    let stop = AtomicBool::new(false);
+    let stop = Stop::new();
     let actions: Vec<&Action> = plan.actions.iter().collect();
     let mut rec = Record::new(Vec::new(), &Header::default()).unwrap();
     // "Ctrl-C" arrives while the second action is in flight.
     let summary = run(
         &fake,
         &a,
+        &plan.end,
         &actions,
         &Options::default(),
         &mut rec,
         &stop,
         &mut |seq, _, _| {
             if seq == 2 {
-                stop.store(true, Ordering::SeqCst);
+                stop.interrupt();
             }
         },
     )
@@ -664,9 +675,14 @@ async fn orphan_finalizer_stays_when_a_dependent_was_not_orphaned() {
             .then(|| ApiError::status(404, "NotFound", "not found"))
     }));
     let run = collect_and_apply(&snap, 20, &fake).await;
-    assert!(run.summary.complete());
+    // d2's "404" while it exists is a change nobody planned; the finalizer removal then
+    // finds d2 still referencing the owner, on the way the plan leads (superseded).
+    assert!(run.summary.stopped.is_none());
+    assert_eq!(run.summary.skipped_for(SkipCause::Changed), 1);
+    assert_eq!(run.summary.skipped_for(SkipCause::Superseded), 1);
     let last = entries(&run).last().copied().unwrap().clone();
     assert_eq!(last["verb"], "remove-finalizer");
+    assert_eq!(last["cause"], "superseded");
     assert_eq!(last["result"], "skipped");
     assert!(
         last["message"]
@@ -716,7 +732,7 @@ async fn foreground_chain_with_a_blocker_holding_its_own_finalizer_ends_as_plann
     let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
     let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap);
-    let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
+    let run = apply_plan(&a, &plan, &fake, &Stop::new()).await;
     assert!(run.summary.complete());
     assert_eq!(run.summary.skipped(), 0, "{:#?}", run.record);
     assert_eq!(run.summary.done(), plan.actions.len());
@@ -754,7 +770,7 @@ async fn ownership_cycle_in_foreground_deletion_is_unblocked_then_collected() {
             .any(|x| x.verb == Verb::UnblockOwnerReferences)
     );
     let fake = FakeCluster::from_snapshot(&snap);
-    let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
+    let run = apply_plan(&a, &plan, &fake, &Stop::new()).await;
     assert_eq!(run.summary.skipped(), 0, "{:#?}", run.record);
     assert_matches_plan(&snap, &plan, &fake);
     let unblock = writes(&fake)
@@ -799,7 +815,7 @@ async fn orphaning_and_custom_resource_cascades_end_as_planned() {
     let a = GarbageCollector::new(&snap, KubeVersion::v1(28));
     let plan = Plan::steady_state(&a);
     let fake = FakeCluster::from_snapshot(&snap).without_smp(CR_GROUP);
-    let run = apply_plan(&a, &plan, &fake, &AtomicBool::new(false)).await;
+    let run = apply_plan(&a, &plan, &fake, &Stop::new()).await;
     assert!(run.summary.complete());
     assert_eq!(run.summary.skipped(), 0, "{:#?}", run.record);
     assert_matches_plan(&snap, &plan, &fake);
@@ -832,4 +848,522 @@ fn waves_run_patches_then_deletes_then_finalizer_removals() {
     ];
     let refs: Vec<&Action> = acts.iter().collect();
     assert_eq!(execution_order(&refs), vec![2, 4, 1, 5, 0, 3]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile names (issue 12 case 1)
+
+const RBAC: &str = "rbac.authorization.k8s.io/v1";
+
+#[tokio::test]
+async fn every_path_segment_is_escaped_so_a_name_reaches_its_own_object() {
+    // Role names may hold anything but `.`, `..`, `/`, `%` (path-segment names): a `?`, a `#`,
+    // non-ASCII and control characters. Each garbage Role has a healthy namesake prefix.
+    let names = [
+        "a?x=1",
+        "h#frag",
+        "é-✓",
+        "c\u{1}d",
+        "esc\u{1b}[2J",
+        "sp ace",
+    ];
+    let mut c = Cluster::new();
+    for (i, n) in names.iter().enumerate() {
+        c.obj(RBAC, "Role", "ns", n, &format!("u-bad{i}")).owner(
+            "v1",
+            "ConfigMap",
+            "gone",
+            "u-gone",
+        );
+    }
+    c.obj(RBAC, "Role", "ns", "a", "u-a");
+    c.obj(RBAC, "Role", "ns", "h", "u-h");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let run = collect_and_apply(&snap, 20, &fake).await;
+    assert!(run.summary.complete(), "{:?}", run.summary);
+    assert_eq!(run.summary.done(), names.len());
+    let paths: Vec<String> = writes(&fake).into_iter().map(|w| w.0).collect();
+    for want in [
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/a%3Fx%3D1",
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/h%23frag",
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/%C3%A9-%E2%9C%93",
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/c%01d",
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/esc%1B%5B2J",
+        "DELETE /apis/rbac.authorization.k8s.io/v1/namespaces/ns/roles/sp%20ace",
+    ] {
+        assert!(paths.iter().any(|p| p == want), "{want} not in {paths:#?}");
+    }
+    for p in &paths {
+        let path = p.split_once(' ').unwrap().1;
+        assert!(http::Uri::try_from(path).is_ok(), "{path}");
+    }
+    for n in names {
+        assert!(fake.object(&key(&snap, n)).is_none(), "{n} deleted");
+    }
+    assert!(fake.object(&key(&snap, "a")).is_some());
+    assert!(fake.object(&key(&snap, "h")).is_some());
+}
+
+#[tokio::test]
+async fn owner_lookups_go_where_the_gcs_go() {
+    // The GC's metadata client joins an owner's name into the path with Go's path.Join and
+    // checks nothing (verified against the v1.20.2 GC, tests/live/apply_safety.rs): `.` lands
+    // on the collection (a list: the lookup fails, the dependent is kept), `..` on the
+    // namespace (another UID: dangling, deleted), `a/b` on a path that does not exist
+    // (dangling, deleted), `%` is refused by the server (kept), and `../secrets/s` on a
+    // Secret whose UID the reference names (solid, kept).
+    let mut c = Cluster::new();
+    let owners = [
+        (".", "kept"),
+        ("..", "deleted"),
+        ("a/b", "deleted"),
+        ("a%2Fb", "kept"),
+        ("50%", "kept"),
+        ("../secrets/s", "kept"),
+    ];
+    c.obj("v1", "Secret", "ns", "s", "u-s");
+    for (i, (n, _)) in owners.iter().enumerate() {
+        let uid = if n.contains("secrets") {
+            "u-s".to_owned()
+        } else {
+            format!("u-owner{i}")
+        };
+        c.obj(
+            "v1",
+            "ConfigMap",
+            "ns",
+            &format!("dep{i}"),
+            &format!("u-dep{i}"),
+        )
+        .owner("v1", "ConfigMap", n, &uid);
+    }
+    // A solid owner plus one the lookup cannot resolve: the strip must not happen either.
+    c.obj("v1", "ConfigMap", "ns", "solid", "u-solid");
+    c.obj("v1", "ConfigMap", "ns", "mixed", "u-mixed")
+        .owner("v1", "ConfigMap", "solid", "u-solid")
+        .owner("v1", "ConfigMap", "a%2Fb", "u-x");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let run = collect_and_apply(&snap, 20, &fake).await;
+    let s = &run.summary;
+    assert!(s.stopped.is_none(), "{:?}", s.stopped);
+    for (i, (n, fate)) in owners.iter().enumerate() {
+        let dep = format!("dep{i}");
+        let present = fake.object(&key(&snap, &dep)).is_some();
+        assert_eq!(
+            present,
+            *fate == "kept",
+            "owner {n:?}: {dep} should be {fate}"
+        );
+        let e = entries(&run)
+            .into_iter()
+            .find(|e| e["target"]["name"] == dep.as_str());
+        if *fate == "kept" {
+            // The plan follows the same rule (gc::classify): nothing planned, or refused.
+            assert!(e.is_none_or(|e| e["result"] == "skipped"), "{e:?}");
+        } else {
+            assert!(e.is_some(), "{dep} is deleted by a planned request");
+        }
+    }
+    assert_eq!(
+        fake.object(&key(&snap, "mixed"))
+            .unwrap()
+            .owner_references
+            .len(),
+        2
+    );
+    // `.` and `%` owners: the GC's own lookup fails. The plan follows that rule
+    // (gc::classify, RefClass::Unrequestable), so nothing is planned for them; apply's own
+    // refusal of such a prediction is `an_object_left_alone_is_not_retried_and_is_reported_left`.
+    for dep in ["dep0", "dep3", "dep4", "mixed"] {
+        let e = entries(&run)
+            .into_iter()
+            .find(|e| e["target"]["name"] == dep);
+        assert!(e.is_none(), "{e:?}");
+    }
+    // The lookups went where the GC's go.
+    let gets: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.key.gc_get_path())
+        .collect();
+    for want in [
+        "/api/v1/namespaces/ns",
+        "/api/v1/namespaces/ns/configmaps/a/b",
+    ] {
+        assert!(gets.iter().any(|g| g == want), "{want} not in {gets:#?}");
+    }
+    // Everything planned was done: the kept dependents were never planned.
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+}
+
+#[tokio::test]
+async fn a_request_refused_for_one_object_fails_that_action_only() {
+    let mut c = Cluster::new();
+    for i in 0..3 {
+        c.obj(
+            "v1",
+            "ConfigMap",
+            "ns",
+            &format!("d{i}"),
+            &format!("u-d{i}"),
+        )
+        .owner("v1", "ConfigMap", "gone", "u-gone");
+    }
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let d1 = key(&snap, "d1");
+    // The server refuses d1's GET as malformed, and its DELETE would never be built.
+    fake.on_request(Box::new(move |_, req, _| {
+        (req.method == "GET" && req.key == d1)
+            .then(|| ApiError::status(400, "BadRequest", "the name is not valid in a request path"))
+    }));
+    let run = collect_and_apply(&snap, 20, &fake).await;
+    let s = &run.summary;
+    assert_eq!(s.stopped, None, "one object's trouble stops nothing");
+    assert_eq!((s.done(), s.failed(), s.not_done.len()), (2, 1, 0));
+    assert!(fake.object(&key(&snap, "d0")).is_none());
+    assert!(fake.object(&key(&snap, "d1")).is_some());
+    assert!(fake.object(&key(&snap, "d2")).is_none());
+    let e = entries(&run)[1];
+    assert_eq!(e["result"], "failed");
+    assert!(
+        e["message"].as_str().unwrap().contains("400 BadRequest"),
+        "{e}"
+    );
+    assert!(!s.complete());
+}
+
+#[test]
+fn a_request_that_cannot_be_built_concerns_one_object() {
+    assert!(ApiError::not_sent("invalid uri character").concerns_one_object());
+    assert!(ApiError::status(400, "BadRequest", "x").concerns_one_object());
+    assert!(ApiError::status(404, "", "404 page not found").concerns_one_object());
+    // A metadata GET of a collection (an owner named `.`): the server refuses the list.
+    assert!(
+        ApiError::status(406, "NotAcceptable", "the requested object is a list")
+            .concerns_one_object()
+    );
+    for stop in [
+        ApiError::status(403, "Forbidden", "x"),
+        ApiError::status(401, "Unauthorized", "x"),
+        ApiError::status(500, "InternalError", "x"),
+        ApiError::status(429, "TooManyRequests", "x"),
+        ApiError::status(0, "", "connection refused"),
+        ApiError::status(404, "NotFound", "gone"),
+    ] {
+        assert!(!stop.concerns_one_object(), "{stop:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The record keeps no labels, annotations or data (issue 12 case 2)
+
+#[test]
+fn the_record_keeps_only_what_re_verification_needs() {
+    const MARKER: &str = "s3cr3t-MARKER";
+    let server_answer = serde_json::json!({
+        "name": "db", "namespace": "ns", "uid": "u-db", "resourceVersion": "7",
+        "labels": {"app": MARKER},
+        "annotations": {
+            "kubectl.kubernetes.io/last-applied-configuration":
+                format!("{{\"data\":{{\"password\":\"{MARKER}\"}}}}"),
+            "note": MARKER,
+        },
+        "managedFields": [{"manager": MARKER}],
+        "finalizers": ["example.com/hold"],
+        "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "gone",
+                             "uid": "u-gone", "blockOwnerDeletion": true}],
+        "deletionTimestamp": "2026-01-01T00:00:00Z",
+    });
+    let live = LiveObject::from_metadata(server_answer).unwrap();
+    let mut entry = Entry {
+        kind: "ApplyEntry",
+        seq: 1,
+        round: 1,
+        wave: 1,
+        verb: "delete",
+        target: crate::gc::ObjectRef {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+            namespace: "ns".into(),
+            name: "db".into(),
+            uid: "u-db".into(),
+        },
+        rule: "x",
+        reason: String::new(),
+        propagation_policy: None,
+        owner_references: None,
+        finalizer: None,
+        result: EntryResult::Done,
+        cause: None,
+        message: String::new(),
+        notes: Vec::new(),
+        before: Some(live.meta),
+        requests: Vec::new(),
+        reads: 1,
+        started_at: String::new(),
+    };
+    entry.requests.push(RequestRecord {
+        method: "DELETE",
+        path: "/api/v1/namespaces/ns/secrets/db".into(),
+        content_type: "application/json",
+        body: serde_json::from_slice(&patch::delete("u-db", None, Some(Policy::Background)))
+            .unwrap(),
+        status: 200,
+        error: None,
+    });
+    let mut rec = Record::new(Vec::new(), &Header::default()).unwrap();
+    rec.entry(&entry).unwrap();
+    let text = String::from_utf8(rec.into_inner()).unwrap();
+    assert!(!text.contains(MARKER), "{text}");
+    for kept in [
+        "\"uid\":\"u-db\"",
+        "\"resourceVersion\":\"7\"",
+        "example.com/hold",
+        "u-gone",
+        "\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"",
+        "\"status\":200",
+    ] {
+        assert!(text.contains(kept), "{kept} missing: {text}");
+    }
+    for dropped in ["labels", "annotations", "managedFields"] {
+        assert!(!text.contains(dropped), "{dropped}: {text}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rounds: apply converges like the GC (issue 14 item 8)
+
+async fn converge_on_fake(snap: &Snapshot, fake: &FakeCluster) -> (Summary, Vec<Value>, u32) {
+    let mut relist = fake::FakeRelist {
+        fake,
+        template: snap,
+        count: 0,
+    };
+    let (s, lines) = converge_with(snap, fake, &mut relist).await;
+    (s, lines, relist.count)
+}
+
+async fn converge_with(
+    snap: &Snapshot,
+    fake: &FakeCluster,
+    relist: &mut impl Relist,
+) -> (Summary, Vec<Value>) {
+    converge_planned(snap, fake, relist, &Plan::steady_state).await
+}
+
+async fn converge_planned(
+    snap: &Snapshot,
+    fake: &FakeCluster,
+    relist: &mut impl Relist,
+    planner: &converge::Planner<'_>,
+) -> (Summary, Vec<Value>) {
+    let a = GarbageCollector::new(snap, KubeVersion::v1(20));
+    let plan = planner(&a);
+    let actions: Vec<&Action> = plan.actions.iter().collect();
+    let mut rec = Record::new(Vec::new(), &Header::default()).unwrap();
+    let applier = Applier::new(
+        fake,
+        Options {
+            qps: 10_000.0,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let summary = converge(
+        applier,
+        &a,
+        &plan,
+        &actions,
+        KubeVersion::v1(20),
+        planner,
+        relist,
+        &mut rec,
+        &Stop::new(),
+        &mut |_, _, _| {},
+    )
+    .await;
+    let lines = String::from_utf8(rec.into_inner())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (summary, lines)
+}
+
+#[tokio::test]
+async fn an_orphan_patch_that_removes_the_only_solid_owner_is_followed_by_the_gcs_delete() {
+    // `x` has a solid owner being deleted with the orphan policy and a dangling one. The GC's
+    // orphan patch lands first, then `x` has no solid owner and the GC deletes it; but nothing
+    // upstream orders the orphan worker before x's own evaluation, so the plan reports x as
+    // order-dependent and keeps only the orphan patch on it (gc::plan). Round 2 re-plans from
+    // what round 1 left and deletes x. (A single round used to stop there and exit 0.)
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "o1", "u-o1")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "x", "u-x")
+        .owner("v1", "ConfigMap", "o1", "u-o1")
+        .owner("v1", "ConfigMap", "o2", "u-o2");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let (s, lines, relists) = converge_on_fake(&snap, &fake).await;
+    assert!(fake.object(&key(&snap, "x")).is_none(), "{lines:#?}");
+    assert!(fake.object(&key(&snap, "o1")).is_none());
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+    assert!(s.converged);
+    assert_eq!(s.rounds, 2);
+    assert_eq!(
+        relists, 2,
+        "after round 1, and after round 2 to see nothing is left"
+    );
+    assert!(
+        !lines.iter().any(|l| l["result"] == "skipped"),
+        "no planned request is superseded: {lines:#?}"
+    );
+    let del = lines
+        .iter()
+        .find(|l| l["verb"] == "delete" && l["target"]["name"] == "x")
+        .expect("x is deleted in round 2");
+    assert_eq!(del["round"], 2);
+    assert_eq!(del["result"], "done");
+    let last = lines.last().unwrap();
+    assert_eq!(last["kind"], "ApplySummary");
+    assert_eq!(last["complete"], true);
+    assert_eq!(last["rounds"], 2);
+    assert_eq!(last["converged"], true);
+}
+
+#[tokio::test]
+async fn a_change_nobody_planned_stays_a_skip_and_the_apply_says_so() {
+    // The object is recreated between plan and apply with the same dangling reference: the
+    // GC would delete the new one too, but nobody saw it in the plan. It is left alone in
+    // every later round, and the apply is incomplete (never a silent 0).
+    let snap = dangling().build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let k = key(&snap, "orphaned");
+    fake.with_objects(|o| {
+        let mut m = o.remove(&k).unwrap();
+        m.uid = "u-new".into();
+        o.put(k.clone(), m);
+    });
+    let (s, lines, _) = converge_on_fake(&snap, &fake).await;
+    assert_eq!(fake.object(&k).unwrap().uid, "u-new");
+    assert!(writes(&fake).is_empty());
+    assert_eq!(s.skipped_for(SkipCause::Changed), 1);
+    assert!(!s.complete());
+    assert!(s.converged, "nothing else to do");
+    let why = s.incomplete_reason().unwrap();
+    assert!(
+        why.contains("changed in a way the plan did not predict"),
+        "{why}"
+    );
+    assert_eq!(lines.last().unwrap()["skippedChanged"], 1);
+}
+
+#[tokio::test]
+async fn an_object_left_alone_is_not_retried_and_is_reported_left() {
+    // The owner is an unrequestable name. The plan now knows the GC keeps `dep`; a planner
+    // that predicts its delete all the same (as the plan did before it learnt the rule) stands
+    // for any prediction apply's re-verification refuses: refused once, the re-plan after
+    // round 1 finds only that object, which is left alone: no second round, the prediction
+    // reported as left.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "dep", "u-dep")
+        .owner("v1", "ConfigMap", "a%2Fb", "u-owner");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let wrong = |gc: &GarbageCollector<'_>| {
+        let mut plan = Plan::steady_state(gc);
+        assert!(
+            plan.actions.is_empty(),
+            "the GC keeps dep: {:?}",
+            plan.actions
+        );
+        let store = &gc.snap.store;
+        if let Some(dep) = store
+            .ids()
+            .find(|&id| store.str(store.object(id).name) == "dep")
+        {
+            plan.actions.push(Action {
+                wave: 1,
+                verb: crate::gc::Verb::Delete,
+                target: dep,
+                policy: Some(crate::gc::Policy::Background),
+                owner_refs: vec![],
+                finalizer: None,
+                reason: Reason::NoSolidOwner,
+                detail: "a wrong prediction".into(),
+            });
+        }
+        plan
+    };
+    let mut relist = fake::FakeRelist {
+        fake: &fake,
+        template: &snap,
+        count: 0,
+    };
+    let (s, lines) = converge_planned(&snap, &fake, &mut relist, &wrong).await;
+    let relists = relist.count;
+    assert_eq!((s.rounds, relists), (1, 1));
+    assert!(s.converged);
+    assert_eq!(s.left.len(), 1);
+    assert_eq!(s.left[0].target.name, "dep");
+    assert!(fake.object(&key(&snap, "dep")).is_some());
+    assert!(!s.complete());
+    assert_eq!(lines.last().unwrap()["left"][0]["verb"], "delete");
+}
+
+#[tokio::test]
+async fn rounds_are_bounded() {
+    // Something puts the object back (same UID) after each round: every round deletes it
+    // again. The apply stops after MAX_ROUNDS, not converged.
+    struct Resurrect<'f> {
+        inner: fake::FakeRelist<'f>,
+        key: ObjectKey,
+        meta: LiveMeta,
+    }
+    impl Relist for Resurrect<'_> {
+        async fn relist(&mut self) -> Result<Snapshot, String> {
+            let (k, m) = (self.key.clone(), self.meta.clone());
+            self.inner.fake.with_objects(|o| o.put(k, m));
+            self.inner.relist().await
+        }
+    }
+    let snap = dangling().build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let k = key(&snap, "orphaned");
+    let mut relist = Resurrect {
+        meta: fake.object(&k).unwrap(),
+        key: k,
+        inner: fake::FakeRelist {
+            fake: &fake,
+            template: &snap,
+            count: 0,
+        },
+    };
+    let (s, _) = converge_with(&snap, &fake, &mut relist).await;
+    let relists = relist.inner.count;
+    assert_eq!(s.rounds, MAX_ROUNDS);
+    assert_eq!(relists, MAX_ROUNDS);
+    assert_eq!(s.done(), MAX_ROUNDS as usize);
+    assert!(!s.converged);
+    assert_eq!(s.left.len(), 1);
+    let why = s.incomplete_reason().unwrap();
+    assert!(why.contains("(round limit)"), "{why}");
+}
+
+#[test]
+fn out_of_range_options_are_refused_before_anything_is_sent() {
+    for q in [1e-300, 0.0, -1.0, f64::NAN, f64::INFINITY, 1e9] {
+        let o = Options {
+            qps: q,
+            ..Options::default()
+        };
+        assert!(o.check().is_err(), "{q}");
+    }
+    assert!(Options::default().check().is_ok());
 }

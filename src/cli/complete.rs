@@ -10,13 +10,15 @@
 //! - values of path arguments (`--snapshot`, `-f`, `--kubeconfig`, `snapshot -o`) get no
 //!   candidates and directive 0, so the shell completes file names itself;
 //! - `--context`, `--cluster` and `--user` complete from the kubeconfig (`--kubeconfig` if
-//!   given on the line, else `$KUBECONFIG` or `~/.kube/config`); nothing touches the network.
+//!   given on the line, else `$KUBECONFIG` or `~/.kube/config`); nothing touches the network;
+//! - `-n`, `--kind`, `graph`'s `KIND/NAME` (and `KIND NAME`) and `collect --delete` complete
+//!   from the input the line names (`-f`, `--snapshot`) or the cluster, through a
+//!   [`Candidates`] provider (`commands::complete` reads the input or the cluster, in bounded
+//!   time; without one, these complete nothing).
 //!
 //! `__complete` is handled before clap parses the command line (otherwise clap would take the
 //! global `-o` and friends for itself), so it never shows in `--help`.
 
-use super::Cli;
-use clap::CommandFactory;
 use std::ffi::{OsStr, OsString};
 
 /// The hidden first argument that selects completion mode.
@@ -30,6 +32,9 @@ pub mod directive {
     pub const NO_FILE_COMP: u32 = 4;
 }
 
+/// Cobra's NoSpace directive: the shell adds no space after the candidate (`deployments/`).
+pub const NO_SPACE: u32 = 2;
+
 /// What the word being completed is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Slot {
@@ -37,18 +42,57 @@ enum Slot {
     Path,
     /// A kubeconfig name (`contexts`, `clusters` or `users`).
     Kubeconfig(&'static str),
+    /// A namespace (`-n`).
+    Namespace,
+    /// Kinds (`--kind`, comma-separated).
+    Kind,
+    /// `KIND/NAME` (graph's positional words, `collect --delete`).
+    Target,
+    /// A name of this kind (`graph KIND NAME…`).
+    NameOf(String),
     /// Anything else: ask clap.
     Other,
+}
+
+/// Where namespaces, kinds and names come from: the input the command line names, or the
+/// cluster. `words` are the words typed so far (the provider reads its flags from them).
+pub trait Candidates {
+    /// Namespaces.
+    fn namespaces(&self, words: &[OsString]) -> Vec<String>;
+    /// Kinds, as kubectl names resource types (`pods`, `deployments.apps`).
+    fn kinds(&self, words: &[OsString]) -> Vec<String>;
+    /// Names of objects of `kind` (in the line's namespace, or every one with `-A`).
+    fn names(&self, words: &[OsString], kind: &str) -> Vec<String>;
+}
+
+/// The provider that knows nothing (no input, no cluster).
+pub struct NoCandidates;
+
+impl Candidates for NoCandidates {
+    fn namespaces(&self, _: &[OsString]) -> Vec<String> {
+        Vec::new()
+    }
+    fn kinds(&self, _: &[OsString]) -> Vec<String> {
+        Vec::new()
+    }
+    fn names(&self, _: &[OsString], _: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Answers one completion request: `words` are the arguments after `__complete` (the last one
 /// is the word being completed). Returns the complete response text, ending in `:<directive>`.
 pub fn cobra_complete(words: &[OsString]) -> String {
+    cobra_complete_with(words, &NoCandidates)
+}
+
+/// [`cobra_complete`] with namespaces, kinds and names from `provider`.
+pub fn cobra_complete_with(words: &[OsString], provider: &dyn Candidates) -> String {
     let mut words: Vec<OsString> = words.to_vec();
     if words.is_empty() {
         words.push(OsString::new());
     }
-    let mut cmd = Cli::command();
+    let mut cmd = super::command_for_completion();
     cmd.build();
     let (current, kubeconfig) = {
         let (before, current) = words.split_at(words.len() - 1);
@@ -74,6 +118,59 @@ pub fn cobra_complete(words: &[OsString]) -> String {
             ) {
                 if name.starts_with(partial) {
                     lines.push(format!("{prefix}{name}"));
+                }
+            }
+            directive::NO_FILE_COMP
+        }
+        Slot::Namespace => {
+            let (prefix, partial) = flag_value_prefix(&current);
+            for ns in provider.namespaces(&words[..words.len() - 1]) {
+                if ns.starts_with(partial) {
+                    lines.push(format!("{prefix}{ns}"));
+                }
+            }
+            directive::NO_FILE_COMP
+        }
+        Slot::Kind => {
+            // `--kind po,dep` completes the last of the comma-separated kinds.
+            let (prefix, partial) = flag_value_prefix(&current);
+            let (done, last) = match partial.rsplit_once(',') {
+                Some((d, l)) => (format!("{d},"), l),
+                None => (String::new(), partial),
+            };
+            for k in provider.kinds(&words[..words.len() - 1]) {
+                if k.starts_with(last) {
+                    lines.push(format!("{prefix}{done}{k}"));
+                }
+            }
+            directive::NO_FILE_COMP
+        }
+        Slot::Target => {
+            let before = &words[..words.len() - 1];
+            let (prefix, partial) = flag_value_prefix(&current);
+            match partial.split_once('/') {
+                Some((kind, name)) => {
+                    for n in provider.names(before, kind) {
+                        if n.starts_with(name) {
+                            lines.push(format!("{prefix}{kind}/{n}"));
+                        }
+                    }
+                    directive::NO_FILE_COMP
+                }
+                None => {
+                    for k in provider.kinds(before) {
+                        if k.starts_with(partial) {
+                            lines.push(format!("{prefix}{k}/"));
+                        }
+                    }
+                    directive::NO_FILE_COMP | NO_SPACE
+                }
+            }
+        }
+        Slot::NameOf(kind) => {
+            for n in provider.names(&words[..words.len() - 1], &kind) {
+                if n.starts_with(current.as_str()) {
+                    lines.push(n);
                 }
             }
             directive::NO_FILE_COMP
@@ -114,6 +211,14 @@ pub fn cobra_complete(words: &[OsString]) -> String {
     out
 }
 
+/// `--flag=value` splits into (`--flag=`, `value`); anything else is the value itself.
+fn flag_value_prefix(current: &str) -> (String, &str) {
+    match current.split_once('=') {
+        Some((flag, value)) if flag.starts_with('-') => (format!("{flag}="), value),
+        _ => (String::new(), current),
+    }
+}
+
 /// The first sentence of a help text on one line (Cobra descriptions are single-line).
 fn one_line(help: &str) -> String {
     let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -136,10 +241,15 @@ pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
     const STAND_IN: &str = "kubectl_gc";
     let mut out = Vec::new();
     if shell != clap_complete::Shell::Bash {
-        clap_complete::generate(shell, &mut Cli::command(), BIN, &mut out);
+        clap_complete::generate(shell, &mut super::command_for_completion(), BIN, &mut out);
         return out;
     }
-    clap_complete::generate(shell, &mut Cli::command(), STAND_IN, &mut out);
+    clap_complete::generate(
+        shell,
+        &mut super::command_for_completion(),
+        STAND_IN,
+        &mut out,
+    );
     let text = String::from_utf8_lossy(&out);
     let suffix = format!(" {STAND_IN}");
     let mut fixed = String::with_capacity(text.len());
@@ -165,6 +275,8 @@ fn slot_of(root: &clap::Command, words: &[OsString]) -> Slot {
     let mut cmd = root;
     let mut pending: Option<&clap::Arg> = None;
     let mut escaped = false;
+    // The positional words after `graph`.
+    let mut positionals: Vec<String> = Vec::new();
     for w in before {
         let w = w.to_string_lossy();
         if pending.take().is_some() {
@@ -192,10 +304,18 @@ fn slot_of(root: &clap::Command, words: &[OsString]) -> Slot {
             }
         } else if let Some(sub) = cmd.find_subcommand(w.as_ref()) {
             cmd = sub;
+        } else {
+            positionals.push(w.into_owned());
         }
     }
     if escaped {
         return Slot::Other;
+    }
+    if pending.is_none() && !current.starts_with('-') && cmd.get_name() == "graph" {
+        return match positionals.first() {
+            Some(kind) if !kind.contains('/') => Slot::NameOf(kind.clone()),
+            _ => Slot::Target,
+        };
     }
     let arg = match pending {
         Some(arg) => Some(arg),
@@ -215,6 +335,9 @@ fn classify(arg: &clap::Arg) -> Slot {
         Some("context") => return Slot::Kubeconfig("contexts"),
         Some("cluster") => return Slot::Kubeconfig("clusters"),
         Some("user") => return Slot::Kubeconfig("users"),
+        Some("namespace") => return Slot::Namespace,
+        Some("kind") => return Slot::Kind,
+        Some("delete") => return Slot::Target,
         _ => {}
     }
     match arg.get_value_hint() {
@@ -286,10 +409,21 @@ mod tests {
     #[test]
     fn output_values_of_audit() {
         let (values, directive) = complete(&["audit", "-o", ""]);
-        assert_eq!(values, ["table", "wide", "json", "yaml"]);
+        assert_eq!(
+            values,
+            [
+                "table",
+                "wide",
+                "json",
+                "yaml",
+                "name",
+                "jsonpath=",
+                "custom-columns="
+            ]
+        );
         assert_eq!(directive, ":4");
         let (values, _) = complete(&["audit", "--output", "j"]);
-        assert_eq!(values, ["json"]);
+        assert_eq!(values, ["json", "jsonpath="]);
     }
 
     #[test]
@@ -321,7 +455,7 @@ mod tests {
         }
         // Once the value is typed, completion continues normally.
         let (values, directive) = complete(&["audit", "--snapshot", "x.json", "-o", ""]);
-        assert_eq!(values, ["table", "wide", "json", "yaml"]);
+        assert_eq!(values[..4], ["table", "wide", "json", "yaml"]);
         assert_eq!(directive, ":4");
     }
 
@@ -348,6 +482,68 @@ mod tests {
         assert_eq!(values, ["u1"]);
         let missing = dir.path().join("missing").to_string_lossy().into_owned();
         let (values, directive) = complete(&["--kubeconfig", &missing, "--context", ""]);
+        assert!(values.is_empty());
+        assert_eq!(directive, ":4");
+    }
+
+    struct Fake;
+    impl Candidates for Fake {
+        fn namespaces(&self, _: &[OsString]) -> Vec<String> {
+            vec!["kube-system".into(), "shop".into()]
+        }
+        fn kinds(&self, _: &[OsString]) -> Vec<String> {
+            vec!["deployments.apps".into(), "pods".into()]
+        }
+        fn names(&self, _: &[OsString], kind: &str) -> Vec<String> {
+            match kind {
+                "pods" | "po" => vec!["web-1".into(), "web-2".into()],
+                _ => vec!["web".into()],
+            }
+        }
+    }
+
+    fn complete_with(words: &[&str]) -> (Vec<String>, String) {
+        let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+        let out = cobra_complete_with(&words, &Fake);
+        let mut lines: Vec<&str> = out.lines().collect();
+        let directive = lines.pop().expect("directive line").to_owned();
+        (lines.iter().map(|l| l.to_string()).collect(), directive)
+    }
+
+    #[test]
+    fn namespaces_kinds_and_names_come_from_the_provider() {
+        assert_eq!(
+            complete_with(&["audit", "-n", "s"]),
+            (vec!["shop".to_owned()], ":4".to_owned())
+        );
+        assert_eq!(
+            complete_with(&["audit", "--namespace=k"]).0,
+            ["--namespace=kube-system"]
+        );
+        assert_eq!(
+            complete_with(&["audit", "--kind", "pods,d"]).0,
+            ["pods,deployments.apps"]
+        );
+        // graph KIND/NAME: kinds with a slash and no space, then names.
+        assert_eq!(
+            complete_with(&["graph", "-n", "shop", ""]),
+            (
+                vec!["deployments.apps/".to_owned(), "pods/".to_owned()],
+                ":6".to_owned()
+            )
+        );
+        assert_eq!(
+            complete_with(&["graph", "pods/web-"]).0,
+            ["pods/web-1", "pods/web-2"]
+        );
+        // graph KIND NAME.
+        assert_eq!(complete_with(&["graph", "po", "w"]).0, ["web-1", "web-2"]);
+        assert_eq!(
+            complete_with(&["collect", "--delete", "deployments.apps/"]).0,
+            ["deployments.apps/web"]
+        );
+        // Without a provider: nothing, and no file names.
+        let (values, directive) = complete(&["audit", "-n", ""]);
         assert!(values.is_empty());
         assert_eq!(directive, ":4");
     }

@@ -1,32 +1,42 @@
 //! `kubectl gc audit`.
 
-use super::filter::Filter;
-use super::{gate, load};
+use super::select::Selection;
+use super::{flags, gate, output};
 use crate::cli::{AuditArgs, GlobalArgs};
 use crate::error::Result;
 use crate::gc::GarbageCollector;
-use crate::render::audit as view;
+use crate::render::{audit as view, list};
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
-    // Reject a bad selector before spending time on the cluster.
-    Filter::new(None, args.selector.as_deref(), &args.kind)?;
-    let loaded = load(g, true).await?;
-    let gc = GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g));
-    let audit = crate::diagnose::audit(&gc);
-    let filter = Filter::new(
-        loaded.namespace.clone(),
-        args.selector.as_deref(),
-        &args.kind,
+    // Reject bad flags, selectors and templates before spending time on the cluster.
+    flags::check_report_output(args.output, &args.list, false)?;
+    output::check_templates(args.output, args.list.sort_by.as_deref())?;
+    let selection = Selection::parse(g)?;
+    if args.events && (g.snapshot.is_some() || !g.filename.is_empty()) {
+        return Err(crate::error::Error::usage(
+            "--events reads the GC's events from a live cluster, and the input is a file",
+            "drop --snapshot/-f, or drop --events",
+        ));
+    }
+    let loaded = super::load_input(g, true).await?;
+    let selection = selection.resolve(
+        &loaded.snapshot,
+        loaded.namespace.as_deref(),
+        g.given("namespace"),
     )?;
+    let gc = super::progress::step("building the GC's graph", || {
+        GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g))
+    });
+    let audit = super::progress::step("auditing", || crate::diagnose::audit(&gc));
     let in_scope: Vec<_> = audit
         .findings
         .iter()
         .filter(|f| {
             f.object
-                .is_none_or(|o| filter.includes(&loaded.snapshot, o))
+                .is_none_or(|o| selection.includes(&loaded.snapshot, o))
         })
         .collect();
-    let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
+    let (mut in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
     let mut report = view::report_of_kind(
         &gc,
         "AuditReport",
@@ -37,9 +47,21 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     if args.events {
         attach_events(&loaded, &mut report).await?;
     }
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
-    })?;
+    if let Some(order) = output::sort_order(&report, "findings", args.list.sort_by.as_deref())? {
+        list::apply_order(&mut report.findings, &order);
+        list::apply_order(&mut in_scope, &order);
+    }
+    output::emit(
+        args.output,
+        g.color,
+        &args.list,
+        &report,
+        "findings",
+        Some("object"),
+        |out, opts, styles| {
+            view::write_table_report_with(out, &gc, &report, &in_scope, opts, styles)
+        },
+    )?;
     Ok(gate::exit_code(
         &in_scope,
         args.fail_on,

@@ -1,13 +1,13 @@
 //! `kubectl gc check`: restart, upgrade and health gates.
 
-use super::filter::Filter;
-use super::{gate, load};
+use super::select::Selection;
+use super::{flags, gate, output, progress};
 use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
-use crate::render::audit as view;
+use crate::render::{audit as view, list};
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
@@ -17,11 +17,18 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             "e.g. kubectl gc check upgrade --to 1.25",
         ));
     }
+    flags::check_check(args.what, args.to.is_some(), !args.crd.is_empty())?;
+    flags::check_report_output(args.output, &args.list, false)?;
+    output::check_templates(args.output, args.list.sort_by.as_deref())?;
+    let selection = Selection::parse(g)?;
     let crds = read_crds(&args.crd)?;
-    let loaded = load(g, true).await?;
+    let loaded = super::load_input(g, true).await?;
     let snap = &loaded.snapshot;
+    let selection = selection.resolve(snap, loaded.namespace.as_deref(), g.given("namespace"))?;
     let current = loaded.gc_version(g);
-    let gc = GarbageCollector::new(snap, current);
+    let gc = progress::step("building the GC's graph", || {
+        GarbageCollector::new(snap, current)
+    });
     let (restart, health, upgrade) = match args.what {
         None => (true, true, args.to.is_some()),
         Some(CheckWhat::Restart) => (true, false, false),
@@ -29,33 +36,47 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         Some(CheckWhat::Upgrade) => (false, false, true),
     };
     let mut findings: Vec<Finding> = Vec::new();
-    if restart {
-        let r = restart::predict(&gc);
-        findings.extend(restart::findings(&gc, &r));
-    }
-    if health {
-        let audit = crate::diagnose::audit(&gc);
-        findings.extend(health::findings(&gc, &audit));
-    }
-    if upgrade && let Some(to) = args.to {
-        findings.extend(upgrade::findings(snap, current, to, &crds));
-    }
+    progress::step("checking", || {
+        if restart {
+            let r = restart::predict(&gc);
+            findings.extend(restart::findings(&gc, &r));
+        }
+        if health {
+            let audit = crate::diagnose::audit(&gc);
+            findings.extend(health::findings(&gc, &audit));
+        }
+        if upgrade && let Some(to) = args.to {
+            findings.extend(upgrade::findings(snap, current, to, &crds));
+        }
+    });
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
             .then(a.code.cmp(&b.code))
             .then(a.object.cmp(&b.object))
     });
-    let filter = Filter::new(loaded.namespace.clone(), None, &[])?;
     let in_scope: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.object.is_none_or(|o| filter.includes(snap, o)))
+        .filter(|f| f.object.is_none_or(|o| selection.includes(snap, o)))
         .collect();
-    let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
-    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &gc, &report, &in_scope, wide, styles)
-    })?;
+    let (mut in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
+    let mut report =
+        view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    if let Some(order) = output::sort_order(&report, "findings", args.list.sort_by.as_deref())? {
+        list::apply_order(&mut report.findings, &order);
+        list::apply_order(&mut in_scope, &order);
+    }
+    output::emit(
+        args.output,
+        g.color,
+        &args.list,
+        &report,
+        "findings",
+        Some("object"),
+        |out, opts, styles| {
+            view::write_table_report_with(out, &gc, &report, &in_scope, opts, styles)
+        },
+    )?;
     Ok(gate::exit_code(
         &in_scope,
         args.fail_on,
@@ -63,7 +84,6 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         &report.summary.coverage,
     ))
 }
-
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
 fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {
     let mut docs = Vec::new();

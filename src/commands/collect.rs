@@ -1,29 +1,65 @@
 //! `kubectl gc collect`: the GC's plan (dry run), or the cascade of a user's delete.
 
-use super::load;
+use super::select::Selection;
+use super::{flags, output, progress};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs};
-use crate::error::{Result, exit};
+use crate::error::{Error, Result, exit};
 use crate::gc::plan::{Plan, UserDelete};
 use crate::gc::{GarbageCollector, Policy};
-use crate::render::plan as view;
+use crate::render::{list, plan as view};
 
 mod apply;
 
 pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
+    flags::check_report_output(args.output, &args.list, args.apply)?;
+    output::check_templates(args.output, args.list.sort_by.as_deref())?;
+    if args.delete.is_some()
+        && let Some(f) = [
+            ("selector", "-l"),
+            ("kind", "--kind"),
+            ("field_selector", "--field-selector"),
+        ]
+        .iter()
+        .find(|(id, _)| g.given(id))
+    {
+        return Err(Error::usage(
+            format!(
+                "{} with --delete: --delete previews one object's whole cascade",
+                f.1
+            ),
+            format!(
+                "drop {}, or drop --delete to select what the GC's plan shows",
+                f.1
+            ),
+        ));
+    }
+    let selection = Selection::parse(g)?;
     if args.apply {
         apply::check_input(g)?;
     }
     // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
-    let loaded = load(g, args.delete.is_none()).await?;
+    let loaded = super::load_input(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
-    let gc = GarbageCollector::new(snap, loaded.gc_version(g));
+    let selection = selection.resolve(
+        snap,
+        if args.delete.is_none() {
+            loaded.namespace.as_deref()
+        } else {
+            None
+        },
+        g.given("namespace"),
+    )?;
+    let gc = progress::step("building the GC's graph", || {
+        GarbageCollector::new(snap, loaded.gc_version(g))
+    });
     let (mut plan, mode) = match &args.delete {
         Some(target) => {
-            let id = crate::lookup::resolve_target(
-                snap,
-                target,
-                g.namespace.as_deref().unwrap_or(&loaded.default_namespace),
-            )?;
+            let namespace = if g.all_namespaces {
+                None
+            } else {
+                Some(g.namespace.as_deref().unwrap_or(&loaded.default_namespace))
+            };
+            let id = crate::lookup::resolve_target(snap, target, namespace)?;
             let policy = match args.cascade {
                 Cascade::Background => Some(Policy::Background),
                 Cascade::Foreground => Some(Policy::Foreground),
@@ -31,26 +67,57 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
                 Cascade::Default => None,
             };
             (
-                Plan::preview_delete(&gc, UserDelete { target: id, policy }),
+                progress::step("simulating the GC", || {
+                    Plan::preview_delete(&gc, UserDelete { target: id, policy })
+                }),
                 "delete-preview",
             )
         }
-        None => (Plan::steady_state(&gc), "collect"),
+        None => (
+            progress::step("simulating the GC", || collect_plan(&gc, &selection)),
+            "collect",
+        ),
     };
-    if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
-        // Scope the actions to the namespace: what is shown is what --apply performs.
-        plan.actions
-            .retain(|a| snap.store.str(snap.store.object(a.target).namespace) == ns);
-    }
+    // What is shown is what --apply performs: the actions are scoped by collect_plan, the
+    // outcomes here.
+    plan.actions.retain(|a| selection.includes(snap, a.target));
+    let keep: Vec<bool> = plan
+        .outcomes
+        .iter()
+        .map(|o| selection.includes(snap, o.target))
+        .collect();
     let mut report = view::report(&gc, &plan, mode);
-    if let (Some(ns), None) = (&loaded.namespace, &args.delete) {
-        report.outcomes.retain(|o| o.target.namespace == *ns);
-    }
+    let mut i = 0;
+    report.outcomes.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
     if args.apply {
-        return apply::run(g, args, &loaded, &gc, &plan, report).await;
+        // Later rounds of --apply plan exactly as this plan was made, with the same selection.
+        let planner = |gc: &GarbageCollector<'_>| collect_plan(gc, &selection);
+        return apply::run(g, args, &loaded, &gc, &plan, report, &planner).await;
     }
-    super::emit(args.output, g.color, &report, |out, wide, styles| {
-        view::write_table_report(out, &gc, &plan, &report, wide, styles)
-    })?;
+    if let Some(order) = output::sort_order(&report, "actions", args.list.sort_by.as_deref())? {
+        list::apply_order(&mut report.actions, &order);
+        list::apply_order(&mut plan.actions, &order);
+    }
+    output::emit(
+        args.output,
+        g.color,
+        &args.list,
+        &report,
+        "actions",
+        Some("target"),
+        |out, opts, styles| view::write_table_report_with(out, &gc, &plan, &report, opts, styles),
+    )?;
     Ok(exit::OK)
+}
+
+/// The GC's plan, its actions scoped to the selection (`-n`, `-l`, `--kind`,
+/// `--field-selector`): what is shown is what `--apply` performs, in every round.
+fn collect_plan(gc: &GarbageCollector<'_>, selection: &Selection) -> Plan {
+    let mut plan = Plan::steady_state(gc);
+    plan.actions
+        .retain(|a| selection.includes(gc.snap, a.target));
+    plan
 }

@@ -1,5 +1,5 @@
-//! `kubectl gc generate` (hidden): a synthetic cluster for benchmarks, written as a snapshot
-//! and/or created in a disposable test cluster.
+//! `kubectl gc generate` (hidden; test support, built with the `testkit` feature): a synthetic
+//! cluster for benchmarks, written as a snapshot and/or created in a disposable test cluster.
 
 use crate::cli::{GenerateArgs, GlobalArgs};
 use crate::error::{Error, Result, exit};
@@ -29,7 +29,7 @@ pub async fn run(g: &GlobalArgs, args: &GenerateArgs) -> Result<u8> {
         ..d
     };
     let start = Instant::now();
-    let generated = generate(&opts);
+    let generated = super::progress::step("generating", || generate(&opts));
     let i = generated.injected;
     eprintln!(
         "generated {} objects in {} namespaces ({:.1}s): {} dangling, {} cross-namespace, {} unresolvable, {} blocked foreground chains, {} orphan finalizers",
@@ -43,13 +43,18 @@ pub async fn run(g: &GlobalArgs, args: &GenerateArgs) -> Result<u8> {
         i.orphan
     );
     if let Some(path) = &args.output {
-        let snap = generated.to_snapshot();
-        if path.as_os_str() == "-" {
-            let mut out = super::stdout();
-            format::write(&snap, &mut out)?;
-            out.flush()?;
-        } else {
-            format::write_file(&snap, path)?;
+        super::progress::step("writing the snapshot", || -> Result<()> {
+            let snap = generated.to_snapshot();
+            if path.as_os_str() == "-" {
+                let mut out = super::stdout();
+                format::write(&snap, &mut out)?;
+                out.flush()?;
+            } else {
+                format::write_file(&snap, path)?;
+            }
+            Ok(())
+        })?;
+        if path.as_os_str() != "-" {
             eprintln!("wrote {}", path.display());
         }
     }
@@ -63,14 +68,16 @@ pub async fn run(g: &GlobalArgs, args: &GenerateArgs) -> Result<u8> {
             conn.context.as_deref().unwrap_or("in-cluster"),
             args.load_concurrency
         );
+        let bar =
+            super::progress::Spinner::counter("creating objects", generated.objects.len() as u64);
         let stats = crate::testkit::load::load(
             &conn,
             &generated,
             args.load_concurrency as usize,
-            &|done, total| eprint!("\r  {done}/{total} objects"),
+            &|done, _total| bar.set_position(done as u64),
         )
         .await?;
-        eprintln!();
+        drop(bar);
         eprintln!(
             "created {} objects ({} already existed), deleted {} to leave them terminating, in {:.1}s ({:.0} objects/s)",
             stats.created,

@@ -1,31 +1,66 @@
 //! `kubectl gc graph`: the ownership graph as the GC sees it (tree, DOT, Mermaid, JSON), and
 //! `--from-gc`: its difference from the real GC's graph.
 
-use super::load;
+use super::select::Selection as Select;
+use super::{flags, output, progress};
 use crate::catalog::KubeVersion;
 use crate::cli::{DotFormat, GlobalArgs, GraphArgs, GraphDirection, GraphFormat};
 use crate::error::{Error, Result, exit};
 use crate::gc::GarbageCollector;
 use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
-use crate::render::{self, Styles};
+use crate::render::{self, Styles, list};
 use crate::source::live;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
-pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
-    for t in &args.targets {
-        if !t.contains('/') || t.starts_with('/') || t.ends_with('/') {
+/// `graph`'s positional words as kubectl reads them: `KIND/NAME…`, or `KIND NAME…`, or a lone
+/// `KIND` (every object of the kind).
+enum Targets {
+    /// `KIND/NAME` words.
+    Named(Vec<String>),
+    /// A lone `KIND`: every object of it (in -n's namespace, or all with -A).
+    Kind(String),
+}
+
+fn parse_targets(words: &[String]) -> Result<Targets> {
+    let Some(first) = words.first() else {
+        return Ok(Targets::Named(Vec::new()));
+    };
+    let bad = |w: &str| w.is_empty() || w.starts_with('/') || w.ends_with('/');
+    if first.contains('/') {
+        if let Some(w) = words.iter().find(|w| !w.contains('/') || bad(w)) {
             return Err(Error::usage(
-                format!("expected KIND/NAME, got {t:?}"),
-                "e.g. kubectl gc graph deployment/web -n shop, or --uid UID",
+                format!("expected KIND/NAME, got {w:?}"),
+                "name every object as KIND/NAME (deployment/web pod/web-1), or give KIND NAME… (deployment web api)",
             ));
         }
+        return Ok(Targets::Named(words.to_vec()));
     }
-    let format = args.output.unwrap_or(if std::io::stdout().is_terminal() {
-        GraphFormat::Tree
-    } else {
-        GraphFormat::Dot
-    });
+    if bad(first) {
+        return Err(Error::usage(
+            format!("expected KIND/NAME or KIND NAME, got {first:?}"),
+            "e.g. kubectl gc graph deployment/web, or kubectl gc graph deployment web",
+        ));
+    }
+    let names = &words[1..];
+    if names.is_empty() {
+        return Ok(Targets::Kind(first.clone()));
+    }
+    if let Some(w) = names.iter().find(|w| w.contains('/') || w.is_empty()) {
+        return Err(Error::usage(
+            format!("{w:?}: after a KIND, give names only"),
+            "kubectl's rule: either KIND NAME… or KIND/NAME…, not both",
+        ));
+    }
+    Ok(Targets::Named(
+        names.iter().map(|n| format!("{first}/{n}")).collect(),
+    ))
+}
+
+pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
+    let format = args.output;
+    let targets = parse_targets(&args.targets)?;
+    flags::check_graph_output(format, args.no_headers)?;
     if args.from_gc.is_none() && args.dot_format == DotFormat::Legacy && format != GraphFormat::Dot
     {
         return Err(Error::usage(
@@ -33,19 +68,73 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             "add -o dot",
         ));
     }
-    let has_roots = !args.targets.is_empty() || !args.uids.is_empty();
+    if args.from_gc.is_some()
+        && !matches!(
+            format,
+            GraphFormat::Tree | GraphFormat::Json | GraphFormat::Yaml
+        )
+    {
+        return Err(Error::usage(
+            "--from-gc prints the differences as text, json or yaml",
+            "drop -o, or use -o json / -o yaml",
+        ));
+    }
+    match format {
+        GraphFormat::JsonPath(t) | GraphFormat::CustomColumns(t) => {
+            let as_report = if matches!(format, GraphFormat::JsonPath(_)) {
+                crate::cli::ReportFormat::JsonPath(t)
+            } else {
+                crate::cli::ReportFormat::CustomColumns(t)
+            };
+            output::check_templates(as_report, None)?;
+        }
+        _ => {}
+    }
+    let selection = Select::parse(g)?;
+    let selects = !selection.selects_all_of_namespace() || matches!(targets, Targets::Kind(_));
+    let has_roots = !args.targets.is_empty() || !args.uids.is_empty() || selects;
     // A component crosses namespaces (cluster-scoped owners, cross-namespace references): with
     // start objects, read every namespace, as the GC's graph does.
-    let loaded = load(g, !has_roots).await?;
+    let loaded = super::load_input(g, !has_roots).await?;
     let snap = &loaded.snapshot;
-    let gc = GarbageCollector::new(snap, loaded.gc_version(g));
+    // With -A, objects are looked up (and selected) in every namespace.
+    let namespace: Option<&str> = if g.all_namespaces {
+        None
+    } else {
+        Some(g.namespace.as_deref().unwrap_or(&loaded.default_namespace))
+    };
+    let mut selection = selection;
+    if let Targets::Kind(kind) = &targets {
+        let mut with_kind = g.clone();
+        with_kind.kind.push(kind.clone());
+        selection = Select::parse(&with_kind)?;
+    }
+    let picked = selection.resolve(
+        snap,
+        if has_roots {
+            namespace
+        } else {
+            loaded.namespace.as_deref()
+        },
+        g.given("namespace"),
+    )?;
+    let gc = progress::step("building the GC's graph", || {
+        GarbageCollector::new(snap, loaded.gc_version(g))
+    });
     let graph = &gc.graph;
-    let namespace = g.namespace.as_deref().unwrap_or(&loaded.default_namespace);
 
     let mut roots = Vec::new();
     let mut root_uids: Vec<String> = Vec::new();
-    for t in &args.targets {
+    let named = match &targets {
+        Targets::Named(t) => t.as_slice(),
+        Targets::Kind(_) => &[],
+    };
+    for t in named {
         let id = crate::lookup::resolve_target(snap, t, namespace)?;
+        if namespace.is_none() {
+            // -A: say where it was found (the tree shows it; DOT and JSON do not at a glance).
+            eprintln!("{t}: {}", crate::render::text::sanitize(&snap.describe(id)));
+        }
         let node = graph.node_of_object(id);
         if !graph.node(node).in_graph() {
             return Err(Error::usage(
@@ -58,6 +147,19 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         }
         roots.push(node);
         root_uids.push(snap.store.str(snap.store.object(id).uid).to_owned());
+    }
+    if selects {
+        let before = roots.len();
+        for id in snap.store.ids().filter(|&id| picked.includes(snap, id)) {
+            let node = graph.node_of_object(id);
+            if graph.node(node).in_graph() {
+                roots.push(node);
+                root_uids.push(snap.store.str(snap.store.object(id).uid).to_owned());
+            }
+        }
+        if roots.len() == before {
+            eprintln!("note: no object matches the selection (-l, --kind, --field-selector, KIND)");
+        }
     }
     for uid in &args.uids {
         root_uids.push(uid.clone());
@@ -91,7 +193,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     let sub = if has_roots && selection.roots.is_empty() {
         Subgraph::new()
     } else {
-        Subgraph::select(&gc, &selection)
+        progress::step("selecting", || Subgraph::select(&gc, &selection))
     };
     let styles = Styles::for_stdout(g.color);
 
@@ -104,6 +206,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         let opts = live::GcGraphOptions {
             connect: super::input::connect_options(g),
             insecure_skip_tls_verify: args.gc_insecure_skip_tls_verify,
+            send_credentials: args.gc_send_credentials,
         };
         let (text, origin) = live::read_gc_graph(source, &root_uids, server, &opts).await?;
         let parsed = dot::parse(&text).map_err(|e| {
@@ -141,8 +244,10 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         };
         let d = gcdiff::diff(&gc_view, &our_view, gc_side, our_side);
         let mut out = super::stdout();
-        if args.output == Some(GraphFormat::Json) {
+        if format == GraphFormat::Json {
             render::write_json(&mut out, &d)?;
+        } else if format == GraphFormat::Yaml {
+            render::write_yaml(&mut out, &d)?;
         } else {
             gcdiff::write_text(&mut out, &d, &gc_view, &our_view, styles)?;
         }
@@ -167,15 +272,59 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         );
     }
     let mut out = super::stdout();
-    match format {
-        GraphFormat::Tree => view::tree::write(&mut out, &sub, styles)?,
-        GraphFormat::Dot => match args.dot_format {
-            DotFormat::Current => dot::write(&mut out, &sub)?,
-            DotFormat::Legacy => dot::write_legacy(&mut out, &sub)?,
-        },
-        GraphFormat::Mermaid => view::mermaid::write(&mut out, &sub)?,
-        GraphFormat::Json => render::write_json(&mut out, &view::json::document(&sub))?,
-    }
+    progress::rendering(|| -> Result<()> {
+        match format {
+            GraphFormat::Tree => {
+                let opts = view::tree::TreeOptions {
+                    no_headers: args.no_headers,
+                    ..Default::default()
+                };
+                let stats = view::tree::write_with(&mut out, &sub, styles, opts)?;
+                if stats.cuts > 0 {
+                    out.flush()?;
+                    eprintln!(
+                        "note: the tree is cut at depth {} in {} place(s) ({} object(s) below not shown); each cut line says how to continue from there",
+                        opts.max_depth, stats.cuts, stats.hidden
+                    );
+                }
+            }
+            GraphFormat::Dot => match args.dot_format {
+                DotFormat::Current => dot::write(&mut out, &sub)?,
+                DotFormat::Legacy => dot::write_legacy(&mut out, &sub)?,
+            },
+            GraphFormat::Mermaid => view::mermaid::write(&mut out, &sub)?,
+            GraphFormat::Json => render::write_json(&mut out, &view::json::document(&sub))?,
+            GraphFormat::Yaml => render::write_yaml(&mut out, &view::json::document(&sub))?,
+            GraphFormat::Name => {
+                let doc = serde_json::to_value(view::json::document(&sub))
+                    .map_err(std::io::Error::other)?;
+                let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
+                list::write_names(&mut out, nodes.iter().filter_map(list::name_of))?;
+            }
+            GraphFormat::JsonPath(t) => {
+                let doc = serde_json::to_value(view::json::document(&sub))
+                    .map_err(std::io::Error::other)?;
+                let template = crate::render::jsonpath::Template::parse(t).map_err(|e| {
+                    Error::usage(format!("-o jsonpath: {e}"), "see kubectl's JSONPath")
+                })?;
+                list::write_jsonpath(&mut out, &doc, &template)?;
+            }
+            GraphFormat::CustomColumns(c) => {
+                let doc = serde_json::to_value(view::json::document(&sub))
+                    .map_err(std::io::Error::other)?;
+                let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
+                list::Columns::parse(c)
+                    .map_err(|e| {
+                        Error::usage(
+                            format!("-o {e}"),
+                            "e.g. custom-columns=KIND:.kind,NAME:.name",
+                        )
+                    })?
+                    .write(&mut out, &nodes, args.no_headers)?;
+            }
+        }
+        Ok(())
+    })?;
     out.flush()?;
     Ok(exit::OK)
 }

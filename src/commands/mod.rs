@@ -3,58 +3,167 @@
 mod audit;
 mod check;
 mod collect;
-mod filter;
+pub mod complete;
+mod flags;
 mod gate;
+#[cfg(feature = "testkit")]
 mod generate;
 mod graph;
 mod input;
+mod output;
+pub mod progress;
+mod select;
 mod snapshot;
 
 pub use input::{Input, Loaded, load};
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Command, Invocation};
 use crate::error::{Result, exit};
+use flags::Cmd;
 use std::io::Write;
 
 /// Runs a parsed command line; returns the process exit code.
-pub async fn run(cli: Cli) -> Result<u8> {
+pub async fn run(invocation: Invocation) -> Result<u8> {
+    // Without the `testkit` feature there is only the one variant.
+    #[allow(clippy::infallible_destructuring_match)]
+    let cli = match invocation {
+        Invocation::Cli(cli) => cli,
+        #[cfg(feature = "testkit")]
+        Invocation::Generate(g) => {
+            init_logging(g.global.verbosity);
+            return generate::run(&g.global, &g.args).await;
+        }
+    };
+    let g = &cli.global;
+    init_logging(g.verbosity);
     match &cli.command {
-        Command::Audit(args) => audit::run(&cli.global, args).await,
-        Command::Collect(args) => collect::run(&cli.global, args).await,
-        Command::Check(args) => check::run(&cli.global, args).await,
-        Command::Snapshot(args) => snapshot::run(&cli.global, args).await,
-        Command::Graph(args) => graph::run(&cli.global, args).await,
-        Command::Generate(args) => generate::run(&cli.global, args).await,
+        Command::Audit(args) => {
+            flags::check_global(Cmd::Audit, g)?;
+            audit::run(g, args).await
+        }
+        Command::Collect(args) => {
+            flags::check_global(Cmd::Collect, g)?;
+            collect::run(g, args).await
+        }
+        Command::Check(args) => {
+            flags::check_global(Cmd::Check(args.what), g)?;
+            check::run(g, args).await
+        }
+        Command::Snapshot(args) => {
+            flags::check_global(Cmd::Snapshot, g)?;
+            snapshot::run(g, args).await
+        }
+        Command::Graph(args) => {
+            flags::check_global(
+                Cmd::Graph {
+                    from_gc: args.from_gc.is_some(),
+                },
+                g,
+            )?;
+            graph::run(g, args).await
+        }
         Command::Completion(args) => {
+            flags::check_global(Cmd::NoInput("completion"), g)?;
             let mut out = std::io::stdout().lock();
             out.write_all(&crate::cli::complete::completion_script(args.shell))?;
             out.flush()?;
             Ok(exit::OK)
         }
+        Command::Options => {
+            flags::check_global(Cmd::NoInput("options"), g)?;
+            let mut out = stdout();
+            out.write_all(crate::cli::options_help().as_bytes())?;
+            out.flush()?;
+            Ok(exit::OK)
+        }
+        Command::Version(args) => {
+            flags::check_global(Cmd::NoInput("version"), g)?;
+            version(args.output)
+        }
     }
 }
 
-/// Prints a report to stdout as JSON, YAML, or (table/wide) with `table`, which receives the
-/// writer, whether `-o wide` was asked for, and the colour decision.
-pub(crate) fn emit<T: serde::Serialize>(
-    format: crate::cli::ReportFormat,
-    color: crate::cli::ColorChoice,
-    report: &T,
-    table: impl FnOnce(&mut dyn Write, bool, crate::render::Styles) -> std::io::Result<()>,
-) -> Result<()> {
-    use crate::cli::ReportFormat;
-    let mut out = stdout();
+/// `kubectl gc version`.
+fn version(format: Option<crate::cli::VersionFormat>) -> Result<u8> {
+    use crate::cli::VersionFormat;
     match format {
-        ReportFormat::Json => crate::render::write_json(&mut out, report)?,
-        ReportFormat::Yaml => crate::render::write_yaml(&mut out, report)?,
-        ReportFormat::Table | ReportFormat::Wide => table(
-            &mut out,
-            format == ReportFormat::Wide,
-            crate::render::Styles::for_stdout(color),
+        None => {
+            let mut out = stdout();
+            writeln!(out, "kubectl-gc {}", crate::build_info::VERSION_LINE)?;
+            out.flush()?;
+        }
+        Some(f) => output::emit_value(
+            &serde_json::json!({
+                "apiVersion": crate::build_info::REPORT_API_VERSION,
+                "kind": "Version",
+                "version": env!("CARGO_PKG_VERSION"),
+                "gitCommit": env!("KGC_GIT_COMMIT"),
+                "target": env!("KGC_TARGET"),
+                "reportApiVersion": crate::build_info::REPORT_API_VERSION,
+            }),
+            f == VersionFormat::Yaml,
         )?,
     }
-    out.flush()?;
-    Ok(())
+    Ok(exit::OK)
+}
+
+/// `-v N`: kube-rs logs its requests through `tracing`; print them on stderr, as kubectl's
+/// `-v` does: 4 and 5 the client's informational messages, 6 and 7 every request (method, URL,
+/// status, latency), 8 and more everything the client libraries log.
+fn init_logging(level: Option<u8>) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let Some(level) = level else { return };
+    let (ours, libraries) = match level {
+        0..=3 => (LevelFilter::WARN, LevelFilter::WARN),
+        4..=5 => (LevelFilter::INFO, LevelFilter::WARN),
+        6..=7 => (LevelFilter::DEBUG, LevelFilter::WARN),
+        _ => (LevelFilter::TRACE, LevelFilter::DEBUG),
+    };
+    let filter = Targets::new()
+        .with_default(libraries)
+        .with_target("kube_client", ours)
+        .with_target("kube", ours)
+        .with_target("kubectl_gc", ours);
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        // From 6 on, a line when each request finishes, with its status and time.
+        .with_span_events(if level >= 6 {
+            tracing_subscriber::fmt::format::FmtSpan::CLOSE
+        } else {
+            tracing_subscriber::fmt::format::FmtSpan::NONE
+        })
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false);
+    // A second call (tests run commands in one process) keeps the first subscriber.
+    let _ = tracing_subscriber::registry()
+        .with(layer.with_filter(filter))
+        .try_init();
+}
+
+/// Loads the input (`input::load`) with a spinner while files are read (a live read draws its
+/// own counter line), and at `-v 4` and more says what is read.
+pub(crate) async fn load_input(
+    g: &crate::cli::GlobalArgs,
+    list_namespace_only: bool,
+) -> Result<Loaded> {
+    let files = g.snapshot.is_some() || !g.filename.is_empty();
+    if g.verbosity.is_some_and(|v| v >= 4) {
+        match (&g.snapshot, files) {
+            (Some(p), _) => eprintln!("reading snapshot {}", p.display()),
+            (None, true) => eprintln!(
+                "reading {}",
+                g.filename
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (None, false) => eprintln!("reading the cluster"),
+        }
+    }
+    let _spinner = files.then(|| progress::Spinner::new("reading the input"));
+    load(g, list_namespace_only).await
 }
 
 /// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.

@@ -1,6 +1,6 @@
 //! `kubectl gc snapshot`.
 
-use super::load;
+use super::flags;
 use crate::cli::{GlobalArgs, SnapshotArgs};
 use crate::error::{Error, Result, exit};
 use crate::snapshot::format;
@@ -13,20 +13,28 @@ pub async fn run(g: &GlobalArgs, args: &SnapshotArgs) -> Result<u8> {
             "copy the file instead",
         ));
     }
+    flags::check_snapshot_output(&args.output)?;
     // A snapshot is for later analysis of anything: all namespaces unless -n says otherwise.
     let mut g = g.clone();
     if g.namespace.is_none() {
         g.all_namespaces = true;
     }
-    let loaded = load(&g, true).await?;
-    let start = std::time::Instant::now();
-    if args.output.as_os_str() == "-" {
-        let mut out = super::stdout();
-        format::write(&loaded.snapshot, &mut out)?;
-        out.flush()?;
-    } else {
-        format::write_file(&loaded.snapshot, &args.output)?;
+    let loaded = super::load_input(&g, true).await?;
+    if let Some(ns) = g.namespace.as_deref() {
+        // A namespace the input shows does not exist is an error, not an empty snapshot.
+        super::select::Selection::parse(&g)?.resolve(&loaded.snapshot, Some(ns), true)?;
     }
+    let start = std::time::Instant::now();
+    super::progress::step("writing the snapshot", || -> Result<()> {
+        if args.output.as_os_str() == "-" {
+            let mut out = super::stdout();
+            format::write(&loaded.snapshot, &mut out)?;
+            out.flush()?;
+        } else {
+            format::write_file(&loaded.snapshot, &args.output)?;
+        }
+        Ok(())
+    })?;
     eprintln!(
         "wrote {} objects of {} resources to {} in {:.1}s",
         loaded.snapshot.store.len(),

@@ -2,7 +2,7 @@
 //! is wrong or about to happen, as findings with stable codes.
 //!
 //! * [`code`]: the catalogue (`GC001`…, severities); [`finding`]: one finding, made one way.
-//! * [`audit`] (`kubectl gc audit`): every reference and verdict of the snapshot as captured,
+//! * [`mod@audit`] (`kubectl gc audit`): every reference and verdict of the snapshot as captured,
 //!   with [`terminating`] deletions in progress.
 //! * [`restart`], [`upgrade`], [`health`] (`kubectl gc check …`): what a restart or an upgrade
 //!   of kube-controller-manager would make the GC do, and what stops it from working.

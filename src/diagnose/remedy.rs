@@ -1,6 +1,10 @@
 //! Remedies: ready-to-run `kubectl` commands that fix a reference or finish a deletion. Each
 //! write is guarded by a JSON-patch `test` of the value it expects, so it fails instead of
 //! changing an object that moved on since the snapshot.
+//!
+//! Every value that comes from the input (names, namespaces, UIDs, finalizers) is quoted for
+//! the shell by [`shell_word`]: a remedy is made to be pasted into a shell, and a crafted name
+//! or UID in a support bundle must not run a command when it is.
 
 use crate::gc::State;
 use crate::model::{ObjId, Sym};
@@ -17,11 +21,52 @@ pub fn kubectl_target(snap: &Snapshot, id: ObjId) -> String {
     };
     let ns = snap.store.str(o.namespace);
     let name = snap.store.str(o.name);
+    let target = shell_word(&format!("{res}/{name}"));
     if ns.is_empty() {
-        format!("{res}/{name}")
+        target
     } else {
-        format!("{res}/{name} -n {ns}")
+        format!("{target} -n {}", shell_word(ns))
     }
+}
+
+/// `s` as one shell word that bash, zsh and POSIX sh read back as exactly `s`: unchanged when
+/// it holds only characters no shell treats specially, else single-quoted (a `'` inside
+/// becomes `'\''`). Text with control or invisible characters is written `$'…'` with those
+/// characters as `\xNN`/`\uNNNN` escapes (bash, zsh, ksh), so nothing invisible or
+/// terminal-controlling is ever printed inside a command.
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        return s.to_owned();
+    }
+    if s.chars().any(crate::util::is_terminal_hostile) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if crate::util::is_terminal_hostile(c) && (c as u32) <= 0xff => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c if crate::util::is_terminal_hostile(c) => {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `kubectl patch TARGET --type=json -p PATCH`, the patch JSON-encoded and shell-quoted.
+fn json_patch(snap: &Snapshot, id: ObjId, ops: serde_json::Value) -> String {
+    format!(
+        "kubectl patch {} --type=json -p {}",
+        kubectl_target(snap, id),
+        shell_word(&ops.to_string())
+    )
 }
 
 fn ref_index(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> usize {
@@ -36,20 +81,26 @@ fn ref_index(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> usize {
 /// works for custom resources too).
 pub fn remove_ref(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> String {
     let i = ref_index(snap, state, id, uid);
-    format!(
-        "kubectl patch {} --type=json -p '[{{\"op\":\"test\",\"path\":\"/metadata/ownerReferences/{i}/uid\",\"value\":\"{}\"}},{{\"op\":\"remove\",\"path\":\"/metadata/ownerReferences/{i}\"}}]'",
-        kubectl_target(snap, id),
-        snap.store.str(uid)
+    json_patch(
+        snap,
+        id,
+        serde_json::json!([
+            {"op": "test", "path": format!("/metadata/ownerReferences/{i}/uid"), "value": snap.store.str(uid)},
+            {"op": "remove", "path": format!("/metadata/ownerReferences/{i}")},
+        ]),
     )
 }
 
 /// `kubectl patch` setting `blockOwnerDeletion=false` on the reference to `uid`.
 pub fn unblock_ref(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> String {
     let i = ref_index(snap, state, id, uid);
-    format!(
-        "kubectl patch {} --type=json -p '[{{\"op\":\"test\",\"path\":\"/metadata/ownerReferences/{i}/uid\",\"value\":\"{}\"}},{{\"op\":\"replace\",\"path\":\"/metadata/ownerReferences/{i}/blockOwnerDeletion\",\"value\":false}}]'",
-        kubectl_target(snap, id),
-        snap.store.str(uid)
+    json_patch(
+        snap,
+        id,
+        serde_json::json!([
+            {"op": "test", "path": format!("/metadata/ownerReferences/{i}/uid"), "value": snap.store.str(uid)},
+            {"op": "replace", "path": format!("/metadata/ownerReferences/{i}/blockOwnerDeletion"), "value": false},
+        ]),
     )
 }
 
@@ -62,9 +113,57 @@ pub fn remove_finalizers(snap: &Snapshot, state: &State, id: ObjId) -> String {
         .iter()
         .map(|f| store.str(*f))
         .collect();
-    format!(
-        "kubectl patch {} --type=json -p '[{{\"op\":\"test\",\"path\":\"/metadata/finalizers\",\"value\":{}}},{{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}}]'",
-        kubectl_target(snap, id),
-        serde_json::to_string(&fins).expect("strings serialize")
+    json_patch(
+        snap,
+        id,
+        serde_json::json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": fins},
+            {"op": "remove", "path": "/metadata/finalizers"},
+        ]),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn shell_words_read_back_exactly_in_bash_and_run_nothing() {
+        let words = [
+            "web",
+            "deployments.apps/web",
+            "",
+            "a b",
+            "it's",
+            "$(touch pwned)",
+            "`touch pwned`",
+            "x'; touch pwned; '",
+            "back\\slash",
+            "esc\u{1b}[2Jx",
+            "nl\nx",
+            "rtl\u{202e}x",
+            "ünï ✓",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let mut script = String::new();
+        for w in words {
+            script.push_str(&format!("printf '%s\\0' {}\n", shell_word(w)));
+        }
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(dir.path())
+            .output()
+            .expect("bash");
+        assert!(out.status.success());
+        let got: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(got[i], w.as_bytes(), "{w:?} quoted as {}", shell_word(w));
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // Quoted words hold no raw control character.
+        assert_eq!(shell_word("esc\u{1b}x"), "$'esc\\x1bx'");
+        assert_eq!(shell_word("web"), "web");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+    }
 }

@@ -14,7 +14,7 @@
 //! | [`simulation`] | the event flow and work queues after a start, step by step |
 //! | [`plan`] | the simulation in every open order: actions, end states, order-dependent outcomes |
 //!
-//! It imports only `model`, `snapshot`, `catalog` and `util`; everything that judges what the
+//! It imports only `model`, `snapshot` and `catalog`; everything that judges what the
 //! GC does (findings, restart and upgrade checks) is built on top, in [`crate::diagnose`].
 
 pub mod attempt_to_delete;

@@ -8,8 +8,8 @@
 //! touch one object in the same round trip. One mechanism covers all of them: the simulation
 //! is run again with each alternative order, on the part of the graph it can affect, and an
 //! object whose end state differs between runs is **order-dependent**: its [`Outcome`] lists
-//! every end state, and the plan's actions leave it out (no one step of a plan may act on
-//! something the GC may not do).
+//! every end state, and the plan's actions keep only the requests on it that every order
+//! makes (no one step of a plan may act on something the GC may not do).
 
 use super::attempt_to_delete::Policy;
 use super::graph_builder::VisitCause;
@@ -755,19 +755,56 @@ fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             }
         }
     }
-    plan_from(gc, primary, alternatives)
+    // The requests on an order-dependent object that every order makes (an orphan patch that
+    // lands before or after the race, say) stay in the plan: later requests (the orphan
+    // finalizer's removal) rely on them. Only the ones some order does not make are left out.
+    let mut certain: BTreeMap<ObjId, Vec<Signature>> = BTreeMap::new();
+    for &id in alternatives.keys() {
+        let mut common: Vec<Signature> = primary
+            .actions
+            .iter()
+            .filter(|a| a.target == id)
+            .map(signature)
+            .collect();
+        for (run, scope, _) in &others {
+            if !scope[id.index()] {
+                continue;
+            }
+            let made: Vec<Signature> = run
+                .actions
+                .iter()
+                .filter(|a| a.target == id)
+                .map(signature)
+                .collect();
+            common.retain(|s| made.contains(s));
+        }
+        certain.insert(id, common);
+    }
+    plan_from(gc, primary, alternatives, &certain)
+}
+
+/// What a request does, whichever step it is sent at.
+type Signature = (Verb, Vec<Sym>, Option<Sym>, Option<Policy>);
+
+fn signature(a: &Action) -> Signature {
+    (a.verb, a.owner_refs.clone(), a.finalizer, a.policy)
 }
 
 fn plan_from(
     gc: &GarbageCollector<'_>,
     run: Run,
     mut alternatives: BTreeMap<ObjId, Vec<Alternative>>,
+    certain: &BTreeMap<ObjId, Vec<Signature>>,
 ) -> Plan {
     let store = &gc.snap.store;
     let actions: Vec<Action> = run
         .actions
         .iter()
-        .filter(|a| !alternatives.contains_key(&a.target))
+        .filter(|a| {
+            certain
+                .get(&a.target)
+                .is_none_or(|c| c.contains(&signature(a)))
+        })
         .cloned()
         .collect();
     let visits: BTreeMap<ObjId, VisitCause> = run

@@ -43,7 +43,7 @@ pub enum Mapping {
         /// Why we have no objects of it.
         why: String,
     },
-    /// The REST mapper's guessed `<Kind>List` / `List` pseudo-kinds (§3.3 step 3 [quirk]):
+    /// The REST mapper's guessed `<Kind>List` / `List` pseudo-kinds (§3.3 step 3, a quirk):
     /// mapping succeeds, but to a resource the server does not serve, so the owner GET 404s.
     Phantom {
         /// The scope the mapper gives the pseudo-kind (`<Kind>List`: the kind's; `List`: cluster).

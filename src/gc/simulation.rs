@@ -1113,10 +1113,12 @@ impl<'a, 'b> Sim<'a, 'b> {
     /// The informer event a change causes (monitored objects only).
     fn event(&mut self, id: ObjId, old: &OldMeta) {
         let gc = self.gc;
-        if self.is_namespace(id) && self.state.exists(id) && self.state.being_deleted(id) {
-            if !self.terminating_namespaces.contains(&id) {
-                self.terminating_namespaces.push(id);
-            }
+        if self.is_namespace(id)
+            && self.state.exists(id)
+            && self.state.being_deleted(id)
+            && !self.terminating_namespaces.contains(&id)
+        {
+            self.terminating_namespaces.push(id);
         }
         if !gc.graph.monitors(id) || !self.in_scope(id) {
             return;

@@ -4,7 +4,7 @@
 //! symbols, which must happen in input order on the thread that owns the store). A parser
 //! thread fills a [`Batch`]: every string copied into one buffer and hashed with the store's
 //! [`StrHasher`]; the store's thread then only probes the intern table
-//! ([`Store::add_batch`]). Both paths go through the same code ([`MetaView`]), so a store built
+//! ([`Store::add_batch`]). Both paths go through the same code (`MetaView`), so a store built
 //! from batches equals one built object by object, symbol for symbol.
 
 use super::{Added, MetaIn, ResourceId, Store, StrHasher};

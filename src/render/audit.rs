@@ -1,7 +1,8 @@
 //! `kubectl gc audit` output: table, wide, JSON and YAML (schema in README "JSON: audit").
 
 use super::{
-    ObjectRef, REPORT_API_VERSION, Styles, owner_ref_json, pad_columns, table, write_table,
+    ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cell, cells, fit, owner_ref_json, table,
+    write_line, write_table,
 };
 use crate::diagnose::{Audit, Code, Finding, Severity};
 use crate::gc::GarbageCollector;
@@ -120,25 +121,66 @@ pub struct Gap {
     /// Details.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// File inputs: the namespaces (`""`: cluster scope) the input holds objects in but does
+    /// not hold this resource completely in; its owners there are unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_held_in: Vec<String>,
 }
 
 impl Coverage {
     /// Coverage of the analysed snapshot.
     pub fn of(a: &GarbageCollector<'_>) -> Coverage {
         let snap = a.snap;
+        let files = snap.provenance.source == SourceKind::Files;
+        // File inputs: the namespaces the input holds objects in, to say where a resource is
+        // not held.
+        let input_namespaces: std::collections::BTreeSet<&str> = if files {
+            snap.store
+                .objects
+                .iter()
+                .map(|o| snap.store.str(o.namespace))
+                .filter(|n| !n.is_empty())
+                .collect()
+        } else {
+            Default::default()
+        };
         let mut gaps = Vec::new();
         for g in a.rest_mapper.grs() {
+            let mut not_held_in = Vec::new();
             let (outcome, message) = match &g.coverage {
                 ListOutcome::Forbidden { message } => ("forbidden", Some(message.clone())),
                 ListOutcome::Failed { message } => ("failed", Some(message.clone())),
-                ListOutcome::Partial { namespaces }
-                    if snap.provenance.source == SourceKind::Live =>
-                {
-                    (
-                        "partial",
-                        Some(format!("listed only in: {}", namespaces.join(", "))),
-                    )
+                ListOutcome::Partial { namespaces } if !files => (
+                    "partial",
+                    Some(format!("listed only in: {}", namespaces.join(", "))),
+                ),
+                ListOutcome::Partial { namespaces } => {
+                    let wanted: Vec<&str> = if g.namespaced {
+                        input_namespaces.iter().copied().collect()
+                    } else {
+                        vec![""]
+                    };
+                    not_held_in = wanted
+                        .into_iter()
+                        .filter(|n| !namespaces.iter().any(|h| h == n))
+                        .map(str::to_owned)
+                        .collect();
+                    if not_held_in.is_empty() {
+                        continue;
+                    }
+                    let held = if namespaces.is_empty() {
+                        "no complete list of it in the input".to_owned()
+                    } else if g.namespaced {
+                        format!("held completely only in: {}", namespaces.join(", "))
+                    } else {
+                        "held completely at cluster scope".to_owned()
+                    };
+                    ("partial", Some(held))
                 }
+                ListOutcome::NotListed if files => (
+                    "not-listed",
+                    Some("served (CRD or discovery in the input), but no objects of it".into()),
+                ),
                 _ => continue,
             };
             gaps.push(Gap {
@@ -147,6 +189,7 @@ impl Coverage {
                 kind: g.kind.clone(),
                 outcome,
                 message,
+                not_held_in,
             });
         }
         Coverage {
@@ -240,68 +283,161 @@ pub fn write_table_report(
     wide: bool,
     styles: Styles,
 ) -> std::io::Result<()> {
+    write_table_report_with(w, a, report, in_scope, &TableOptions::of(wide), styles)
+}
+
+/// One row of the findings table before grouping.
+struct FindingRow<'f> {
+    finding: &'f Finding,
+    /// Index into the report's findings.
+    index: usize,
+    namespace: String,
+    object: String,
+    owner: String,
+    age: String,
+}
+
+/// Rows of the same severity, code, namespace, object kind and consequence whose owners are
+/// of one kind (27 pods whose Jobs the input lacks): shown as one row in `-o table`.
+fn group_key<'r>(
+    r: &'r FindingRow<'_>,
+) -> (Severity, &'static str, &'r str, &'r str, &'r str, &'r str) {
+    (
+        r.finding.severity,
+        r.finding.code.id(),
+        r.namespace.as_str(),
+        r.object.split_once('/').map_or("", |(k, _)| k),
+        r.owner.split_once('/').map_or(r.owner.as_str(), |(k, _)| k),
+        r.finding.consequence.as_str(),
+    )
+}
+
+/// At least this many near-identical rows are shown as one in `-o table`.
+pub const GROUP_AT: usize = 3;
+
+/// Writes the findings table with kubectl's layout options, the detail blocks (remedies) and
+/// the summary line. In `-o table`, runs of [`GROUP_AT`] or more near-identical rows (same
+/// severity, code, namespace, kinds and consequence) are shown as one row, `(+N more)`;
+/// `-o wide` shows every row.
+pub fn write_table_report_with(
+    w: &mut dyn Write,
+    a: &GarbageCollector<'_>,
+    report: &AuditReport,
+    in_scope: &[&Finding],
+    opts: &TableOptions,
+    styles: Styles,
+) -> std::io::Result<()> {
     let snap = a.snap;
+    let wide = opts.wide;
+    let now = super::captured_secs(snap);
+    let mut grouped_rows = 0usize;
     if in_scope.is_empty() {
-        writeln!(w, "No findings.")?;
+        if !opts.no_headers {
+            writeln!(w, "No findings.")?;
+        }
     } else {
+        let rows: Vec<FindingRow<'_>> = in_scope
+            .iter()
+            .enumerate()
+            .map(|(index, f)| finding_row(a, f, index, now))
+            .collect();
+        // Groups, in the order of their first row.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        if wide {
+            groups = (0..rows.len()).map(|i| vec![i]).collect();
+        } else {
+            let mut index: hashbrown::HashMap<_, usize> = hashbrown::HashMap::new();
+            for (i, r) in rows.iter().enumerate() {
+                match index.get(&group_key(r)) {
+                    Some(&g) => groups[g].push(i),
+                    None => {
+                        index.insert(group_key(r), groups.len());
+                        groups.push(vec![i]);
+                    }
+                }
+            }
+            // Small groups are shown row by row.
+            groups = groups
+                .into_iter()
+                .flat_map(|g| {
+                    if g.len() >= GROUP_AT {
+                        vec![g]
+                    } else {
+                        g.into_iter().map(|i| vec![i]).collect()
+                    }
+                })
+                .collect();
+            groups.sort_by_key(|g| g[0]);
+        }
         let mut t = table(styles);
-        let mut header = vec![
+        let mut header: Vec<String> = [
             "SEVERITY",
             "CODE",
             "NAMESPACE",
             "OBJECT",
             "OWNER",
+            "AGE",
             "CONSEQUENCE",
-        ];
+        ]
+        .map(String::from)
+        .to_vec();
         if wide {
-            header.extend(["CLASS", "UID", "MESSAGE"]);
+            header.extend(["CLASS", "UID", "MESSAGE"].map(String::from));
         }
-        t.set_header(header);
-        for f in in_scope {
-            let Some(obj) = f.object else {
-                let mut row = vec![
-                    severity_cell(f.severity, styles),
-                    Cell::new(f.code.id()),
-                    Cell::new("-"),
-                    Cell::new(f.resource.as_deref().unwrap_or("-")),
-                    Cell::new("-"),
-                    Cell::new(&f.consequence),
-                ];
-                if wide {
-                    row.extend([Cell::new("-"), Cell::new("-"), Cell::new(&f.message)]);
+        header.extend(opts.label_headers());
+        if !opts.no_headers {
+            t.set_header(cells(&header));
+        }
+        for g in &groups {
+            let r = &rows[g[0]];
+            let f = r.finding;
+            let more = |text: &str, distinct: usize| {
+                if g.len() > 1 && distinct > 1 {
+                    format!("{text} (+{} more)", g.len() - 1)
+                } else {
+                    text.to_owned()
                 }
-                t.add_row(row);
-                continue;
             };
-            let o = snap.store.object(obj);
-            let kind = &snap.resource_of(o).kind;
-            let owner = f
-                .owner_ref
-                .map(|r| format!("{}/{}", snap.store.str(r.kind), snap.store.str(r.name)))
-                .unwrap_or_else(|| "-".into());
-            let ns = snap.store.str(o.namespace);
+            let distinct_owners = {
+                let mut o: Vec<&str> = g.iter().map(|&i| rows[i].owner.as_str()).collect();
+                o.sort_unstable();
+                o.dedup();
+                o.len()
+            };
+            if g.len() > 1 {
+                grouped_rows += g.len() - 1;
+            }
             let mut row = vec![
                 severity_cell(f.severity, styles),
-                Cell::new(f.code.id()),
-                Cell::new(if ns.is_empty() { "-" } else { ns }),
-                Cell::new(format!("{kind}/{}", snap.store.str(o.name))),
-                Cell::new(owner),
-                Cell::new(&f.consequence),
+                cell(f.code.id()),
+                cell(&r.namespace),
+                cell(more(&r.object, g.len())),
+                cell(more(&r.owner, distinct_owners)),
+                cell(&r.age),
+                cell(&f.consequence),
             ];
             if wide {
-                row.push(Cell::new(f.classification.unwrap_or("-")));
-                row.push(Cell::new(snap.store.str(o.uid)));
-                row.push(Cell::new(&f.message));
+                row.push(cell(f.classification.unwrap_or("-")));
+                row.push(cell(
+                    f.object
+                        .map_or("-", |o| snap.store.str(snap.store.object(o).uid)),
+                ));
+                row.push(cell(&f.message));
             }
+            row.extend(opts.label_cells(snap, f.object).into_iter().map(cell));
             t.add_row(row);
         }
-        pad_columns(&mut t);
+        // SEVERITY, CODE and AGE keep their width; the rest share what is left.
+        fit(&mut t, opts, &[0, 1, 5]);
         write_table(w, &t)?;
+        if opts.no_headers {
+            return Ok(());
+        }
         // Blocked deletions and broken references come with their fixes.
-        let detailed: Vec<(usize, &&Finding)> = in_scope
+        let detailed: Vec<&FindingRow<'_>> = rows
             .iter()
-            .enumerate()
-            .filter(|(_, f)| {
+            .filter(|r| {
+                let f = r.finding;
                 !f.remedies.is_empty()
                     && (wide
                         || f.code == Code::BlockedForegroundDeletion
@@ -309,33 +445,102 @@ pub fn write_table_report(
             })
             .take(20)
             .collect();
-        for (i, f) in detailed {
+        for r in detailed {
+            let f = r.finding;
             writeln!(w)?;
-            writeln!(
+            write_line(
                 w,
-                "{} {}: {}",
-                f.code.id(),
-                f.object
-                    .map(|o| snap.describe(o))
-                    .or_else(|| f.resource.clone())
-                    .unwrap_or_default(),
-                f.message
+                &format!(
+                    "{} {}: {}",
+                    f.code.id(),
+                    f.object
+                        .map(|o| snap.describe(o))
+                        .or_else(|| f.resource.clone())
+                        .unwrap_or_default(),
+                    f.message
+                ),
             )?;
-            for e in &report.findings[i].evidence {
-                writeln!(w, "  evidence: {e}")?;
+            for e in &report.findings[r.index].evidence {
+                write_line(w, &format!("  evidence: {e}"))?;
             }
             if f.code == Code::BlockedForegroundDeletion {
                 writeln!(w, "  to unblock, run one of (per root blocker):")?;
             } else {
                 writeln!(w, "  to fix:")?;
             }
-            for r in &f.remedies {
-                writeln!(w, "    {r}")?;
+            for rem in &f.remedies {
+                write_line(w, &format!("    {rem}"))?;
             }
         }
     }
+    if opts.no_headers {
+        return Ok(());
+    }
     writeln!(w)?;
-    writeln!(w, "{}", summary_line(report))
+    let mut line = summary_line(report);
+    if grouped_rows > 0 {
+        line.push_str(&format!(
+            " · {grouped_rows} similar row(s) grouped (-o wide lists each)"
+        ));
+    }
+    write_line(w, &line)
+}
+
+/// The cells of one finding: an object's namespace, `Kind/name`, its owner (for GC013, the
+/// finalizers holding it and for how long) and its age.
+fn finding_row<'f>(
+    a: &GarbageCollector<'_>,
+    f: &'f Finding,
+    index: usize,
+    now: Option<i64>,
+) -> FindingRow<'f> {
+    let snap = a.snap;
+    let Some(obj) = f.object else {
+        return FindingRow {
+            finding: f,
+            index,
+            namespace: "-".into(),
+            object: f.resource.clone().unwrap_or_else(|| "-".into()),
+            owner: "-".into(),
+            age: "-".into(),
+        };
+    };
+    let o = snap.store.object(obj);
+    let kind = &snap.resource_of(o).kind;
+    let owner = if f.code == Code::TerminatingHeldByFinalizer {
+        let fins: Vec<&str> = snap
+            .store
+            .finalizers(obj)
+            .iter()
+            .map(|s| snap.store.str(*s))
+            .collect();
+        format!(
+            "held by {} for {}",
+            if fins.is_empty() {
+                "-".to_owned()
+            } else {
+                fins.join(",")
+            },
+            super::age(snap.store.str(o.deletion_timestamp), now)
+        )
+    } else {
+        f.owner_ref
+            .map(|r| format!("{}/{}", snap.store.str(r.kind), snap.store.str(r.name)))
+            .unwrap_or_else(|| "-".into())
+    };
+    let ns = snap.store.str(o.namespace);
+    FindingRow {
+        finding: f,
+        index,
+        namespace: if ns.is_empty() {
+            "-".into()
+        } else {
+            ns.to_owned()
+        },
+        object: format!("{kind}/{}", snap.store.str(o.name)),
+        owner,
+        age: super::age(snap.store.str(o.creation_timestamp), now),
+    }
 }
 
 /// `12 findings (1 critical, 3 error, 8 warning) in 5210 objects · GC 1.28 · coverage complete`.
@@ -359,9 +564,43 @@ pub fn summary_line(r: &AuditReport) -> String {
     );
     let c = &s.coverage;
     if c.source == SourceKind::Files {
-        line.push_str(
-            " · file input: owners of kinds or namespaces the files do not hold are unknown",
-        );
+        // What was held, what was not: owners there are unknown, never missing.
+        let failed: Vec<&str> = c
+            .gaps
+            .iter()
+            .filter(|g| g.outcome == "failed")
+            .map(|g| g.resource.as_str())
+            .collect();
+        let partial: Vec<&str> = c
+            .gaps
+            .iter()
+            .filter(|g| g.outcome == "partial")
+            .map(|g| g.resource.as_str())
+            .collect();
+        let list = |v: &[&str]| {
+            let mut s = v.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+            if v.len() > 4 {
+                s.push_str(&format!(", +{} more", v.len() - 4));
+            }
+            s
+        };
+        let mut parts = Vec::new();
+        if partial.is_empty() && failed.is_empty() {
+            parts.push("every kind it holds is held completely".to_owned());
+        }
+        if !partial.is_empty() {
+            parts.push(format!(
+                "not held completely everywhere: {} (-o json lists where)",
+                list(&partial)
+            ));
+        }
+        if !failed.is_empty() {
+            parts.push(format!("unknown (broken input): {}", list(&failed)));
+        }
+        line.push_str(&format!(
+            " · file input: {}; owners of other kinds are unknown",
+            parts.join("; ")
+        ));
     } else if c.complete {
         line.push_str(" · coverage complete");
     } else {
@@ -387,6 +626,12 @@ pub fn summary_line(r: &AuditReport) -> String {
         line.push_str(&format!(
             " · {} input document(s) skipped",
             c.skipped_inputs.len()
+        ));
+    }
+    if s.suppressed > 0 {
+        line.push_str(&format!(
+            " · {} suppressed (kubectl-gc.io/ignore or --baseline)",
+            s.suppressed
         ));
     }
     line

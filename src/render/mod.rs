@@ -4,7 +4,10 @@
 
 pub mod audit;
 pub mod graph;
+pub mod jsonpath;
+pub mod list;
 pub mod plan;
+pub mod text;
 
 pub use crate::build_info::REPORT_API_VERSION;
 pub use crate::gc::object_ref::ObjectRef;
@@ -59,10 +62,10 @@ pub fn owner_ref_json(snap: &Snapshot, r: &OwnerRef) -> serde_json::Value {
     serde_json::to_value(OwnerRefOut::new(&snap.store, r)).unwrap_or_default()
 }
 
-/// Writes `value` as YAML.
+/// Writes `value` as YAML, fields in the order JSON shows them (the structs' order: `apiVersion`
+/// and `kind` first), not sorted.
 pub fn write_yaml<T: Serialize>(w: &mut dyn Write, value: &T) -> std::io::Result<()> {
-    let v = serde_json::to_value(value).map_err(std::io::Error::other)?;
-    let text = serde_saphyr::to_string(&v).map_err(std::io::Error::other)?;
+    let text = serde_saphyr::to_string(value).map_err(std::io::Error::other)?;
     w.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
         w.write_all(b"\n")?;
@@ -97,6 +100,184 @@ pub fn pad_columns(t: &mut comfy_table::Table) {
             c.set_padding((0, if i + 1 == n { 0 } else { 3 }));
         }
     }
+}
+
+/// How a table is laid out (`-o wide`, `--no-headers`, `-L`, `--show-labels`, the width).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// `-o wide`: more columns, never truncated.
+    pub wide: bool,
+    /// `--no-headers`: rows only (no header, detail blocks or summary line).
+    pub no_headers: bool,
+    /// Fit the table in this many columns, truncating long cells with `…` (`None`: never
+    /// truncate, as when stdout is not a terminal and `COLUMNS` is unset).
+    pub width: Option<u16>,
+    /// `-L`: a column per label key.
+    pub label_columns: Vec<String>,
+    /// `--show-labels`: a LABELS column.
+    pub show_labels: bool,
+}
+
+impl TableOptions {
+    /// Plain table options (`-o table` or `-o wide`), no width limit.
+    pub fn of(wide: bool) -> TableOptions {
+        TableOptions {
+            wide,
+            ..TableOptions::default()
+        }
+    }
+
+    /// The header of a `-L` column: the key's last segment, upper-cased (as kubectl).
+    pub fn label_header(key: &str) -> String {
+        key.rsplit('/').next().unwrap_or(key).to_uppercase()
+    }
+
+    /// The headers of the label columns, after the renderer's own.
+    pub fn label_headers(&self) -> Vec<String> {
+        let mut h: Vec<String> = self
+            .label_columns
+            .iter()
+            .map(|k| Self::label_header(k))
+            .collect();
+        if self.show_labels {
+            h.push("LABELS".into());
+        }
+        h
+    }
+
+    /// The label cells of an object (`None`: a row without an object, e.g. a resource).
+    pub fn label_cells(&self, snap: &Snapshot, id: Option<crate::model::ObjId>) -> Vec<String> {
+        let labels: Vec<(&str, &str)> = id
+            .map(|id| {
+                snap.store
+                    .labels(id)
+                    .iter()
+                    .map(|(k, v)| (snap.store.str(*k), snap.store.str(*v)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut cells: Vec<String> = self
+            .label_columns
+            .iter()
+            .map(|key| {
+                labels
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| v.to_string())
+                    .unwrap_or_default()
+            })
+            .collect();
+        if self.show_labels {
+            let mut all: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            all.sort();
+            cells.push(if all.is_empty() {
+                "<none>".into()
+            } else {
+                all.join(",")
+            });
+        }
+        cells
+    }
+}
+
+/// kubectl's AGE: `45s`, `5m30s`, `65m`, `3h10m`, `20h`, `2d3h`, `30d`, `2y30d`, `10y`
+/// (apimachinery's HumanDuration); `<unknown>` when a timestamp is missing or unreadable.
+pub fn age(from_rfc3339: &str, now_secs: Option<i64>) -> String {
+    let (Some(then), Some(now)) = (crate::snapshot::parse_rfc3339(from_rfc3339), now_secs) else {
+        return "<unknown>".into();
+    };
+    let s = (now - then).max(0);
+    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        if s % 60 == 0 {
+            format!("{m}m")
+        } else {
+            format!("{m}m{}s", s % 60)
+        }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        if m % 60 == 0 {
+            format!("{h}h")
+        } else {
+            format!("{h}h{}m", m % 60)
+        }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if h < 24 * 8 {
+        if h % 24 == 0 {
+            format!("{d}d")
+        } else {
+            format!("{d}d{}h", h % 24)
+        }
+    } else if d < 365 * 2 {
+        format!("{d}d")
+    } else if d < 365 * 8 {
+        let y = d / 365;
+        if d % 365 == 0 {
+            format!("{y}y")
+        } else {
+            format!("{y}y{}d", d % 365)
+        }
+    } else {
+        format!("{}y", d / 365)
+    }
+}
+
+/// The moment ages are measured at: when the input was captured (a live read: now), so a
+/// saved snapshot reads the same every day.
+pub fn captured_secs(snap: &Snapshot) -> Option<i64> {
+    crate::snapshot::parse_rfc3339(&snap.provenance.captured_at)
+}
+
+/// Lays a finished table out for [`TableOptions`]: kubectl's padding, and with a width, the
+/// columns in `fixed` keep their content's width while the others share what is left,
+/// truncated to one line with `…`.
+pub fn fit(t: &mut comfy_table::Table, opts: &TableOptions, fixed: &[usize]) {
+    pad_columns(t);
+    let Some(width) = opts.width.filter(|_| !opts.wide) else {
+        return;
+    };
+    use comfy_table::{ColumnConstraint, Width};
+    t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    t.set_width(width);
+    t.set_truncation_indicator("…");
+    // The header is cut like any row when the terminal is very narrow.
+    if let Some(h) = t.header() {
+        let mut h = h.clone();
+        h.max_height(1);
+        t.set_header(h);
+    }
+    for (i, col) in t.column_iter_mut().enumerate() {
+        if fixed.contains(&i) {
+            col.set_constraint(ColumnConstraint::ContentWidth);
+        } else {
+            // At least a few characters of every column (plus kubectl's 3-space gap).
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(4 + 3)));
+        }
+    }
+    for row in t.row_iter_mut() {
+        row.max_height(1);
+    }
+}
+
+/// A table cell showing `text` sanitised ([`text::sanitize`]): every cell of every table is
+/// made with it, so no cell can carry a control character to the terminal.
+pub fn cell(text: impl AsRef<str>) -> comfy_table::Cell {
+    comfy_table::Cell::new(text::sanitize(text.as_ref()))
+}
+
+/// A row of [`cell`]s.
+pub fn cells<S: AsRef<str>>(texts: impl IntoIterator<Item = S>) -> Vec<comfy_table::Cell> {
+    texts.into_iter().map(cell).collect()
+}
+
+/// Writes one line of unstyled text, sanitised ([`text::sanitize`]), and a newline.
+pub fn write_line(w: &mut dyn Write, line: &str) -> std::io::Result<()> {
+    w.write_all(text::sanitize(line).as_bytes())?;
+    w.write_all(b"\n")
 }
 
 /// Writes a table, trimming the trailing spaces comfy-table pads lines with.

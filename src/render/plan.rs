@@ -1,6 +1,8 @@
 //! `kubectl gc collect` output (schema in README "JSON: collect").
 
-use super::{ObjectRef, REPORT_API_VERSION, Styles, pad_columns, table, write_table};
+use super::{
+    ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table,
+};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
@@ -244,16 +246,40 @@ pub fn write_table_report(
     wide: bool,
     styles: Styles,
 ) -> std::io::Result<()> {
+    write_table_report_with(w, a, plan, r, &TableOptions::of(wide), styles)
+}
+
+/// Entries of `deleted (…)` in the summary line before "… and N more".
+pub const SUMMARY_KINDS: usize = 8;
+
+/// [`write_table_report`] with kubectl's layout options (`--no-headers`: the action rows only).
+pub fn write_table_report_with(
+    w: &mut dyn Write,
+    a: &GarbageCollector<'_>,
+    plan: &Plan,
+    r: &PlanReport,
+    opts: &TableOptions,
+    styles: Styles,
+) -> std::io::Result<()> {
     let snap = a.snap;
+    let wide = opts.wide;
+    let now = super::captured_secs(snap);
     if plan.actions.is_empty() {
-        writeln!(w, "The GC has nothing to do.")?;
+        if !opts.no_headers {
+            writeln!(w, "The GC has nothing to do.")?;
+        }
     } else {
         let mut t = table(styles);
-        let mut header = vec!["WAVE", "ACTION", "NAMESPACE", "OBJECT", "DETAIL"];
+        let mut header: Vec<String> = ["WAVE", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
+            .map(String::from)
+            .to_vec();
         if wide {
-            header.extend(["RULE", "UID"]);
+            header.extend(["RULE", "UID"].map(String::from));
         }
-        t.set_header(header);
+        header.extend(opts.label_headers());
+        if !opts.no_headers {
+            t.set_header(cells(&header));
+        }
         for act in &plan.actions {
             let o = snap.store.object(act.target);
             let verb = match (act.verb, act.policy) {
@@ -274,16 +300,21 @@ pub fn write_table_report(
                     ns.to_owned()
                 },
                 format!("{}/{}", snap.resource_of(o).kind, snap.store.str(o.name)),
+                super::age(snap.store.str(o.creation_timestamp), now),
                 act.detail.clone(),
             ];
             if wide {
                 row.push(act.reason.rule().to_owned());
                 row.push(snap.store.str(o.uid).to_owned());
             }
-            t.add_row(row);
+            row.extend(opts.label_cells(snap, Some(act.target)));
+            t.add_row(cells(row));
         }
-        pad_columns(&mut t);
+        fit(&mut t, opts, &[0, 1, 4]);
         write_table(w, &t)?;
+    }
+    if opts.no_headers {
+        return Ok(());
     }
     let stuck: Vec<&OutcomeJson> = r.outcomes.iter().filter(|o| o.why.is_some()).collect();
     if !stuck.is_empty() {
@@ -292,7 +323,7 @@ pub fn write_table_report(
         let mut t = table(styles);
         t.set_header(vec!["STATE", "NAMESPACE", "OBJECT", "WHY"]);
         for o in stuck {
-            t.add_row(vec![
+            t.add_row(cells([
                 o.state.to_owned(),
                 if o.target.namespace.is_empty() {
                     "-".into()
@@ -301,17 +332,23 @@ pub fn write_table_report(
                 },
                 format!("{}/{}", o.target.kind, o.target.name),
                 o.why.clone().unwrap_or_default(),
-            ]);
+            ]));
         }
-        pad_columns(&mut t);
+        fit(&mut t, opts, &[0]);
         write_table(w, &t)?;
     }
     writeln!(w)?;
+    write_line(w, &summary_line(plan, r))
+}
+
+/// `dry run: 3 action(s) in 2 wave(s): … · 12 object(s) deleted (4 Pod in shop, …, and 5
+/// more) · 2 left terminating · GC 1.28`.
+pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
     let s = &r.summary;
-    let kinds: Vec<String> = s
+    let mut kinds: Vec<String> = s
         .deleted_by_kind
         .iter()
-        .take(8)
+        .take(SUMMARY_KINDS)
         .map(|d| {
             format!(
                 "{} {}{}",
@@ -325,8 +362,15 @@ pub fn write_table_report(
             )
         })
         .collect();
-    writeln!(
-        w,
+    if s.deleted_by_kind.len() > SUMMARY_KINDS {
+        let rest = &s.deleted_by_kind[SUMMARY_KINDS..];
+        kinds.push(format!(
+            "… and {} more in {} more kind/namespace pair(s)",
+            rest.iter().map(|d| d.count).sum::<usize>(),
+            rest.len()
+        ));
+    }
+    format!(
         "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
         plan.actions.len(),
         s.waves,
@@ -343,4 +387,108 @@ pub fn write_table_report(
         s.terminating,
         r.gc_version
     )
+}
+
+/// `kind/name [-n namespace]` of an object in `--apply`'s lines.
+pub fn describe_target(t: &ObjectRef) -> String {
+    if t.namespace.is_empty() {
+        format!("{}/{}", t.kind, t.name)
+    } else {
+        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
+    }
+}
+
+/// Where an action stands in `collect --apply`: its round (apply re-plans until the GC would
+/// do nothing more), its number among the round's `total` actions, and its wave.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyStep {
+    /// Round, from 1.
+    pub round: u32,
+    /// The action's number in its round, from 1.
+    pub seq: usize,
+    /// Actions in the round.
+    pub total: usize,
+    /// The plan's wave.
+    pub wave: u32,
+}
+
+/// One line of `collect --apply`'s progress on stderr, sanitised:
+/// `[ 3/12] wave 1 delete Pod/web-1 -n shop: done — 200 OK` (`[round 2  3/12]` after the first
+/// round). `message` may come from the API server or an admission webhook, and names from the
+/// cluster: both are hostile text.
+pub fn apply_progress_line(
+    step: ApplyStep,
+    verb: &str,
+    target: &ObjectRef,
+    result: &str,
+    message: &str,
+) -> String {
+    let ApplyStep {
+        round,
+        seq,
+        total,
+        wave,
+    } = step;
+    let width = total.to_string().len();
+    let round = if round > 1 {
+        format!("round {round} ")
+    } else {
+        String::new()
+    };
+    super::text::sanitized(&format!(
+        "[{round}{seq:>width$}/{total}] wave {wave} {verb} {}: {result} — {message}",
+        describe_target(target)
+    ))
+}
+
+/// One line of `collect --apply`'s "Not performed:" list, sanitised.
+pub fn write_apply_not_performed(
+    w: &mut dyn Write,
+    result: &str,
+    verb: &str,
+    target: &ObjectRef,
+    message: &str,
+) -> std::io::Result<()> {
+    write_line(
+        w,
+        &format!("  {result} {verb} {}: {message}", describe_target(target)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apply_lines_show_hostile_names_and_server_messages_escaped() {
+        let target = ObjectRef {
+            kind: "Pod".into(),
+            name: "web\r\nFAKE\u{1b}]0;title\u{7}".into(),
+            namespace: "shop\u{1b}[2J".into(),
+            api_version: "v1".into(),
+            uid: "u".into(),
+        };
+        // A webhook's denial message is server text too.
+        let msg = "denied\u{1b}[2K\rby webhook";
+        let line = apply_progress_line(
+            ApplyStep {
+                round: 1,
+                seq: 3,
+                total: 12,
+                wave: 1,
+            },
+            "delete",
+            &target,
+            "failed",
+            msg,
+        );
+        assert_eq!(
+            line,
+            "[ 3/12] wave 1 delete Pod/web\\r\\nFAKE^[]0;title\\x07 -n shop^[[2J: failed — denied^[[2K\\rby webhook"
+        );
+        let mut out = Vec::new();
+        write_apply_not_performed(&mut out, "skipped", "delete", &target, msg).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.trim_end_matches('\n').chars().any(|c| c.is_control()));
+    }
 }

@@ -10,6 +10,13 @@
 //!   `name`, `uid`, `resourceVersion`, `creationTimestamp`, `deletionTimestamp`, `finalizers`,
 //!   `labels` and complete `ownerReferences`.
 //!
+//! * the last line, the trailer: `{"trailer":{"objects":N,"crc32":"xxxxxxxx"}}`, the number of
+//!   object lines and the CRC-32 (IEEE) of every byte before the trailer line. A file cut short,
+//!   with lines dropped, added or edited, fails to read. CRC-32 detects accidental damage and
+//!   naive edits; it is not a signature (anyone can recompute it), and a cryptographic digest
+//!   would not be one either without a key. Files written before the trailer existed are read
+//!   and reported as unverified ([`Integrity::Unverified`]).
+//!
 //! One line per object keeps the file streamable, greppable and splittable on line boundaries;
 //! grouping the type into the resource table keeps each line short.
 
@@ -42,6 +49,28 @@ struct Header {
     objects: u64,
 }
 
+/// The last line.
+#[derive(Serialize, Deserialize)]
+struct TrailerLine {
+    trailer: Trailer,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Trailer {
+    objects: u64,
+    crc32: String,
+}
+
+/// Whether a snapshot's content was checked against its trailer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Integrity {
+    /// Object count and digest match the trailer.
+    Verified,
+    /// Written before snapshots had a trailer: truncation at a line boundary or edits cannot
+    /// be detected.
+    Unverified,
+}
+
 #[derive(Deserialize)]
 struct Line<'a> {
     resource: u32,
@@ -52,6 +81,11 @@ struct Line<'a> {
 /// Reads a snapshot file (plain or gzip), streaming: the file is never held in memory whole,
 /// and parsing and interning run on two threads (see `parse_reader`).
 pub fn read_file(path: &Path) -> Result<Snapshot> {
+    read_file_checked(path).map(|(s, _)| s)
+}
+
+/// [`read_file`], also saying whether the content could be verified.
+pub fn read_file_checked(path: &Path) -> Result<(Snapshot, Integrity)> {
     let cannot = |e: std::io::Error| {
         Error::input(
             path,
@@ -71,6 +105,24 @@ pub fn read_file(path: &Path) -> Result<Snapshot> {
         parse_reader(path, decoder, size.saturating_mul(6))
     } else {
         parse_reader(path, reader, size)
+    }
+}
+
+/// Reads a snapshot (plain or gzip) from a stream, e.g. standard input.
+pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<(Snapshot, Integrity)> {
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+    let gz = reader
+        .fill_buf()
+        .map_err(|e| Error::input(name, format!("cannot read snapshot: {e}"), None))?
+        .starts_with(&[0x1f, 0x8b]);
+    if gz {
+        parse_reader(
+            Path::new(name),
+            flate2::bufread::MultiGzDecoder::new(reader),
+            0,
+        )
+    } else {
+        parse_reader(Path::new(name), reader, 0)
     }
 }
 
@@ -96,7 +148,7 @@ pub fn looks_like_snapshot(bytes: &[u8]) -> bool {
 
 /// Parses snapshot bytes (already decompressed).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Snapshot> {
-    parse_reader(path, bytes, bytes.len() as u64)
+    parse_reader(path, bytes, bytes.len() as u64).map(|(s, _)| s)
 }
 
 /// Bytes read from the input at a time.
@@ -176,16 +228,27 @@ fn blank(line: &[u8]) -> bool {
 /// [`Batch`]es (strings copied and hashed) while this thread adds them to the store, in order.
 /// Interning has to stay on one thread (symbols are numbered in input order), but parsing the
 /// JSON, about half of the work, runs beside it.
-fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Result<Snapshot> {
+fn parse_reader<R: Read + Send>(
+    path: &Path,
+    reader: R,
+    size_hint: u64,
+) -> Result<(Snapshot, Integrity)> {
     let io_err = |e: std::io::Error| Error::input(path, format!("cannot read snapshot: {e}"), None);
     let mut lines = LineReader::new(reader);
+    let mut crc = crc32fast::Hasher::new();
     let first = loop {
         match lines.next_line().map_err(io_err)? {
-            Some((_, l)) if blank(l) => continue,
+            Some((_, l)) if blank(l) => {
+                crc.update(l);
+                crc.update(b"\n");
+                continue;
+            }
             Some((_, l)) => break l,
             None => return Err(Error::input(path, "snapshot is empty", None)),
         }
     };
+    crc.update(first);
+    crc.update(b"\n");
     let header: Header = serde_json::from_slice(first).map_err(|e| {
         let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
         let hint = if text.trim_start().starts_with('{') && !text.contains(API_VERSION) {
@@ -213,7 +276,20 @@ fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Resul
         ));
     }
     let mut builder = SnapshotBuilder::new(header.provenance);
-    for r in header.resources {
+    for (i, r) in header.resources.into_iter().enumerate() {
+        if let Some(first) = builder.find_resource(&r.group, &r.version, &r.kind) {
+            // Object lines index the table: a repeated row would shift every later index.
+            return Err(Error::input(
+                path,
+                format!(
+                    "line 1: resource rows {} and {i} are both {} {}: the snapshot is corrupt",
+                    first.0,
+                    r.api_version(),
+                    r.kind
+                ),
+                Some("take the snapshot again".into()),
+            ));
+        }
         builder.add_resource(r);
     }
     let n_resources = builder.resources().len() as u32;
@@ -228,13 +304,14 @@ fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Resul
     let store = builder.store_mut();
     store.reserve(announced.min(size_hint as usize / 64), size_hint as usize);
     let hasher = store.strings.hasher();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Batch>>(4);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg>>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
-    std::thread::scope(|scope| {
+    let end = std::thread::scope(|scope| {
         scope.spawn(move || {
             // Parser thread: lines → batches. Stops at the first error, or when the
             // interning side hangs up.
             let mut batch = Batch::new(hasher.clone());
+            let mut trailer: Option<(usize, TrailerLine)> = None;
             loop {
                 let (n, line) = match lines.next_line() {
                     Ok(Some(l)) => l,
@@ -244,6 +321,29 @@ fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Resul
                         return;
                     }
                 };
+                if let Some((t, _)) = &trailer {
+                    if blank(line) {
+                        continue;
+                    }
+                    let msg = format!("line {n}: data after the trailer (line {t})");
+                    let _ = tx.send(Err(Error::input(path, msg, None)));
+                    return;
+                }
+                if line.starts_with(b"{\"trailer\"") {
+                    match serde_json::from_slice::<TrailerLine>(line) {
+                        Ok(t) => {
+                            trailer = Some((n, t));
+                            continue;
+                        }
+                        Err(e) => {
+                            let msg = format!("line {n}: not a snapshot trailer: {e}");
+                            let _ = tx.send(Err(Error::input(path, msg, None)));
+                            return;
+                        }
+                    }
+                }
+                crc.update(line);
+                crc.update(b"\n");
                 if blank(line) {
                     continue;
                 }
@@ -269,36 +369,82 @@ fn parse_reader<R: Read + Send>(path: &Path, reader: R, size_hint: u64) -> Resul
                     let next = recycle_rx
                         .try_recv()
                         .unwrap_or_else(|_| Batch::new(hasher.clone()));
-                    if tx.send(Ok(std::mem::replace(&mut batch, next))).is_err() {
+                    if tx
+                        .send(Ok(Msg::Batch(std::mem::replace(&mut batch, next))))
+                        .is_err()
+                    {
                         return;
                     }
                 }
             }
-            if !batch.is_empty() {
-                let _ = tx.send(Ok(batch));
+            if !batch.is_empty() && tx.send(Ok(Msg::Batch(batch))).is_err() {
+                return;
             }
+            let _ = tx.send(Ok(Msg::End {
+                crc: crc.finalize(),
+                trailer: trailer.map(|(_, t)| t.trailer),
+            }));
         });
+        let mut end = None;
         for msg in rx {
-            let mut batch = msg?;
-            builder.store_mut().add_batch(&batch);
-            batch.clear();
-            let _ = recycle_tx.send(batch);
+            match msg? {
+                Msg::Batch(mut batch) => {
+                    builder.store_mut().add_batch(&batch);
+                    batch.clear();
+                    let _ = recycle_tx.send(batch);
+                }
+                Msg::End { crc, trailer } => end = Some((crc, trailer)),
+            }
         }
-        Ok::<(), Error>(())
+        Ok::<_, Error>(end)
     })?;
     let snap = builder.finish();
-    if snap.store.len() as u64 != header.objects {
+    let held = snap.store.len() as u64;
+    if held != header.objects {
         return Err(Error::input(
             path,
             format!(
-                "truncated snapshot: header announces {} objects, file holds {}",
+                "truncated snapshot: header announces {} objects, file holds {held}",
                 header.objects,
-                snap.store.len()
             ),
             None,
         ));
     }
-    Ok(snap)
+    let (crc, trailer) = end.expect("the parser thread always ends with Msg::End or an error");
+    let Some(trailer) = trailer else {
+        return Ok((snap, Integrity::Unverified));
+    };
+    if trailer.objects != held {
+        return Err(Error::input(
+            path,
+            format!(
+                "truncated or edited snapshot: its trailer counts {} objects, the file holds {held}",
+                trailer.objects
+            ),
+            Some("take the snapshot again".into()),
+        ));
+    }
+    if trailer.crc32 != format!("{crc:08x}") {
+        return Err(Error::input(
+            path,
+            format!(
+                "the snapshot was changed after it was written: its content does not match the trailer's CRC-32 ({} expected, {crc:08x} found)",
+                trailer.crc32
+            ),
+            Some("take the snapshot again".into()),
+        ));
+    }
+    Ok((snap, Integrity::Verified))
+}
+
+/// What the parser thread hands the interning side.
+enum Msg {
+    Batch(Batch),
+    /// The end: the digest of everything before the trailer, and the trailer if any.
+    End {
+        crc: u32,
+        trailer: Option<Trailer>,
+    },
 }
 
 /// Writes a snapshot; gzip-compressed when `path` ends in `.gz`.
@@ -317,8 +463,41 @@ pub fn write_file(snapshot: &Snapshot, path: &Path) -> Result<()> {
     result.map_err(|e| Error::input(path, format!("cannot write snapshot: {e}"), None))
 }
 
+/// A writer that computes the CRC-32 of what goes through it.
+struct Crc<'w> {
+    w: &'w mut dyn Write,
+    crc: crc32fast::Hasher,
+}
+
+impl Write for Crc<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.w.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
 /// Writes a snapshot to any writer.
 pub fn write(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
+    let mut cw = Crc {
+        w,
+        crc: crc32fast::Hasher::new(),
+    };
+    write_body(snapshot, &mut cw)?;
+    let trailer = TrailerLine {
+        trailer: Trailer {
+            objects: snapshot.store.len() as u64,
+            crc32: format!("{:08x}", cw.crc.clone().finalize()),
+        },
+    };
+    serde_json::to_writer(&mut *cw.w, &trailer)?;
+    cw.w.write_all(b"\n")
+}
+
+fn write_body(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
     let header = Header {
         api_version: API_VERSION.into(),
         kind: KIND.into(),
@@ -515,6 +694,73 @@ mod tests {
         assert_eq!(err.exit_code(), crate::error::exit::INPUT);
     }
 
+    fn written(snap: &Snapshot) -> String {
+        let mut buf = Vec::new();
+        write(snap, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn trailer_detects_dropped_edited_and_appended_lines() {
+        let mut snap = sample();
+        let meta: MetaIn =
+            serde_json::from_str(r#"{"namespace":"ns","name":"rs2","uid":"u-2"}"#).unwrap();
+        let mut b = SnapshotBuilder::new(snap.provenance.clone());
+        for r in &snap.resources {
+            b.add_resource(r.clone());
+        }
+        b.add_object(
+            ResourceId(0),
+            &MetaIn {
+                ..serde_json::from_str(r#"{"namespace":"ns","name":"rs1","uid":"u-rs"}"#).unwrap()
+            },
+        );
+        b.add_object(ResourceId(0), &meta);
+        snap = b.finish();
+        let text = written(&snap);
+        let (_, integrity) = parse_reader(Path::new("x"), text.as_bytes(), 0).unwrap();
+        assert_eq!(integrity, Integrity::Verified);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[3].starts_with(r#"{"trailer":{"objects":2,"crc32":""#));
+        // A line dropped, and the header's count edited to match: the trailer still catches it.
+        let dropped = [
+            lines[0]
+                .replace(r#""objects":2"#, r#""objects":1"#)
+                .as_str(),
+            lines[2],
+            lines[3],
+        ]
+        .join("\n");
+        let err = parse(Path::new("x"), dropped.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("trailer counts 2"), "{err}");
+        // A value edited.
+        let edited = text.replace("rs2", "rs3");
+        let err = parse(Path::new("x"), edited.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("CRC-32"), "{err}");
+        // Data after the trailer.
+        let appended = format!("{text}{}\n", lines[2]);
+        let err = parse(Path::new("x"), appended.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("after the trailer"), "{err}");
+        // Written before trailers existed: read, but unverified.
+        let old = lines[..3].join("\n");
+        let (_, integrity) = parse_reader(Path::new("x"), old.as_bytes(), 0).unwrap();
+        assert_eq!(integrity, Integrity::Unverified);
+    }
+
+    #[test]
+    fn duplicate_resource_rows_are_rejected() {
+        let text = written(&sample());
+        let header = text.lines().next().unwrap();
+        let start = header.find(r#""resources":["#).unwrap() + r#""resources":["#.len();
+        let end = header[start..].find("}]").unwrap() + start + 1;
+        let row = &header[start..end];
+        let doubled = text.replacen(row, &format!("{row},{row}"), 1);
+        let err = parse(Path::new("x"), doubled.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("resource rows 0 and 1"), "{err}");
+        assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    }
+
     #[test]
     fn kubectl_json_is_rejected_with_a_hint() {
         let err = parse(
@@ -523,5 +769,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.hint().unwrap().contains("-f"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+        /// Any edit of a valid snapshot: read or refused, never a panic. A snapshot cut short is
+        /// refused, except when exactly the trailer is gone: then every object is there, and the
+        /// snapshot is read as unverified (like one written before trailers existed).
+        #[test]
+        fn edited_or_cut_snapshots_never_panic(pos in 0usize..4096, byte in 0u8..=255, cut in 0usize..4096) {
+            let text = written(&sample()).into_bytes();
+            let mut edited = text.clone();
+            let p = pos % edited.len();
+            edited[p] = byte;
+            let _ = parse(Path::new("x"), &edited);
+            let cut = cut % (text.len() - 1);
+            match parse_reader(Path::new("x"), &text[..cut], 0) {
+                Err(_) => {}
+                Ok((s, integrity)) => {
+                    proptest::prop_assert_eq!(integrity, Integrity::Unverified);
+                    proptest::prop_assert_eq!(s.store.len(), 1, "cut at {}", cut);
+                }
+            }
+        }
     }
 }

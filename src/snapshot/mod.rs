@@ -365,6 +365,11 @@ pub fn format_rfc3339(secs: i64) -> String {
 /// Parses the RFC 3339 timestamps Kubernetes writes (`2024-01-02T03:04:05Z`, optionally with
 /// fractional seconds or a numeric offset) into seconds since the epoch.
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    // Byte positions below are character positions only in ASCII text; anything else is not
+    // a timestamp Kubernetes writes (and slicing it by bytes could split a character).
+    if !s.is_ascii() {
+        return None;
+    }
     let b = s.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || (b[10] != b'T' && b[10] != b't') {
         return None;
@@ -432,6 +437,29 @@ mod tests {
         assert_eq!(parse_rfc3339("2021-09-14T12:20:30+02:00"), Some(t));
         assert_eq!(parse_rfc3339("2021-09-14T10:20:30.123456Z"), Some(t));
         assert_eq!(parse_rfc3339("yesterday"), None);
+        // Multi-byte characters where digits or the offset belong (once a panic: byte slicing
+        // inside a character).
+        for s in [
+            "2021-09-14T10:20:30+0é00",
+            "2021-09-14T10:20:30+é:00",
+            "2021-09-14T10:20:3é+00:00",
+            "２０２１-09-14T10:20:30Z",
+            "2021-09-14T10:20:30.1234é",
+        ] {
+            assert_eq!(parse_rfc3339(s), None, "{s}");
+        }
+    }
+
+    proptest::proptest! {
+        /// No string makes the timestamp parser panic; what it accepts formats back to a
+        /// timestamp it accepts again.
+        #[test]
+        fn rfc3339_parser_is_total(s in "\\PC{0,40}", t in "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})") {
+            let _ = parse_rfc3339(&s);
+            if let Some(secs) = parse_rfc3339(&t) {
+                proptest::prop_assert!(parse_rfc3339(&format_rfc3339(secs)).is_some());
+            }
+        }
     }
 
     #[test]

@@ -1072,6 +1072,170 @@ impl Generated {
     }
 }
 
+/// What the objects of a dump written by [`Generated::write_kubectl_list`] carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// apiVersion, kind and metadata only.
+    MetadataOnly,
+    /// Also a spec and a status of about 5 KB, as real objects have (containers with
+    /// environment and resources, volumes, conditions), plus `managedFields` and a
+    /// `last-applied-configuration` annotation: what a reader must skip.
+    Full,
+}
+
+impl Generated {
+    /// One object as `kubectl get -o json` prints it.
+    pub fn object_json(&self, o: &GenObj, body: Body) -> serde_json::Value {
+        use serde_json::{Map, Value, json};
+        let k = o.spec();
+        let mut meta = Map::new();
+        meta.insert("name".into(), o.name.clone().into());
+        if o.namespace != NO_NAMESPACE {
+            meta.insert("namespace".into(), self.namespace_of(o).into());
+        }
+        meta.insert("uid".into(), format_uid(o.uid).into());
+        meta.insert(
+            "resourceVersion".into(),
+            o.resource_version.to_string().into(),
+        );
+        meta.insert("creationTimestamp".into(), format_rfc3339(o.created).into());
+        if let Some((t, _)) = o.deletion {
+            meta.insert("deletionTimestamp".into(), format_rfc3339(t).into());
+        }
+        if !o.finalizers.is_empty() {
+            meta.insert("finalizers".into(), json!(o.finalizers));
+        }
+        if !o.labels.is_empty() {
+            let labels: Map<String, Value> = o
+                .labels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::from(v.as_str())))
+                .collect();
+            meta.insert("labels".into(), Value::Object(labels));
+        }
+        if !o.owner_refs.is_empty() {
+            let refs: Vec<Value> = o
+                .owner_refs
+                .iter()
+                .map(|r| {
+                    let (api_version, kind) = self.ref_type(r);
+                    let mut m = Map::new();
+                    m.insert("apiVersion".into(), api_version.into());
+                    m.insert("kind".into(), kind.into());
+                    m.insert("name".into(), r.name.clone().into());
+                    m.insert("uid".into(), format_uid(r.uid).into());
+                    if let Some(c) = r.controller {
+                        m.insert("controller".into(), c.into());
+                    }
+                    if let Some(b) = r.block_owner_deletion {
+                        m.insert("blockOwnerDeletion".into(), b.into());
+                    }
+                    Value::Object(m)
+                })
+                .collect();
+            meta.insert("ownerReferences".into(), Value::Array(refs));
+        }
+        let mut obj = Map::new();
+        obj.insert("apiVersion".into(), k.api_version().into());
+        obj.insert("kind".into(), k.kind.into());
+        if body == Body::Full {
+            let name = &o.name;
+            let image = format!("registry.example.com/team/{name}:v1.{}", o.uid % 97);
+            let env: Vec<Value> = (0..24)
+                .map(|i| json!({"name": format!("SETTING_{i}"), "value": format!("{name}-value-{i}-{:x}", o.uid >> (i % 64))}))
+                .collect();
+            let container = |c: &str| {
+                json!({"name": c, "image": image, "imagePullPolicy": "IfNotPresent",
+                    "args": ["--config=/etc/app/config.yaml", "--log-level=info", "--metrics-addr=:9090"],
+                    "env": env,
+                    "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}, {"containerPort": 9090, "name": "metrics", "protocol": "TCP"}],
+                    "resources": {"limits": {"cpu": "500m", "memory": "512Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+                    "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10},
+                    "volumeMounts": [{"mountPath": "/etc/app", "name": "config"}, {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": true}]})
+            };
+            obj.insert(
+                "spec".into(),
+                json!({"containers": [container("app"), container("sidecar")],
+                    "volumes": [{"name": "config", "configMap": {"name": format!("{name}-config")}},
+                                {"name": "kube-api-access", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
+                    "nodeSelector": {"kubernetes.io/os": "linux"}, "restartPolicy": "Always",
+                    "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst"}),
+            );
+            let conditions: Vec<Value> = ["Initialized", "Ready", "ContainersReady", "PodScheduled"]
+                .iter()
+                .map(|t| json!({"type": t, "status": "True", "lastTransitionTime": format_rfc3339(o.created + 30)}))
+                .collect();
+            obj.insert(
+                "status".into(),
+                json!({"phase": "Running", "observedGeneration": 3,
+                    "conditions": conditions,
+                    "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0, "image": image, "imageID": format!("{image}@sha256:{:064x}", o.uid), "started": true}]}),
+            );
+            meta.insert(
+                "annotations".into(),
+                json!({"kubectl.kubernetes.io/last-applied-configuration": format!("{{\"apiVersion\":\"{}\",\"kind\":\"{}\",\"metadata\":{{\"name\":\"{name}\"}},\"spec\":{{\"replicas\":1,\"template\":{{\"spec\":{{\"containers\":[{{\"name\":\"app\",\"image\":\"{image}\"}}]}}}}}}}}", k.api_version(), k.kind)}),
+            );
+            meta.insert(
+                "managedFields".into(),
+                json!([{"apiVersion": k.api_version(), "fieldsType": "FieldsV1", "manager": "kube-controller-manager", "operation": "Update", "time": format_rfc3339(o.created),
+                    "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}, "f:ownerReferences": {}}, "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:env": {}}}}}}]),
+            );
+        }
+        obj.insert("metadata".into(), Value::Object(meta));
+        Value::Object(obj)
+    }
+
+    /// Writes the cluster as `kubectl get <every kind> -A -o json` prints it: one `List` that
+    /// kubectl built (`resourceVersion: ""`), items grouped by resource.
+    pub fn write_kubectl_list(
+        &self,
+        w: &mut dyn std::io::Write,
+        body: Body,
+    ) -> std::io::Result<()> {
+        let mut order: Vec<u32> = (0..self.objects.len() as u32).collect();
+        order.sort_by_key(|&i| self.objects[i as usize].kind);
+        w.write_all(b"{\"apiVersion\":\"v1\",\"items\":[")?;
+        for (n, i) in order.into_iter().enumerate() {
+            if n > 0 {
+                w.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *w, &self.object_json(&self.objects[i as usize], body))?;
+        }
+        w.write_all(b"],\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"\"}}\n")
+    }
+
+    /// Writes the cluster as a must-gather writes it: `namespaces/<ns>/<group>/<plural>.yaml`
+    /// and `cluster-scoped-resources/<group>/<plural>.yaml`, one server list (YAML) per file.
+    pub fn write_must_gather(&self, dir: &std::path::Path, body: Body) -> std::io::Result<()> {
+        let mut files: std::collections::BTreeMap<std::path::PathBuf, Vec<serde_json::Value>> =
+            Default::default();
+        for o in &self.objects {
+            let k = o.spec();
+            let group = if k.group.is_empty() { "core" } else { k.group };
+            let path = if o.namespace == NO_NAMESPACE {
+                dir.join("cluster-scoped-resources").join(group)
+            } else {
+                dir.join("namespaces")
+                    .join(self.namespace_of(o))
+                    .join(group)
+            }
+            .join(format!("{}.yaml", k.plural));
+            files
+                .entry(path)
+                .or_default()
+                .push(self.object_json(o, body));
+        }
+        for (path, items) in files {
+            std::fs::create_dir_all(path.parent().expect("a parent"))?;
+            let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List",
+                "metadata": {"resourceVersion": self.objects.len().to_string()}});
+            let text = serde_saphyr::to_string(&list).map_err(std::io::Error::other)?;
+            std::fs::write(path, text)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

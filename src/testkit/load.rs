@@ -313,6 +313,40 @@ pub async fn load(
             }
         }
     }
+    // A namespaced object is created after its Namespace (the API server refuses it before:
+    // "namespaces \"x\" not found"), so it sits at least one level below it. Repeat until
+    // stable: a Namespace can itself own, or be owned by, objects of other levels.
+    let ns_index: std::collections::HashMap<&str, usize> = g
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| KINDS[o.kind as usize].kind == "Namespace")
+        .map(|(i, o)| (o.name.as_str(), i))
+        .collect();
+    // Bounded: generated ownership cycles would otherwise raise levels for ever.
+    for _ in 0..=n {
+        let mut changed = false;
+        for (i, o) in g.objects.iter().enumerate() {
+            let mut l = level[i];
+            for r in &o.owner_refs {
+                if let RefTarget::Object(t) = r.target {
+                    l = l.max(level[t as usize] + 1);
+                }
+            }
+            if let Some(&nsi) = ns_index.get(g.namespace_of(o))
+                && nsi != i
+            {
+                l = l.max(level[nsi] + 1);
+            }
+            if l != level[i] {
+                level[i] = l;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
     let depth = level.iter().copied().max().unwrap_or(0);
     let mut uids = vec![String::new(); n];
     let mut stats = LoadStats::default();

@@ -1,6 +1,6 @@
-//! The commands shown in README.md: extraction and running, shared by `tests/readme.rs` (the
-//! offline ones, every test run) and `tests/live.rs` (the [`LIVE`] ones, against the test
-//! control plane).
+//! The commands shown in README.md: extraction and running, shared by the offline test
+//! `integration/readme.rs` (the offline ones, every test run) and the live suite
+//! `live/source.rs` (the [`LIVE`] ones, against the test control plane).
 //!
 //! A README command is any line of a `sh`, `bash`, `shell` or `console` code block that runs
 //! kubectl-gc: it starts with `kubectl gc `, `kubectl-gc ` or `cargo run -- ` (after an optional
@@ -9,6 +9,7 @@
 //! a line `...` there matches any number of lines. A command must exit with a code it is
 //! documented to return and print something: a `> FILE` redirect or `snapshot -o FILE` must
 //! write a non-empty file instead, and `source <(…)` must register a completion.
+// Each binary uses its own part.
 #![allow(dead_code)]
 
 use std::ffi::OsString;
@@ -16,14 +17,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// README commands that need a live cluster (or kubectl output on stdin), with the exit codes the
-/// README documents for them. `tests/readme.rs` checks that each is still in the README and
-/// skips it; `tests/live.rs` (case `readme_live_commands`) runs each one through the real
+/// README documents for them. `integration/readme.rs` checks that each is still in the README
+/// and skips it; the live test `source::readme_live_commands` runs each one through the real
 /// `kubectl` plugin dispatch against the test control plane, after creating the objects the
 /// README's examples name (namespace `shop`, deployment `checkout`).
 pub const LIVE: &[(&str, &[i32])] = &[
     ("kubectl gc audit -A", &[0, 5]),
     (
-        "kubectl get all,cm,secrets -A -o json | kubectl gc audit -f -",
+        "kubectl get all,cm,secrets -A -o json | kubectl gc audit -f - --assume-complete",
         &[0, 5],
     ),
     (

@@ -1,7 +1,19 @@
-//! `collect --apply`: confirmation, the record file, Ctrl-C, progress and the summary around
-//! [`crate::apply::run`].
+//! `collect --apply`: confirmation, the record file, stop requests (Ctrl-C, a closed stdout),
+//! progress, the rounds and the summary around [`crate::apply::converge`].
+//!
+//! Exit codes (README "Exit codes"): 0 when the cluster ended where the plan leads (every
+//! action done, or superseded by the way the cluster moved, and a re-plan found nothing left);
+//! 7 when the apply refused to start, stopped early (an error, Ctrl-C, standard output closed)
+//! or is incomplete (an action failed, was skipped because the cluster changed in a way
+//! nobody planned or because the GC would not perform it, or the last re-plan still predicts
+//! actions). A closed stdout never hides the outcome: the apply stops at the next action
+//! boundary, the record says so, stderr says so, and the exit code is 7.
 
-use crate::apply::{self, Entry, EntryResult, Header, Record, Stopped, Summary, kube::KubeOps};
+use crate::apply::converge::Planner;
+use crate::apply::{
+    self, Applier, Entry, EntryResult, Header, Record, Relist, SkipCause, Stop, Stopped, Summary,
+    kube::KubeOps,
+};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
 use crate::commands::Loaded;
 use crate::error::{Error, Result, exit};
@@ -9,12 +21,13 @@ use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, Plan, Reason};
 use crate::render::plan::{self as view, PlanReport};
 use crate::render::{self, ObjectRef, REPORT_API_VERSION, Styles};
-use crate::snapshot::now_rfc3339;
+use crate::snapshot::{Snapshot, now_rfc3339};
+use crate::source::live::{self, Connection, LiveOptions};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// `--apply` needs the cluster itself: a plan made from a file may be stale or from another
 /// cluster, and the actions are re-verified against live objects anyway.
@@ -29,6 +42,84 @@ pub fn check_input(g: &GlobalArgs) -> Result<()> {
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------------
+// Human-facing text: every string from the cluster shown on stdout or stderr by this module
+// goes through `shown` (the renderers' one sanitiser).
+
+fn shown(s: &str) -> String {
+    render::text::sanitized(s)
+}
+
+fn describe_target(t: &ObjectRef) -> String {
+    shown(&view::describe_target(t))
+}
+
+fn result_label(e: &Entry) -> String {
+    match (e.result, e.cause) {
+        (EntryResult::Skipped, Some(c)) => format!("skipped ({})", c.as_str()),
+        (r, _) => r.as_str().to_owned(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standard output that may be closed
+
+/// Buffered stdout that remembers a closed pipe instead of failing: the apply's outcome, not
+/// a reader that went away, decides the exit code.
+struct Out {
+    w: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    closed: bool,
+}
+
+impl Out {
+    fn new() -> Out {
+        Out {
+            w: super::super::stdout(),
+            closed: false,
+        }
+    }
+
+    /// Writes and flushes; a broken pipe marks stdout closed (and is not an error).
+    fn put(&mut self, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = f(&mut self.w).and_then(|()| self.w.flush().map_err(Error::from));
+        match r {
+            Err(e) if e.is_broken_pipe() => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// True when standard output is a pipe or socket whose reading end was closed (`… | head`
+/// after it exited, `… | true`): `poll(2)` reports `POLLERR`/`POLLHUP` on it without writing.
+#[cfg(unix)]
+fn stdout_closed() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdout = std::io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    let zero = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    match poll(&mut fds, Some(&zero)) {
+        Ok(n) if n > 0 => fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn stdout_closed() -> bool {
+    false
+}
+
+// ---------------------------------------------------------------------------------------------
+// The record file
+
 /// `./kubectl-gc-apply-20261121T090000Z.json`.
 fn default_record_path() -> PathBuf {
     let stamp: String = now_rfc3339()
@@ -37,6 +128,22 @@ fn default_record_path() -> PathBuf {
         .collect();
     PathBuf::from(format!("kubectl-gc-apply-{stamp}.json"))
 }
+
+/// Creates the record file: never an existing file (`O_EXCL`: not even one created between
+/// the check and the open, nor a symlink planted there), readable by its owner only (0600).
+fn create_record_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(path)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine output
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,14 +160,19 @@ struct ApplyResultJson<'a> {
 #[serde(rename_all = "camelCase")]
 struct ResultJson {
     complete: bool,
+    rounds: u32,
+    converged: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
     done: usize,
     skipped: usize,
+    skipped_changed: usize,
+    skipped_gc_would_not: usize,
     failed: usize,
     not_done: usize,
+    left: usize,
     entries: Vec<EntryJson>,
 }
 
@@ -68,56 +180,98 @@ struct ResultJson {
 #[serde(rename_all = "camelCase")]
 struct EntryJson {
     seq: usize,
+    round: u32,
     wave: u32,
     verb: &'static str,
     target: ObjectRef,
     result: EntryResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<SkipCause>,
     message: String,
 }
 
 fn result_json(summary: &Summary) -> ResultJson {
     ResultJson {
         complete: summary.complete(),
-        stopped: summary.stopped.as_ref().map(|s| match s {
-            Stopped::Error(_) => "error",
-            Stopped::Interrupted => "interrupted",
-        }),
-        message: summary.stopped.as_ref().map(stop_message),
+        rounds: summary.rounds,
+        converged: summary.converged,
+        stopped: summary.stopped.as_ref().map(Stopped::as_str),
+        message: summary.incomplete_reason(),
         done: summary.done(),
         skipped: summary.skipped(),
+        skipped_changed: summary.skipped_for(SkipCause::Changed),
+        skipped_gc_would_not: summary.skipped_for(SkipCause::GcWouldNot),
         failed: summary.failed(),
         not_done: summary.not_done.len(),
+        left: summary.left.len(),
         entries: summary
             .attempted
             .iter()
             .map(|x| EntryJson {
                 seq: x.entry.seq,
+                round: x.entry.round,
                 wave: x.entry.wave,
                 verb: x.entry.verb,
                 target: x.entry.target.clone(),
                 result: x.entry.result,
+                cause: x.entry.cause,
                 message: x.entry.message.clone(),
             })
             .collect(),
     }
 }
 
-fn stop_message(s: &Stopped) -> String {
-    match s {
-        Stopped::Error(m) => m.clone(),
-        Stopped::Interrupted => "interrupted (Ctrl-C)".to_owned(),
+fn emit(
+    out: &mut dyn Write,
+    format: ReportFormat,
+    report: &PlanReport,
+    record: Option<String>,
+    summary: &Summary,
+) -> Result<()> {
+    let doc = ApplyResultJson {
+        api_version: REPORT_API_VERSION,
+        kind: "ApplyResult",
+        plan: report,
+        record,
+        result: result_json(summary),
+    };
+    match format {
+        ReportFormat::Yaml => render::write_yaml(out, &doc)?,
+        _ => render::write_json(out, &doc)?,
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rounds after the first: the cluster read again, in the same scope
+
+struct LiveRelist<'c> {
+    conn: &'c Connection,
+    opts: LiveOptions,
+    round: u32,
+}
+
+impl Relist for LiveRelist<'_> {
+    async fn relist(&mut self) -> std::result::Result<Snapshot, String> {
+        let start = std::time::Instant::now();
+        let snap = live::snapshot(self.conn, &self.opts, &|_| {})
+            .await
+            .map_err(|e| e.to_string())?;
+        self.round += 1;
+        eprintln!(
+            "after round {}: re-read the cluster to re-plan ({})",
+            self.round,
+            live::summary_line(&snap, start.elapsed())
+        );
+        Ok(snap)
     }
 }
 
-fn describe_target(t: &ObjectRef) -> String {
-    if t.namespace.is_empty() {
-        format!("{}/{}", t.kind, t.name)
-    } else {
-        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
-    }
-}
+// ---------------------------------------------------------------------------------------------
+// The command
 
-/// Runs `--apply` for a plan already made (and namespace-scoped) by `collect`.
+/// Runs `--apply` for a plan already made (and namespace-scoped) by `collect`; `planner`
+/// makes the plans of later rounds exactly as that one was made.
 pub async fn run(
     g: &GlobalArgs,
     args: &CollectArgs,
@@ -125,6 +279,7 @@ pub async fn run(
     a: &GarbageCollector<'_>,
     plan: &Plan,
     mut report: PlanReport,
+    planner: &Planner<'_>,
 ) -> Result<u8> {
     let Some(conn) = loaded.connection.as_ref() else {
         return Err(Error::usage(
@@ -143,47 +298,55 @@ pub async fn run(
         .collect();
     report.dry_run = false;
     let human = matches!(args.output, ReportFormat::Table | ReportFormat::Wide);
-    let mut out = super::super::stdout();
+    let mut out = Out::new();
     if human {
-        view::write_table_report(
-            &mut out,
-            a,
-            plan,
-            &report,
-            args.output == ReportFormat::Wide,
-            Styles::for_stdout(g.color),
-        )?;
-        out.flush()?;
+        out.put(|w| {
+            view::write_table_report(
+                w,
+                a,
+                plan,
+                &report,
+                args.output == ReportFormat::Wide,
+                Styles::for_stdout(g.color),
+            )
+            .map_err(Error::from)
+        })?;
     }
     if actions.is_empty() {
-        if human {
-            writeln!(out, "Nothing to apply.")?;
-        } else {
-            emit(&mut out, args.output, &report, None, &Summary::default())?;
-        }
-        out.flush()?;
+        out.put(|w| {
+            if human {
+                writeln!(w, "Nothing to apply.")?;
+                Ok(())
+            } else {
+                emit(w, args.output, &report, None, &Summary::default())
+            }
+        })?;
         return Ok(exit::OK);
     }
+    // Every value is checked before anything is written or asked.
+    let opts = apply::Options {
+        qps: args.qps,
+        user_policy_explicit: args.cascade != Cascade::Default,
+    };
+    opts.check()
+        .map_err(|e| Error::usage(format!("--qps: {e}"), "e.g. --qps 20"))?;
     let record_path = args.record.clone().unwrap_or_else(default_record_path);
     if record_path.exists() {
         return Err(Error::usage(
-            format!("the record file {} already exists", record_path.display()),
+            format!(
+                "the record file {} already exists",
+                shown(&record_path.display().to_string())
+            ),
             "records are never overwritten: name another file with --record",
         ));
     }
     confirm(args, conn, &actions, a, plan, user_delete)?;
 
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&record_path)
-        .map_err(|e| Error::ApplyStopped {
-            message: format!(
-                "cannot create the record file {}: {e}; nothing was applied",
-                record_path.display()
-            ),
-            hint: Some("name a writable file with --record".into()),
-        })?;
+    let record_shown = shown(&record_path.display().to_string());
+    let file = create_record_file(&record_path).map_err(|e| Error::ApplyStopped {
+        message: format!("cannot create the record file {record_shown}: {e}; nothing was applied"),
+        hint: Some("name a new, writable file with --record".into()),
+    })?;
     let header = Header {
         api_version: REPORT_API_VERSION,
         kind: "ApplyRecord",
@@ -204,20 +367,20 @@ pub async fn run(
         actions: actions.len(),
     };
     let mut record = Record::new(file, &header).map_err(|e| Error::ApplyStopped {
-        message: format!(
-            "cannot write the record file {}: {e}; nothing was applied",
-            record_path.display()
-        ),
+        message: format!("cannot write the record file {record_shown}: {e}; nothing was applied"),
         hint: None,
     })?;
 
-    // Ctrl-C: finish the action in flight, record it, stop. A second Ctrl-C exits at once (the
-    // record is already flushed up to the last finished action).
-    let stop = Arc::new(AtomicBool::new(false));
+    // Stop requests, honoured before the next action: Ctrl-C (a second one exits at once; the
+    // record is flushed up to the last finished action), and standard output closed.
+    let stop = Arc::new(Stop::new());
+    if out.closed || stdout_closed() {
+        stop.output_closed();
+    }
     let flag = stop.clone();
-    let handler = tokio::spawn(async move {
+    let ctrl_c = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            flag.store(true, Ordering::SeqCst);
+            flag.interrupt();
             eprintln!(
                 "\ninterrupted: stopping after the action in flight (Ctrl-C again to exit now)"
             );
@@ -226,78 +389,101 @@ pub async fn run(
             }
         }
     });
+    let flag = stop.clone();
+    let watch_stdout = tokio::spawn(async move {
+        loop {
+            if stdout_closed() {
+                flag.output_closed();
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
 
-    let opts = apply::Options {
-        qps: args.qps,
-        user_policy_explicit: args.cascade != Cascade::Default,
-    };
     let ops = KubeOps::new(conn);
-    let width = actions.len().to_string().len();
+    let applier = Applier::new(&ops, opts).map_err(|e| Error::usage(e, "e.g. --qps 20"))?;
     let mut progress = |seq: usize, total: usize, e: &Entry| {
         eprintln!(
-            "[{seq:>width$}/{total}] wave {} {} {}: {} — {}",
-            e.wave,
-            e.verb,
-            describe_target(&e.target),
-            e.result.as_str(),
-            e.message
+            "{}",
+            view::apply_progress_line(
+                view::ApplyStep {
+                    round: e.round,
+                    seq,
+                    total,
+                    wave: e.wave,
+                },
+                e.verb,
+                &e.target,
+                &result_label(e),
+                &e.message
+            )
         );
     };
-    let summary = apply::run(&ops, a, &actions, &opts, &mut record, &stop, &mut progress).await;
-    handler.abort();
-
-    let record_shown = record_path.display().to_string();
-    if human {
-        write_summary(&mut out, &summary, &record_shown, plan, user_delete)?;
+    let summary = if user_delete {
+        let mut applier = applier;
+        applier
+            .round(a, &plan.end, &actions, &mut record, &stop, &mut progress)
+            .await;
+        applier.settle(Vec::new(), true);
+        applier.finish(&mut record)
     } else {
-        emit(
-            &mut out,
-            args.output,
-            &report,
-            Some(record_shown.clone()),
-            &summary,
-        )?;
+        let mut relist = LiveRelist {
+            conn,
+            opts: crate::commands::input::live_options(g, loaded.namespace.clone()),
+            round: 0,
+        };
+        apply::converge(
+            applier,
+            a,
+            plan,
+            &actions,
+            a.rules.version,
+            planner,
+            &mut relist,
+            &mut record,
+            &stop,
+            &mut progress,
+        )
+        .await
+    };
+    ctrl_c.abort();
+    watch_stdout.abort();
+
+    out.put(|w| {
+        if human {
+            write_summary(w, &summary, &record_shown, plan, user_delete)
+        } else {
+            emit(
+                w,
+                args.output,
+                &report,
+                Some(record_path.display().to_string()),
+                &summary,
+            )
+        }
+    })?;
+    if out.closed && summary.stopped != Some(Stopped::OutputClosed) {
+        eprintln!(
+            "note: standard output was closed; the full result is in the record {record_shown}"
+        );
     }
-    out.flush()?;
-    match &summary.stopped {
+    match summary.incomplete_reason() {
         None => Ok(exit::OK),
-        Some(s) => Err(Error::ApplyStopped {
+        Some(reason) => Err(Error::ApplyStopped {
             message: format!(
-                "apply stopped: {}; {} done, {} skipped, {} not done",
-                stop_message(s),
+                "{}; {} done, {} skipped, {} failed, {} not done",
+                shown(&reason),
                 summary.done(),
                 summary.skipped(),
+                summary.failed(),
                 summary.not_done.len()
             ),
             hint: Some(format!(
-                "the record {record_shown} lists every request sent; run `kubectl gc collect` again to see what is left"
+                "the record {record_shown} lists every request sent and why each action was skipped; \
+                 run `kubectl gc collect` again to see what is left"
             )),
         }),
     }
-}
-
-fn emit(
-    out: &mut dyn Write,
-    format: ReportFormat,
-    report: &PlanReport,
-    record: Option<String>,
-    summary: &Summary,
-) -> Result<()> {
-    let doc = ApplyResultJson {
-        api_version: REPORT_API_VERSION,
-        kind: "ApplyResult",
-        plan: report,
-        record,
-        result: ResultJson {
-            complete: summary.complete(),
-            ..result_json(summary)
-        },
-    };
-    match format {
-        ReportFormat::Yaml => render::write_yaml(out, &doc)?,
-        _ => render::write_json(out, &doc)?,
-    }
-    Ok(())
 }
 
 fn write_summary(
@@ -308,32 +494,40 @@ fn write_summary(
     user_delete: bool,
 ) -> Result<()> {
     writeln!(out)?;
-    let skipped: Vec<&Entry> = summary
+    let not_performed: Vec<&Entry> = summary
         .attempted
         .iter()
         .map(|x| &x.entry)
         .filter(|e| e.result != EntryResult::Done)
         .collect();
-    if !skipped.is_empty() {
+    if !not_performed.is_empty() {
         writeln!(out, "Not performed:")?;
-        for e in skipped {
-            writeln!(
-                out,
-                "  {} {} {}: {}",
-                e.result.as_str(),
-                e.verb,
-                describe_target(&e.target),
-                e.message
-            )?;
+        for e in not_performed {
+            view::write_apply_not_performed(out, &result_label(e), e.verb, &e.target, &e.message)?;
         }
     }
+    if !summary.left.is_empty() {
+        writeln!(out, "Still predicted by the last re-plan, not performed:")?;
+        for x in &summary.left {
+            writeln!(out, "  {} {}", x.verb, describe_target(&x.target))?;
+        }
+    }
+    let superseded = summary.skipped_for(SkipCause::Superseded);
+    let changed = summary.skipped_for(SkipCause::Changed);
+    let refused = summary.skipped_for(SkipCause::GcWouldNot);
     writeln!(
         out,
-        "applied: {} done, {} skipped, {} failed, {} not done · record: {}",
+        "applied: {} done, {} skipped ({superseded} superseded, {changed} changed, {refused} the GC would not), {} failed, {} not done · {} round(s){} · record: {}",
         summary.done(),
         summary.skipped(),
         summary.failed(),
         summary.not_done.len(),
+        summary.rounds,
+        if summary.converged && summary.left.is_empty() {
+            ", nothing left to do"
+        } else {
+            ""
+        },
         record
     )?;
     if user_delete && summary.done() > 0 {
@@ -357,7 +551,7 @@ fn write_summary(
 /// required.
 fn confirm(
     args: &CollectArgs,
-    conn: &crate::source::live::Connection,
+    conn: &Connection,
     actions: &[&Action],
     a: &GarbageCollector<'_>,
     plan: &Plan,
@@ -375,14 +569,14 @@ fn confirm(
         });
     }
     let cluster = match &conn.context {
-        Some(c) => format!("context {c} ({})", conn.server_url),
-        None => conn.server_url.clone(),
+        Some(c) => format!("context {} ({})", shown(c), shown(&conn.server_url)),
+        None => shown(&conn.server_url),
     };
     let what = if user_delete {
         let act = actions[0];
         format!(
             "Delete {}{}",
-            a.snap.describe(act.target),
+            shown(&a.snap.describe(act.target)),
             match (args.cascade, act.policy) {
                 (Cascade::Default, _) => " (no propagationPolicy: the type's default)".to_owned(),
                 (_, Some(p)) => format!(" (propagationPolicy={})", p.as_str()),
@@ -395,13 +589,14 @@ fn confirm(
             .filter(|x| x.policy.is_some() && x.verb == crate::gc::plan::Verb::Delete)
             .count();
         format!(
-            "Apply {} action(s) in {} wave(s) ({} delete(s))",
+            "Apply {} action(s) in {} wave(s) ({} delete(s)), then re-plan and apply what the GC would still do (at most {} rounds)",
             actions.len(),
             plan.waves,
-            deletes
+            deletes,
+            apply::MAX_ROUNDS
         )
     };
-    let prompt = format!("{what} on {cluster}?");
+    let prompt = render::text::sanitized(&format!("{what} on {cluster}?"));
     match dialoguer::Confirm::new()
         .with_prompt(prompt)
         .default(false)

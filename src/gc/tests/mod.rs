@@ -1,6 +1,5 @@
 //! Unit tests of the GC model, one file per part.
 
-mod fidelity;
 mod graph;
 mod plan;
 mod scenarios;

@@ -1,4 +1,4 @@
-//! Scenario tests: each pins one GC behaviour (gc-semantics section in the name or comment)
+//! Scenario tests: each pins one GC behaviour (gc-model section in the name or comment)
 //! to the classification or decision kubectl-gc derives from a snapshot.
 
 use crate::catalog::KubeVersion;

@@ -1,8 +1,8 @@
 //! DOT, byte-for-byte as kube-controller-manager's GC debug endpoint prints it
-//! (`/debug/controllers/garbagecollector/graph`, gc-semantics §8), and a parser for what it
+//! (`/debug/controllers/garbagecollector/graph`, gc-model §8), and a parser for what it
 //! prints.
 //!
-//! # v1.26+ format ([`write`])
+//! # v1.26+ format ([`write()`])
 //!
 //! ```text
 //! strict digraph full {
@@ -40,11 +40,11 @@
 //! *again* by gonum when the result is not a valid Go string literal — which is always the case
 //! for the label (it contains raw newlines), so the label reads `label="\"uid=…\n…\n\""`. One
 //! edge per (dependent, owner) pair (gonum's simple graph merges duplicates), a blank line
-//! before `// Edge definitions.`, and no newline after the closing brace. (gc-semantics §8.4
+//! before `// Edge definitions.`, and no newline after the closing brace. (gc-model §8.4
 //! describes the even older encoder — not strict, unquoted labels with raw newlines; the parser
 //! below reads that too.)
 //!
-//! # The quirk we fix (gc-semantics §8.5)
+//! # The quirk we fix (gc-model §8.5)
 //!
 //! When the GC synthesises a "missing" vertex for an owner UID that has no node, it records that
 //! vertex under the **dependent's** UID instead of the owner's. A second dependent of the same

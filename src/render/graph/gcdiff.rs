@@ -397,8 +397,10 @@ pub fn write_text(
             .unwrap_or_default();
         format!("{} nodes, {} edges ({}{fmt})", s.nodes, s.edges, s.source)
     };
-    writeln!(w, "GC:   {}", side(&d.gc))?;
-    writeln!(w, "ours: {}", side(&d.ours))?;
+    // Every line that carries names from the cluster or the DOT file is sanitised.
+    use crate::render::write_line as line;
+    line(w, &format!("GC:   {}", side(&d.gc)))?;
+    line(w, &format!("ours: {}", side(&d.ours)))?;
     if d.identical {
         writeln!(w, "no differences")?;
         return Ok(());
@@ -426,7 +428,7 @@ pub fn write_text(
             bold(&format!("ONLY IN THE GC ({})", d.only_in_gc.len()))
         )?;
         for v in &d.only_in_gc {
-            writeln!(w, "{}", vertex_line(v))?;
+            line(w, &vertex_line(v))?;
         }
     }
     if !d.only_in_ours.is_empty() {
@@ -436,7 +438,7 @@ pub fn write_text(
             bold(&format!("ONLY IN OURS ({})", d.only_in_ours.len()))
         )?;
         for v in &d.only_in_ours {
-            writeln!(w, "{}", vertex_line(v))?;
+            line(w, &vertex_line(v))?;
         }
     }
     if !d.different.is_empty() {
@@ -446,11 +448,14 @@ pub fn write_text(
             bold(&format!("DIFFERENT ({})", d.different.len()))
         )?;
         for x in &d.different {
-            writeln!(w, "{}", vertex_line(&x.gc))?;
+            line(w, &vertex_line(&x.gc))?;
             for f in &x.fields {
-                writeln!(w, "      {}: GC {:?}, ours {:?}", f.field, f.gc, f.ours)?;
+                line(
+                    w,
+                    &format!("      {}: GC {:?}, ours {:?}", f.field, f.gc, f.ours),
+                )?;
             }
-            writeln!(w, "      → {}", x.explanation)?;
+            line(w, &format!("      → {}", x.explanation))?;
         }
     }
     for (title, edges) in [
@@ -462,7 +467,10 @@ pub fn write_text(
         }
         writeln!(w, "\n{}", bold(&format!("{title} ({})", edges.len())))?;
         for e in edges {
-            writeln!(w, "  {} -> {}", describe_uid(&e.from), describe_uid(&e.to))?;
+            line(
+                w,
+                &format!("  {} -> {}", describe_uid(&e.from), describe_uid(&e.to)),
+            )?;
         }
     }
     writeln!(w, "\n{} difference(s)", d.count())

@@ -1,6 +1,6 @@
 //! The ownership graph as people and tools look at it: a subgraph of the GC's graph
 //! ([`crate::gc::graph::Graph`]) selected the way the GC's debug endpoint selects it
-//! (gc-semantics §8.2), and its renderings.
+//! (gc-model §8.2), and its renderings.
 //!
 //! * [`Subgraph::select`] — which nodes. With roots: everything reachable from them following
 //!   owners and dependents (the weakly connected component(s), exactly as the endpoint's

@@ -719,3 +719,107 @@ fn json_carries_the_dot_attributes_and_more() {
     assert_eq!(e["ownerReference"]["name"], "gone");
     assert!(e["ownerReference"].get("controller").is_none());
 }
+
+/// A vertex for hand-built subgraphs (leaks its strings: test only).
+fn cm(name: String) -> Vertex<'static> {
+    let name: &'static str = Box::leak(name.into_boxed_str());
+    Vertex {
+        uid: name,
+        api_version: "v1",
+        kind: "ConfigMap",
+        name,
+        namespace: "ns",
+        ..Vertex::default()
+    }
+}
+
+fn solid() -> Reference<'static> {
+    Reference {
+        class: Some(RefClassLabel::Solid),
+        ..Reference::default()
+    }
+}
+
+#[test]
+fn tree_of_a_32k_deep_chain_is_cut_at_the_depth_limit_with_a_note() {
+    // Issue 12 case 8: every level of a 32,768-deep chain used to be drawn, each line indented
+    // two columns more than the last and every line padded to the widest: 2 GB of output.
+    const N: usize = 32_768;
+    let mut sub = Subgraph::new();
+    let ids: Vec<_> = (0..N)
+        .map(|i| sub.add_vertex(cm(format!("c{i}"))))
+        .collect();
+    for i in 1..N {
+        sub.add_edge(ids[i], ids[i - 1], solid());
+    }
+    let mut out = Vec::new();
+    let stats = tree::write_with(
+        &mut out,
+        &sub,
+        Styles::plain(),
+        tree::TreeOptions::default(),
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let depth = tree::DEFAULT_MAX_DEPTH;
+    assert_eq!(stats.cuts, 1);
+    assert_eq!(stats.rows, depth + 1);
+    assert_eq!(stats.hidden, N - depth - 1);
+    assert_eq!(text.lines().count(), depth + 2, "header + the drawn levels");
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.contains(&format!("ConfigMap/c{depth} "))
+            && last.contains(&format!(
+                "dependents not shown (depth limit {depth}): kubectl gc graph --uid c{depth} --direction down"
+            )),
+        "{last}"
+    );
+    assert!(text.len() < 64 * 1024, "{} bytes", text.len());
+    // A shallower limit cuts earlier.
+    let mut out = Vec::new();
+    let s = tree::write_with(
+        &mut out,
+        &sub,
+        Styles::plain(),
+        tree::TreeOptions {
+            max_depth: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((s.rows, s.cuts), (4, 1));
+}
+
+#[test]
+fn tree_of_an_owner_with_200k_dependents_and_a_dependent_with_200k_owners_is_linear() {
+    // Children used to be grouped by a linear search per edge: quadratic in the number of
+    // dependents (and ownerReferences) of one object.
+    const N: usize = 200_000;
+    let mut sub = Subgraph::new();
+    let owner = sub.add_vertex(cm("owner".into()));
+    for i in 0..N {
+        let d = sub.add_vertex(cm(format!("d{i:06}")));
+        sub.add_edge(d, owner, solid());
+    }
+    // One object listing 200k owners, each of them an owner with no owner of its own.
+    let many = sub.add_vertex(cm("many".into()));
+    for i in 0..N {
+        let o = sub.add_vertex(cm(format!("o{i:06}")));
+        sub.add_edge(many, o, solid());
+    }
+    let mut out = Vec::new();
+    let stats = tree::write_with(
+        &mut out,
+        &sub,
+        Styles::plain(),
+        tree::TreeOptions::default(),
+    )
+    .unwrap();
+    // owner + its N dependents; N owners each with `many` under it.
+    assert_eq!(stats.rows, 1 + N + 2 * N);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines().all(|l| l.len() < 80),
+        "no line is padded beyond the widest name"
+    );
+}

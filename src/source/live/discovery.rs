@@ -1,4 +1,4 @@
-//! Discovery the way the garbage collector does it (`gc-semantics.md` §5.1).
+//! Discovery the way the garbage collector does it (`docs/gc-model.md` §5.1).
 //!
 //! The GC calls client-go's `ServerPreferredResources`: for every group, the versions in the
 //! server's order; for every resource that is not a subresource, the group's **preferred
@@ -105,14 +105,6 @@ fn group_version(group: &str, version: &str) -> String {
     }
 }
 
-fn discovery_path(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("/api/{version}")
-    } else {
-        format!("/apis/{group}/{version}")
-    }
-}
-
 /// Fetches `/api` and `/apis`. Failures here are fatal (nothing can be listed without them).
 async fn groups(
     client: &kube::Client,
@@ -131,8 +123,8 @@ async fn groups(
         request::get(client, timeout, stats, &get_core),
         request::get(client, timeout, stats, &get_named),
     );
-    let core: ApiVersionsIn = decode(&core?, "/api")?;
-    let named: ApiGroupListIn = decode(&named?, "/apis")?;
+    let core: ApiVersionsIn = decode(&core?.body, "/api")?;
+    let named: ApiGroupListIn = decode(&named?.body, "/apis")?;
     let mut out = Vec::with_capacity(named.groups.len() + 1);
     if let Some(first) = core.versions.first() {
         out.push(Group {
@@ -183,14 +175,14 @@ pub(crate) async fn discover(
     let mut docs: Vec<Option<Result<Vec<ApiResourceIn>, String>>> = vec![None; gvs.len()];
     let fetched = futures::stream::iter(gvs.iter().cloned())
         .map(|(i, g, v)| async move {
-            let path = discovery_path(&g, &v);
+            let path = super::path::group_version(&g, &v);
             let build = || {
                 http::Request::get(path.as_str())
                     .body(Vec::new())
                     .map_err(|e| e.to_string())
             };
             let doc = match request::get(client, timeout, stats, &build).await {
-                Ok(body) => serde_json::from_slice::<ApiResourceListIn>(&body)
+                Ok(answer) => serde_json::from_slice::<ApiResourceListIn>(&answer.body)
                     .map(|d| d.resources.unwrap_or_default())
                     .map_err(|e| format!("cannot decode {path}: {e}")),
                 Err(f) => Err(f.describe()),

@@ -104,10 +104,7 @@ pub async fn invalid_namespace_events(
     conn: &Connection,
     namespace: Option<&str>,
 ) -> Result<Vec<InvalidNamespaceEvent>> {
-    let url = match namespace {
-        Some(ns) => format!("/api/v1/namespaces/{ns}/events"),
-        None => "/api/v1/events".to_owned(),
-    };
+    let url = super::path::collection("", "v1", namespace, "events");
     let stats = Stats::default();
     let selector = format!("reason={OWNER_REF_INVALID_NAMESPACE}");
     let mut out = Vec::new();
@@ -122,10 +119,10 @@ pub async fn invalid_namespace_events(
                 .list(&lp)
                 .map_err(|e| e.to_string())
         };
-        let body = request::get(&conn.client, conn.request_timeout, &stats, &build)
+        let answer = request::get(&conn.client, conn.request_timeout, &stats, &build)
             .await
             .map_err(|f| events_failure(conn, &f))?;
-        let page: EventListIn = serde_json::from_slice(&body).map_err(|e| Error::Api {
+        let page: EventListIn = serde_json::from_slice(&answer.body).map_err(|e| Error::Api {
             message: format!("cannot decode the event list: {e}"),
             hint: None,
         })?;

@@ -1,10 +1,23 @@
 //! Reading the real GC's graph (`kubectl gc graph --from-gc`): the DOT that
 //! kube-controller-manager's debug handler serves, or a saved copy of it.
 //!
-//! kube-controller-manager authenticates and authorises the handler through the API server
-//! (delegated authentication), so over https the request carries the kubeconfig context's
-//! credentials; over plain http it never does. The answer is returned as text; parsing it is
-//! the renderer's job (`render::graph::dot::parse`).
+//! **Credentials go only where the kubeconfig sends them.** kube-controller-manager
+//! authenticates and authorises the handler through the API server (delegated
+//! authentication), so it may want the kubeconfig's credentials — but a bearer token or a
+//! client certificate is the user's identity on the cluster, and a URL on the command line may
+//! point anywhere. So:
+//!
+//! - the kubeconfig's own server (same scheme, host and port as the selected cluster's
+//!   `server`): its credentials and its TLS settings (CA, `insecure-skip-tls-verify`), as
+//!   kubectl would send them there;
+//! - any other endpoint: no credentials, and none of the kubeconfig's TLS settings (the
+//!   endpoint's certificate is verified against the system's roots, or not at all with
+//!   `--gc-insecure-skip-tls-verify`) — unless the user asks with `--gc-send-credentials`
+//!   (then the credentials and the cluster's CA, over https only; never the kubeconfig's
+//!   `insecure-skip-tls-verify`).
+//!
+//! The answer is returned as text; parsing it is the renderer's job
+//! (`render::graph::dot::parse`).
 
 use super::ConnectOptions;
 use super::kubeconfig::context_config;
@@ -28,6 +41,32 @@ pub struct GcGraphOptions {
     /// Accept the endpoint's certificate without verifying it (kube-controller-manager usually
     /// serves a self-signed one).
     pub insecure_skip_tls_verify: bool,
+    /// Send the kubeconfig's credentials to an endpoint that is not the kubeconfig's own
+    /// server (`--gc-send-credentials`; https only).
+    pub send_credentials: bool,
+}
+
+/// `(scheme, host, port)` with the scheme's default port filled in and the host in lower
+/// case: two URLs name the same server when these are equal.
+fn origin(uri: &http::Uri) -> Option<(String, String, u16)> {
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri.port_u16().or(match scheme.as_str() {
+        "https" => Some(443),
+        "http" => Some(80),
+        _ => None,
+    })?;
+    Some((scheme, host, port))
+}
+
+/// Where credentials may go: the client configuration for `base`.
+enum Trust {
+    /// The kubeconfig's own server: its configuration as is.
+    Own(kube::Config),
+    /// Another endpoint, with the kubeconfig's credentials and CA (asked for).
+    Sent(kube::Config),
+    /// Another endpoint, or no kubeconfig: nothing from the kubeconfig.
+    None,
 }
 
 /// Reads the GC's DOT from `source` (an `http(s)://HOST:PORT[/path]` URL or a file), asking for
@@ -98,19 +137,45 @@ pub async fn read_gc_graph(
         .filter(|d| !d.is_zero())
         .unwrap_or(Duration::from_secs(60));
     let https = scheme == "https";
-    let mut config = if https {
-        // The kubeconfig's credentials for the selected context; none when there is no usable
-        // kubeconfig (the endpoint may not need them).
-        match context_config(&opts.connect).await {
-            Ok(Some((config, _))) => config,
-            _ => kube::Config::new(base.clone()),
+    let kubeconfig = match context_config(&opts.connect).await {
+        Ok(Some((config, _))) => Some(config),
+        // No usable kubeconfig: the endpoint may not need credentials.
+        _ => None,
+    };
+    let trust = match kubeconfig {
+        Some(c) if origin(&c.cluster_url).is_some() && origin(&c.cluster_url) == origin(&base) => {
+            Trust::Own(c)
         }
-    } else {
-        // Never send credentials over plain HTTP.
-        kube::Config::new(base.clone())
+        Some(_) | None if !opts.send_credentials => Trust::None,
+        Some(c) if https => Trust::Sent(c),
+        Some(_) => {
+            return Err(Error::usage(
+                format!(
+                    "--gc-send-credentials: {source} is plain http; credentials are never sent to another host without TLS"
+                ),
+                "use the endpoint's https port (kube-controller-manager: 10257)",
+            ));
+        }
+        None => {
+            return Err(Error::usage(
+                "--gc-send-credentials: no kubeconfig to take credentials from",
+                "pass --kubeconfig or set KUBECONFIG",
+            ));
+        }
+    };
+    let mut config = match trust {
+        Trust::Own(c) => c,
+        Trust::Sent(mut c) => {
+            // The credentials and the cluster's CA, but never a kubeconfig's "do not verify":
+            // that was said of its own server.
+            c.accept_invalid_certs = false;
+            c.tls_server_name = None;
+            c.proxy_url = None;
+            c
+        }
+        Trust::None => kube::Config::new(base.clone()),
     };
     config.cluster_url = base;
-    config.tls_server_name = None;
     config.default_retry = false;
     config.connect_timeout = Some(timeout.min(Duration::from_secs(30)));
     config.read_timeout = Some(timeout);
@@ -145,7 +210,7 @@ pub async fn read_gc_graph(
         }
         let hint = match status.as_u16() {
             401 => {
-                "the endpoint wants credentials: use https:// (the kubeconfig's token is sent only over TLS)"
+                "the endpoint wants credentials: the kubeconfig's are sent only to its own server; add --gc-send-credentials to send them to this one (https only)"
             }
             403 => {
                 "the user needs `get` on the non-resource URL /debug/controllers/* (delegated authorization)"
@@ -193,7 +258,21 @@ fn percent_encode(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::percent_encode;
+    use super::{origin, percent_encode};
+
+    #[test]
+    fn same_server_means_same_scheme_host_and_port() {
+        let o = |s: &str| origin(&s.parse().unwrap());
+        assert_eq!(
+            o("https://API.example.com"),
+            o("https://api.example.com:443/x")
+        );
+        assert_eq!(o("http://10.0.0.1"), o("http://10.0.0.1:80"));
+        assert_ne!(o("https://127.0.0.1:6443"), o("https://127.0.0.1:10257"));
+        assert_ne!(o("https://127.0.0.1:6443"), o("http://127.0.0.1:6443"));
+        assert_ne!(o("https://127.0.0.1:6443"), o("https://localhost:6443"));
+        assert_ne!(o("https://example.com"), o("https://example.com.evil.io"));
+    }
 
     #[test]
     fn query_values_are_percent_encoded() {

@@ -21,7 +21,9 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// kube's default connect timeout, lowered to the request timeout when that is shorter.
+/// kube's default connect timeout, used only without a request timeout (`--request-timeout
+/// 0`): otherwise the request timeout covers connecting too, so that a server that stalls the
+/// TCP or TLS handshake gets the same "timed out after …" as one that never answers.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn cluster(message: impl Into<String>, hint: impl Into<String>) -> Error {
@@ -221,13 +223,195 @@ struct VersionInfo {
     git_version: String,
 }
 
-/// The client configuration of the kubeconfig context `opts` selects (server, credentials,
-/// TLS) and the context's name; `Ok(None)` when there is no kubeconfig at all.
-pub(crate) async fn context_config(opts: &ConnectOptions) -> Result<Option<(Config, String)>> {
-    let Some(loaded) = load_kubeconfig(opts.kubeconfig.as_deref())? else {
-        return Ok(None);
+// ---- kubectl's connection flags (--server, --token, TLS, --as-uid) ---------------------------
+//
+// client-go applies these on top of the kubeconfig ("ConfigOverrides"); so does this, on the
+// loaded Kubeconfig, before kube turns it into a client configuration: kube does the work
+// (reading certificate files, TLS, the bearer token, the impersonation headers).
+
+/// kubectl's flags that override the selected cluster and user of the kubeconfig.
+#[derive(Clone, Default)]
+pub struct Overrides {
+    /// `-s/--server`.
+    pub server: Option<String>,
+    /// `--token`: replaces the user's credentials with this bearer token.
+    pub token: Option<String>,
+    /// `--certificate-authority`.
+    pub certificate_authority: Option<PathBuf>,
+    /// `--client-certificate`.
+    pub client_certificate: Option<PathBuf>,
+    /// `--client-key`.
+    pub client_key: Option<PathBuf>,
+    /// `--tls-server-name`.
+    pub tls_server_name: Option<String>,
+    /// `--insecure-skip-tls-verify`.
+    pub insecure_skip_tls_verify: bool,
+    /// `--as-uid`.
+    pub as_uid: Option<String>,
+}
+
+impl std::fmt::Debug for Overrides {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Overrides")
+            .field("server", &self.server)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("certificate_authority", &self.certificate_authority)
+            .field("client_certificate", &self.client_certificate)
+            .field("client_key", &self.client_key)
+            .field("tls_server_name", &self.tls_server_name)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("as_uid", &self.as_uid)
+            .finish()
+    }
+}
+
+impl Overrides {
+    fn any(&self) -> bool {
+        self.server.is_some()
+            || self.token.is_some()
+            || self.certificate_authority.is_some()
+            || self.client_certificate.is_some()
+            || self.client_key.is_some()
+            || self.tls_server_name.is_some()
+            || self.insecure_skip_tls_verify
+    }
+}
+
+/// The name of the cluster, user and context made from the flags alone (no kubeconfig).
+const FLAGS_ONLY: &str = "kubectl-gc-flags";
+
+/// A kubeconfig holding only what `--server` and the other flags say, for a command line
+/// without any kubeconfig file (as kubectl works with `--server` and `--token` alone).
+fn from_flags() -> Loaded {
+    use kube::config::{Context, NamedAuthInfo, NamedCluster, NamedContext};
+    let config = Kubeconfig {
+        clusters: vec![NamedCluster {
+            name: FLAGS_ONLY.into(),
+            cluster: Some(Default::default()),
+            ..Default::default()
+        }],
+        auth_infos: vec![NamedAuthInfo {
+            name: FLAGS_ONLY.into(),
+            auth_info: Some(Default::default()),
+            ..Default::default()
+        }],
+        contexts: vec![NamedContext {
+            name: FLAGS_ONLY.into(),
+            context: Some(Context {
+                cluster: FLAGS_ONLY.into(),
+                user: Some(FLAGS_ONLY.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }],
+        current_context: Some(FLAGS_ONLY.into()),
+        ..Default::default()
     };
+    Loaded {
+        config,
+        paths: Vec::new(),
+    }
+}
+
+/// Applies the flags to the cluster and user the context uses (as client-go's overrides).
+fn apply_overrides(kc: &mut Kubeconfig, context: &str, opts: &ConnectOptions) -> Result<()> {
+    let o = &opts.overrides;
+    if o.insecure_skip_tls_verify && o.certificate_authority.is_some() {
+        return Err(cluster(
+            "--certificate-authority and --insecure-skip-tls-verify contradict each other",
+            "give one of them (kubectl refuses both too)",
+        ));
+    }
+    let ctx = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.clone())
+        .unwrap_or_default();
+    let cluster_name = nonempty(&opts.cluster).cloned().unwrap_or(ctx.cluster);
+    let user_name = nonempty(&opts.user).cloned().or(ctx.user);
+    if let Some(named) = kc.clusters.iter_mut().find(|c| c.name == cluster_name) {
+        let c = named.cluster.get_or_insert_with(Default::default);
+        if let Some(server) = &o.server {
+            c.server = Some(server.clone());
+        }
+        if let Some(ca) = &o.certificate_authority {
+            c.certificate_authority = Some(ca.to_string_lossy().into_owned());
+            c.certificate_authority_data = None;
+        }
+        if o.insecure_skip_tls_verify {
+            c.insecure_skip_tls_verify = Some(true);
+            c.certificate_authority = None;
+            c.certificate_authority_data = None;
+        }
+        if let Some(name) = &o.tls_server_name {
+            c.tls_server_name = Some(name.clone());
+        }
+    }
+    let user = match user_name {
+        Some(name) => kc.auth_infos.iter_mut().find(|u| u.name == name),
+        None => None,
+    };
+    let needs_user = o.token.is_some() || o.client_certificate.is_some() || o.client_key.is_some();
+    let auth = match user {
+        Some(u) => Some(u.auth_info.get_or_insert_with(Default::default)),
+        None if needs_user => {
+            // A context without a user: the flags make one.
+            kc.auth_infos.push(kube::config::NamedAuthInfo {
+                name: FLAGS_ONLY.into(),
+                auth_info: Some(Default::default()),
+                ..Default::default()
+            });
+            if let Some(c) = kc
+                .contexts
+                .iter_mut()
+                .find(|c| c.name == context)
+                .and_then(|c| c.context.as_mut())
+            {
+                c.user = Some(FLAGS_ONLY.into());
+            }
+            kc.auth_infos.last_mut().and_then(|u| u.auth_info.as_mut())
+        }
+        None => None,
+    };
+    if let Some(a) = auth {
+        if let Some(token) = &o.token {
+            // The bearer token replaces the user's other ways of authenticating.
+            a.token = Some(secrecy::SecretString::from(token.clone()));
+            a.token_file = None;
+            a.username = None;
+            a.password = None;
+            a.exec = None;
+            a.auth_provider = None;
+        }
+        if let Some(cert) = &o.client_certificate {
+            a.client_certificate = Some(cert.to_string_lossy().into_owned());
+            a.client_certificate_data = None;
+        }
+        if let Some(key) = &o.client_key {
+            a.client_key = Some(key.to_string_lossy().into_owned());
+            a.client_key_data = None;
+        }
+    }
+    Ok(())
+}
+
+// ---- end of the connection flags -------------------------------------------------------------
+
+/// The client configuration of the kubeconfig context `opts` selects (server, credentials,
+/// TLS) and the context's name, with kubectl's connection flags applied; `Ok(None)` when there
+/// is no kubeconfig at all and no `--server`.
+pub(crate) async fn context_config(opts: &ConnectOptions) -> Result<Option<(Config, String)>> {
+    let loaded = match load_kubeconfig(opts.kubeconfig.as_deref())? {
+        Some(loaded) => loaded,
+        None if opts.overrides.server.is_some() => from_flags(),
+        None => return Ok(None),
+    };
+    let mut loaded = loaded;
     let context = select_context(&loaded, opts)?;
+    if opts.overrides.any() {
+        apply_overrides(&mut loaded.config, &context, opts)?;
+    }
     let kopts = KubeConfigOptions {
         context: Some(context.clone()),
         cluster: nonempty(&opts.cluster).cloned(),
@@ -289,6 +473,9 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     if !opts.as_groups.is_empty() {
         config.auth_info.impersonate_groups = Some(opts.as_groups.clone());
     }
+    if let Some(uid) = &opts.overrides.as_uid {
+        config.auth_info.impersonate_uid = Some(uid.clone());
+    }
     // Our own bounded retries replace kube's (up to 15 retries, minutes apart).
     config.default_retry = false;
     let request_timeout = match opts.request_timeout {
@@ -296,8 +483,10 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         Some(t) => Some(t),
         None => Some(DEFAULT_REQUEST_TIMEOUT),
     };
-    config.connect_timeout =
-        Some(request_timeout.map_or(CONNECT_TIMEOUT, |t| t.min(CONNECT_TIMEOUT)));
+    config.connect_timeout = match request_timeout {
+        Some(_) => None,
+        None => Some(CONNECT_TIMEOUT),
+    };
 
     let server_url = config
         .cluster_url
@@ -322,10 +511,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
             .body(Vec::new())
             .map_err(|e| e.to_string())
     };
-    let body = request::get(&client, request_timeout, &stats, &build)
+    // The first request: a timeout here is not retried (see `request::probe`).
+    let answer = request::probe(&client, request_timeout, &stats, &build)
         .await
         .map_err(|f| connect_failure(&f, &server_url, &ctx_label))?;
-    let version: VersionInfo = serde_json::from_slice(&body).unwrap_or_default();
+    let version: VersionInfo = serde_json::from_slice(&answer.body).unwrap_or_default();
     let server_version = Some(version.git_version).filter(|v| !v.is_empty());
 
     Ok(Connection {
@@ -365,7 +555,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
                     "is the cluster running and reachable from here? check the context's server URL, VPN and proxy settings"
                 }
                 TransportKind::Timeout => {
-                    "the server did not answer in time: check the network, or raise --request-timeout"
+                    "the server did not answer in time: check that the URL points at a running API server and the network, or raise --request-timeout"
                 }
                 TransportKind::Auth => {
                     "obtaining credentials failed: check the user's exec plugin / auth provider / token file"
@@ -375,6 +565,7 @@ pub(crate) fn connect_failure(f: &Failure, server: &str, context: &str) -> Error
             let what = match kind {
                 TransportKind::Tls => "TLS handshake with",
                 TransportKind::Auth => "cannot get credentials for",
+                TransportKind::Timeout => "no answer from",
                 _ => "cannot connect to",
             };
             cluster(

@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! connect(&ConnectOptions)        kubeconfig like kubectl, GET /version  → Connection
-//! snapshot(&conn, &LiveOptions,   discovery (§5.1) + paginated PartialObjectMetadata lists
-//!          &progress)                                                     → Snapshot
+//! snapshot(&conn, &LiveOptions,   discovery (§5.1) + paginated PartialObjectMetadata lists,
+//!          &progress)             protobuf with JSON as the fallback    → Snapshot
 //! invalid_namespace_events(..)    the GC's OwnerRefInvalidNamespace warnings (evidence)
 //! read_gc_graph(..)               the real GC's graph from kube-controller-manager's debug
 //!                                 endpoint (`graph --from-gc`)
@@ -14,7 +14,10 @@
 //! group-versions are coverage gaps, never empty resources.
 //!
 //! Requests use kubectl-gc's own bounded retry policy (`request.rs`); kube's default retry layer
-//! is disabled. Errors that mean "cannot talk to this cluster" (kubeconfig, connection, TLS,
+//! is disabled. Every request has a timeout ([`DEFAULT_REQUEST_TIMEOUT`] unless
+//! `--request-timeout` says otherwise), so a server that accepts connections and never answers
+//! ends the run with an error instead of hanging it. Every URL is built by `path.rs`, which
+//! percent-encodes each segment. Errors that mean "cannot talk to this cluster" (kubeconfig, connection, TLS,
 //! credentials) are [`Error::Cluster`] (exit code 4) with a one-line message and a hint.
 
 mod discovery;
@@ -22,11 +25,15 @@ mod events;
 mod gc_graph;
 mod kubeconfig;
 mod list;
+pub mod path;
+mod protobuf;
 mod request;
+#[cfg(test)]
+mod testserver;
 
 pub use events::{InvalidNamespaceEvent, OWNER_REF_INVALID_NAMESPACE, invalid_namespace_events};
 pub use gc_graph::{GcGraphOptions, read_gc_graph};
-pub use kubeconfig::{connect, kubeconfig_names};
+pub use kubeconfig::{Overrides, connect, kubeconfig_names};
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
@@ -41,12 +48,30 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Per-request timeout when `--request-timeout` is not given (`Some(ZERO)` disables it).
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
-/// Default `limit` of list pages (kubectl's `--chunk-size` default).
+/// Per-request timeout when `--request-timeout` is not given (`Some(ZERO)` disables it): long
+/// enough for a page of [`DEFAULT_PAGE_SIZE`] objects from a busy server, short enough that a
+/// silent server ends the run within tens of seconds (the first request is not retried on a
+/// timeout; later ones once).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The first page's `limit`: kubectl's `--chunk-size` default, a safe size whatever the
+/// objects weigh.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
+/// How far pages grow while the server answers them quickly (see [`LiveOptions::max_page_size`]):
+/// page count dominates the time of large resources — BENCHMARKS.md ("Live: page size").
+pub const DEFAULT_MAX_PAGE_SIZE: u32 = 10_000;
 /// Default number of resources listed at the same time.
-pub const DEFAULT_CONCURRENCY: usize = 12;
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// How list pages are asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WireFormat {
+    /// Protobuf `PartialObjectMetadataList`, with JSON as the server's second choice (what
+    /// client-go's metadata client asks for).
+    #[default]
+    Protobuf,
+    /// JSON `PartialObjectMetadataList` only.
+    Json,
+}
 
 /// How to reach the cluster: kubectl's global connection flags.
 #[derive(Clone, Debug, Default)]
@@ -70,6 +95,8 @@ pub struct ConnectOptions {
     pub as_user: Option<String>,
     /// `--as-group` (repeatable): impersonate these groups.
     pub as_groups: Vec<String>,
+    /// kubectl's connection flags over the kubeconfig (`--server`, `--token`, TLS, `--as-uid`).
+    pub overrides: kubeconfig::Overrides,
 }
 
 /// An established connection (the server answered `GET /version`).
@@ -108,10 +135,18 @@ pub struct LiveOptions {
     /// recorded as `Partial { namespaces: [ns] }`; cluster-scoped resources are still listed
     /// completely. (There is deliberately no label selector: a selector would hide owners.)
     pub namespace: Option<String>,
-    /// `limit` per list page.
+    /// `limit` of the first list page of each resource (of every page, without
+    /// `max_page_size`).
     pub page_size: u32,
+    /// `Some(max)`: pages grow from `page_size` up to `max` while the server answers them
+    /// quickly (a full page within 0.5 s is followed by one twice as big, a page slower than
+    /// 1 s by one half as big) — what `kubectl gc` does unless `--chunk-size` is given.
+    /// `None`: every page asks for `page_size` (kubectl's `--chunk-size`).
+    pub max_page_size: Option<u32>,
     /// Resources listed (and discovery documents fetched) concurrently.
     pub concurrency: usize,
+    /// The encoding asked for.
+    pub wire: WireFormat,
 }
 
 impl Default for LiveOptions {
@@ -119,7 +154,9 @@ impl Default for LiveOptions {
         LiveOptions {
             namespace: None,
             page_size: DEFAULT_PAGE_SIZE,
+            max_page_size: None,
             concurrency: DEFAULT_CONCURRENCY,
+            wire: WireFormat::default(),
         }
     }
 }
@@ -193,14 +230,6 @@ impl PageSink for ChannelSink<'_> {
             .objects
             .fetch_add(added as u64, Ordering::Relaxed);
         let _ = self.tx.send(Event::Page);
-    }
-}
-
-fn api_base(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("/api/{version}")
-    } else {
-        format!("/apis/{group}/{version}")
     }
 }
 
@@ -284,7 +313,8 @@ pub async fn snapshot(
                 } else {
                     format!("{group}/{version}/{plural}")
                 },
-                base: api_base(&group, &version),
+                group,
+                version,
                 plural,
                 namespaced,
             });
@@ -315,6 +345,8 @@ pub async fn snapshot(
         );
         let timeout = conn.request_timeout;
         let page_size = opts.page_size;
+        let max_page_size = opts.max_page_size;
+        let wire = opts.wire;
         let namespace = opts.namespace.clone();
         tasks.spawn(async move {
             let Ok(_permit) = permits.acquire_owned().await else {
@@ -325,7 +357,9 @@ pub async fn snapshot(
                 timeout,
                 stats: &stats,
                 page_size,
+                max_page_size,
                 namespace: namespace.as_deref(),
+                wire,
                 builder: &builder,
             };
             let sink = ChannelSink {
@@ -595,5 +629,86 @@ mod tests {
             "listing: 3/40 resources, 1200 objects"
         );
         assert!(!ProgressLine::new(false).enabled());
+    }
+
+    use testserver::{Reply, Script, Server};
+
+    fn kubeconfig_for(dir: &tempfile::TempDir, server: &str) -> PathBuf {
+        let path = dir.path().join("kubeconfig");
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\n\
+                 clusters: [{{name: k, cluster: {{server: \"{server}\"}}}}]\n\
+                 users: [{{name: u, user: {{token: t}}}}]\n\
+                 contexts: [{{name: c, context: {{cluster: k, user: u}}}}]\n"
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    #[tokio::test]
+    async fn a_silent_server_ends_the_run_after_one_request_timeout() {
+        let server = Server::start(Script::Silent).await;
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ConnectOptions {
+            kubeconfig: Some(kubeconfig_for(&dir, &server.url)),
+            request_timeout: Some(Duration::from_millis(800)),
+            ..ConnectOptions::default()
+        };
+        let t = Instant::now();
+        let err = connect(&opts).await.expect_err("nobody answers");
+        let elapsed = t.elapsed();
+        assert!(
+            elapsed >= Duration::from_millis(800) && elapsed < Duration::from_millis(2500),
+            "one timeout, no retry: {elapsed:?}"
+        );
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "the first request is not retried"
+        );
+        assert_eq!(*server.connections.lock().unwrap(), 1);
+        let Error::Cluster { message, hint } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            message,
+            &format!(
+                "no answer from {} (context \"c\"): timed out after 800ms",
+                server.url
+            )
+        );
+        assert!(hint.as_deref().unwrap().contains("--request-timeout"));
+        assert_eq!(err.exit_code(), crate::error::exit::CLUSTER);
+    }
+
+    #[tokio::test]
+    async fn the_request_timeout_defaults_to_tens_of_seconds() {
+        let server = Server::start(Script::Answer(Box::new(|_, _| {
+            Reply::ok("application/json", br#"{"gitVersion":"v1.20.2"}"#)
+        })))
+        .await;
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = Some(kubeconfig_for(&dir, &server.url));
+        let conn = connect(&ConnectOptions {
+            kubeconfig: kubeconfig.clone(),
+            ..ConnectOptions::default()
+        })
+        .await
+        .unwrap();
+        assert_eq!(conn.request_timeout, Some(DEFAULT_REQUEST_TIMEOUT));
+        assert!((10..=60).contains(&DEFAULT_REQUEST_TIMEOUT.as_secs()));
+        assert_eq!(conn.server_version.as_deref(), Some("v1.20.2"));
+        // kubectl's `--request-timeout 0`: no limit.
+        let conn = connect(&ConnectOptions {
+            kubeconfig,
+            request_timeout: Some(Duration::ZERO),
+            ..ConnectOptions::default()
+        })
+        .await
+        .unwrap();
+        assert_eq!(conn.request_timeout, None);
     }
 }

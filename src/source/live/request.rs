@@ -5,25 +5,32 @@
 //! request goes through [`get`], which
 //!
 //! - waits out `429 Too Many Requests` honouring `Retry-After` (capped), a bounded number of times;
-//! - retries 5xx answers (except 501), timeouts and broken connections a few times with
-//!   exponential backoff and jitter;
+//! - retries 5xx answers (except 501) and broken connections a few times with exponential
+//!   backoff and jitter;
+//! - retries a request that got no answer within the request timeout once — and never the
+//!   first contact with a server ([`probe`]): a server that accepts connections and never
+//!   answers ends the run after one timeout, not after several;
 //! - never retries anything else (4xx, TLS and credential problems), so those fail at once.
 //!
-//! Responses are returned as raw bytes: callers decode them into borrowing structs
-//! ([`crate::model::MetaIn`]), which `kube::Client::request` (it needs `DeserializeOwned`)
-//! cannot do.
+//! Responses are returned as raw bytes with their Content-Type ([`Answer`]): callers decode them
+//! into borrowing structs ([`crate::model::MetaIn`]), from JSON or protobuf, which
+//! `kube::Client::request` (it needs `DeserializeOwned` JSON) cannot do.
 
 use crate::error::cause_chain;
 pub(crate) use crate::error::one_line;
 use crate::util::{Backoff, human_duration};
 use kube::client::Body;
+use prost::bytes::Bytes;
 use serde::Deserialize;
 use std::error::Error as StdError;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Retries for 5xx answers, timeouts and dropped connections.
+/// Retries for 5xx answers and dropped connections.
 const MAX_TRANSIENT_RETRIES: u32 = 3;
+/// Retries for requests that got no answer within the request timeout (each one waits a whole
+/// timeout: one retry, for a connection that died silently).
+const MAX_TIMEOUT_RETRIES: u32 = 1;
 /// Retries for 429 answers (the server tells us how long to wait).
 const MAX_THROTTLE_RETRIES: u32 = 10;
 /// First backoff step; doubled on every retry.
@@ -115,13 +122,28 @@ impl Failure {
     }
 }
 
+/// Retries used so far by one request, per cause.
+#[derive(Debug, Default)]
+struct Budget {
+    transient: u32,
+    throttled: u32,
+    timeouts: u32,
+    /// Timeouts allowed ([`MAX_TIMEOUT_RETRIES`], 0 for a [`probe`]).
+    max_timeouts: u32,
+}
+
 /// Whether a failed attempt may be retried, and after how long.
 fn retry_delay(
     failure: &Failure,
     retry_after: Option<Duration>,
-    transient: &mut u32,
-    throttled: &mut u32,
+    budget: &mut Budget,
 ) -> Option<Duration> {
+    let Budget {
+        transient,
+        throttled,
+        timeouts,
+        max_timeouts,
+    } = budget;
     match failure {
         Failure::Status { code: 429, .. } => {
             if *throttled >= MAX_THROTTLE_RETRIES {
@@ -147,7 +169,17 @@ fn retry_delay(
             )
         }
         Failure::Transport {
-            kind: TransportKind::Timeout | TransportKind::Other | TransportKind::Connect,
+            kind: TransportKind::Timeout,
+            ..
+        } => {
+            if *timeouts >= *max_timeouts {
+                return None;
+            }
+            *timeouts += 1;
+            Some(backoff(*timeouts))
+        }
+        Failure::Transport {
+            kind: TransportKind::Other | TransportKind::Connect,
             ..
         } => {
             if *transient >= MAX_TRANSIENT_RETRIES {
@@ -176,16 +208,51 @@ pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
     value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
-/// Sends the request `build` makes (called again for every attempt) and returns the body of
-/// the first 2xx answer.
+/// A 2xx answer.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    /// The (decompressed) body.
+    pub body: Bytes,
+    /// The `Content-Type` header, when present and readable.
+    pub content_type: Option<String>,
+}
+
+/// A request builder, called again for every attempt.
+pub(crate) type Build<'a> = &'a (dyn Fn() -> Result<http::Request<Vec<u8>>, String> + Sync);
+
+/// Sends the request `build` makes and returns the first 2xx answer, retrying as described in
+/// the module documentation.
 pub(crate) async fn get(
     client: &kube::Client,
     timeout: Option<Duration>,
     stats: &Stats,
-    build: &(dyn Fn() -> Result<http::Request<Vec<u8>>, String> + Sync),
-) -> Result<Vec<u8>, Failure> {
-    let mut transient = 0;
-    let mut throttled = 0;
+    build: Build<'_>,
+) -> Result<Answer, Failure> {
+    send(client, timeout, stats, build, MAX_TIMEOUT_RETRIES).await
+}
+
+/// [`get`] for the first request to a server: a timeout is not retried, so a server that
+/// accepts the connection and never answers costs one request timeout.
+pub(crate) async fn probe(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    stats: &Stats,
+    build: Build<'_>,
+) -> Result<Answer, Failure> {
+    send(client, timeout, stats, build, 0).await
+}
+
+async fn send(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    stats: &Stats,
+    build: Build<'_>,
+    max_timeouts: u32,
+) -> Result<Answer, Failure> {
+    let mut budget = Budget {
+        max_timeouts,
+        ..Budget::default()
+    };
     loop {
         let request = build().map_err(|message| Failure::Transport {
             kind: TransportKind::Other,
@@ -199,7 +266,7 @@ pub(crate) async fn get(
                 Err(_) => Err((
                     Failure::Transport {
                         kind: TransportKind::Timeout,
-                        message: format!("no answer within {}", human_duration(t)),
+                        message: format!("timed out after {}", human_duration(t)),
                     },
                     None,
                 )),
@@ -210,7 +277,7 @@ pub(crate) async fn get(
             Ok(body) => return Ok(body),
             Err(e) => e,
         };
-        match retry_delay(&failure, retry_after, &mut transient, &mut throttled) {
+        match retry_delay(&failure, retry_after, &mut budget) {
             Some(delay) => {
                 Stats::bump(&stats.retries);
                 if failure.code() == Some(429) {
@@ -227,7 +294,7 @@ pub(crate) async fn get(
 async fn send_once(
     client: &kube::Client,
     request: http::Request<Vec<u8>>,
-) -> Result<Vec<u8>, (Failure, Option<Duration>)> {
+) -> Result<Answer, (Failure, Option<Duration>)> {
     let response = client
         .send(request.map(Body::from))
         .await
@@ -238,13 +305,18 @@ async fn send_once(
         .get(http::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(parse_retry_after);
+    let content_type = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let body = response
         .into_body()
         .collect_bytes()
         .await
         .map_err(|e| (transport_failure(&e), None))?;
     if status.is_success() {
-        return Ok(body.to_vec());
+        return Ok(Answer { body, content_type });
     }
     Err((status_failure(status.as_u16(), &body), retry_after))
 }
@@ -349,27 +421,17 @@ mod tests {
             reason: "TooManyRequests".into(),
             message: String::new(),
         };
-        let (mut transient, mut throttled) = (0, 0);
-        let d = retry_delay(
-            &too_many,
-            Some(Duration::from_secs(2)),
-            &mut transient,
-            &mut throttled,
-        );
+        let mut budget = Budget::default();
+        let d = retry_delay(&too_many, Some(Duration::from_secs(2)), &mut budget);
         assert_eq!(d, Some(Duration::from_secs(2)));
-        let d = retry_delay(
-            &too_many,
-            Some(Duration::from_secs(600)),
-            &mut transient,
-            &mut throttled,
-        );
+        let d = retry_delay(&too_many, Some(Duration::from_secs(600)), &mut budget);
         assert_eq!(d, Some(MAX_RETRY_AFTER));
-        while retry_delay(&too_many, None, &mut transient, &mut throttled).is_some() {}
-        assert_eq!(throttled, MAX_THROTTLE_RETRIES);
+        while retry_delay(&too_many, None, &mut budget).is_some() {}
+        assert_eq!(budget.throttled, MAX_THROTTLE_RETRIES);
 
         let unavailable = status_failure(503, b"service unavailable");
         let mut n = 0;
-        while retry_delay(&unavailable, None, &mut transient, &mut throttled).is_some() {
+        while retry_delay(&unavailable, None, &mut budget).is_some() {
             n += 1;
         }
         assert_eq!(n, MAX_TRANSIENT_RETRIES);
@@ -378,13 +440,38 @@ mod tests {
             403,
             br#"{"kind":"Status","reason":"Forbidden","message":"no"}"#,
         );
-        let (mut t, mut h) = (0, 0);
-        assert_eq!(retry_delay(&forbidden, None, &mut t, &mut h), None);
+        let mut fresh = Budget::default();
+        assert_eq!(retry_delay(&forbidden, None, &mut fresh), None);
         let tls = Failure::Transport {
             kind: TransportKind::Tls,
             message: "bad cert".into(),
         };
-        assert_eq!(retry_delay(&tls, None, &mut t, &mut h), None);
+        assert_eq!(retry_delay(&tls, None, &mut fresh), None);
+    }
+
+    #[test]
+    fn timeouts_are_retried_once_and_never_on_a_probe() {
+        let silent = Failure::Transport {
+            kind: TransportKind::Timeout,
+            message: "timed out after 30.0s".into(),
+        };
+        let mut budget = Budget {
+            max_timeouts: MAX_TIMEOUT_RETRIES,
+            ..Budget::default()
+        };
+        let mut n = 0;
+        while retry_delay(&silent, None, &mut budget).is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 1);
+        let mut probe = Budget::default();
+        assert_eq!(retry_delay(&silent, None, &mut probe), None);
+        // A dropped connection is still retried on a probe.
+        let reset = Failure::Transport {
+            kind: TransportKind::Other,
+            message: "connection reset".into(),
+        };
+        assert!(retry_delay(&reset, None, &mut probe).is_some());
     }
 
     #[test]

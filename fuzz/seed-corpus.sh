@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Seeds fuzz/corpus/<target>/ from the repository's examples and the real dumps beside the
+# checkout (../shared/realdata; its data is not copied into the repository). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=..
+real=../../shared/realdata
+mkdir -p corpus/file_reader corpus/snapshot_reader corpus/timestamp
+cp "$root"/examples/*.yaml corpus/file_reader/
+cp "$root"/examples/*.json corpus/snapshot_reader/
+if [[ -d $real ]]; then
+  # Small real files of every shape: typed lists, kind: List, bare sequences, redacted YAML
+  # that does not parse, kindless objects, version reports.
+  find "$real" -type f \( -name '*.json' -o -name '*.yaml' \) -size -64k | sort | head -200 |
+    while read -r f; do cp "$f" "corpus/file_reader/$(echo "$f" | md5sum | cut -c1-16)"; done
+  cp "$real"/ocp-must-gather-clean/*.tar.xz corpus/file_reader/ 2>/dev/null || true
+  grep -rhoE '"?(creationTimestamp|deletionTimestamp|lastTransitionTime)"?: "?[^",}]+' "$real" 2>/dev/null |
+    sed -E 's/.*: "?//' | sort -u | head -200 |
+    while read -r t; do printf '%s' "$t" > "corpus/timestamp/$(printf '%s' "$t" | md5sum | cut -c1-16)"; done
+fi
+printf '2021-09-14T10:20:30Z' > corpus/timestamp/basic
+printf '2021-09-14T12:20:30.123456+02:00' > corpus/timestamp/offset
+echo "seeded: $(ls corpus/file_reader | wc -l) file_reader, $(ls corpus/snapshot_reader | wc -l) snapshot_reader, $(ls corpus/timestamp | wc -l) timestamp"

@@ -1,0 +1,216 @@
+//! The layering `lib.rs` describes, checked: every top-level module may import only the
+//! modules listed for it in [`LAYERS`]. A `crate::name` path anywhere in a module's files
+//! (imports and inline paths; comments excluded) is an import of `name`.
+//!
+//! Test code (files under a `tests/` folder, `tests.rs`, and everything after a
+//! `#[cfg(test)]` line) may also import what [`TEST_ONLY`] adds (test support); otherwise it
+//! obeys the same table. Set
+//! `KGC_LAYERING_SRC` to check another tree's `src/` (e.g. an older checkout).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module and the modules it may import, bottom layer first.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("error", &[]),
+    ("util", &[]),
+    ("build_info", &[]),
+    ("model", &["error"]),
+    ("catalog", &["model"]),
+    ("snapshot", &["model", "catalog", "error", "util"]),
+    ("source", &["snapshot", "model", "catalog", "error", "util"]),
+    ("lookup", &["snapshot", "model", "catalog", "error"]),
+    // The emulated GC: nothing that judges, renders, applies or parses flags.
+    ("gc", &["model", "snapshot", "catalog", "error"]),
+    (
+        "diagnose",
+        &[
+            "gc",
+            "model",
+            "snapshot",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+        ],
+    ),
+    (
+        "render",
+        &[
+            "diagnose",
+            "gc",
+            "model",
+            "snapshot",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+        ],
+    ),
+    (
+        "apply",
+        &[
+            "gc", "source", "model", "snapshot", "catalog", "error", "util",
+        ],
+    ),
+    (
+        "cli",
+        &[
+            "render",
+            "diagnose",
+            "source",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+        ],
+    ),
+    (
+        "commands",
+        &[
+            "cli",
+            "apply",
+            "render",
+            "diagnose",
+            "gc",
+            "lookup",
+            "source",
+            "snapshot",
+            "model",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+            "testkit",
+        ],
+    ),
+    // Test support (not shipped): builds snapshots and loads clusters.
+    (
+        "testkit",
+        &["source", "snapshot", "model", "catalog", "error", "util"],
+    ),
+];
+
+/// What test code may import beyond its module's layer: test support everywhere, and the
+/// generator's own tests check what it generates with the GC and the audit.
+const TEST_ONLY: &[(&str, &[&str])] = &[("*", &["testkit"]), ("testkit", &["gc", "diagnose"])];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src/") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The `crate::name` module names a line refers to, outside comments and string literals.
+fn crate_refs(line: &str) -> Vec<String> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut out = Vec::new();
+    let mut in_str = false;
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_str => i += 1,
+            b'"' => in_str = !in_str,
+            b'c' if !in_str && code[i..].starts_with("crate::") => {
+                let boundary =
+                    i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+                let rest = &code[i + "crate::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if boundary && !name.is_empty() {
+                    out.push(name);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Every import that breaks the layering, as `file:line: module imports other`.
+fn violations(src: &Path) -> Vec<String> {
+    let layers: std::collections::BTreeMap<&str, BTreeSet<&str>> = LAYERS
+        .iter()
+        .map(|(m, allowed)| (*m, allowed.iter().copied().collect()))
+        .collect();
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(src).expect("under src/");
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let module = parts[0].trim_end_matches(".rs").to_owned();
+        if module == "lib" || module == "main" || module == "layering" {
+            continue;
+        }
+        let Some(allowed) = layers.get(module.as_str()) else {
+            out.push(format!(
+                "{}: module `{module}` has no layer in src/layering.rs",
+                rel.display()
+            ));
+            continue;
+        };
+        let test_file = parts.iter().any(|p| p == "tests" || p == "tests.rs");
+        let text = std::fs::read_to_string(&file).expect("read source file");
+        let mut in_test = test_file;
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                in_test = true;
+            }
+            for name in crate_refs(line) {
+                let ok = name == module
+                    || allowed.contains(name.as_str())
+                    || (in_test
+                        && TEST_ONLY.iter().any(|(m, extra)| {
+                            (*m == "*" || *m == module) && extra.contains(&name.as_str())
+                        }));
+                if !ok {
+                    out.push(format!(
+                        "{}:{}: `{module}` imports `{name}`",
+                        rel.display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn modules_import_only_the_layers_below_them() {
+    let src = std::env::var_os("KGC_LAYERING_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let found = violations(&src);
+    assert!(
+        found.is_empty(),
+        "imports that break the layering of lib.rs (fix the import, or the table in \
+         src/layering.rs if the design changed):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn crate_paths_are_found_in_code_only() {
+    assert_eq!(
+        crate_refs("use crate::gc::{Plan, State}; let x = crate::model::ObjId(1);"),
+        ["gc", "model"]
+    );
+    assert!(crate_refs("// see crate::render").is_empty());
+    assert!(crate_refs(r#"let s = "crate::cli";"#).is_empty());
+    assert!(crate_refs("use kubectl_crate::x;").is_empty());
+}

@@ -1,0 +1,288 @@
+//! Coverage inferred from files: which kinds are known to be held completely in which
+//! namespaces, and what broken or unusable input makes unknown.
+//!
+//! Files carry no list outcomes, so the rule is conservative:
+//!
+//! * A kind counts as held in a namespace only when a **server list** holds one of its objects
+//!   there: a list (typed `PodList` or generic `List`) with a non-empty
+//!   `metadata.resourceVersion` and no `continue` token or `remainingItemCount` — what the API
+//!   server returns for a whole collection (must-gathers, support bundles and
+//!   `kubectl get --raw` write these). kubectl's own `-o json|yaml` output is a `List` it
+//!   builds itself, always with `resourceVersion: ""`, and it looks the same for `kubectl get
+//!   pods` as for `kubectl get pod/a rs/b`: it proves nothing. Neither do single objects or
+//!   bare arrays. A server list read with a label or field selector cannot be told from a
+//!   whole one; such dumps are rare and the risk is documented.
+//! * `--assume-complete` declares the input complete instead: every kind it holds counts as
+//!   held in every namespace it holds (and at cluster scope).
+//! * Whatever a broken or unusable document could have held is never held ([`Hole`]): its
+//!   kind in its namespace, its kind everywhere when the namespace is unknown, every kind in
+//!   its namespace when the kind is unknown, and everything when nothing is known.
+
+use std::collections::{BTreeSet, HashMap};
+
+/// A group and kind.
+pub(crate) type Gk = (String, String);
+
+/// What one group/kind looks like in the input.
+#[derive(Debug, Default)]
+pub(crate) struct KindSeen {
+    /// Namespaces its objects were seen in (scope inference).
+    pub namespaces: BTreeSet<String>,
+    /// Namespaces a server list of it was seen in (coverage).
+    pub covered: BTreeSet<String>,
+    /// Versions its objects were seen in.
+    pub versions: BTreeSet<String>,
+}
+
+/// Something the input cannot vouch for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Hole {
+    /// This kind of this group, in one namespace (`None`: everywhere).
+    Kind { gk: Gk, namespace: Option<String> },
+    /// This kind in any group (the apiVersion did not parse).
+    KindName {
+        kind: String,
+        namespace: Option<String>,
+    },
+    /// Every kind in this namespace.
+    Namespace(String),
+    /// Everything.
+    Everything,
+}
+
+/// Coverage bookkeeping.
+#[derive(Debug, Default)]
+pub(crate) struct Coverage {
+    /// Group/kinds in first-seen order.
+    pub gks: Vec<Gk>,
+    index: HashMap<Gk, u32>,
+    pub seen: Vec<KindSeen>,
+    /// Every namespace an object was seen in.
+    pub namespaces: BTreeSet<String>,
+    /// What broken or unusable input makes unknown, with the problem that caused it.
+    pub holes: Vec<(Hole, String)>,
+    last: Option<(u32, String, String)>,
+}
+
+impl Coverage {
+    /// The index of a group/kind, registering it.
+    pub fn gk(&mut self, group: &str, kind: &str) -> u32 {
+        if let Some(&i) = self.index.get(&(group.to_owned(), kind.to_owned())) {
+            return i;
+        }
+        let i = self.gks.len() as u32;
+        let gk = (group.to_owned(), kind.to_owned());
+        self.gks.push(gk.clone());
+        self.index.insert(gk, i);
+        self.seen.push(KindSeen::default());
+        i
+    }
+
+    /// The index of a group/kind, if registered.
+    pub fn find(&self, group: &str, kind: &str) -> Option<u32> {
+        self.index
+            .get(&(group.to_owned(), kind.to_owned()))
+            .copied()
+    }
+
+    /// Records an object of `gk` in `namespace`, listed under `version`.
+    pub fn object(&mut self, gk: u32, namespace: &str, version: &str) {
+        // Consecutive objects (a list's items) mostly share all three.
+        if let Some((g, n, v)) = &self.last
+            && *g == gk
+            && n == namespace
+            && v == version
+        {
+            return;
+        }
+        self.last = Some((gk, namespace.to_owned(), version.to_owned()));
+        let s = &mut self.seen[gk as usize];
+        if !s.namespaces.contains(namespace) {
+            s.namespaces.insert(namespace.to_owned());
+            if !self.namespaces.contains(namespace) {
+                self.namespaces.insert(namespace.to_owned());
+            }
+        }
+        if !s.versions.contains(version) {
+            s.versions.insert(version.to_owned());
+        }
+    }
+
+    /// A server list held `gk` objects in `namespace`: all of them are in the input.
+    pub fn cover(&mut self, gk: u32, namespace: &str) {
+        let s = &mut self.seen[gk as usize];
+        if !s.covered.contains(namespace) {
+            s.covered.insert(namespace.to_owned());
+        }
+    }
+
+    /// Records a hole.
+    pub fn hole(&mut self, hole: Hole, cause: String) {
+        if !self.holes.iter().any(|(h, _)| *h == hole) {
+            self.holes.push((hole, cause));
+        }
+    }
+
+    /// The namespaces where `group`/`kind` is known to be held completely, or `Err(cause)` when
+    /// broken input makes the kind unknown everywhere.
+    pub fn held(
+        &self,
+        group: &str,
+        kind: &str,
+        assume_complete: bool,
+    ) -> Result<Vec<String>, String> {
+        for (h, cause) in &self.holes {
+            let everywhere = match h {
+                Hole::Everything => true,
+                Hole::Kind {
+                    gk,
+                    namespace: None,
+                } => gk.0 == group && gk.1 == kind,
+                Hole::KindName {
+                    kind: k,
+                    namespace: None,
+                } => k == kind,
+                _ => false,
+            };
+            if everywhere {
+                return Err(cause.clone());
+            }
+        }
+        let mut held: BTreeSet<String> = if assume_complete {
+            let mut all = self.namespaces.clone();
+            all.insert(String::new());
+            all
+        } else {
+            match self.find(group, kind) {
+                Some(i) => self.seen[i as usize].covered.clone(),
+                None => BTreeSet::new(),
+            }
+        };
+        for (h, _) in &self.holes {
+            match h {
+                Hole::Kind {
+                    gk,
+                    namespace: Some(ns),
+                } if gk.0 == group && gk.1 == kind => {
+                    held.remove(ns);
+                }
+                Hole::KindName {
+                    kind: k,
+                    namespace: Some(ns),
+                } if k == kind => {
+                    held.remove(ns);
+                }
+                Hole::Namespace(ns) => {
+                    held.remove(ns);
+                }
+                _ => {}
+            }
+        }
+        Ok(held.into_iter().collect())
+    }
+}
+
+/// The group/kinds and namespaces one list put in the input, decided on when the list ends
+/// (a list's `kind` and `metadata` often come after its `items`).
+#[derive(Debug, Default)]
+pub(crate) struct ListFrame {
+    seen: std::collections::HashSet<(u32, String)>,
+    last: Option<(u32, String)>,
+    /// Group/kinds its items named.
+    pub kinds: BTreeSet<u32>,
+}
+
+impl ListFrame {
+    /// Records an item of `gk` in `namespace`.
+    pub fn item(&mut self, gk: u32, namespace: &str) {
+        if let Some((g, n)) = &self.last
+            && *g == gk
+            && n == namespace
+        {
+            return;
+        }
+        self.kinds.insert(gk);
+        self.seen.insert((gk, namespace.to_owned()));
+        match &mut self.last {
+            Some((g, n)) => {
+                *g = gk;
+                n.clear();
+                n.push_str(namespace);
+            }
+            None => self.last = Some((gk, namespace.to_owned())),
+        }
+    }
+
+    /// The group/kinds and namespaces of its items.
+    pub fn pairs(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.seen.iter().map(|(g, n)| (*g, n.as_str()))
+    }
+}
+
+/// True when a list's metadata says the API server returned it whole.
+pub(crate) fn is_server_list(
+    resource_version: &str,
+    continue_token: Option<&str>,
+    remaining: bool,
+) -> bool {
+    // support-bundle-kit writes `continue: "null"` (a Go nil printed as text) on whole lists;
+    // a real continue token is an opaque base64 string and never "null".
+    !resource_version.is_empty()
+        && continue_token.is_none_or(|c| c.is_empty() || c == "null")
+        && !remaining
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holes_remove_what_broken_input_could_hold() {
+        let mut c = Coverage::default();
+        let pod = c.gk("", "Pod");
+        let cm = c.gk("", "ConfigMap");
+        for ns in ["a", "b", "c"] {
+            c.object(pod, ns, "v1");
+            c.cover(pod, ns);
+            c.object(cm, ns, "v1");
+            c.cover(cm, ns);
+        }
+        c.hole(
+            Hole::Kind {
+                gk: ("".into(), "Pod".into()),
+                namespace: Some("a".into()),
+            },
+            "x".into(),
+        );
+        c.hole(Hole::Namespace("b".into()), "y".into());
+        assert_eq!(c.held("", "Pod", false).unwrap(), ["c"]);
+        assert_eq!(c.held("", "ConfigMap", false).unwrap(), ["a", "c"]);
+        assert_eq!(
+            c.held("", "ConfigMap", true).unwrap(),
+            ["", "a", "c"],
+            "declared complete: every namespace of the input and cluster scope"
+        );
+        c.hole(
+            Hole::KindName {
+                kind: "ConfigMap".into(),
+                namespace: None,
+            },
+            "z".into(),
+        );
+        assert_eq!(c.held("", "ConfigMap", true), Err("z".into()));
+        c.hole(Hole::Everything, "w".into());
+        assert_eq!(c.held("", "Pod", false), Err("w".into()));
+    }
+
+    #[test]
+    fn only_whole_server_lists_prove_coverage() {
+        assert!(is_server_list("123", None, false));
+        assert!(is_server_list("123", Some("null"), false));
+        assert!(!is_server_list("", None, false), "kubectl's own List");
+        assert!(
+            !is_server_list("123", Some("eyJ2IjoibWV0YS"), false),
+            "one page"
+        );
+        assert!(!is_server_list("123", None, true), "remainingItemCount");
+    }
+}

@@ -1,0 +1,464 @@
+//! JSON inputs, streamed: one value, a stream of values (`jq` output), an array, or a `List`
+//! of any size.
+//!
+//! The input is read in chunks. Each chunk is checked for UTF-8 once, then values are parsed
+//! from it with serde_json's borrowing parser into [`Doc`]s (which keep only what kubectl-gc
+//! needs). A value cut by the end of a chunk is parsed again once the next chunk is in. A
+//! top-level object larger than [`STREAM_OVER`] — a big `List` — is walked key by key: its
+//! `items` are parsed one at a time and handed on at once, so memory holds one item, not the
+//! list.
+
+use super::accounting::Loc;
+use super::coverage::{Hole, ListFrame};
+use super::doc::{Doc, DocKey, Element, FieldSeed, Items, TopValue};
+use super::recognize::{ListCtx, Reader, is_list};
+use serde::de::DeserializeSeed;
+use std::io::Read;
+
+/// Bytes read at a time.
+const CHUNK: usize = 8 << 20;
+/// Top-level objects at least this large are streamed key by key.
+const STREAM_OVER: usize = 16 << 20;
+/// The largest single value (list item, or top-level value that is not streamed) accepted.
+pub(crate) const MAX_VALUE: usize = 512 << 20;
+
+/// How a stream ended.
+pub(crate) enum Outcome {
+    /// Read to the end (problems, if any, are recorded).
+    Done,
+    /// The first value is not JSON at all; the bytes read so far (the start of the input)
+    /// are returned so the input can be read as YAML (flow-style YAML also starts with `{`),
+    /// with the JSON problem (reported if the input is not YAML either).
+    NotJson(Vec<u8>, super::accounting::Problem),
+}
+
+/// Why parsing stopped.
+enum Stop {
+    /// Input error already recorded; stop reading this input.
+    Recorded,
+    /// A syntax error, recorded; the input may be YAML.
+    Syntax,
+    Io(std::io::Error),
+}
+
+/// Why a value could not be parsed.
+enum Fail {
+    Io(std::io::Error),
+    /// The cause, for [`Reader::broken`].
+    Broken(String),
+    /// Not JSON syntax (as opposed to JSON cut off): the input may be YAML.
+    Syntax(String),
+}
+
+struct Buf<'r> {
+    r: &'r mut dyn Read,
+    /// Input checked to be UTF-8 once, as it was read; values are parsed from it as text.
+    text: String,
+    /// Consumed prefix of `text`.
+    pos: usize,
+    /// Bytes read after `text`: a character cut by the end of a read, or bytes that are not
+    /// UTF-8 (`invalid`).
+    rest: Vec<u8>,
+    invalid: bool,
+    eof: bool,
+    /// Offset of `text[0]` in the input.
+    base: u64,
+}
+
+impl Buf<'_> {
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Reads another chunk, keeping the unconsumed text. `false` at the end of the input.
+    fn more(&mut self) -> std::io::Result<bool> {
+        if self.eof || self.invalid {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.text.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        let mut raw = std::mem::take(&mut self.rest);
+        let start = raw.len();
+        raw.resize(start + CHUNK.max(self.text.len()), 0);
+        let mut filled = start;
+        while filled < raw.len() {
+            match self.r.read(&mut raw[filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        raw.truncate(filled);
+        match std::str::from_utf8(&raw) {
+            Ok(t) => self.text.push_str(t),
+            Err(e) => {
+                let ok = e.valid_up_to();
+                self.text
+                    .push_str(std::str::from_utf8(&raw[..ok]).unwrap_or_default());
+                self.rest = raw[ok..].to_vec();
+                // A character cut by the end of a read is completed by the next one.
+                self.invalid = e.error_len().is_some() || self.eof;
+            }
+        }
+        Ok(filled > start)
+    }
+
+    fn text(&self) -> &str {
+        &self.text[self.pos..]
+    }
+
+    /// The next non-whitespace byte, reading more as needed.
+    fn peek(&mut self) -> std::io::Result<Option<u8>> {
+        loop {
+            if let Some(i) = self.text.as_bytes()[self.pos..]
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+            {
+                self.pos += i;
+                return Ok(Some(self.text.as_bytes()[self.pos]));
+            }
+            self.pos = self.text.len();
+            if !self.more()? {
+                return Ok(self.rest.first().copied());
+            }
+        }
+    }
+
+    /// Parses one value: `f` gets the text from the current position and returns what it
+    /// made of the value and the bytes the value took, or serde_json's error. Values cut by
+    /// the end of the buffer are parsed again with more input.
+    fn parse<T>(
+        &mut self,
+        mut f: impl FnMut(&str) -> Result<(T, usize), serde_json::Error>,
+    ) -> Result<T, Fail> {
+        loop {
+            let start = self.offset();
+            let text = &self.text[self.pos..];
+            match f(text) {
+                Ok((v, n)) => {
+                    self.pos += n;
+                    return Ok(v);
+                }
+                Err(e) if e.is_eof() && !self.eof && !self.invalid => {
+                    if self.text.len() - self.pos > MAX_VALUE {
+                        return Err(Fail::Broken(format!(
+                            "a single JSON value is larger than {} MiB",
+                            MAX_VALUE >> 20
+                        )));
+                    }
+                    self.more().map_err(Fail::Io)?;
+                }
+                Err(e) => {
+                    let cause = if !self.rest.is_empty() && e.is_eof() {
+                        let at = self.base + self.text.len() as u64;
+                        if self.invalid && !self.eof || self.rest.len() > 3 {
+                            format!("not UTF-8 text at byte {at}")
+                        } else {
+                            format!(
+                                "not UTF-8 text: the input ends inside a character at byte {at}"
+                            )
+                        }
+                    } else if e.is_eof() {
+                        "the input ends in the middle of a JSON value (cut off?)".to_owned()
+                    } else {
+                        let at = start + byte_of(text, e.line(), e.column());
+                        let cause = format!("invalid JSON at byte {at}: {}", strip_position(&e));
+                        return Err(Fail::Syntax(cause));
+                    };
+                    return Err(Fail::Broken(cause));
+                }
+            }
+        }
+    }
+}
+
+/// The byte offset of serde_json's 1-based line/column in `text`.
+fn byte_of(text: &str, line: usize, column: usize) -> u64 {
+    let mut off = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return (off + column.saturating_sub(1).min(l.len())) as u64;
+        }
+        off += l.len();
+    }
+    off as u64
+}
+
+fn strip_position(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+/// One value of type `T` at the start of `text`, and its length.
+fn one<'t, T: serde::Deserialize<'t>>(text: &'t str) -> Result<(T, usize), serde_json::Error> {
+    let mut it = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    match it.next() {
+        Some(Ok(v)) => Ok((v, it.byte_offset())),
+        Some(Err(e)) => Err(e),
+        None => Err(serde_json::from_str::<serde::de::IgnoredAny>("").unwrap_err()),
+    }
+}
+
+/// Reads a JSON input.
+pub(crate) fn read(
+    name: &str,
+    r: &mut dyn Read,
+    reader: &mut Reader<'_>,
+) -> std::io::Result<Outcome> {
+    let mut b = Buf {
+        r,
+        text: String::new(),
+        pos: 0,
+        rest: Vec::new(),
+        invalid: false,
+        eof: false,
+        base: 0,
+    };
+    let mut doc_no = 0;
+    let objects_before = reader.stats.objects;
+    while let Some(c) = b.peek()? {
+        doc_no += 1;
+        let loc = Loc {
+            file: name.into(),
+            doc: doc_no,
+            many: true,
+            byte: Some(b.offset()),
+            ..Loc::default()
+        };
+        let result = match c {
+            b'{' => top_object(&mut b, reader, &loc),
+            b'[' => top_array(&mut b, reader, &loc),
+            _ => match b.parse(|t| {
+                let (v, n) = one::<TopValue>(t)?;
+                reader.document(&loc, v);
+                Ok(((), n))
+            }) {
+                Ok(()) => Ok(()),
+                Err(f) => fail(reader, &loc, f, Hole::Everything),
+            },
+        };
+        match result {
+            Ok(()) => {}
+            Err(Stop::Io(e)) => return Err(e),
+            Err(Stop::Recorded) => break,
+            Err(Stop::Syntax) => {
+                // The first value is not JSON: it may be flow-style YAML.
+                if doc_no == 1
+                    && b.base == 0
+                    && reader.stats.objects == objects_before
+                    && let Some(p) = reader.unrecord_last()
+                {
+                    let mut start = std::mem::take(&mut b.text).into_bytes();
+                    start.append(&mut b.rest);
+                    return Ok(Outcome::NotJson(start, p));
+                }
+                break;
+            }
+        }
+    }
+    Ok(Outcome::Done)
+}
+
+fn fail(reader: &mut Reader<'_>, loc: &Loc, f: Fail, hole: Hole) -> Result<(), Stop> {
+    match f {
+        Fail::Io(e) => Err(Stop::Io(e)),
+        Fail::Broken(cause) => {
+            reader.broken(loc, cause, hole);
+            Err(Stop::Recorded)
+        }
+        Fail::Syntax(cause) => {
+            reader.broken(loc, cause, hole);
+            Err(Stop::Syntax)
+        }
+    }
+}
+
+/// A top-level array: its elements one by one (an array is not a server list).
+fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+    reader.stats.documents += 1;
+    b.pos += 1; // '['
+    let mut frame = ListFrame::default();
+    let mut i = 0;
+    loop {
+        match b.peek().map_err(Stop::Io)? {
+            None => {
+                let f = Fail::Broken("the input ends inside a JSON array (cut off?)".into());
+                let hole = reader.list_hole(&ListCtx::none(), &frame);
+                return fail(reader, &loc.item(i, Some(b.offset())), f, hole);
+            }
+            Some(b']') => {
+                b.pos += 1;
+                return Ok(());
+            }
+            Some(b',') if i > 0 => {
+                b.pos += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let item_loc = loc.item(i, Some(b.offset()));
+        let parsed = b.parse(|t| {
+            let (e, n) = one::<Element>(t)?;
+            reader.element(&item_loc, e, None, &mut frame);
+            Ok(((), n))
+        });
+        if let Err(f) = parsed {
+            let hole = reader.list_hole(&ListCtx::none(), &frame);
+            return fail(reader, &item_loc, f, hole);
+        }
+        i += 1;
+    }
+}
+
+/// A top-level object: parsed whole when small, key by key when large.
+fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+    // Whole, if the value ends within `STREAM_OVER` bytes.
+    loop {
+        match one::<TopValue>(b.text()) {
+            Ok((v, n)) => {
+                reader.document(loc, v);
+                b.pos += n;
+                return Ok(());
+            }
+            Err(e) if e.is_eof() && !b.eof && !b.invalid => {
+                if b.text.len() - b.pos >= STREAM_OVER {
+                    break;
+                }
+                b.more().map_err(Stop::Io)?;
+            }
+            // Let the key-by-key reader find and report the problem where it is.
+            Err(_) => break,
+        }
+    }
+    reader.stats.documents += 1;
+    b.pos += 1; // '{'
+    let mut doc: Doc<'static> = Doc::default();
+    let mut frame = ListFrame::default();
+    let mut pending: Vec<(Loc, Doc<'static>)> = Vec::new();
+    let mut streamed = false;
+    let mut first = true;
+    loop {
+        let c = b.peek().map_err(Stop::Io)?;
+        match c {
+            None => {
+                let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+                let f = Fail::Broken("the input ends inside a JSON object (cut off?)".into());
+                return fail(reader, loc, f, hole);
+            }
+            Some(b'}') => {
+                b.pos += 1;
+                break;
+            }
+            Some(b',') if !first => {
+                b.pos += 1;
+                continue;
+            }
+            _ => {}
+        }
+        first = false;
+        let key = match b.parse(|t| {
+            let (k, n) = one::<std::borrow::Cow<str>>(t)?;
+            Ok((k.into_owned(), n))
+        }) {
+            Ok(k) => k,
+            Err(f) => {
+                let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+                return fail(reader, loc, f, hole);
+            }
+        };
+        if b.peek().map_err(Stop::Io)? != Some(b':') {
+            let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+            let f = Fail::Broken(format!("invalid JSON at byte {}: expected `:`", b.offset()));
+            return fail(reader, loc, f, hole);
+        }
+        b.pos += 1;
+        let k = DocKey::of(&key);
+        if k == DocKey::Items && b.peek().map_err(Stop::Io)? == Some(b'[') {
+            b.pos += 1;
+            streamed = true;
+            let mut i = 0;
+            loop {
+                match b.peek().map_err(Stop::Io)? {
+                    None => {
+                        let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+                        let f = Fail::Broken("the input ends inside a list (cut off?)".into());
+                        return fail(reader, &loc.item(i, Some(b.offset())), f, hole);
+                    }
+                    Some(b']') => {
+                        b.pos += 1;
+                        break;
+                    }
+                    Some(b',') if i > 0 => {
+                        b.pos += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let item_loc = loc.item(i, Some(b.offset()));
+                let parsed = b.parse(|t| {
+                    let (e, n) = one::<Element>(t)?;
+                    match e {
+                        // Items without a kind wait for the list's (it often comes last).
+                        Element::Object(d) if d.kind.is_none() && !is_list(&d) => {
+                            pending.push((item_loc.clone(), d.into_owned()))
+                        }
+                        e => reader.element(&item_loc, e, None, &mut frame),
+                    }
+                    Ok(((), n))
+                });
+                if let Err(f) = parsed {
+                    let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+                    return fail(reader, &item_loc, f, hole);
+                }
+                i += 1;
+            }
+        } else {
+            let parsed = b.parse(|t| {
+                let (raw, n) = one::<&serde_json::value::RawValue>(t)?;
+                let mut d = Doc::default();
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                FieldSeed {
+                    doc: &mut d,
+                    key: k,
+                }
+                .deserialize(&mut de)?;
+                Ok((d.into_owned(), n))
+            });
+            match parsed {
+                Ok(field) => doc.absorb(field),
+                Err(f) => {
+                    let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
+                    return fail(reader, loc, f, hole);
+                }
+            }
+        }
+    }
+    if streamed {
+        doc.items = Items::List(Vec::new());
+    }
+    if streamed && is_list(&doc) {
+        let ctx = ListCtx::of(&doc);
+        for (l, d) in pending {
+            reader.object(&l, d, Some(&ctx), Some(&mut frame));
+        }
+        reader.end_list(loc, &doc, &frame);
+    } else {
+        // An object whose `items` key is not a list of objects.
+        for _ in pending {
+            reader.not_kubernetes("item of an object that is not a list");
+        }
+        doc.items = Items::Absent;
+        reader.value(loc, doc, None, None);
+    }
+    Ok(())
+}

@@ -1,0 +1,357 @@
+//! Snapshots from files: `kubectl get -o json|yaml` output, support bundles and must-gathers
+//! (directories, archives, compressed files), read like `kubectl ... -f PATH` reads its inputs.
+//!
+//! The pipeline, one module each:
+//!
+//! 1. [`walk`] — paths, directory walks, standard input, decompression (gzip, xz, zstd) and
+//!    archives (tar, zip, nested), all streamed and bounded;
+//! 2. [`json`] and [`yaml`] — documents split and parsed without building value trees
+//!    ([`doc`]: typed visitors that keep only what kubectl-gc needs; [`meta`] reads
+//!    `metadata` strictly, [`hints`] the rest leniently);
+//! 3. [`recognize`] — what each document is (object, list, discovery document, version
+//!    report) and what it adds; objects go to a second thread that interns them into the
+//!    store while parsing goes on;
+//! 4. [`coverage`] and [`resources`] — which kinds count as held where, and the resource
+//!    table;
+//! 5. [`accounting`] — every document is read, ignored as not a Kubernetes object (counted,
+//!    with the reason), or broken (reported: file, document, offset or line, cause).
+//!
+//! Broken input is an error (exit code 3) unless [`FileOptions::keep_going`] is set; then
+//! everything a broken document could have held is unknown, never absent. Input without any
+//! object is an error too.
+
+pub(crate) mod accounting;
+pub(crate) mod coverage;
+pub(crate) mod doc;
+pub(crate) mod hints;
+pub(crate) mod json;
+pub(crate) mod meta;
+pub(crate) mod recognize;
+pub(crate) mod resources;
+pub(crate) mod walk;
+pub(crate) mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use accounting::{FileStats, Problem};
+
+use crate::error::{Error, Result};
+use crate::model::{Added, Batch, Store};
+use crate::snapshot::{Provenance, Snapshot, SnapshotBuilder, SourceKind, format, now_rfc3339};
+use recognize::{Reader, Sink};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+/// Decompressed data (and data from pipes) is read up to this many bytes by default.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 8 << 30;
+
+/// What to read, and how.
+#[derive(Clone, Debug)]
+pub struct FileOptions {
+    /// Files, directories and archives; `-` is standard input.
+    pub paths: Vec<PathBuf>,
+    /// Walk directories recursively (otherwise only their direct files). Archives are always
+    /// read whole.
+    pub recursive: bool,
+    /// Go on past broken input (reported; what it could hold becomes unknown) instead of
+    /// failing.
+    pub keep_going: bool,
+    /// The user declares the input complete: every kind it holds counts as held in every
+    /// namespace it holds.
+    pub assume_complete: bool,
+    /// At most this many bytes from one decompressed stream or pipe.
+    pub max_input_bytes: u64,
+}
+
+impl Default for FileOptions {
+    fn default() -> Self {
+        FileOptions {
+            paths: Vec::new(),
+            recursive: false,
+            keep_going: false,
+            assume_complete: false,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+        }
+    }
+}
+
+/// Reads every path and builds a snapshot.
+pub fn read_files(opts: &FileOptions) -> Result<Snapshot> {
+    read_files_with_stats(opts).map(|(snap, _)| snap)
+}
+
+/// [`read_files`], also returning the counters.
+///
+/// A lone input that is a kubectl-gc snapshot (a file, or standard input) is read as one.
+pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)> {
+    read_files_reporting(opts).map(|(s, st, _)| (s, st))
+}
+
+/// [`read_files_with_stats`], also returning the broken documents that were skipped
+/// ([`FileOptions::keep_going`]).
+pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+    if opts.paths.is_empty() {
+        return Err(Error::usage(
+            "no input files",
+            "pass -f FILE, -f DIR or -f - (standard input)",
+        ));
+    }
+    let mut stdin: Option<Box<dyn Read + Send>> = None;
+    if let [only] = opts.paths.as_slice() {
+        if only.as_os_str() == "-" {
+            let mut r = BufReader::with_capacity(1 << 16, std::io::stdin());
+            if starts_like_snapshot(&mut r) {
+                return format::read_from("<stdin>", r)
+                    .map(|(s, _)| (s, FileStats::default(), Vec::new()));
+            }
+            stdin = Some(Box::new(r));
+        } else if std::fs::metadata(only).is_ok_and(|m| m.is_file())
+            && std::fs::File::open(only)
+                .map(|f| starts_like_snapshot(&mut BufReader::new(f)))
+                .unwrap_or(false)
+        {
+            return format::read_file(only).map(|s| (s, FileStats::default(), Vec::new()));
+        }
+    }
+    let (snapshot, stats, problems) = run(opts, |reader| {
+        let mut stdin_read = false;
+        for p in &opts.paths {
+            if p.as_os_str() == "-" {
+                if std::mem::replace(&mut stdin_read, true) {
+                    continue;
+                }
+                match stdin.take() {
+                    Some(mut r) => {
+                        let source = walk::Source {
+                            explicit: true,
+                            unbounded: true,
+                            depth: 0,
+                        };
+                        walk::read_stream("<stdin>", &mut r, source, reader)?;
+                    }
+                    None => walk::read_path(p, reader, &mut false)?,
+                }
+            } else {
+                walk::read_path(p, reader, &mut stdin_read)?;
+            }
+        }
+        Ok(())
+    })?;
+    check(opts, &snapshot, &stats, &problems)?;
+    Ok((snapshot, stats, problems))
+}
+
+/// Reads one in-memory input (tests, fuzzing): like `-f` of a file holding `bytes`, without
+/// the final checks (broken input and empty input are in the returned problems).
+pub fn read_bytes(
+    name: &str,
+    bytes: &[u8],
+    opts: &FileOptions,
+) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+    run(opts, |reader| {
+        let source = walk::Source {
+            explicit: true,
+            unbounded: false,
+            depth: 0,
+        };
+        walk::read_stream(name, &mut &bytes[..], source, reader)
+    })
+}
+
+/// The errors of a finished read: broken input (unless `keep_going`), no object at all.
+fn check(
+    opts: &FileOptions,
+    snapshot: &Snapshot,
+    stats: &FileStats,
+    problems: &[Problem],
+) -> Result<()> {
+    if !problems.is_empty() && !opts.keep_going {
+        return Err(Error::BrokenInput {
+            problems: problems.iter().map(Problem::to_string).collect(),
+            hint: Some(
+                "fix or remove the broken input, or pass --skip-broken-input to go on without it \
+                 (what it could hold is then unknown)"
+                    .into(),
+            ),
+        });
+    }
+    if snapshot.store.is_empty() {
+        let inputs = opts
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut what = vec![format!("{} document(s)", stats.documents)];
+        for (reason, n) in &stats.ignored {
+            what.push(format!("{n} ignored: {reason}"));
+        }
+        if stats.broken > 0 {
+            what.push(format!("{} broken", stats.broken));
+        }
+        return Err(Error::input(
+            inputs,
+            format!("no Kubernetes object in the input ({})", what.join("; ")),
+            Some(
+                "pass `kubectl get -o json|yaml` output, a must-gather or a support bundle; objects need kind, apiVersion and metadata.uid"
+                    .into(),
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// True when the stream starts like a snapshot (plain or gzip), without consuming it.
+fn starts_like_snapshot(r: &mut dyn BufRead) -> bool {
+    let Ok(head) = r.fill_buf() else {
+        return false;
+    };
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let mut out = vec![0; 512];
+        let mut d = flate2::read::GzDecoder::new(head);
+        let mut n = 0;
+        while n < out.len() {
+            match d.read(&mut out[n..]) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => n += k,
+            }
+        }
+        format::looks_like_snapshot(&out[..n])
+    } else {
+        format::looks_like_snapshot(head)
+    }
+}
+
+/// The provenance of a file snapshot.
+pub fn files_provenance(inputs: Vec<String>) -> Provenance {
+    Provenance {
+        tool: format!("kubectl-gc {}", env!("CARGO_PKG_VERSION")),
+        captured_at: now_rfc3339(),
+        server_version: None,
+        source: SourceKind::Files,
+        context: None,
+        inputs,
+    }
+}
+
+/// Runs `f` with a [`Reader`] whose objects are interned by a second thread, then builds the
+/// snapshot.
+fn run(
+    opts: &FileOptions,
+    f: impl FnOnce(&mut Reader<'_>) -> Result<()>,
+) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+    let mut store = Store::new();
+    let hasher = store.strings.hasher();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
+    let (result, (store, added, duplicates)) = std::thread::scope(|scope| {
+        let interner = scope.spawn(move || {
+            let (mut added, mut duplicates) = (0, 0);
+            for mut batch in rx {
+                for a in store.add_batch(&batch) {
+                    match a {
+                        Added::New(_) => added += 1,
+                        Added::Duplicate(_) => duplicates += 1,
+                        Added::NoUid => {}
+                    }
+                }
+                batch.clear();
+                let _ = recycle_tx.send(batch);
+            }
+            (store, added, duplicates)
+        });
+        let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));
+        let r = f(&mut reader);
+        reader.sink.close();
+        let out = match interner.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (r.map(|()| reader), out)
+    });
+    let mut reader = result?;
+    reader.stats.added = added;
+    reader.stats.duplicates = duplicates;
+    let inputs = opts.paths.iter().map(|p| p.display().to_string()).collect();
+    let snapshot = finish(&mut reader, store, files_provenance(inputs));
+    Ok((snapshot, reader.stats, reader.problems))
+}
+
+/// Resolves kindless objects, completes the resource table and provenance.
+fn finish(reader: &mut Reader<'_>, mut store: Store, provenance: Provenance) -> Snapshot {
+    // Objects whose kind only their selfLink tells, now that every CRD and discovery document
+    // is known.
+    for d in std::mem::take(&mut reader.res.deferred) {
+        let Some(kind) = reader
+            .res
+            .kind_for_plural(&reader.cov, &d.group, &d.version, &d.plural)
+        else {
+            let gv = if d.group.is_empty() {
+                d.version.clone()
+            } else {
+                format!("{}/{}", d.group, d.version)
+            };
+            let reason = format!(
+                "no kind/apiVersion, and its selfLink resource `{gv} {}` is neither built in nor defined in the input",
+                d.plural
+            );
+            reader
+                .stats
+                .ignore("no kind/apiVersion, and an unknown selfLink resource");
+            reader.skipped.push(crate::snapshot::Skipped {
+                source: d.source.clone(),
+                reason: reason.clone(),
+            });
+            let hole = match d.metadata.namespace.as_ref() {
+                "" => coverage::Hole::Everything,
+                ns => coverage::Hole::Namespace(ns.to_owned()),
+            };
+            reader.cov.hole(hole, format!("{}: {reason}", d.source));
+            continue;
+        };
+        let rid = reader.res.row(&d.group, &d.version, &kind);
+        let gk = reader.cov.gk(&d.group, &kind);
+        reader.stats.objects += 1;
+        match store.add(rid, &d.metadata) {
+            Added::New(_) => reader.stats.added += 1,
+            Added::Duplicate(_) => reader.stats.duplicates += 1,
+            Added::NoUid => {}
+        }
+        reader.cov.object(gk, &d.metadata.namespace, &d.version);
+    }
+    reader
+        .res
+        .complete(&reader.cov, reader.opts.assume_complete);
+    let mut b = SnapshotBuilder::new(provenance);
+    for r in std::mem::take(&mut reader.res.rows) {
+        b.add_resource(r);
+    }
+    *b.store_mut() = store;
+    for s in std::mem::take(&mut reader.skipped) {
+        b.skip(s.source, s.reason);
+    }
+    if let Some((_, v)) = &reader.res.server_version {
+        b.provenance_mut().server_version = Some(v.clone());
+    }
+    // The capture time of a dump is unknown; the newest timestamp it holds is a lower
+    // bound, which keeps ages ("terminating for 14d") honest instead of measuring from now.
+    if let Some(newest) = newest_timestamp(b.store()) {
+        b.provenance_mut().captured_at = crate::snapshot::format_rfc3339(newest);
+    }
+    b.finish()
+}
+
+/// The newest creation or deletion timestamp of any object (seconds since the epoch).
+fn newest_timestamp(store: &Store) -> Option<i64> {
+    let mut seen = std::collections::HashSet::new();
+    let mut newest = None;
+    for o in &store.objects {
+        for t in [o.creation_timestamp, o.deletion_timestamp] {
+            if !t.is_empty() && seen.insert(t) {
+                newest = newest.max(crate::snapshot::parse_rfc3339(store.str(t)));
+            }
+        }
+    }
+    newest
+}

@@ -1,0 +1,539 @@
+//! Unit tests of the file reader: shapes, coverage, accounting, broken input.
+
+use super::resources::{compare_version_priority, guess_plural};
+use super::*;
+use crate::snapshot::{ListOutcome, Resource, Skipped};
+
+fn opts() -> FileOptions {
+    FileOptions {
+        keep_going: true,
+        ..FileOptions::default()
+    }
+}
+
+fn read(text: &str) -> (Snapshot, FileStats) {
+    read_named("input", text)
+}
+
+fn read_named(name: &str, text: &str) -> (Snapshot, FileStats) {
+    let (s, st, _) = read_bytes(name, text.as_bytes(), &opts()).unwrap();
+    (s, st)
+}
+
+fn row<'a>(s: &'a Snapshot, group: &str, version: &str, kind: &str) -> &'a Resource {
+    s.resources
+        .iter()
+        .find(|r| r.group == group && r.version == version && r.kind == kind)
+        .unwrap_or_else(|| panic!("no row {group}/{version} {kind}: {:?}", s.resources))
+}
+
+fn names(s: &Snapshot) -> Vec<String> {
+    s.store
+        .ids()
+        .map(|id| s.store.str(s.store.object(id).name).to_owned())
+        .collect()
+}
+
+fn skipped_reasons(s: &Snapshot) -> Vec<&Skipped> {
+    s.skipped.iter().collect()
+}
+
+#[test]
+fn typed_list_with_kindless_items_inherits_kind_and_api_version() {
+    let (s, stats) = read(
+        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"12"},"items":[
+            {"metadata":{"name":"a","namespace":"ns1","uid":"u1"}},
+            {"metadata":{"name":"b","namespace":"ns2","uid":"u2"}}]}"#,
+    );
+    assert_eq!(stats.added, 2);
+    let r = row(&s, "", "v1", "Pod");
+    assert!(r.namespaced);
+    assert_eq!(
+        r.list,
+        ListOutcome::Partial {
+            namespaces: vec!["ns1".into(), "ns2".into()]
+        }
+    );
+    assert!(r.verbs.is_empty());
+    assert_eq!(s.provenance.source, SourceKind::Files);
+}
+
+#[test]
+fn list_with_null_or_missing_items_is_empty_not_an_error() {
+    let (s, stats) = read(
+        "apiVersion: route.openshift.io/v1\nkind: RouteList\nitems: null\n---\n\
+         apiVersion: route.openshift.io/v1\nkind: RouteList\nmetadata: {}\n",
+    );
+    assert_eq!(stats.documents, 2);
+    assert!(s.store.is_empty());
+    assert!(s.skipped.is_empty(), "{:?}", s.skipped);
+    assert!(s.resources.is_empty());
+}
+
+#[test]
+fn generic_list_items_without_kind_are_skipped_with_a_reason() {
+    let (s, _) = read(
+        r#"{"kind":"List","apiVersion":"v1","items":[
+            {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ok","namespace":"n","uid":"u1"}},
+            {"metadata":{"name":"what","namespace":"n","uid":"u2"}}]}"#,
+    );
+    assert_eq!(names(&s), ["ok"]);
+    assert_eq!(s.skipped.len(), 1);
+    assert_eq!(s.skipped[0].source, "input (document 1, item 1)");
+    assert!(s.skipped[0].reason.contains("no kind"), "{:?}", s.skipped);
+}
+
+#[test]
+fn multi_document_yaml_keeps_good_documents_around_a_broken_one() {
+    let text = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n  namespace: a\n  uid: u1\n\
+                --- # second\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n\
+                ---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: three\n  namespace: a\n  uid: u3\n---\n";
+    let (s, stats) = read_named("cms.yaml", text);
+    assert_eq!(names(&s), ["one", "three"]);
+    assert_eq!(stats.documents, 2);
+    let skipped = skipped_reasons(&s);
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].source, "cms.yaml (document 2)");
+    assert!(skipped[0].reason.starts_with("invalid YAML"));
+    assert!(!skipped[0].reason.contains('\n'));
+}
+
+#[test]
+fn bare_yaml_sequence_and_json_array_of_objects() {
+    let yaml = "- apiVersion: longhorn.io/v1beta1\n  kind: Setting\n  metadata:\n    name: s1\n    namespace: longhorn-system\n    uid: u1\n\
+                - apiVersion: longhorn.io/v1beta1\n  kind: Setting\n  metadata:\n    name: s2\n    namespace: longhorn-system\n    uid: u2\n";
+    let (s, _) = read(yaml);
+    assert_eq!(names(&s), ["s1", "s2"]);
+    let r = row(&s, "longhorn.io", "v1beta1", "Setting");
+    assert!(r.namespaced);
+    assert_eq!(r.plural, "settings");
+
+    let json = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","uid":"u1"}},
+                   {"alerts":[]}, 7]"#;
+    let (s, stats) = read(json);
+    assert_eq!(names(&s), ["n1"]);
+    assert_eq!(stats.not_kubernetes, 2);
+    // A bare array is not a list the API server returned whole: it proves nothing.
+    let r = row(&s, "", "v1", "Node");
+    assert_eq!(r.list, ListOutcome::Partial { namespaces: vec![] });
+}
+
+#[test]
+fn redacted_yaml_that_does_not_parse_is_skipped_not_fatal() {
+    let text = "- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  metadata:\n    name: im\n    namespace: longhorn-system\n    uid: u1\n  spec:\n    address: ***HIDDEN***\n";
+    let (s, _) = read_named("instancemanagers.yaml", text);
+    assert!(s.store.is_empty());
+    assert_eq!(s.skipped.len(), 1);
+    assert_eq!(s.skipped[0].source, "instancemanagers.yaml");
+    assert!(s.skipped[0].reason.starts_with("invalid YAML"));
+}
+
+#[test]
+fn crd_in_input_defines_scope_plural_and_preferred_version() {
+    let text = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com, uid: crd1}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - {name: v1beta1, served: true}
+  - {name: v1, served: true}
+  - {name: v2alpha1, served: false}
+---
+apiVersion: example.com/v1beta1
+kind: Widget
+metadata: {name: w, uid: w1}
+---
+apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com, uid: crd2}
+spec:
+  group: example.com
+  version: v1alpha1
+  scope: Namespaced
+  names: {kind: Gadget, plural: gadgetries}
+"#;
+    let (s, _) = read(text);
+    let w = row(&s, "example.com", "v1beta1", "Widget");
+    assert!(!w.namespaced);
+    assert_eq!(w.plural, "widgets");
+    assert_eq!(w.preferred_version, "v1");
+    // A lone object document proves nothing about the other Widgets.
+    assert_eq!(w.list, ListOutcome::Partial { namespaces: vec![] });
+    // Served versions without objects are known to be served, not covered.
+    assert_eq!(
+        row(&s, "example.com", "v1", "Widget").list,
+        ListOutcome::NotListed
+    );
+    assert!(
+        !s.resources
+            .iter()
+            .any(|r| r.kind == "Widget" && r.version == "v2alpha1")
+    );
+    let g = row(&s, "example.com", "v1alpha1", "Gadget");
+    assert!(g.namespaced);
+    assert_eq!(g.plural, "gadgetries");
+    assert_eq!(g.list, ListOutcome::NotListed);
+    assert!(!g.list.covers(""));
+    let crd = row(&s, "apiextensions.k8s.io", "v1", "CustomResourceDefinition");
+    assert_eq!(crd.plural, "customresourcedefinitions");
+}
+
+#[test]
+fn unknown_kinds_are_inferred_from_their_objects() {
+    let (s, _) = read(
+        r#"{"apiVersion":"acme.io/v1","kind":"Policy","metadata":{"name":"p","namespace":"x","uid":"u"}}"#,
+    );
+    let r = row(&s, "acme.io", "v1", "Policy");
+    assert!(r.namespaced);
+    assert_eq!(r.plural, "policies");
+    assert_eq!(r.preferred_version, "v1");
+}
+
+#[test]
+fn duplicate_uids_are_one_object_and_only_lists_prove_coverage() {
+    let text = r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[
+            {"metadata":{"name":"a","namespace":"ns1","uid":"u1"}}]}
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns1","uid":"u1"}}
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","namespace":"ns2","uid":"u2"}}"#;
+    let (s, stats) = read(text);
+    assert_eq!(s.store.len(), 2);
+    assert_eq!(stats.objects, 3);
+    assert_eq!(stats.duplicates, 1);
+    // ns1 came as a server's PodList; ns2 only as a lone Pod document, which may have been
+    // picked.
+    assert_eq!(
+        row(&s, "", "v1", "Pod").list,
+        ListOutcome::Partial {
+            namespaces: vec!["ns1".into()]
+        }
+    );
+}
+
+#[test]
+fn partial_namespaces_are_per_group_and_kind() {
+    let text = r#"{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":"9"},"items":[
+        {"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"a","namespace":"b-ns","uid":"1"}},
+        {"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"b","namespace":"a-ns","uid":"2"}},
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"c-ns","uid":"3"}}]}"#;
+    let (s, _) = read(text);
+    let want = ListOutcome::Partial {
+        namespaces: vec!["a-ns".into(), "b-ns".into()],
+    };
+    assert_eq!(
+        row(&s, "autoscaling", "v1", "HorizontalPodAutoscaler").list,
+        want
+    );
+    assert_eq!(
+        row(&s, "autoscaling", "v2", "HorizontalPodAutoscaler").list,
+        want
+    );
+    let cm = &row(&s, "", "v1", "ConfigMap").list;
+    assert!(cm.covers("c-ns") && !cm.covers("a-ns"));
+}
+
+#[test]
+fn objects_without_uid_or_metadata_are_skipped_and_non_objects_ignored() {
+    let text = r#"[
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"no-uid","namespace":"n"}},
+        {"apiVersion":"operator.openshift.io/v1","kind":"Network","name":"cluster","spec":{}},
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","uid":"u","labels":"oops"}},
+        {"status":"success","data":{"result":[]}},
+        {"apiVersion":"v1/x/y","kind":"Thing","metadata":{"uid":"u9"}}]"#;
+    let (s, stats) = read(text);
+    assert!(s.store.is_empty());
+    let reasons: Vec<&str> = s.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert_eq!(reasons[0], "no metadata.uid");
+    assert_eq!(reasons[1], "no metadata");
+    assert!(
+        reasons[2].starts_with("metadata.labels: expected a map of strings"),
+        "{reasons:?}"
+    );
+    assert!(reasons[3].starts_with("invalid apiVersion"), "{reasons:?}");
+    assert_eq!(reasons.len(), 4);
+    assert_eq!(stats.not_kubernetes, 1);
+    assert!(s.resources.is_empty());
+}
+
+#[test]
+fn kindless_crds_and_self_links_are_recognised() {
+    let text = r#"{"metadata":{"resourceVersion":"1"},"items":[
+        {"metadata":{"name":"engines.longhorn.io","uid":"c1"},
+         "spec":{"group":"longhorn.io","scope":"Namespaced","names":{"kind":"Engine","plural":"engines"},
+                 "versions":[{"name":"v1beta1","served":true}]}}]}
+        {"metadata":{"name":"p","namespace":"ns","uid":"p1","selfLink":"/api/v1/namespaces/ns/pods/p"}}
+        {"metadata":{"name":"e","namespace":"longhorn-system","uid":"e1","selfLink":"/apis/longhorn.io/v1beta1/namespaces/longhorn-system/engines/e"}}
+        {"metadata":{"name":"q","uid":"q1","selfLink":"/apis/unknown.io/v1/things/q"}}
+        {"metadata":{"name":"r","uid":"r1"}}"#;
+    let (s, stats) = read(text);
+    assert_eq!(names(&s), ["engines.longhorn.io", "p", "e"]);
+    assert_eq!(stats.added, 3);
+    assert!(row(&s, "", "v1", "Pod").namespaced);
+    let e = row(&s, "longhorn.io", "v1beta1", "Engine");
+    assert_eq!(e.plural, "engines");
+    assert_eq!(s.skipped.len(), 2, "{:?}", s.skipped);
+    assert!(s.skipped.iter().all(|s| s.reason.contains("no kind")));
+}
+
+#[test]
+fn discovery_documents_fill_plural_scope_verbs_and_not_listed_rows() {
+    let text = r#"[{"kind":"APIResourceList","groupVersion":"apps/v1","resources":[
+          {"name":"daemonsets","namespaced":true,"kind":"DaemonSet","verbs":["get","list","watch","delete"]},
+          {"name":"daemonsets/status","namespaced":true,"kind":"DaemonSet","verbs":["get"]}]}]
+        [{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
+          "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]"#;
+    let (s, stats) = read(text);
+    assert_eq!(stats.discovery, 2);
+    let ds = row(&s, "apps", "v1", "DaemonSet");
+    assert_eq!(ds.list, ListOutcome::NotListed);
+    assert_eq!(ds.plural, "daemonsets");
+    assert_eq!(ds.verbs.len(), 4);
+    assert_eq!(s.resources.len(), 1);
+}
+
+#[test]
+fn server_version_detection() {
+    let j = |s: &str| read(s).0.provenance.server_version;
+    assert_eq!(
+        j(r#"{"info":{"major":"1","minor":"23","gitVersion":"v1.23.5"},"string":"v1.23.5"}"#),
+        Some("v1.23.5".into())
+    );
+    assert_eq!(
+        j(r#"{"clientVersion":{"gitVersion":"v1.30.0"},"serverVersion":{"gitVersion":"v1.29.2"}}"#),
+        Some("v1.29.2".into())
+    );
+    assert_eq!(
+        j(r#"{"major":"1","minor":"20","gitVersion":"v1.20.2"}"#),
+        Some("v1.20.2".into())
+    );
+    assert_eq!(
+        j(r#"{"bundleversion":"0.1.0","kubernetesversion":"v1.21.7+rke2r1"}"#),
+        Some("v1.21.7+rke2r1".into())
+    );
+    let co = r#"{"apiVersion":"config.openshift.io/v1","kind":"ClusterOperator",
+        "metadata":{"name":"kube-apiserver","uid":"x"},
+        "status":{"versions":[{"name":"raw-internal","version":"4.8.0"},{"name":"kube-apiserver","version":"1.21.1"}]}}"#;
+    assert_eq!(j(co), Some("v1.21.1".into()));
+    assert_eq!(j(r#"{"alerts":[]}"#), None);
+    // The bundle's own statement beats the operator's.
+    assert_eq!(
+        j(&format!(
+            "{co}\n{{\"info\":{{\"gitVersion\":\"v1.21.3\"}}}}"
+        )),
+        Some("v1.21.3".into())
+    );
+}
+
+#[test]
+fn snapshot_among_other_inputs_is_an_error_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("snap.json");
+    std::fs::write(
+        &snap,
+        r#"{"apiVersion":"kubectl-gc.io/v1","kind":"Snapshot","formatVersion":1}"#,
+    )
+    .unwrap();
+    let other = dir.path().join("o.json");
+    std::fs::write(
+        &other,
+        r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","uid":"u"}}"#,
+    )
+    .unwrap();
+    let err = read_files(&FileOptions {
+        paths: vec![other, snap],
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert!(err.hint().unwrap().contains("--snapshot"), "{err}");
+}
+
+#[test]
+fn compressed_input_is_decompressed() {
+    use std::io::Write;
+    let text = br#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","uid":"u"}}"#;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::stream::encode_all(&text[..], 1).unwrap();
+    for (name, bytes) in [("x.json.gz", gz), ("x.json.zst", zst)] {
+        let (s, _, p) = read_bytes(name, &bytes, &opts()).unwrap();
+        assert_eq!(s.store.len(), 1, "{name}");
+        assert!(p.is_empty(), "{name}: {p:?}");
+    }
+}
+
+#[test]
+fn directories_are_read_like_kubectl() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let obj = |name: &str, uid: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"n","uid":"{uid}"}}}}"#
+        )
+    };
+    std::fs::write(root.join("b.json"), obj("b", "2")).unwrap();
+    std::fs::write(root.join("a.yaml"), obj("a", "1")).unwrap();
+    std::fs::write(root.join("pod.log"), "not yaml: [").unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/c.yml"), obj("c", "3")).unwrap();
+    std::fs::write(root.join("sub/broken.json"), "{ nope").unwrap();
+
+    let flat = read_files(&FileOptions {
+        paths: vec![root.to_path_buf()],
+        ..FileOptions::default()
+    })
+    .unwrap();
+    assert_eq!(names(&flat), ["a", "b"]);
+    assert!(flat.skipped.is_empty());
+
+    // The broken file fails the run unless told to go on.
+    let err = read_files(&FileOptions {
+        paths: vec![root.to_path_buf()],
+        recursive: true,
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    assert!(err.to_string().contains("broken.json"), "{err}");
+    let (deep, stats) = read_files_with_stats(&FileOptions {
+        paths: vec![root.to_path_buf()],
+        recursive: true,
+        keep_going: true,
+        ..FileOptions::default()
+    })
+    .unwrap();
+    assert_eq!(names(&deep), ["a", "b", "c"]);
+    assert_eq!(stats.files_ignored, 1);
+    assert_eq!(stats.broken, 1);
+    assert_eq!(deep.skipped.len(), 1);
+    assert!(deep.skipped[0].source.ends_with("broken.json"));
+    assert_eq!(deep.provenance.inputs, [root.display().to_string()]);
+
+    let missing = read_files(&FileOptions {
+        paths: vec![root.join("nope")],
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert!(missing.to_string().contains("no such file or directory"));
+    assert!(missing.hint().is_some());
+
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir(empty.path().join("deeper")).unwrap();
+    let err = read_files(&FileOptions {
+        paths: vec![empty.path().to_path_buf()],
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert!(err.hint().unwrap().contains("-R"), "{err}");
+}
+
+#[test]
+fn plural_guess_and_version_priority() {
+    assert_eq!(guess_plural("Ingress"), "ingresses");
+    assert_eq!(guess_plural("NetworkPolicy"), "networkpolicies");
+    assert_eq!(guess_plural("Gateway"), "gateways");
+    assert_eq!(guess_plural("Machine"), "machines");
+    let mut v = vec!["v1alpha1", "v2", "v1beta2", "v1", "v1beta1", "foo", "v10"];
+    v.sort_by(|a, b| compare_version_priority(a, b));
+    assert_eq!(
+        v,
+        ["v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]
+    );
+}
+
+#[test]
+fn a_document_that_does_not_parse_makes_the_kinds_it_names_unknown() {
+    let text = "apiVersion: v1\nkind: ConfigMapList\nmetadata: {resourceVersion: \"3\"}\nitems:\n\
+                - apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: ns, uid: u1}\n\
+                ---\n- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  spec:\n    address: ***HIDDEN***\n";
+    let (s, st, p) = read_bytes("x.yaml", text.as_bytes(), &opts()).unwrap();
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(st.broken, 1);
+    assert_eq!(
+        row(&s, "", "v1", "ConfigMap").list,
+        ListOutcome::Partial {
+            namespaces: vec!["ns".into()]
+        },
+        "the broken document names no ConfigMap"
+    );
+    // An InstanceManager row, if there were one, would be unknown everywhere: the hole is
+    // recorded for the kind in any group.
+    let text2 = format!(
+        "{text}---\napiVersion: longhorn.io/v1beta1\nkind: InstanceManagerList\nmetadata: {{resourceVersion: \"4\"}}\nitems:\n- metadata: {{name: im, namespace: ns, uid: u9}}\n"
+    );
+    let (s, _, _) = read_bytes("x.yaml", text2.as_bytes(), &opts()).unwrap();
+    assert!(matches!(
+        row(&s, "longhorn.io", "v1beta1", "InstanceManager").list,
+        ListOutcome::Failed { .. }
+    ));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const LIST: &str = r#"{"apiVersion":"v1","items":[
+        {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs","namespace":"a","uid":"r1","labels":{"app":"x"}},"spec":{"replicas":2}},
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"a","uid":"p1","finalizers":["f"],
+          "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"r1","controller":true}]},"status":{"phase":"Running"}}
+      ],"kind":"List","metadata":{"resourceVersion":"12"}}"#;
+
+    fn yaml() -> String {
+        let v: serde_json::Value = serde_json::from_str(LIST).unwrap();
+        serde_saphyr::to_string(&v).unwrap()
+    }
+
+    fn strict() -> FileOptions {
+        FileOptions::default()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any bytes: a result or an error, never a panic.
+        #[test]
+        fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = read_bytes("fuzz", &bytes, &opts());
+        }
+
+        /// A valid List cut anywhere before its end never loses objects silently, and never
+        /// makes a kind count as held: either the cut is reported (and nothing is held), or
+        /// every object was read, or nothing is claimed held.
+        #[test]
+        fn a_cut_document_is_never_silent(cut in 1usize..2000, as_yaml in any::<bool>()) {
+            let text = if as_yaml { yaml() } else { LIST.to_owned() };
+            let cut = cut.min(text.len() - 1);
+            let head = &text[..cut]; // ASCII text
+            let (s, stats, problems) = read_bytes("cut", head.as_bytes(), &strict()).unwrap();
+            let whole = head.trim_end() == text.trim_end();
+            let held = s.resources.iter().any(|r| {
+                matches!(&r.list, ListOutcome::Partial { namespaces } if !namespaces.is_empty())
+            });
+            prop_assert!(
+                whole || !problems.is_empty() || s.store.len() == 2 || !held,
+                "cut at {cut}: read {} objects, no problem reported, coverage claimed",
+                s.store.len()
+            );
+            // Whatever was cut away is unknown, never absent: no kind is held.
+            if !problems.is_empty() {
+                prop_assert!(!held, "cut at {cut}: {:?}", s.resources);
+            }
+            let _ = stats;
+        }
+
+        /// Single-byte edits of a valid document never panic, and whatever is read comes with
+        /// a consistent account.
+        #[test]
+        fn edited_documents_never_panic(pos in 0usize..600, byte in any::<u8>(), as_yaml in any::<bool>()) {
+            let mut text = if as_yaml { yaml().into_bytes() } else { LIST.as_bytes().to_vec() };
+            let pos = pos % text.len();
+            text[pos] = byte;
+            let (s, stats, problems) = read_bytes("edit", &text, &opts()).unwrap();
+            prop_assert_eq!(stats.broken, problems.len());
+            prop_assert!(s.store.len() <= stats.objects);
+        }
+    }
+}

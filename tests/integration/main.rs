@@ -1,0 +1,20 @@
+//! The offline integration tests: one test binary (`cargo test --test integration`), one module
+//! per topic. They run the built `kubectl-gc` or call the library; none needs a cluster. The
+//! tests that do are in `tests/live/` (`cargo test --test live`); ARCHITECTURE.md (Tests) describes the
+//! layout and the environment variables.
+
+mod apply;
+mod cli;
+mod cli_surface;
+mod distribution;
+mod from_gc;
+mod graph_render;
+mod hostile;
+mod inputs;
+mod readme;
+mod realdata;
+mod terminal;
+mod timeouts;
+
+#[path = "../support/mod.rs"]
+mod support;
