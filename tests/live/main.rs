@@ -19,6 +19,7 @@ mod apply;
 mod apply_safety;
 mod check;
 mod cli;
+mod differential;
 mod generate;
 mod graph;
 mod lists;
@@ -35,7 +36,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 9] = [
+    let suites: [&dyn harness::AnySuite; 10] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         &apply_safety::SUITE,
         &generate::SUITE,
         &watch::SUITE,
+        &differential::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
