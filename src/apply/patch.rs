@@ -3,8 +3,8 @@
 //! | request | body |
 //! |---|---|
 //! | DELETE | `{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":U[,"resourceVersion":RV]},"propagationPolicy":P}` |
-//! | P1 SMP (≥ 1.23) | `{"metadata":{"uid":U,"ownerReferences":[{"$patch":"delete","uid":O},…]}}` |
-//! | P1 SMP (< 1.23) | `{"metadata":{"ownerReferences":[{"$patch":"delete","uid":O},…],"uid":U}}` |
+//! | P1 SMP (≥ 1.17, row A5) | `{"metadata":{"uid":U,"ownerReferences":[{"$patch":"delete","uid":O},…]}}` |
+//! | P1 SMP (< 1.17) | `{"metadata":{"ownerReferences":[{"$patch":"delete","uid":O},…],"uid":U}}` |
 //! | P1 JMP (415) | `{"metadata":{"resourceVersion":RV,"ownerReferences":[remaining refs]\|null}}` |
 //! | P2 SMP | `{"metadata":{"uid":U,"ownerReferences":[blocking refs, blockOwnerDeletion=false]}}` |
 //! | P2 JMP (415) | `{"metadata":{"resourceVersion":RV,"ownerReferences":[every ref, blockOwnerDeletion=false]}}` |
@@ -82,7 +82,7 @@ struct RefsFirst<'a, R> {
 }
 
 /// P1 strategic merge patch: delete the references to `owner_uids` from the object `uid`.
-/// `uid_first`: the key order of GC ≥ 1.23 (`Rules::uid_first_patch_order`).
+/// `uid_first`: the key order of GC ≥ 1.17 (row A5, `Rules::uid_first_patch_order`).
 pub fn remove_refs_smp(uid: &str, owner_uids: &[&str], uid_first: bool) -> Vec<u8> {
     let directives: Vec<DeleteDirective<'_>> = owner_uids
         .iter()

@@ -5,11 +5,24 @@
 //! ([`crate::gc::graph_builder`]) leaves those objects out of its graph.
 
 use super::KubeVersion;
+use super::version::Change;
 
 /// True for the resources GC release `gc` never watches (gc-model §5.2, Appendix A): core
 /// `events` always; `events.k8s.io` `events` since v1.25 (PR #110888). Before, the GC watched
 /// `events.k8s.io` events (the same objects as core events, under another group): their
 /// ownerReferences were acted on and they could block a foreground deletion.
 pub fn gc_ignored_by(group: &str, plural: &str, gc: KubeVersion) -> bool {
-    plural == "events" && (group.is_empty() || (group == "events.k8s.io" && gc.at_least(25)))
+    plural == "events"
+        && (group.is_empty() || (group == "events.k8s.io" && gc.has(Change::EventsK8sIoIgnored)))
+}
+
+/// True when GC release `gc` watches the objects of this resource, under this resource or
+/// another one serving the same objects: everything it does not ignore, plus core `events`
+/// before v1.25 — the same stored Events are served as `events.k8s.io` events, which those
+/// releases monitor (gc-model §5.2: `GetDeletableResources` minus the GC's ignored
+/// resources, which list only core `events` until #110888; issue 14 case 3). A file input (kubectl dump, must-gather) carries Events as
+/// core `v1` only, and they are nodes of a GC before 1.25 all the same.
+pub fn gc_monitors_objects_of(group: &str, plural: &str, gc: KubeVersion) -> bool {
+    !gc_ignored_by(group, plural, gc)
+        || (plural == "events" && group.is_empty() && !gc.has(Change::EventsK8sIoIgnored))
 }

@@ -7,5 +7,5 @@ pub mod gc;
 pub mod short_names;
 pub mod version;
 
-pub use gc::gc_ignored_by;
+pub use gc::{gc_ignored_by, gc_monitors_objects_of};
 pub use version::KubeVersion;

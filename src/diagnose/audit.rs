@@ -48,6 +48,11 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
                 out.push(f);
             }
+            if !matches!(c, RefClass::Unrequestable { .. })
+                && !crate::gc::classify::is_path_segment_name(store.str(r.name))
+            {
+                out.push(name_finding(gc, id, r, c));
+            }
         }
         duplicate_refs(gc, id, refs, &mut out);
     }
@@ -56,6 +61,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
     if !gc.rules.coordinate_keyed_absent_cache() {
         collateral(gc, &state, &mut out);
     }
+    order_dependent(gc, &plan, &mut out);
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -223,6 +229,14 @@ fn ref_finding(
             Code::UnresolvableOwnerKind,
             Severity::Warning,
             "the GC retries this object forever (REST mapping fails) and never collects it".into(),
+            format!("owner {ref_text}: {reason}"),
+            vec![],
+        )),
+        RefClass::Unrequestable { reason } => Some(mk(
+            Code::OwnerNameNotRequestable,
+            Severity::Warning,
+            "the GC retries this object forever (its GET of the owner fails) and never collects it"
+                .into(),
             format!("owner {ref_text}: {reason}"),
             vec![],
         )),
@@ -438,5 +452,93 @@ fn collateral(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) 
             .with_related(vec![bad])
             .with_remedies(vec![remedy::remove_ref(gc.snap, state, bad, uid)]));
         }
+    }
+}
+
+/// GC022 for an owner name that is not a path segment but still resolves somewhere: what the
+/// GC's request for it reaches (issue 12).
+fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefClass) -> Finding {
+    let store = &gc.snap.store;
+    let name = store.str(r.name);
+    let consequence = match class {
+        RefClass::Solid { owner } | RefClass::Waiting { owner } => format!(
+            "the GC's request for this owner reaches {} (same UID): it counts as present",
+            gc.snap.describe(*owner)
+        ),
+        RefClass::Dangling(_) => {
+            "the GC's request for this owner reaches another path and finds nothing with its UID: it counts as absent".into()
+        }
+        RefClass::Unknown { reason } => format!("unknown: {reason}"),
+        _ => "the GC never resolves this owner".into(),
+    };
+    Finding::new(
+        Code::OwnerNameNotRequestable,
+        Severity::Warning,
+        id,
+        consequence,
+        format!(
+            "owner name {name:?} is not a valid path segment ('.', '..', '/' or '%'): the GC's metadata client joins it into the request path, so it is never requested as named"
+        ),
+    )
+    .with_ref(*r, Some(class.label()))
+}
+
+/// GC021: objects whose steady-state end state depends on an order upstream does not fix.
+fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding>) {
+    use crate::gc::{EndState, OpenOrder};
+    let store = &gc.snap.store;
+    let text = |s: &EndState, refs: &[Sym]| match s {
+        EndState::Deleted => "deleted".to_owned(),
+        EndState::Terminating { finalizers } => format!(
+            "terminating ({})",
+            finalizers
+                .iter()
+                .map(|f| store.str(*f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EndState::Kept => format!(
+            "kept with ownerReferences [{}]",
+            refs.iter()
+                .map(|u| store.str(*u))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    // Before v1.20 the UID-keyed absent cache is already reported per object (GC012).
+    let collateral: std::collections::HashSet<ObjId> = out
+        .iter()
+        .filter(|f| f.code == Code::CollateralAtRisk)
+        .filter_map(|f| f.object)
+        .collect();
+    for o in plan
+        .outcomes
+        .iter()
+        .filter(|o| o.order_dependent() && !collateral.contains(&o.target))
+    {
+        let mut states = vec![text(&o.state, &o.owner_refs)];
+        states.extend(o.alternatives.iter().map(|a| text(&a.state, &a.owner_refs)));
+        let deletes =
+            o.state != EndState::Kept || o.alternatives.iter().any(|a| a.state != EndState::Kept);
+        let which = match o.alternatives[0].order {
+            OpenOrder::Requests => {
+                "which of two concurrent GC requests on it the API server serves first"
+            }
+            OpenOrder::Informers => "the order in which the GC's informers deliver objects",
+        };
+        out.push(Finding::new(
+            Code::OrderDependent,
+            if deletes {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            o.target,
+            format!(
+                "order-dependent: the GC leaves this object {}",
+                states.join(", or ")
+            ),
+            format!("the end state depends on {which}, which upstream does not fix"),
+        ));
     }
 }

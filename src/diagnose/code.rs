@@ -76,7 +76,9 @@ pub enum Code {
     WaitingOwner,
     /// GC015: a restarted GC deletes (or strips a reference of) this object.
     RestartAction,
-    /// GC016: GC < 1.20: a restart may delete this object, depending on list order.
+    /// GC016: what a restarted GC does to this object depends on an order upstream does not
+    /// fix (informer delivery, concurrent requests), and one order deletes something meant to
+    /// live (before v1.20: the UID-keyed absent cache, kubernetes#65200).
     RestartOrderDependent,
     /// GC017: an upgrade changes what the GC does to this object.
     UpgradeBehaviourChange,
@@ -86,11 +88,17 @@ pub enum Code {
     GcSyncBlocker,
     /// GC020: garbage a restarted GC never evaluates.
     StrandedDependent,
+    /// GC021: the GC's end state for this object depends on an order upstream does not fix
+    /// (steady state: `audit`, `collect`).
+    OrderDependent,
+    /// GC022: the owner's name is not a path segment (`.`, `..`, `/`, `%`): the GC's request
+    /// for it never resolves it as named.
+    OwnerNameNotRequestable,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -111,6 +119,8 @@ impl Code {
         Code::OwnerUnservedAfterUpgrade,
         Code::GcSyncBlocker,
         Code::StrandedDependent,
+        Code::OrderDependent,
+        Code::OwnerNameNotRequestable,
     ];
 
     /// `GC0NN`.
@@ -136,6 +146,8 @@ impl Code {
             Code::OwnerUnservedAfterUpgrade => "GC018",
             Code::GcSyncBlocker => "GC019",
             Code::StrandedDependent => "GC020",
+            Code::OrderDependent => "GC021",
+            Code::OwnerNameNotRequestable => "GC022",
         }
     }
 
@@ -164,6 +176,8 @@ impl Code {
             Code::OwnerUnservedAfterUpgrade => "owner-unserved-after-upgrade",
             Code::GcSyncBlocker => "gc-sync-blocker",
             Code::StrandedDependent => "stranded-dependent",
+            Code::OrderDependent => "order-dependent",
+            Code::OwnerNameNotRequestable => "owner-name-not-requestable",
         }
     }
 

@@ -10,7 +10,10 @@ use crate::snapshot::{ListOutcome, split_api_version};
 /// GC health: resources the GC cannot list or watch, plus deletions that are not progressing.
 pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
     let mut out = Vec::new();
-    let blocks_all = !gc.rules.version.at_least(32);
+    let blocks_all = !gc
+        .rules
+        .version
+        .has(crate::catalog::version::Change::WorkersStartWithoutFullSync);
     // Resource-level findings: no object, the resource as subject.
     for g in gc.rest_mapper.grs() {
         if let ListOutcome::Failed { message } = &g.coverage {

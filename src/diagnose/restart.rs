@@ -1,124 +1,151 @@
 //! What a freshly (re)started GC does (§6.22), and the findings that come of it.
 //!
-//! The start enqueues only what [`GarbageCollector::start_queue`] lists: objects whose owners
-//! exist and agree are never looked at. So a restart turns some pending garbage into deletions
-//! now, and leaves other garbage alone. Before v1.20 the outcome also depends on the order the
-//! informers deliver objects: a bad reference observed before its real owner gets the owner's
-//! UID cached as absent, condemning the owner's valid dependents.
+//! [`Plan::restart`] simulates the start: only what the initial add events enqueue is
+//! evaluated, so a restart turns some pending garbage into deletions now and leaves other
+//! garbage alone; objects whose owners exist and agree are never looked at. Where the outcome
+//! depends on an order upstream does not fix (which informer delivers first; before v1.20 that
+//! decides whether a bad reference poisons the UID-keyed absent cache, kubernetes#65200; in
+//! v1.20.0–v1.20.2 whether a namespace-less virtual owner strands namespaced dependents,
+//! kubernetes#98040), the plan says so, and so do the findings.
 
 use super::code::{Code, Severity};
 use super::finding::Finding;
 use super::remedy;
-use crate::gc::graph::NodeId;
-use crate::gc::graph_builder::{Stranded, VisitCause};
-use crate::gc::{GarbageCollector, Plan, State, Verb, Verdict};
-use crate::model::{ObjId, Sym};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::gc::graph_builder::VisitCause;
+use crate::gc::{EndState, GarbageCollector, Outcome, Plan, State, Verb, Verdict};
+use crate::model::ObjId;
+use std::collections::BTreeMap;
 
-/// A pre-1.20 outcome that depends on list order.
+/// An object whose fate after a restart depends on an order upstream does not fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OrderDependent {
-    /// The object that may be deleted (or stripped).
+    /// The object.
     pub object: ObjId,
-    /// The owner UID that may be cached as absent.
-    pub owner_uid: Sym,
-    /// The dependent whose bad reference would poison the cache.
-    pub bad_dependent: ObjId,
-    /// True when the object would be deleted; false when only its reference is stripped.
+    /// Some order deletes it (or leaves it terminating after the GC's DELETE).
     pub deleted: bool,
+    /// Every end state it can reach, the plan's first.
+    pub states: Vec<EndState>,
+    /// Objects its fate hangs on: the live owner its misdirected reference names.
+    pub related: Vec<ObjId>,
+}
+
+/// Garbage a restarted GC does not evaluate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stranded {
+    /// The dependent.
+    pub object: ObjId,
+    /// False when it depends on the informers' order (another order evaluates, and collects,
+    /// it).
+    pub certain: bool,
+    /// Why.
+    pub why: String,
 }
 
 /// The prediction.
 #[derive(Debug)]
 pub struct Restart {
-    /// Objects the restarted GC evaluates first, and why.
+    /// Objects the restarted GC evaluates because of its start, and why.
     pub visits: BTreeMap<ObjId, VisitCause>,
-    /// What it then does (deterministic part).
+    /// What it then does (the certain part in `actions`; every outcome, with its
+    /// alternatives, in `outcomes`).
     pub plan: Plan,
-    /// Pre-1.20: further deletions that happen for some informer orders.
+    /// Outcomes that depend on order and may delete something meant to live.
     pub order_dependent: Vec<OrderDependent>,
-    /// Dependents of missing owners the restarted GC never evaluates (GC v1.20 without
-    /// PR #98068: stranded by a namespace-less virtual owner; or a virtual owner whose kind
-    /// cannot be mapped).
+    /// Garbage it never evaluates, or evaluates only in some orders.
     pub stranded: Vec<Stranded>,
-    /// Virtual owners the snapshot cannot verify (their dependents' fate is unknown).
-    pub unknown: Vec<(NodeId, String)>,
+    /// Objects whose fate the snapshot cannot tell (a virtual owner it cannot verify).
+    pub unknown: Vec<(ObjId, String)>,
 }
 
-/// Predicts a GC restart on this snapshot: what the start enqueues, then everything that
-/// follows from it.
+/// Predicts a GC restart on this snapshot.
 pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
-    let state = gc.initial_state();
-    let start = gc.start_queue(&state);
-    let plan = Plan::from_worklist(gc, state.clone(), start.visits.keys().copied().collect());
-    let order_dependent = if gc.rules.coordinate_keyed_absent_cache() {
-        Vec::new()
-    } else {
-        order_dependent(gc, &state, &plan)
-    };
-    Restart {
-        visits: start.visits,
-        plan,
-        order_dependent,
-        stranded: start.stranded,
-        unknown: start.unknown,
-    }
-}
-
-/// Pre-1.20 worst case: a bad reference to a live owner, observed before the owner, gets
-/// the owner's UID cached as absent; every dependent of that UID is then evaluated against
-/// the cache (issue #65200).
-fn order_dependent(
-    gc: &GarbageCollector<'_>,
-    state: &State,
-    certain: &Plan,
-) -> Vec<OrderDependent> {
+    let plan = Plan::restart(gc);
+    let initial = gc.initial_state();
     let store = &gc.snap.store;
-    let poisoned = gc.misdirected_owner_uids(state);
-    if poisoned.is_empty() {
-        return Vec::new();
-    }
-    let mut worst_state = state.clone();
-    let mut worklist = BTreeSet::new();
-    for &uid in poisoned.keys() {
-        worst_state.add_absent_owner(uid);
-        if let Some(n) = gc.graph.uid_to_node(uid) {
-            worklist.extend(
-                gc.graph
-                    .dependents(n)
-                    .iter()
-                    .filter_map(|&d| gc.graph.object(d)),
-            );
-        }
-    }
-    let worst = Plan::from_worklist(gc, worst_state, worklist);
-    let mut out = Vec::new();
-    for act in &worst.actions {
-        let id = act.target;
-        let deleted = !worst.end.exists(id);
-        let already = !certain.end.exists(id);
-        if already {
+    let garbage = |id: ObjId| {
+        gc.graph.monitors(id)
+            && matches!(
+                gc.attempt_to_delete_item(&initial, id),
+                Verdict::Delete { .. } | Verdict::RemoveRefs { .. }
+            )
+    };
+    let mut order_dependent = Vec::new();
+    let mut stranded = Vec::new();
+    let mut unknown = Vec::new();
+    let by_target: BTreeMap<ObjId, &Outcome> =
+        plan.outcomes.iter().map(|o| (o.target, o)).collect();
+    for o in &plan.outcomes {
+        if !o.order_dependent() {
+            if let (EndState::Kept, Some(why)) = (&o.state, &o.why)
+                && why.starts_with("unknown")
+            {
+                unknown.push((o.target, why.clone()));
+            }
             continue;
         }
-        let stripped = act.verb == Verb::RemoveOwnerReferences;
-        if !(deleted || stripped) || out.iter().any(|o: &OrderDependent| o.object == id) {
-            continue;
-        }
-        // Attribute to the poisoned UID it referenced (directly or through a deleted owner).
-        let (owner_uid, bad) = store
+        let id = o.target;
+        let mut states = vec![o.state.clone()];
+        states.extend(o.alternatives.iter().map(|a| a.state.clone()));
+        let deleted = states.iter().any(|s| *s != EndState::Kept);
+        let never_evaluated =
+            !plan.evaluated[id.index()] || o.alternatives.iter().any(|a| a.never_evaluated);
+        let related: Vec<ObjId> = store
             .owner_refs(id)
             .iter()
-            .find_map(|r| poisoned.get(&r.uid).map(|b| (r.uid, *b)))
-            .or_else(|| poisoned.iter().next().map(|(u, b)| (*u, *b)))
-            .expect("poisoned is not empty");
-        out.push(OrderDependent {
+            .filter_map(|r| gc.misdirected(&initial, id, r))
+            .collect();
+        if never_evaluated && garbage(id) && related.is_empty() {
+            stranded.push(Stranded {
+                object: id,
+                certain: false,
+                why: "which of its owner's dependents the restarted GC's informers deliver first decides whether the owner's virtual node is verified for it: in one order it is evaluated and collected, in another never (e.g. kubernetes#98040 before v1.20.3: a cluster-scoped dependent observed first gives a missing namespaced owner a namespace-less virtual node)".into(),
+            });
+        } else {
+            order_dependent.push(OrderDependent {
+                object: id,
+                deleted,
+                states,
+                related,
+            });
+        }
+    }
+    // Garbage the start never reaches, in every order.
+    for id in store.ids() {
+        if plan.evaluated[id.index()]
+            || by_target.get(&id).is_some_and(|o| o.order_dependent())
+            || !plan.end.exists(id)
+            || !garbage(id)
+        {
+            continue;
+        }
+        stranded.push(Stranded {
             object: id,
-            owner_uid,
-            bad_dependent: bad,
-            deleted,
+            certain: true,
+            why: stranded_reason(gc, &initial, id),
         });
     }
-    out
+    Restart {
+        visits: plan.visits.clone(),
+        plan,
+        order_dependent,
+        stranded,
+        unknown,
+    }
+}
+
+/// Why a restart never evaluates garbage: its dangling owners' virtual nodes are never
+/// verified for it.
+fn stranded_reason(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> String {
+    let store = &gc.snap.store;
+    for r in state.owner_refs(store, id) {
+        if let crate::gc::rest_mapper::Mapping::Unresolvable(reason) =
+            gc.rest_mapper.map(gc.snap, r.api_version, r.kind)
+        {
+            return format!("its owner's kind cannot be mapped: {reason}");
+        }
+    }
+    "nothing a restarted GC enqueues leads to it (its owners' virtual nodes are never verified for it)"
+        .into()
 }
 
 /// Describes a restart visit cause.
@@ -148,6 +175,34 @@ fn visit_text(gc: &GarbageCollector<'_>, c: &VisitCause) -> String {
         ),
         VisitCause::InForeground => "it is in foreground deletion".into(),
         VisitCause::Orphaning => "it is terminating with the orphan finalizer".into(),
+        VisitCause::BlockingDependent { owner } => format!(
+            "it blocks the foreground deletion of {}",
+            gc.snap.describe(*owner)
+        ),
+        VisitCause::VirtualOwner
+        | VisitCause::OwnerRemoved { .. }
+        | VisitCause::DependentChanged
+        | VisitCause::Retry
+        | VisitCause::SteadyState => {
+            "a change earlier in the cascade makes the GC evaluate it".into()
+        }
+    }
+}
+
+/// Describes an end state for a finding.
+pub fn end_state_text(gc: &GarbageCollector<'_>, s: &EndState) -> String {
+    let store = &gc.snap.store;
+    match s {
+        EndState::Deleted => "deleted".into(),
+        EndState::Terminating { finalizers } => format!(
+            "terminating (held by {})",
+            finalizers
+                .iter()
+                .map(|f| store.str(*f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EndState::Kept => "kept".into(),
     }
 }
 
@@ -171,7 +226,7 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     for act in &r.plan.actions {
         let id = act.target;
         let why = match r.visits.get(&id) {
-            Some(c) if act.wave == 1 => visit_text(gc, c),
+            Some(c) => visit_text(gc, c),
             _ => "a change earlier in the cascade makes the GC evaluate it".into(),
         };
         match act.verb {
@@ -232,6 +287,48 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
         }
     }
     for o in &r.order_dependent {
+        let outcome = r.plan.outcomes.iter().find(|x| x.target == o.object);
+        let mut possible: Vec<String> = Vec::new();
+        if let Some(x) = outcome {
+            possible.push(outcome_text(gc, &x.state, &x.owner_refs));
+            for a in &x.alternatives {
+                possible.push(outcome_text(gc, &a.state, &a.owner_refs));
+            }
+        }
+        let which = match outcome
+            .and_then(|x| x.alternatives.first())
+            .map(|a| a.order)
+        {
+            Some(crate::gc::OpenOrder::Requests) => {
+                "which of two concurrent GC requests on it the API server serves first"
+            }
+            _ => "the order in which the GC's informers deliver objects when it starts",
+        };
+        let mut message = format!(
+            "the outcome depends on {which}, which upstream does not fix; possible end states: {}",
+            possible.join(" | ")
+        );
+        if let Some(&holder) = o.related.first() {
+            message.push_str(&format!(
+                "; its reference names {}, which exists at other coordinates",
+                gc.snap.describe(holder)
+            ));
+            if !gc.rules.coordinate_keyed_absent_cache() {
+                message.push_str(" (GC < 1.20 caches the owner UID as absent for every dependent, kubernetes#65200)");
+            }
+        }
+        let remedies = o
+            .related
+            .iter()
+            .filter_map(|&h| {
+                let uid = store.object(h).uid;
+                store
+                    .owner_refs(o.object)
+                    .iter()
+                    .any(|x| x.uid == uid)
+                    .then(|| remedy::remove_ref(gc.snap, &initial, o.object, uid))
+            })
+            .collect();
         out.push(
             Finding::new(
                 Code::RestartOrderDependent,
@@ -242,23 +339,14 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 },
                 o.object,
                 if o.deleted {
-                    "a restarted GC (< 1.20) may delete this object although its owner exists, depending on the order the informers list objects".into()
+                    "a restarted GC may delete this object, or not, depending on an order upstream does not fix".into()
                 } else {
-                    "a restarted GC (< 1.20) may strip this valid ownerReference, depending on list order".into()
+                    "what a restarted GC leaves of this object depends on an order upstream does not fix".into()
                 },
-                format!(
-                    "{} has a bad reference to owner uid {}; if it is listed before the owner, the UID is cached as absent for every dependent (kubernetes#65200)",
-                    gc.snap.describe(o.bad_dependent),
-                    store.str(o.owner_uid)
-                ),
+                message,
             )
-            .with_related(vec![o.bad_dependent])
-            .with_remedies(vec![remedy::remove_ref(
-                gc.snap,
-                &initial,
-                o.bad_dependent,
-                o.owner_uid,
-            )]),
+            .with_related(o.related.clone())
+            .with_remedies(remedies),
         );
     }
     for st in &r.stranded {
@@ -274,11 +362,27 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 if st.certain {
                     "a restarted GC never evaluates this object: the garbage stays".into()
                 } else {
-                    "a restarted GC may never evaluate this object (the garbage stays) or may delete it, depending on the order its informers deliver objects".into()
+                    "a restarted GC may never evaluate this object (the garbage stays) or may collect it, depending on the order its informers deliver objects".into()
                 },
                 st.why.clone(),
             ));
         }
     }
     out
+}
+
+fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::Sym]) -> String {
+    let base = end_state_text(gc, s);
+    if *s == EndState::Kept {
+        let store = &gc.snap.store;
+        format!(
+            "{base} with ownerReferences [{}]",
+            refs.iter()
+                .map(|u| store.str(*u))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        base
+    }
 }

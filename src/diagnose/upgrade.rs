@@ -85,19 +85,29 @@ pub fn findings(
         .chain(ma.intersection(&db))
     {
         let o = ra_order[id];
+        let why = match o.related.first() {
+            Some(&h) if !after.rules.coordinate_keyed_absent_cache() => format!(
+                "GC {to} keys its absent-owner cache by UID only, and a reference names {} at other coordinates (kubernetes#65200)",
+                snap.describe(h)
+            ),
+            _ => format!(
+                "with GC {to} the outcome depends on an order upstream does not fix (possible end states: {})",
+                o.states
+                    .iter()
+                    .map(|s| restart::end_state_text(&after, s))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+        };
         out.push(Finding::new(
             Code::UpgradeBehaviourChange,
             if db.contains(id) { Severity::Warning } else { Severity::Critical },
             *id,
             format!(
-                "after the change to {to}, a GC restart may delete this object depending on list order (GC {from}: {})",
+                "after the change to {to}, a GC restart may delete this object depending on order (GC {from}: {})",
                 if db.contains(id) { "deletes it" } else { "keeps it" }
             ),
-            format!(
-                "GC {to} keys its absent-owner cache by UID only: {} has a bad reference to owner uid {} (kubernetes#65200)",
-                snap.describe(o.bad_dependent),
-                snap.store.str(o.owner_uid)
-            ),
+            why,
         ));
     }
     let no_longer: BTreeSet<ObjId> = db

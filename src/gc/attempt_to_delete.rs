@@ -206,6 +206,10 @@ impl GarbageCollector<'_> {
                     reason: format!("unable to get REST mapping: {reason}"),
                     dropped: false,
                 },
+                RefClass::Unrequestable { reason } => Verdict::NeverCollected {
+                    reason: reason.clone(),
+                    dropped: false,
+                },
                 _ => unreachable!("is_error"),
             };
         }
@@ -217,7 +221,9 @@ impl GarbageCollector<'_> {
                 RefClass::Dangling(_) => dangling.push(r.uid),
                 RefClass::Waiting { .. } => waiting.push(r.uid),
                 RefClass::Unknown { .. } => unknown.push(r.uid),
-                RefClass::Unresolvable { .. } | RefClass::InvalidScope => unreachable!(),
+                RefClass::Unresolvable { .. }
+                | RefClass::InvalidScope
+                | RefClass::Unrequestable { .. } => unreachable!(),
             }
         }
         // Row 8.

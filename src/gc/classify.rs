@@ -34,6 +34,13 @@ pub enum RefClass {
     /// A cluster-scoped dependent names a namespaced owner kind: the GC drops the dependent
     /// and never collects it (v1.20+, §6.7).
     InvalidScope,
+    /// The owner's name is not a valid path segment (`.`, `..`, or it contains `/` or `%`)
+    /// and the GC's GET for it fails (a list, a discovery document, or the API server's 400):
+    /// the dependent is retried forever and never collected (see [`request_path`]).
+    Unrequestable {
+        /// Why.
+        reason: String,
+    },
     /// The snapshot cannot tell (resource forbidden or not listed, discovery failed, kind not
     /// in the input).
     Unknown {
@@ -64,13 +71,17 @@ impl RefClass {
             RefClass::Dangling(_) => "dangling",
             RefClass::Unresolvable { .. } => "unresolvable",
             RefClass::InvalidScope => "invalid-scope",
+            RefClass::Unrequestable { .. } => "unrequestable",
             RefClass::Unknown { .. } => "unknown",
         }
     }
 
     /// True for the classes that make `classifyReferences` return an error (no action).
     pub fn is_error(&self) -> bool {
-        matches!(self, RefClass::Unresolvable { .. } | RefClass::InvalidScope)
+        matches!(
+            self,
+            RefClass::Unresolvable { .. } | RefClass::InvalidScope | RefClass::Unrequestable { .. }
+        )
     }
 }
 
@@ -88,6 +99,8 @@ pub enum RefClassLabel {
     Unresolvable,
     /// See [`RefClass::InvalidScope`].
     InvalidScope,
+    /// See [`RefClass::Unrequestable`].
+    Unrequestable,
     /// See [`RefClass::Unknown`].
     Unknown,
 }
@@ -106,12 +119,17 @@ impl GarbageCollector<'_> {
         }
         let dep_ns = snap.store.object(dependent).namespace;
         let (gr, namespaced) = match self.rest_mapper.map(snap, r.api_version, r.kind) {
-            Mapping::Resolved(gr) => (Some(gr), self.rest_mapper.gr(gr).namespaced),
+            Mapping::Resolved(gr) => (gr, self.rest_mapper.gr(gr).namespaced),
             Mapping::Unlisted { namespaced, why } => {
                 if dep_ns.is_empty() && namespaced {
                     return self.cluster_scoped_dependent_of_namespaced_kind();
                 }
-                return RefClass::Unknown { reason: why };
+                // The kind is served but its objects were not listed: the GET cannot be
+                // answered here, unless the UID is an object's at other coordinates.
+                return match self.held_elsewhere(r.uid, None, Sym::EMPTY) {
+                    Some(_) => RefClass::Dangling(Dangling::Absent),
+                    None => RefClass::Unknown { reason: why },
+                };
             }
             // Maps, but the GET of the guessed resource 404s (§3.3 step 3 quirk).
             Mapping::Phantom { namespaced } => {
@@ -123,47 +141,189 @@ impl GarbageCollector<'_> {
             Mapping::Unresolvable(reason) => return RefClass::Unresolvable { reason },
             Mapping::Unknown(reason) => return RefClass::Unknown { reason },
         };
-        let gr = gr.expect("resolved");
         if dep_ns.is_empty() && namespaced {
             return self.cluster_scoped_dependent_of_namespaced_kind();
         }
         let lookup_ns = if namespaced { dep_ns } else { Sym::EMPTY };
-        match self
-            .rest_mapper
-            .find_ref(snap, gr, lookup_ns, r.name, r.uid)
-        {
+        match self.get_owner(state, gr, lookup_ns, r.name, r.uid) {
+            GetResult::Found(owner) => RefClass::Solid { owner },
+            GetResult::NotFound(d) => RefClass::Dangling(d),
+            GetResult::Error(reason) => RefClass::Unrequestable { reason },
+            GetResult::Unknown(reason) => RefClass::Unknown { reason },
+        }
+    }
+
+    /// The owner GET of §3.3 step 6 against the snapshot: `gr`, `ns` (empty for
+    /// cluster-scoped kinds), `name`, compared with `uid`. Names that are not path segments go
+    /// where the GC's request path goes ([`request_path`]).
+    pub fn get_owner(&self, state: &State, gr: GrId, ns: Sym, name: Sym, uid: Sym) -> GetResult {
+        let snap = self.snap;
+        let name_text = snap.store.str(name);
+        if !is_path_segment_name(name_text) {
+            return self.get_by_path(state, gr, ns, name_text, uid);
+        }
+        match self.rest_mapper.find_ref(snap, gr, ns, name, uid) {
             Some(found) if state.exists(found) => {
-                if snap.store.object(found).uid != r.uid {
-                    match self.rest_mapper.twin(snap, gr, found, r.uid) {
+                if snap.store.object(found).uid != uid {
+                    match self.rest_mapper.twin(snap, gr, found, uid) {
                         // The input contradicts itself (files captured at different times, an
                         // object recreated in between): which one is current cannot be told.
-                        Some(twin) if state.exists(twin) => RefClass::Unknown {
-                            reason: format!(
-                                "the input holds two objects {} with different uids ({} and {}); \
-                                 which one exists now cannot be told",
-                                snap.describe(found),
-                                snap.store.str(snap.store.object(found).uid),
-                                snap.store.str(r.uid)
-                            ),
-                        },
-                        _ => RefClass::Dangling(Dangling::UidMismatch { found }),
+                        Some(twin) if state.exists(twin) => GetResult::Unknown(format!(
+                            "the input holds two objects {} with different uids ({} and {}); \
+                             which one exists now cannot be told",
+                            snap.describe(found),
+                            snap.store.str(snap.store.object(found).uid),
+                            snap.store.str(uid)
+                        )),
+                        _ => GetResult::NotFound(Dangling::UidMismatch { found }),
                     }
                 } else {
-                    RefClass::Solid { owner: found }
+                    GetResult::Found(found)
                 }
             }
             // Listed once, deleted by the simulation since: absent.
-            Some(_) => RefClass::Dangling(Dangling::Absent),
+            Some(_) => GetResult::NotFound(Dangling::Absent),
             None => {
                 let coverage = &self.rest_mapper.gr(gr).coverage;
-                if coverage.covers(snap.store.str(lookup_ns)) {
-                    RefClass::Dangling(Dangling::Absent)
+                if coverage.covers(snap.store.str(ns))
+                    || self.held_elsewhere(uid, Some(gr), ns).is_some()
+                {
+                    GetResult::NotFound(Dangling::Absent)
                 } else {
-                    RefClass::Unknown {
-                        reason: unknown_reason(self, gr, snap.store.str(lookup_ns)),
+                    GetResult::Unknown(unknown_reason(self, gr, snap.store.str(ns)))
+                }
+            }
+        }
+    }
+
+    /// Dangling by UID (issue 11 point 4): the object holding `uid`, when it lives at other
+    /// coordinates than the GET at (`gr`, `ns`) looks at. UIDs are unique cluster-wide, so that
+    /// GET can never return it: the reference is dangling whatever the input's coverage of the
+    /// place it looks in. (`gr` `None`: the looked-up resource is not in the input at all.)
+    pub fn held_elsewhere(&self, uid: Sym, gr: Option<GrId>, ns: Sym) -> Option<ObjId> {
+        let holder = self.snap.store.by_uid(uid)?;
+        let o = self.snap.store.object(holder);
+        let holder_gr = self.rest_mapper.gr_of_resource(o.resource);
+        (Some(holder_gr) != gr || o.namespace != ns).then_some(holder)
+    }
+
+    /// A GET whose name is not a path segment (gc-model §3.3, issue 12): v1.20.2's metadata
+    /// client joins the URL segments with `path.Join`, so `.` and `..` are resolved and `/`
+    /// adds segments before the request is sent, and the API server rejects a name containing
+    /// `%` (400). Observed on the real v1.20.2 GC: `.` → a list (error, retried forever); `..`
+    /// of a namespaced core kind → the Namespace object (another UID: dangling); `..` of a
+    /// namespaced kind of another group → 404; `..` of a cluster-scoped kind → a discovery
+    /// document (error); `a/b` → a subresource (404); `x/../y` → object `y`; `%` → 400.
+    fn get_by_path(&self, state: &State, gr: GrId, ns: Sym, name: &str, uid: Sym) -> GetResult {
+        let store = &self.snap.store;
+        let g = self.rest_mapper.gr(gr);
+        match request_path(&g.group, g.namespaced, store.str(ns), &g.plural, name) {
+            RequestPath::Object {
+                group,
+                plural,
+                namespace,
+                name,
+            } => {
+                if name.contains('%') {
+                    return GetResult::Error(format!(
+                        "the API server rejects the owner name {name:?} (may not contain '%')"
+                    ));
+                }
+                let Some(target) = self.rest_mapper.gr_by_plural(&group, &plural) else {
+                    if plural == "namespaces" && !group.is_empty() {
+                        return GetResult::NotFound(Dangling::Absent);
+                    }
+                    return match self.held_elsewhere(uid, None, Sym::EMPTY) {
+                        Some(_) => GetResult::NotFound(Dangling::Absent),
+                        None => GetResult::Unknown(format!(
+                            "the GC's request for this owner name reaches {plural}{} {name:?}, \
+                             which the input does not hold",
+                            if group.is_empty() {
+                                String::new()
+                            } else {
+                                format!(".{group}")
+                            }
+                        )),
+                    };
+                };
+                let (Some(ns_sym), Some(name_sym)) =
+                    (store.strings.get(&namespace), store.strings.get(&name))
+                else {
+                    // No object has that name (it is not even interned).
+                    let cov = &self.rest_mapper.gr(target).coverage;
+                    return if cov.covers(&namespace)
+                        || self.held_elsewhere(uid, None, Sym::EMPTY).is_some()
+                    {
+                        GetResult::NotFound(Dangling::Absent)
+                    } else {
+                        GetResult::Unknown(unknown_reason(self, target, &namespace))
+                    };
+                };
+                match self.rest_mapper.find(target, ns_sym, name_sym) {
+                    Some(o) if state.exists(o) && store.object(o).uid == uid => GetResult::Found(o),
+                    Some(o) if state.exists(o) => {
+                        GetResult::NotFound(Dangling::UidMismatch { found: o })
+                    }
+                    Some(_) => GetResult::NotFound(Dangling::Absent),
+                    None => {
+                        let cov = &self.rest_mapper.gr(target).coverage;
+                        if cov.covers(&namespace)
+                            || self.held_elsewhere(uid, Some(target), ns_sym).is_some()
+                        {
+                            GetResult::NotFound(Dangling::Absent)
+                        } else {
+                            GetResult::Unknown(unknown_reason(self, target, &namespace))
+                        }
                     }
                 }
             }
+            RequestPath::Subresource {
+                group,
+                plural,
+                namespace,
+                name,
+            } => {
+                let found = self
+                    .rest_mapper
+                    .gr_by_plural(&group, &plural)
+                    .and_then(|t| {
+                        let (n, m) = (store.strings.get(&namespace)?, store.strings.get(&name)?);
+                        self.rest_mapper.find(t, n, m).filter(|&o| state.exists(o))
+                    });
+                match found {
+                    None => GetResult::NotFound(Dangling::Absent),
+                    Some(o) => GetResult::Unknown(format!(
+                        "the GC's request for this owner name reaches a subresource of {}",
+                        self.snap.describe(o)
+                    )),
+                }
+            }
+            RequestPath::Fails(why) => GetResult::Error(why),
+        }
+    }
+
+    /// The GET of a virtual node's identity (attemptToDeleteItem rows 2–4 for an owner no
+    /// informer shows): found with the same UID, absent (404 or another UID), or not answerable.
+    pub fn get_by_identity(&self, state: &State, id: &super::graph::Identity) -> GetResult {
+        match self.rest_mapper.map(self.snap, id.api_version, id.kind) {
+            Mapping::Resolved(gr) => {
+                let namespaced = self.rest_mapper.gr(gr).namespaced;
+                if namespaced && id.namespace.is_empty() {
+                    // Before v1.20 the GET went out at cluster scope and 404'd.
+                    return GetResult::NotFound(Dangling::Absent);
+                }
+                let ns = if namespaced { id.namespace } else { Sym::EMPTY };
+                self.get_owner(state, gr, ns, id.name, id.uid)
+            }
+            Mapping::Phantom { .. } => GetResult::NotFound(Dangling::Absent),
+            Mapping::Unlisted { why, .. } => match self.held_elsewhere(id.uid, None, Sym::EMPTY) {
+                Some(_) => GetResult::NotFound(Dangling::Absent),
+                None => GetResult::Unknown(why),
+            },
+            Mapping::Unresolvable(reason) => {
+                GetResult::Error(format!("unable to get REST mapping: {reason}"))
+            }
+            Mapping::Unknown(reason) => GetResult::Unknown(reason),
         }
     }
 
@@ -243,5 +403,130 @@ fn unknown_reason(gc: &GarbageCollector<'_>, gr: GrId, ns: &str) -> String {
         Partial { .. } => format!("{res}{place} was not collected"),
         NotListed => format!("{res} was not listed"),
         Complete => format!("{res}{place} was not listed"),
+    }
+}
+
+/// What a GET of an owner answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GetResult {
+    /// The object, with the UID asked for.
+    Found(ObjId),
+    /// 404, or an object with another UID.
+    NotFound(Dangling),
+    /// The request fails (not a 404): the GC retries forever.
+    Error(String),
+    /// The snapshot cannot answer.
+    Unknown(String),
+}
+
+/// Whether `name` is a valid path segment name (the API server's rule: not `.` or `..`, no `/`
+/// or `%`). Names that are not cannot be requested as themselves (issue 12).
+pub fn is_path_segment_name(name: &str) -> bool {
+    name != "." && name != ".." && !name.contains('/') && !name.contains('%')
+}
+
+/// Where a GC request for an owner named `name` goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequestPath {
+    /// `GET` of one object (possibly another than the name says).
+    Object {
+        /// Its group.
+        group: String,
+        /// Its resource.
+        plural: String,
+        /// Its namespace (`""`: cluster-scoped).
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+    /// A subresource of an object.
+    Subresource {
+        /// The object's group.
+        group: String,
+        /// Its resource.
+        plural: String,
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+    /// Not an object: a list or a discovery document (the GC's decode fails), or a path
+    /// outside the API.
+    Fails(String),
+}
+
+/// The path the GC's metadata client requests for the owner `name` of resource `plural` in
+/// group `group` (namespace `namespace` when `namespaced`): the URL segments joined with Go's
+/// `path.Join` (empty segments and `.` dropped, `..` removing the one before), then read back
+/// the way the API server routes it. The group version is irrelevant to where it lands.
+pub fn request_path(
+    group: &str,
+    namespaced: bool,
+    namespace: &str,
+    plural: &str,
+    name: &str,
+) -> RequestPath {
+    let mut segs: Vec<&str> = Vec::new();
+    let prefix: Vec<&str> = if group.is_empty() {
+        vec!["api", "v"]
+    } else {
+        vec!["apis", group, "v"]
+    };
+    let mut raw: Vec<&str> = prefix.clone();
+    if namespaced {
+        raw.push("namespaces");
+        raw.push(namespace);
+    }
+    raw.push(plural);
+    raw.extend(name.split('/'));
+    for s in raw {
+        match s {
+            "" | "." => {}
+            ".." => {
+                segs.pop();
+            }
+            s => segs.push(s),
+        }
+    }
+    let fails = |what: &str| {
+        RequestPath::Fails(format!(
+            "the GC's GET of the owner name {name:?} reaches {what}, not an object"
+        ))
+    };
+    let (g, rest): (&str, &[&str]) = match segs.as_slice() {
+        ["api", "v", rest @ ..] => ("", rest),
+        ["apis", g, "v", rest @ ..] => (g, rest),
+        [] | ["api"] | ["apis"] | ["apis", _] => return fails("a discovery document"),
+        _ => return fails("a path outside the API"),
+    };
+    let object = |plural: &str, namespace: &str, name: &str, sub: bool| {
+        let (group, plural, namespace, name) = (
+            g.to_owned(),
+            plural.to_owned(),
+            namespace.to_owned(),
+            name.to_owned(),
+        );
+        if sub {
+            RequestPath::Subresource {
+                group,
+                plural,
+                namespace,
+                name,
+            }
+        } else {
+            RequestPath::Object {
+                group,
+                plural,
+                namespace,
+                name,
+            }
+        }
+    };
+    match rest {
+        [] => fails("a discovery document"),
+        ["namespaces", ns, plural, name, more @ ..] => object(plural, ns, name, !more.is_empty()),
+        ["namespaces", _, _] => fails("a list"),
+        [plural] => fails(&format!("the list of {plural}")),
+        [plural, name, more @ ..] => object(plural, "", name, !more.is_empty()),
     }
 }

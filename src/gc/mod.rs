@@ -11,7 +11,8 @@
 //! | [`attempt_to_orphan`] | `attemptToOrphanWorker` / `orphanDependents` |
 //! | [`state`] | the cluster as the workers see it, and the `absentOwnerCache` |
 //! | [`rules`] | what changes by release |
-//! | [`plan`] | the workers run to a fixpoint: actions in waves, end states |
+//! | [`simulation`] | the event flow and work queues after a start, step by step |
+//! | [`plan`] | the simulation in every open order: actions, end states, order-dependent outcomes |
 //!
 //! It imports only `model`, `snapshot` and `catalog`; everything that judges what the
 //! GC does (findings, restart and upgrade checks) is built on top, in [`crate::diagnose`].
@@ -25,13 +26,13 @@ pub mod object_ref;
 pub mod plan;
 pub mod rest_mapper;
 pub mod rules;
-mod simulate;
+pub mod simulation;
 pub mod state;
 
 pub use attempt_to_delete::{Policy, Verdict};
 pub use classify::{Dangling, RefClass};
 pub use object_ref::ObjectRef;
-pub use plan::{Action, EndState, Outcome, Plan, Reason, UserDelete, Verb};
+pub use plan::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, UserDelete, Verb};
 pub use rules::Rules;
 pub use state::State;
 

@@ -214,8 +214,47 @@ impl RestMapper {
         m
     }
 
+    /// The group/resource listed as `group`/`plural`, if the input has it.
+    pub fn gr_by_plural(&self, group: &str, plural: &str) -> Option<GrId> {
+        self.grs
+            .iter()
+            .position(|g| g.group == group && g.plural == plural)
+            .map(|i| GrId(i as u32))
+    }
+
     fn map_uncached(&self, api_version: &str, kind: &str) -> Mapping {
-        let Some((group, version)) = split_api_version(api_version) else {
+        let m = self.map_group_version_kind(api_version, kind);
+        // Core `events` and `events.k8s.io` `events` serve the same stored objects (gc-model
+        // §5.2): a reference to one finds the objects the input listed under the other.
+        let group = match &m {
+            Mapping::Resolved(gr) => {
+                let g = &self.grs[gr.0 as usize];
+                if g.plural != "events" || listed(&g.coverage) {
+                    return m;
+                }
+                g.group.as_str()
+            }
+            Mapping::Unlisted { .. } if kind.eq_ignore_ascii_case("event") => {
+                match parse_group_version(api_version) {
+                    Some((g, _)) => g,
+                    None => return m,
+                }
+            }
+            _ => return m,
+        };
+        let other = match group {
+            "" => "events.k8s.io",
+            "events.k8s.io" => "",
+            _ => return m,
+        };
+        match self.gr_by_plural(other, "events") {
+            Some(gr) if listed(&self.grs[gr.0 as usize].coverage) => Mapping::Resolved(gr),
+            _ => m,
+        }
+    }
+
+    fn map_group_version_kind(&self, api_version: &str, kind: &str) -> Mapping {
+        let Some((group, version)) = parse_group_version(api_version) else {
             return Mapping::Unresolvable(format!("apiVersion {api_version:?} does not parse"));
         };
         if kind.is_empty() {
@@ -317,6 +356,22 @@ impl RestMapper {
         let g = self.gr(*gr);
         (g.kind == base).then_some(g.namespaced)
     }
+}
+
+fn listed(c: &ListOutcome) -> bool {
+    matches!(c, ListOutcome::Complete | ListOutcome::Partial { .. })
+}
+
+/// `schema.ParseGroupVersion` as the GC's REST mapper applies it (gc-model §5.3): `"v1"` and
+/// `"/v1"` are both core `v1` (a leading slash leaves the group empty); `"a/b/c"` does not
+/// parse; an empty version never maps.
+pub fn parse_group_version(api_version: &str) -> Option<(&str, &str)> {
+    let (group, version) = match api_version.split_once('/') {
+        None => ("", api_version),
+        Some((g, v)) if !v.contains('/') => (g, v),
+        Some(_) => return None,
+    };
+    (!version.is_empty()).then_some((group, version))
 }
 
 fn not_served(group: &str, version: &str, kind: &str, at: Option<KubeVersion>) -> String {

@@ -248,9 +248,9 @@ pub fn help(code: Code) -> CodeHelp {
             "Fix or remove the reference before the restart if the object must survive.",
         ),
         Code::RestartOrderDependent => (
-            "GC < 1.20: a restart may delete this object, depending on list order.",
-            "Before 1.20 the absent-owner cache is keyed by UID alone (kubernetes#65200): whether this object is deleted depends on the order the informers list objects.",
-            "Fix the bad references that share the UID, or upgrade to 1.20 or later.",
+            "What a restarted GC does to this object depends on an order upstream does not fix.",
+            "A freshly started GC processes objects in the order its informers deliver them and its requests return; one of those orders deletes something meant to live (before 1.20 the absent-owner cache is keyed by UID alone, kubernetes#65200).",
+            "Fix the references the outcome depends on (e.g. bad references that share an owner's UID), or upgrade to 1.20 or later.",
         ),
         Code::UpgradeBehaviourChange => (
             "An upgrade changes what the GC does to this object.",
@@ -271,6 +271,16 @@ pub fn help(code: Code) -> CodeHelp {
             "Garbage a restarted GC never evaluates.",
             "An unmappable virtual owner, or (GC 1.20, kubernetes#98040) an informer order, keeps a restarted GC from ever looking at this dependent.",
             "Delete the dependent by hand, or fix its reference.",
+        ),
+        Code::OrderDependent => (
+            "The GC's end state for this object depends on an order upstream does not fix.",
+            "Depending on the order in which the GC's informers deliver objects or its requests complete, the running GC leaves this object in different end states (deleted, terminating or kept).",
+            "Fix the references the outcome depends on, so that every order ends the same way.",
+        ),
+        Code::OwnerNameNotRequestable => (
+            "The owner's name is not a valid path segment ('.', '..', '/' or '%').",
+            "The GC's metadata client joins the owner's name into the request path, so the owner is never requested as named: the GC never resolves it and retries the dependent forever.",
+            "Fix the ownerReference's name, or remove the reference.",
         ),
     };
     CodeHelp { short, full, fix }

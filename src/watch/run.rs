@@ -38,8 +38,11 @@ pub struct Config {
     /// Resources listed at the same time (initial lists, relists) and discovery documents
     /// fetched at the same time.
     pub concurrency: usize,
-    /// `limit` per list page.
+    /// `limit` of the first list page.
     pub page_size: u32,
+    /// Pages grow up to this `limit` while the server answers quickly (`None`: fixed pages,
+    /// as with `--chunk-size`).
+    pub max_page_size: Option<u32>,
     /// Discovery refresh and time-based re-evaluation period (the GC's resync: 30 s).
     pub resync: Duration,
     /// Serve `/metrics`, `/healthz`, `/readyz` here.
@@ -55,7 +58,8 @@ impl Default for Config {
         Config {
             gc_version: None,
             concurrency: 8,
-            page_size: 500,
+            page_size: crate::source::live::DEFAULT_PAGE_SIZE,
+            max_page_size: Some(crate::source::live::DEFAULT_MAX_PAGE_SIZE),
             resync: Duration::from_secs(30),
             metrics_addr: None,
             watch_timeout: Duration::from_secs(240),
@@ -125,6 +129,7 @@ impl Loop<'_> {
         let opts = WatchOptions {
             request_timeout: self.conn.request_timeout,
             page_size: self.cfg.page_size,
+            max_page_size: self.cfg.max_page_size,
             watch_timeout: self.cfg.watch_timeout,
             list_permits: Some(self.list_permits.clone()),
         };

@@ -19,6 +19,7 @@ mod apply;
 mod apply_safety;
 mod check;
 mod cli;
+mod differential;
 mod fleet;
 mod generate;
 mod graph;
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 10] = [
+    let suites: [&dyn harness::AnySuite; 11] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         &generate::SUITE,
         &fleet::SUITE,
         &watch::SUITE,
+        &differential::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }

@@ -2,3 +2,5 @@
 
 mod audit;
 mod check;
+mod fidelity;
+mod version_matrix;

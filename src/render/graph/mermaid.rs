@@ -109,7 +109,9 @@ pub fn write(w: &mut dyn Write, sub: &Subgraph<'_>) -> io::Result<()> {
         let colour = match c {
             RefClassLabel::Dangling => "#d62728",
             RefClassLabel::Waiting => "#e6a700",
-            RefClassLabel::Unresolvable | RefClassLabel::InvalidScope => "#9467bd",
+            RefClassLabel::Unresolvable
+            | RefClassLabel::InvalidScope
+            | RefClassLabel::Unrequestable => "#9467bd",
             RefClassLabel::Unknown | RefClassLabel::Solid => "#7f7f7f",
         };
         let list: Vec<String> = edges.iter().map(usize::to_string).collect();

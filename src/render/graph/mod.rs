@@ -125,6 +125,7 @@ pub fn class_label(c: &RefClass) -> RefClassLabel {
         RefClass::Dangling(_) => RefClassLabel::Dangling,
         RefClass::Unresolvable { .. } => RefClassLabel::Unresolvable,
         RefClass::InvalidScope => RefClassLabel::InvalidScope,
+        RefClass::Unrequestable { .. } => RefClassLabel::Unrequestable,
         RefClass::Unknown { .. } => RefClassLabel::Unknown,
     }
 }
@@ -137,6 +138,7 @@ pub fn class_text(c: RefClassLabel) -> &'static str {
         RefClassLabel::Dangling => "dangling",
         RefClassLabel::Unresolvable => "unresolvable",
         RefClassLabel::InvalidScope => "invalid-scope",
+        RefClassLabel::Unrequestable => "unrequestable",
         RefClassLabel::Unknown => "unknown",
     }
 }

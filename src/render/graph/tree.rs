@@ -88,7 +88,9 @@ fn class_paint(c: RefClassLabel) -> Paint {
         RefClassLabel::Solid => Paint::Green,
         RefClassLabel::Waiting => Paint::Yellow,
         RefClassLabel::Dangling => Paint::Red,
-        RefClassLabel::Unresolvable | RefClassLabel::InvalidScope => Paint::Magenta,
+        RefClassLabel::Unresolvable
+        | RefClassLabel::InvalidScope
+        | RefClassLabel::Unrequestable => Paint::Magenta,
         RefClassLabel::Unknown => Paint::Blue,
     }
 }

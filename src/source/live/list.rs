@@ -43,15 +43,16 @@ pub(crate) const PAGE_TIME_TARGET: Duration = Duration::from_millis(500);
 
 /// The `limit` of the next page of one resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PageSizer {
-    limit: u32,
+pub(crate) struct PageSizer {
+    /// The next page's `limit`.
+    pub(crate) limit: u32,
     first: u32,
     max: u32,
 }
 
 impl PageSizer {
     /// Starts at `first`; grows up to `max` (`None`: every page asks for `first`).
-    fn new(first: u32, max: Option<u32>) -> Self {
+    pub(crate) fn new(first: u32, max: Option<u32>) -> Self {
         let first = first.max(1);
         PageSizer {
             limit: first,
@@ -61,7 +62,7 @@ impl PageSizer {
     }
 
     /// Adjusts the limit after a page that took `elapsed` and was `full` (more pages follow).
-    fn after_page(&mut self, elapsed: Duration, full: bool) {
+    pub(crate) fn after_page(&mut self, elapsed: Duration, full: bool) {
         if !full {
             return;
         }

@@ -71,9 +71,11 @@ struct List {
     items: Vec<Item>,
 }
 
-/// `ListMeta`: only the continue token.
+/// `ListMeta`: the resourceVersion (where `watch` starts) and the continue token.
 #[derive(Clone, PartialEq, Message)]
 struct ListMeta {
+    #[prost(bytes = "bytes", tag = "2")]
+    resource_version: Bytes,
     #[prost(bytes = "bytes", tag = "3")]
     continue_: Bytes,
 }
@@ -213,6 +215,15 @@ impl Page {
             .as_ref()
             .filter(|m| !m.continue_.is_empty())
             .map(|m| text(&m.continue_).into_owned())
+    }
+
+    /// The list's resourceVersion (where a watch of the collection starts).
+    pub fn resource_version(&self) -> String {
+        self.list
+            .metadata
+            .as_ref()
+            .map(|m| text(&m.resource_version).into_owned())
+            .unwrap_or_default()
     }
 
     /// Each item's metadata, borrowing from the page.

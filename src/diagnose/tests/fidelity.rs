@@ -1,0 +1,322 @@
+//! Issue 14 ("GC fidelity, round 2"): each test pins one case the real GC decides differently
+//! from a synchronous, wave-by-wave reading of the rules. The comment of each test names the
+//! upstream function (`pkg/controller/garbagecollector`) whose behaviour it follows.
+
+use crate::catalog::KubeVersion;
+use crate::diagnose::restart;
+use crate::gc::plan::{EndState, Plan, UserDelete, Verb};
+use crate::gc::{GarbageCollector, Policy};
+use crate::model::ObjId;
+use crate::snapshot::Snapshot;
+use crate::testkit::Cluster;
+
+fn obj(snap: &Snapshot, name: &str) -> ObjId {
+    snap.store
+        .ids()
+        .find(|&id| snap.store.str(snap.store.object(id).name) == name)
+        .unwrap_or_else(|| panic!("no object {name}"))
+}
+
+/// The end state of `name` in the plan's order (the order the GC takes when nothing races).
+fn end(plan: &Plan, snap: &Snapshot, name: &str) -> EndState {
+    let id = obj(snap, name);
+    if !plan.end.exists(id) {
+        EndState::Deleted
+    } else if plan.end.being_deleted(id) {
+        EndState::Terminating {
+            finalizers: plan.end.finalizers(&snap.store, id).to_vec(),
+        }
+    } else {
+        EndState::Kept
+    }
+}
+
+/// The other end states the plan reports for `name` (order-dependent outcomes).
+fn alternatives(plan: &Plan, snap: &Snapshot, name: &str) -> Vec<EndState> {
+    let id = obj(snap, name);
+    plan.outcomes
+        .iter()
+        .filter(|o| o.target == id)
+        .flat_map(|o| o.alternatives.iter().map(|a| a.state.clone()))
+        .collect()
+}
+
+fn deletes(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
+    let id = obj(snap, name);
+    plan.actions
+        .iter()
+        .any(|a| a.target == id && a.verb == Verb::Delete)
+}
+
+fn terminating_with(snap: &Snapshot, f: &[&str]) -> EndState {
+    EndState::Terminating {
+        finalizers: f
+            .iter()
+            .map(|x| snap.store.strings.get(x).expect("interned finalizer"))
+            .collect(),
+    }
+}
+
+const V1_20_2: KubeVersion = KubeVersion::release(20, 2);
+
+// ---- 1: the GC's queue order -------------------------------------------------------------
+
+/// Case 1, as measured against the real v1.20.2 GC: a dependent of an owner being deleted with
+/// the orphan policy and of a missing owner. After a start, `processTransitions` sends the
+/// orphaning owner to attemptToOrphan at once and `orphanDependents` removes its reference in
+/// the first round trip; the dependent reaches `attemptToDeleteItem` only after its missing
+/// owner's virtual node was verified absent and the virtual delete event processed
+/// (`processGraphChanges`), by which time its only reference left is dangling: deleted (the
+/// order the GC takes when nothing races; the real v1.20.2 GC deleted it in every run).
+#[test]
+fn queue_order_orphaned_dependent_of_a_missing_owner_is_deleted_after_a_start() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "orphaning", "u-a")
+        .deleting()
+        .finalizers(&["orphan"]);
+    c.obj("v1", "Secret", "ns", "dependent", "u-d")
+        .owner("v1", "ConfigMap", "orphaning", "u-a")
+        .owner("v1", "ConfigMap", "ghost", "u-ghost");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    assert_eq!(end(&r.plan, &s, "dependent"), EndState::Deleted);
+    // The orphan PATCH leads by one round trip only, and nothing upstream orders the two
+    // workers (a start fills both queues at once): held back, it lands after the dependent's
+    // evaluation, which then strips the dangling reference and keeps it. The plan says so.
+    assert_eq!(alternatives(&r.plan, &s, "dependent"), vec![EndState::Kept]);
+    assert_eq!(end(&r.plan, &s, "orphaning"), EndState::Deleted);
+    // An order-dependent object is never acted on by the plan (collect --apply).
+    assert!(!deletes(&r.plan, &s, "dependent"));
+}
+
+/// Case 1's false deletions: a dependent that names an orphaning owner by UID with the wrong
+/// kind is queued by the add event (`addDependentToOwners`: coordinates disagree with the
+/// observed owner) and at the same time `attemptToOrphanWorker` patches the reference away.
+/// The orphan patch is one round trip; the dependent's evaluation needs three (GET it, GET the
+/// owner, DELETE), so the patch lands first and the dependent survives (the real GC, every
+/// run). Nothing upstream orders the two workers, so the plan says so: kept, or deleted, and no
+/// DELETE in its actions.
+#[test]
+fn queue_order_orphan_patch_lands_before_the_delete_of_a_wrong_kind_dependent() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Secret", "ns", "orphaning", "u-a")
+        .deleting()
+        .finalizers(&["orphan"]);
+    c.obj("v1", "ConfigMap", "ns", "dependent", "u-d")
+        .owner("v1", "ConfigMap", "orphaning", "u-a")
+        .block(true);
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    for plan in [restart::predict(&gc).plan, Plan::steady_state(&gc)] {
+        assert_eq!(end(&plan, &s, "dependent"), EndState::Kept);
+        assert!(!deletes(&plan, &s, "dependent"), "{:?}", plan.actions);
+        assert_eq!(
+            alternatives(&plan, &s, "dependent"),
+            vec![EndState::Deleted],
+            "order-dependent"
+        );
+        assert_eq!(end(&plan, &s, "orphaning"), EndState::Deleted);
+    }
+}
+
+// ---- 2: unmonitored owners that exist ----------------------------------------------------
+
+/// An `events.k8s.io` Event (not monitored from v1.25, #110888) is a virtual node when it is
+/// referenced as an owner. `attemptToDeleteWorker` runs the full `attemptToDeleteItem` on
+/// every poll of a virtual node: the GET finds the Event, its own ownerReferences are
+/// classified, none is solid, so the GC deletes it; the next poll 404s, the virtual delete
+/// event enqueues its dependents, which are now dangling.
+fn event_owner(event_owner_exists: bool) -> Snapshot {
+    let mut c = Cluster::new();
+    c.resource("events.k8s.io", "v1", "Event", "events", true);
+    if event_owner_exists {
+        c.obj("v1", "Pod", "ns", "pod", "u-pod");
+    }
+    c.obj("events.k8s.io/v1", "Event", "ns", "ev", "u-ev")
+        .owner("v1", "Pod", "pod", "u-pod");
+    c.obj("v1", "ConfigMap", "ns", "dependent", "u-d").owner(
+        "events.k8s.io/v1",
+        "Event",
+        "ev",
+        "u-ev",
+    );
+    c.build()
+}
+
+#[test]
+fn unmonitored_owner_without_a_solid_owner_is_deleted_by_the_virtual_node_poll() {
+    let s = event_owner(false);
+    let gc = GarbageCollector::new(&s, KubeVersion::release(25, 0));
+    for plan in [restart::predict(&gc).plan, Plan::steady_state(&gc)] {
+        assert_eq!(end(&plan, &s, "ev"), EndState::Deleted);
+        assert_eq!(end(&plan, &s, "dependent"), EndState::Deleted);
+    }
+    // With its own owner alive, the poll finds nothing to do: both stay.
+    let s = event_owner(true);
+    let gc = GarbageCollector::new(&s, KubeVersion::release(25, 0));
+    for plan in [restart::predict(&gc).plan, Plan::steady_state(&gc)] {
+        assert_eq!(end(&plan, &s, "ev"), EndState::Kept);
+        assert_eq!(end(&plan, &s, "dependent"), EndState::Kept);
+    }
+}
+
+// ---- 3: core Events before 1.25 ----------------------------------------------------------
+
+/// Until #110888 (v1.25) the GC ignores only core `""/events`; the same stored Events are served
+/// and monitored as `events.k8s.io` events (`GetDeletableResources` minus the ignored list), so
+/// an Event whose owner is gone is collected (`attemptToDeleteItem` row 10). A file input lists
+/// them as core `v1` only.
+#[test]
+fn core_event_with_a_missing_owner_is_collected_before_1_25_only() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Event", "ns", "ev", "u-ev")
+        .owner("v1", "Pod", "gone", "u-gone");
+    let s = c.build();
+    for (v, expected) in [
+        (KubeVersion::release(24, 17), EndState::Deleted),
+        (KubeVersion::release(25, 0), EndState::Kept),
+    ] {
+        let gc = GarbageCollector::new(&s, v);
+        assert_eq!(end(&Plan::steady_state(&gc), &s, "ev"), expected, "GC {v}");
+    }
+}
+
+// ---- 5: apiVersion "/v1" -----------------------------------------------------------------
+
+/// `schema.ParseGroupVersion("/v1")` is core v1 (the REST mapping succeeds and the API server
+/// accepts the reference): an existing owner named that way is solid, a missing one dangling.
+#[test]
+fn slash_v1_parses_as_core_v1() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "owner", "u-o");
+    c.obj("v1", "Secret", "ns", "kept", "u-k")
+        .owner("/v1", "ConfigMap", "owner", "u-o");
+    c.obj("v1", "Secret", "ns", "orphan", "u-x")
+        .owner("/v1", "ConfigMap", "gone", "u-gone");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let plan = Plan::steady_state(&gc);
+    assert_eq!(end(&plan, &s, "kept"), EndState::Kept);
+    assert_eq!(end(&plan, &s, "orphan"), EndState::Deleted);
+}
+
+/// When the `/v1` owner is already gone at a start, its virtual node carries the identity
+/// `/v1`, but `enqueueVirtualDeleteEvent` rebuilds the event's group version with
+/// `ParseGroupVersion`, so the virtual delete says `v1`: `processGraphChanges` finds the
+/// identities differ and `partitionDependents` matches no dependent, so the virtual node is
+/// kept and the dependent is never enqueued (stranded).
+#[test]
+fn slash_v1_owner_gone_at_a_start_strands_its_dependent() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Secret", "ns", "dependent", "u-d")
+        .owner("/v1", "ConfigMap", "gone", "u-gone");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    assert_eq!(end(&r.plan, &s, "dependent"), EndState::Kept);
+    let d = obj(&s, "dependent");
+    assert!(r.stranded.iter().any(|x| x.object == d), "{:?}", r.stranded);
+    // Not because the reference is unusable: a GC that was running when the owner went (it
+    // observed the owner, so its delete event carries the informer's "v1") collects it.
+    assert_eq!(
+        end(&Plan::steady_state(&gc), &s, "dependent"),
+        EndState::Deleted
+    );
+    // The same dependent with "v1" is collected.
+    let mut c = Cluster::new();
+    c.obj("v1", "Secret", "ns", "dependent", "u-d")
+        .owner("v1", "ConfigMap", "gone", "u-gone");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    assert_eq!(
+        end(&restart::predict(&gc).plan, &s, "dependent"),
+        EndState::Deleted
+    );
+}
+
+// ---- 6: resources without GC policies ----------------------------------------------------
+
+/// Events use `rest.Unsupported` as their delete strategy: `BeforeDelete` adds no orphan or
+/// foregroundDeletion finalizer whatever the propagation policy, so the Event is gone at once.
+#[test]
+fn event_delete_with_a_propagation_policy_is_immediate() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Event", "ns", "ev", "u-ev");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, KubeVersion::v1(28));
+    for policy in [Policy::Foreground, Policy::Orphan, Policy::Background] {
+        let plan = Plan::preview_delete(
+            &gc,
+            UserDelete {
+                target: obj(&s, "ev"),
+                policy: Some(policy),
+            },
+        );
+        assert_eq!(end(&plan, &s, "ev"), EndState::Deleted, "{policy:?}");
+    }
+}
+
+// ---- 7: namespaces -----------------------------------------------------------------------
+
+/// A deleted Namespace keeps its `kubernetes` spec finalizer until the namespace controller has
+/// deleted everything in it; content held by a finalizer keeps the namespace terminating.
+#[test]
+fn deleted_namespace_stays_terminating_while_its_content_is_deleted() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Namespace", "", "team", "u-ns");
+    c.obj("v1", "ConfigMap", "team", "cm", "u-cm");
+    c.obj("v1", "Secret", "team", "held", "u-s")
+        .finalizers(&["example.com/hold"]);
+    c.obj("v1", "ConfigMap", "other", "elsewhere", "u-e");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, KubeVersion::v1(28));
+    let plan = Plan::preview_delete(
+        &gc,
+        UserDelete {
+            target: obj(&s, "team"),
+            policy: None,
+        },
+    );
+    assert_eq!(end(&plan, &s, "cm"), EndState::Deleted);
+    assert_eq!(
+        end(&plan, &s, "held"),
+        terminating_with(&s, &["example.com/hold"])
+    );
+    assert!(matches!(
+        end(&plan, &s, "team"),
+        EndState::Terminating { .. }
+    ));
+    assert_eq!(end(&plan, &s, "elsewhere"), EndState::Kept);
+    // Without the held Secret the namespace goes once it is empty.
+    let mut c = Cluster::new();
+    c.obj("v1", "Namespace", "", "team", "u-ns");
+    c.obj("v1", "ConfigMap", "team", "cm", "u-cm");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, KubeVersion::v1(28));
+    let plan = Plan::preview_delete(
+        &gc,
+        UserDelete {
+            target: obj(&s, "team"),
+            policy: None,
+        },
+    );
+    assert_eq!(end(&plan, &s, "cm"), EndState::Deleted);
+    assert_eq!(end(&plan, &s, "team"), EndState::Deleted);
+}
+
+/// An operator's Namespace whose owner is gone is garbage (`attemptToDeleteItem` row 10): the
+/// GC's DELETE starts the namespace deletion and the namespace controller takes its content.
+/// (A cluster-scoped owner kind: from v1.20 a namespaced one makes the Namespace dropped.)
+#[test]
+fn namespace_with_a_missing_owner_takes_its_content_with_it() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Namespace", "", "tenant", "u-ns")
+        .owner("v1", "Node", "gone", "u-gone");
+    c.obj("v1", "ConfigMap", "tenant", "cm", "u-cm");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, KubeVersion::v1(28));
+    let plan = Plan::steady_state(&gc);
+    assert_eq!(end(&plan, &s, "cm"), EndState::Deleted);
+    assert_eq!(end(&plan, &s, "tenant"), EndState::Deleted);
+}

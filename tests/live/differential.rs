@@ -1,0 +1,880 @@
+//! Differential test: kubectl-gc's prediction against the real garbage collector
+//! (kube-controller-manager v1.20.2, `../shared/k8s-testenv`), object by object.
+//!
+//! 1. A control plane **without** the GC. Random ownership forests (deterministic seed) are
+//!    created and put in random deletion states while no GC runs: owners deleted with the
+//!    Orphan or Foreground policy stay terminating with the `orphan` / `foregroundDeletion`
+//!    finalizer, objects held by a custom finalizer stay terminating, owners deleted in the
+//!    background are gone (their dependents' references dangle), references point at owners
+//!    that never existed, into other namespaces, with wrong kinds or names, with every
+//!    `blockOwnerDeletion` value, several per object; ConfigMaps, Secrets (a second informer)
+//!    and ClusterRoles (cluster-scoped).
+//! 2. `kubectl gc snapshot -A`, and kubectl-gc's predictions from that snapshot:
+//!    * **restart** (`check restart`, gc-model §6.22 / Appendix D.6): what a GC that *starts*
+//!      on this cluster does. This is the prediction the real GC is held to: the state arose
+//!      while no GC ran, so the GC that starts now sees it exactly as a restarted one does.
+//!    * **collect** (`collect`, the steady-state plan: every object visited, as by a GC that
+//!      was running while the state arose). Reported for information: where the two differ,
+//!      the difference is the order in which the state arose, which no snapshot records
+//!      (fidelity-review F1 scenario 3).
+//! 3. The real GC is started on the same API server and left until quiescent (both work
+//!    queues empty and no harness object changed for a while); then every harness object's end
+//!    state (gone, or present with terminating flag, finalizers and ownerReference UIDs) is
+//!    compared with each prediction. Where the prediction lists several possible end states
+//!    (order-dependent), the real one must be among them.
+//!
+//! Configuration (environment):
+//! * `KGC_DIFF_SCALE`: `ci` (default, a few minutes) or `large` (~1,000 forests, manual);
+//! * `KGC_DIFF_SEED`: the seed (default 1); the same seed creates the same forests;
+//! * `KGC_DIFF_FORESTS`: override the number of forests;
+//! * `KGC_DIFF_GC_SYNCS`: the GC's workers per queue (`--concurrent-gc-syncs`, default 1000);
+//! * `KGC_DIFF_KEEP_SNAPSHOT`: copy the snapshot there (to replay the prediction offline).
+//!
+//! **Timing.** kubectl-gc predicts the order the GC takes when nothing races: every queued item
+//! is taken by a worker at once, each API round trip is one time step, and where two workers
+//! touch one object in the same step the outcome is reported as order-dependent. A GC with
+//! the default 20 workers per queue and a start that queues thousands of items processes them
+//! in FIFO batches instead, and two causally independent chains (say, the orphaning of one
+//! owner and the verification of another object's missing owner) can then finish in either
+//! order. The harness therefore runs the GC with enough workers (and API client limits) that
+//! the queues never wait; `KGC_DIFF_GC_SYNCS=20` shows what queue contention adds.
+//!
+//! Prints every disagreement with its forest (objects, references, deletion states) and the
+//! two end states, then a summary line; fails when the restart prediction disagrees anywhere.
+//! The live suite `differential`: `cargo test --test live -- differential`.
+
+use crate::harness::{Suite, Test};
+use crate::testenv::{self, TestEnv};
+use kubectl_gc::diagnose::restart;
+use kubectl_gc::gc::{EndState as EndOf, GarbageCollector, Plan, State};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LABEL: &str = "kgc-diff";
+const NAMESPACES: &[&str] = &["diff-a", "diff-b", "diff-c"];
+const HOLD: &str = "example.com/hold";
+
+pub struct Ctx {
+    env: TestEnv,
+}
+
+pub const SUITE: Suite<Ctx> = Suite {
+    name: "differential",
+    setup: || {
+        Ok(Ctx {
+            env: TestEnv::start(false)?,
+        })
+    },
+    tests: &[Test {
+        name: "restart_prediction_equals_the_v1_20_2_gc",
+        needs: &[],
+        run: |ctx| {
+            let scale = std::env::var("KGC_DIFF_SCALE").unwrap_or_else(|_| "ci".into());
+            let seed: u64 = std::env::var("KGC_DIFF_SEED")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(1);
+            let forests: usize = std::env::var("KGC_DIFF_FORESTS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(if scale == "large" { 1000 } else { 200 });
+            assert!(
+                run(&ctx.env, seed, forests),
+                "the restart prediction disagrees with the real GC (seed {seed}, {forests} forests)"
+            );
+        },
+    }],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic randomness (splitmix64: no dependency, same sequence everywhere).
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    ConfigMap,
+    Secret,
+    ClusterRole,
+}
+
+impl Kind {
+    fn api_version(self) -> &'static str {
+        match self {
+            Kind::ConfigMap | Kind::Secret => "v1",
+            Kind::ClusterRole => "rbac.authorization.k8s.io/v1",
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Kind::ConfigMap => "ConfigMap",
+            Kind::Secret => "Secret",
+            Kind::ClusterRole => "ClusterRole",
+        }
+    }
+    fn plural(self) -> &'static str {
+        match self {
+            Kind::ConfigMap => "configmaps",
+            Kind::Secret => "secrets",
+            Kind::ClusterRole => "clusterroles",
+        }
+    }
+    fn namespaced(self) -> bool {
+        self != Kind::ClusterRole
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Delete {
+    Background,
+    Orphan,
+    Foreground,
+}
+
+/// How a reference to an existing object is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Twist {
+    Exact,
+    WrongKind,
+    WrongName,
+}
+
+#[derive(Clone, Debug)]
+enum Target {
+    /// Another object of the forest (index into `Scenario::objects`).
+    Object(usize, Twist),
+    /// An owner that never existed.
+    Missing {
+        kind: Kind,
+        name: String,
+        uid: String,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct RefSpec {
+    target: Target,
+    block: Option<bool>,
+    controller: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Obj {
+    forest: usize,
+    kind: Kind,
+    ns: Option<&'static str>,
+    name: String,
+    refs: Vec<RefSpec>,
+    hold: bool,
+    delete: Option<Delete>,
+    level: usize,
+}
+
+impl Obj {
+    fn key(&self) -> String {
+        format!(
+            "{}/{}/{}",
+            self.kind.name(),
+            self.ns.unwrap_or(""),
+            self.name
+        )
+    }
+}
+
+fn generate(seed: u64, forests: usize) -> Vec<Obj> {
+    let mut rng = Rng(seed);
+    let mut out: Vec<Obj> = Vec::new();
+    for f in 0..forests {
+        let base = out.len();
+        let home = NAMESPACES[f % NAMESPACES.len()];
+        let n = 1 + rng.below(3) + rng.below(4);
+        let mut missing: Vec<(Kind, String, String)> = Vec::new();
+        for j in 0..n {
+            let kind = match rng.below(100) {
+                0..=69 => Kind::ConfigMap,
+                70..=89 => Kind::Secret,
+                _ => Kind::ClusterRole,
+            };
+            let ns = if !kind.namespaced() {
+                None
+            } else if rng.chance(8) {
+                Some(NAMESPACES[(f + 1 + rng.below(NAMESPACES.len() - 1)) % NAMESPACES.len()])
+            } else {
+                Some(home)
+            };
+            let name = if kind.namespaced() {
+                format!("f{f}-{j}")
+            } else {
+                format!("diff-f{f}-{j}")
+            };
+            let wanted = if j == 0 {
+                usize::from(rng.chance(35))
+            } else {
+                1 + usize::from(rng.chance(35))
+            };
+            let mut refs: Vec<RefSpec> = Vec::new();
+            let mut seen: BTreeSet<String> = BTreeSet::new();
+            for _ in 0..wanted {
+                let target = if j > 0 && rng.chance(72) {
+                    let t = base + rng.below(j);
+                    let twist = match rng.below(100) {
+                        0..=4 => Twist::WrongKind,
+                        5..=7 => Twist::WrongName,
+                        _ => Twist::Exact,
+                    };
+                    if !seen.insert(format!("o{t}")) {
+                        continue;
+                    }
+                    Target::Object(t, twist)
+                } else {
+                    if missing.is_empty() || rng.chance(40) {
+                        let mk = match rng.below(100) {
+                            0..=69 => Kind::ConfigMap,
+                            70..=84 => Kind::Secret,
+                            _ => Kind::ClusterRole,
+                        };
+                        let k = missing.len();
+                        missing.push((
+                            mk,
+                            format!("ghost-{f}-{k}"),
+                            format!("00000000-0000-4000-8000-0000{:04x}{:04x}", f, k),
+                        ));
+                    }
+                    let (kind, name, uid) = missing[rng.below(missing.len())].clone();
+                    if !seen.insert(uid.clone()) {
+                        continue;
+                    }
+                    Target::Missing { kind, name, uid }
+                };
+                let block = match rng.below(10) {
+                    0..=3 => None,
+                    4..=7 => Some(true),
+                    _ => Some(false),
+                };
+                let controller = refs.iter().all(|r| !r.controller) && rng.chance(30);
+                refs.push(RefSpec {
+                    target,
+                    block,
+                    controller,
+                });
+            }
+            let level = refs
+                .iter()
+                .filter_map(|r| match r.target {
+                    Target::Object(t, _) => Some(out[t].level + 1),
+                    Target::Missing { .. } => None,
+                })
+                .max()
+                .unwrap_or(0);
+            let hold = rng.chance(15);
+            let delete = match rng.below(100) {
+                0..=64 => None,
+                65..=76 => Some(Delete::Background),
+                77..=88 => Some(Delete::Orphan),
+                _ => Some(Delete::Foreground),
+            };
+            out.push(Obj {
+                forest: f,
+                kind,
+                ns,
+                name,
+                refs,
+                hold,
+                delete,
+                level,
+            });
+        }
+    }
+    out
+}
+
+fn manifest(o: &Obj, objs: &[Obj], uids: &BTreeMap<String, String>) -> Value {
+    let refs: Vec<Value> = o
+        .refs
+        .iter()
+        .map(|r| {
+            let (api, kind, name, uid) = match &r.target {
+                Target::Object(t, twist) => {
+                    let t = &objs[*t];
+                    let (api, kind) = match (twist, t.kind) {
+                        (Twist::WrongKind, Kind::ConfigMap) => ("v1", "Secret"),
+                        (Twist::WrongKind, _) => ("v1", "ConfigMap"),
+                        _ => (t.kind.api_version(), t.kind.name()),
+                    };
+                    let name = match twist {
+                        Twist::WrongName => format!("{}-renamed", t.name),
+                        _ => t.name.clone(),
+                    };
+                    (api, kind, name, uids[&t.key()].clone())
+                }
+                Target::Missing { kind, name, uid } => {
+                    (kind.api_version(), kind.name(), name.clone(), uid.clone())
+                }
+            };
+            let mut v = json!({"apiVersion": api, "kind": kind, "name": name, "uid": uid});
+            if let Some(b) = r.block {
+                v["blockOwnerDeletion"] = json!(b);
+            }
+            if r.controller {
+                v["controller"] = json!(true);
+            }
+            v
+        })
+        .collect();
+    let mut meta = json!({"name": o.name, "labels": {LABEL: "1"}});
+    if let Some(ns) = o.ns {
+        meta["namespace"] = json!(ns);
+    }
+    if !refs.is_empty() {
+        meta["ownerReferences"] = json!(refs);
+    }
+    if o.hold {
+        meta["finalizers"] = json!([HOLD]);
+    }
+    json!({"apiVersion": o.kind.api_version(), "kind": o.kind.name(), "metadata": meta})
+}
+
+/// Describes one forest for a disagreement report.
+fn describe_forest(objs: &[Obj], forest: usize, uids: &BTreeMap<String, String>) -> String {
+    let mut s = String::new();
+    for o in objs.iter().filter(|o| o.forest == forest) {
+        let uid = uids.get(&o.key()).map(String::as_str).unwrap_or("?");
+        let _ = write!(
+            s,
+            "    {} uid={}{}{}",
+            o.key(),
+            short(uid),
+            if o.hold { " finalizer=hold" } else { "" },
+            match o.delete {
+                Some(d) => format!(" deleted={d:?}"),
+                None => String::new(),
+            }
+        );
+        s.push('\n');
+        for r in &o.refs {
+            let target = match &r.target {
+                Target::Object(t, twist) => {
+                    let tw = match twist {
+                        Twist::Exact => "",
+                        Twist::WrongKind => " (wrong kind)",
+                        Twist::WrongName => " (wrong name)",
+                    };
+                    format!("{}{tw}", objs[*t].key())
+                }
+                Target::Missing { kind, name, uid } => {
+                    format!("missing {}/{name} uid={}", kind.name(), short(uid))
+                }
+            };
+            let _ = writeln!(
+                s,
+                "      -> {target}{}{}",
+                match r.block {
+                    Some(b) => format!(" block={b}"),
+                    None => String::new(),
+                },
+                if r.controller { " controller" } else { "" }
+            );
+        }
+    }
+    s
+}
+
+fn short(uid: &str) -> &str {
+    &uid[uid.len().saturating_sub(8)..]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cluster
+
+/// An object's state as compared: `None` = gone.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Present {
+    terminating: bool,
+    finalizers: BTreeSet<String>,
+    owner_uids: Vec<String>,
+}
+
+type EndState = Option<Present>;
+
+fn show(s: &EndState) -> String {
+    match s {
+        None => "gone".into(),
+        Some(p) => {
+            let mut t = if p.terminating {
+                "terminating".to_owned()
+            } else {
+                "present".to_owned()
+            };
+            if !p.finalizers.is_empty() {
+                let f: Vec<&str> = p.finalizers.iter().map(String::as_str).collect();
+                let _ = write!(t, " finalizers=[{}]", f.join(","));
+            }
+            let r: Vec<&str> = p.owner_uids.iter().map(|u| short(u)).collect();
+            let _ = write!(t, " refs=[{}]", r.join(","));
+            t
+        }
+    }
+}
+
+/// The harness objects now, by key (kind/namespace/name) → (uid, state).
+fn read_cluster(env: &TestEnv) -> BTreeMap<String, (String, Present)> {
+    let text = env
+        .kubectl(&[
+            "get",
+            "configmaps,secrets,clusterroles",
+            "-A",
+            "-l",
+            &format!("{LABEL}=1"),
+            "-o",
+            "json",
+        ])
+        .expect("kubectl get");
+    let v: Value = serde_json::from_str(&text).expect("JSON list");
+    let mut out = BTreeMap::new();
+    for item in v["items"].as_array().into_iter().flatten() {
+        let m = &item["metadata"];
+        let key = format!(
+            "{}/{}/{}",
+            item["kind"].as_str().unwrap_or(""),
+            m["namespace"].as_str().unwrap_or(""),
+            m["name"].as_str().unwrap_or("")
+        );
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        };
+        let owner_uids = m["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["uid"].as_str().map(str::to_owned))
+            .collect();
+        out.insert(
+            key,
+            (
+                m["uid"].as_str().unwrap_or("").to_owned(),
+                Present {
+                    terminating: m.get("deletionTimestamp").is_some_and(|d| !d.is_null()),
+                    finalizers: strings(&m["finalizers"]).into_iter().collect(),
+                    owner_uids,
+                },
+            ),
+        );
+    }
+    out
+}
+
+/// Creates the objects level by level (owners before dependents), a few kubectl processes
+/// at a time; returns every object's UID by key.
+fn create_all(env: &TestEnv, objs: &[Obj]) -> BTreeMap<String, String> {
+    for ns in NAMESPACES {
+        env.kubectl(&["create", "namespace", ns])
+            .expect("namespace");
+    }
+    let mut uids: BTreeMap<String, String> = BTreeMap::new();
+    let max_level = objs.iter().map(|o| o.level).max().unwrap_or(0);
+    for level in 0..=max_level {
+        let items: Vec<Value> = objs
+            .iter()
+            .filter(|o| o.level == level)
+            .map(|o| manifest(o, objs, &uids))
+            .collect();
+        let chunks: Vec<&[Value]> = items.chunks(items.len().div_ceil(4).max(1)).collect();
+        std::thread::scope(|s| {
+            for chunk in chunks {
+                s.spawn(move || {
+                    let list = json!({"apiVersion": "v1", "kind": "List", "items": chunk});
+                    env.kubectl_stdin(
+                        &["create", "-f", "-", "-o", "name"],
+                        Some(&list.to_string()),
+                    )
+                    .expect("kubectl create");
+                });
+            }
+        });
+        for (k, (uid, _)) in read_cluster(env) {
+            uids.insert(k, uid);
+        }
+    }
+    uids
+}
+
+/// Puts objects into their deletion states (no GC runs: nothing cascades).
+fn delete_some(env: &TestEnv, objs: &[Obj]) {
+    let mut groups: BTreeMap<(Kind, &str, &str), Vec<&str>> = BTreeMap::new();
+    for o in objs {
+        let Some(d) = o.delete else { continue };
+        let cascade = match d {
+            Delete::Background => "background",
+            Delete::Orphan => "orphan",
+            Delete::Foreground => "foreground",
+        };
+        groups
+            .entry((o.kind, o.ns.unwrap_or(""), cascade))
+            .or_default()
+            .push(&o.name);
+    }
+    std::thread::scope(|s| {
+        for ((kind, ns, cascade), names) in groups {
+            s.spawn(move || {
+                for chunk in names.chunks(200) {
+                    let mut args = vec!["delete", kind.plural()];
+                    args.extend(chunk.iter().copied());
+                    let cascade = format!("--cascade={cascade}");
+                    args.extend(["--wait=false", cascade.as_str()]);
+                    if !ns.is_empty() {
+                        args.extend(["-n", ns]);
+                    }
+                    env.kubectl(&args).expect("kubectl delete");
+                }
+            });
+        }
+    });
+}
+
+/// Starts kube-controller-manager with only the GC; returns it and its insecure port's URL.
+/// `syncs` workers per queue, and API client limits raised so that neither the queues nor
+/// the client throttle (see "Timing" above).
+fn start_gc(env: &TestEnv, syncs: u32) -> (Child, String) {
+    let bin = testenv::bin_dir().expect("the control plane's binaries");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(env.dir.join("kcm-differential.log")).unwrap();
+    let child = Command::new(bin.join("kube-controller-manager"))
+        .args([
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+            "--controllers",
+            "garbagecollector",
+            "--leader-elect=false",
+            "--use-service-account-credentials=false",
+            "--kube-api-qps=5000",
+            "--kube-api-burst=10000",
+            &format!("--concurrent-gc-syncs={syncs}"),
+            "--secure-port",
+            "0",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("start kube-controller-manager");
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// The depth of the GC's two work queues, from its metrics (`None` while not serving).
+fn queue_depth(gc_url: &str) -> Option<u64> {
+    let out = Command::new("curl")
+        .args(["-sf", "--max-time", "5"])
+        .arg(format!("{gc_url}/metrics"))
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut total = 0;
+    let mut seen = false;
+    for line in text.lines() {
+        if line.starts_with("workqueue_depth{")
+            && (line.contains("garbage_collector_attempt_to_delete")
+                || line.contains("garbage_collector_attempt_to_orphan"))
+        {
+            seen = true;
+            total += line
+                .rsplit(' ')
+                .next()
+                .and_then(|n| n.parse::<f64>().ok())
+                .unwrap_or(1.0) as u64;
+        }
+    }
+    seen.then_some(total)
+}
+
+/// Waits until the GC is quiescent: queues empty and no harness object changed for `calm`.
+fn wait_quiescent(env: &TestEnv, gc_url: &str, calm: Duration, timeout: Duration) {
+    let start = Instant::now();
+    let mut last = read_cluster(env);
+    let mut since = Instant::now();
+    let mut changed_once = false;
+    loop {
+        std::thread::sleep(Duration::from_secs(2));
+        let now = read_cluster(env);
+        if now != last {
+            last = now;
+            since = Instant::now();
+            changed_once = true;
+            continue;
+        }
+        let idle = queue_depth(gc_url) == Some(0);
+        // Before the first change the GC may still be syncing its informers.
+        let needed = if changed_once { calm } else { calm * 2 };
+        if idle && since.elapsed() >= needed {
+            eprintln!("GC quiescent after {:.0}s", start.elapsed().as_secs_f64());
+            return;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "the GC did not become quiescent within {timeout:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Predictions
+
+/// Per object UID: the possible end states kubectl-gc predicts (one unless order-dependent).
+type Prediction = BTreeMap<String, Vec<EndState>>;
+
+fn end_of(a: &GarbageCollector<'_>, end: &State, id: kubectl_gc::model::ObjId) -> EndState {
+    let store = &a.snap.store;
+    if !end.exists(id) {
+        return None;
+    }
+    Some(Present {
+        terminating: end.being_deleted(id),
+        finalizers: end
+            .finalizers(store, id)
+            .iter()
+            .map(|f| store.str(*f).to_owned())
+            .collect(),
+        owner_uids: end
+            .owner_refs(store, id)
+            .iter()
+            .map(|r| store.str(r.uid).to_owned())
+            .collect(),
+    })
+}
+
+/// Every end state a plan allows for each object: the plan's own, plus its order-dependent
+/// alternatives.
+fn possible(a: &GarbageCollector<'_>, plan: &Plan) -> Prediction {
+    let store = &a.snap.store;
+    let mut out = Prediction::new();
+    let by_target: BTreeMap<_, _> = plan.outcomes.iter().map(|o| (o.target, o)).collect();
+    for id in store.ids() {
+        let uid = store.str(store.object(id).uid).to_owned();
+        let mut states = vec![end_of(a, &plan.end, id)];
+        if let Some(o) = by_target.get(&id) {
+            for alt in &o.alternatives {
+                let s = match &alt.state {
+                    EndOf::Deleted => None,
+                    EndOf::Terminating { finalizers } => Some(Present {
+                        terminating: true,
+                        finalizers: finalizers
+                            .iter()
+                            .map(|f| store.str(*f).to_owned())
+                            .collect(),
+                        owner_uids: alt
+                            .owner_refs
+                            .iter()
+                            .map(|u| store.str(*u).to_owned())
+                            .collect(),
+                    }),
+                    EndOf::Kept => Some(Present {
+                        terminating: false,
+                        finalizers: store
+                            .finalizers(id)
+                            .iter()
+                            .map(|f| store.str(*f).to_owned())
+                            .collect(),
+                        owner_uids: alt
+                            .owner_refs
+                            .iter()
+                            .map(|u| store.str(*u).to_owned())
+                            .collect(),
+                    }),
+                };
+                if !states.contains(&s) {
+                    states.push(s);
+                }
+            }
+        }
+        out.insert(uid, states);
+    }
+    out
+}
+
+/// The restart and collect predictions for every object of the snapshot.
+fn predict(snapshot: &std::path::Path) -> (Prediction, Prediction, String) {
+    let snap = kubectl_gc::snapshot::format::read_file(snapshot).expect("read snapshot");
+    let version = GarbageCollector::default_gc_version(&snap);
+    let a = GarbageCollector::new(&snap, version);
+    let restart = restart::predict(&a);
+    let collect = Plan::steady_state(&a);
+    (
+        possible(&a, &restart.plan),
+        possible(&a, &collect),
+        version.to_string(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    disagreements: usize,
+    false_deletions: usize,
+    missed_deletions: usize,
+    order_dependent: usize,
+}
+
+fn compare(
+    name: &str,
+    objs: &[Obj],
+    uids: &BTreeMap<String, String>,
+    before: &BTreeMap<String, (String, Present)>,
+    after: &BTreeMap<String, (String, Present)>,
+    prediction: &Prediction,
+    verbose: bool,
+) -> Tally {
+    let mut t = Tally::default();
+    let by_key: BTreeMap<String, &Obj> = objs.iter().map(|o| (o.key(), o)).collect();
+    let mut bad_forests: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (key, (uid, _)) in before {
+        let Some(possible) = prediction.get(uid) else {
+            panic!("{key} ({uid}) is not in the snapshot");
+        };
+        t.compared += 1;
+        let actual: EndState = after
+            .get(key)
+            .filter(|(u, _)| u == uid)
+            .map(|(_, p)| p.clone());
+        if possible.len() > 1 {
+            t.order_dependent += 1;
+        }
+        if possible.contains(&actual) {
+            continue;
+        }
+        t.disagreements += 1;
+        let predicted_gone = possible.iter().all(Option::is_none);
+        if predicted_gone && actual.is_some() {
+            t.false_deletions += 1;
+        }
+        if actual.is_none() && possible.iter().all(Option::is_some) {
+            t.missed_deletions += 1;
+        }
+        let shown: Vec<String> = possible.iter().map(show).collect();
+        let forest = by_key.get(key).map_or(usize::MAX, |o| o.forest);
+        bad_forests.entry(forest).or_default().push(format!(
+            "    {key}: predicted {} / real GC {}",
+            shown.join(" | "),
+            show(&actual)
+        ));
+    }
+    if verbose {
+        for (forest, lines) in &bad_forests {
+            println!("[{name}] forest {forest} disagrees:");
+            print!("{}", describe_forest(objs, *forest, uids));
+            for l in lines {
+                println!("{l}");
+            }
+        }
+    }
+    println!(
+        "[{name}] {} objects compared, {} disagree ({} false deletions, {} missed deletions), \
+         {} predicted order-dependent",
+        t.compared, t.disagreements, t.false_deletions, t.missed_deletions, t.order_dependent
+    );
+    t
+}
+
+fn run(env: &TestEnv, seed: u64, forests: usize) -> bool {
+    let objs = generate(seed, forests);
+    let t = Instant::now();
+    let uids = create_all(env, &objs);
+    delete_some(env, &objs);
+    let before = read_cluster(env);
+    eprintln!(
+        "{} objects created ({} remain after the deletions) in {:.0}s",
+        objs.len(),
+        before.len(),
+        t.elapsed().as_secs_f64()
+    );
+
+    let snapshot = env.dir.join("differential.ndjson");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(["snapshot", "-A", "-o"])
+        .arg(&snapshot)
+        .arg("--kubeconfig")
+        .arg(&env.kubeconfig)
+        .output()
+        .expect("run kubectl-gc snapshot");
+    assert!(
+        out.status.success(),
+        "snapshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if let Some(keep) = std::env::var_os("KGC_DIFF_KEEP_SNAPSHOT") {
+        std::fs::copy(&snapshot, &keep).expect("copy the snapshot");
+    }
+    let t = Instant::now();
+    let (restart, collect, version) = predict(&snapshot);
+    eprintln!(
+        "predictions (GC {version}) in {:.2}s",
+        t.elapsed().as_secs_f64()
+    );
+    // Nothing moves while no GC runs.
+    assert_eq!(read_cluster(env), before, "objects changed without a GC");
+
+    let syncs: u32 = std::env::var("KGC_DIFF_GC_SYNCS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    let (mut gc, gc_url) = start_gc(env, syncs);
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_quiescent(
+            env,
+            &gc_url,
+            Duration::from_secs(15),
+            Duration::from_secs(900),
+        )
+    }));
+    let after = read_cluster(env);
+    let _ = gc.kill();
+    let _ = gc.wait();
+    if let Err(e) = waited {
+        std::panic::resume_unwind(e);
+    }
+
+    let r = compare("restart", &objs, &uids, &before, &after, &restart, true);
+    let c = compare("collect", &objs, &uids, &before, &after, &collect, false);
+    println!(
+        "differential seed={seed} forests={forests} objects={} gc-syncs={syncs}: restart \
+         prediction {} disagreements ({} false deletions), collect (steady state) {} \
+         disagreements",
+        r.compared, r.disagreements, r.false_deletions, c.disagreements
+    );
+    r.disagreements == 0
+}
