@@ -34,7 +34,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s l -l selector -d 
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -65,7 +65,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "audit" -d 'Cl
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT identical to the GC\'s debug endpoint, Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT (styled, or identical to the GC\'s debug endpoint), Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "watch" -d 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -f -a "options" -d 'Print the global command-line options (they apply to every command)'
@@ -76,6 +76,10 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
@@ -83,6 +87,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s L -l lab
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l fail-on -d 'Exit with code 5 when a finding has at least this severity (never, info, warning, error, critical)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -93,7 +98,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s l -l sel
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -119,6 +124,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l no-heade
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l show-labels -d 'Add a LABELS column with all of the object\'s labels'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l events -d 'Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the matching cross-namespace findings (one extra list of core Events)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
@@ -128,6 +134,10 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
@@ -139,6 +149,7 @@ orphan\t'propagationPolicy=Orphan'
 default\t'No policy: the type\'s default (RC, Job and CronJob orphan; others background)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l record -d 'The record of every action --apply attempts (NDJSON; default: `./kubectl-gc-apply-<UTC time>.json`; never overwritten)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d 'Requests per second --apply may send (bursts of 1.5 × N)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -149,7 +160,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s l -l s
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -186,6 +197,10 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l sort-by -d 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)' -r
@@ -193,6 +208,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -203,7 +219,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -228,6 +244,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l show-labels -d 'Add a LABELS column with all of the object\'s labels'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health help" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
@@ -243,11 +260,16 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -258,7 +280,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -282,6 +304,7 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
@@ -293,11 +316,16 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -308,7 +336,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -332,6 +360,7 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
@@ -343,11 +372,16 @@ wide\t'a table with more columns, never truncated'
 json\t'the JSON report'
 yaml\t'the JSON report as YAML'
 name\t'kind.group/name of each object'
+sarif\t'SARIF 2.1.0 for code scanning (audit, check)'
+junit\t'JUnit XML, one test case per finding (audit, check)'
+markdown\t'Markdown for a pull-request comment (audit, check)'
+html\t'a self-contained HTML page with pictures (audit, check)'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l fail-on -d 'Exit with code 5 when a finding has at least this severity' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l baseline -d 'Suppress the findings recorded in this baseline file (see --write-baseline)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l write-baseline -d 'Write the current findings as a baseline file (then exit as usual)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -358,7 +392,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -382,6 +416,7 @@ never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l no-headers -d 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l strict-coverage -d 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l all-contexts -d 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l assume-complete -d '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
@@ -401,7 +436,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s l -l 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -433,16 +468,18 @@ down\t'Dependents, their dependents, …'
 both\t'Both: the connected component (the GC endpoint\'s ?uid=)'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l depth -d 'At most this many ownerReference hops from the start objects' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s o -l output -d 'Output format: tree, dot, mermaid, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,… (JSONPath over the JSON document\'s nodes)' -r -f -a "tree\t'owners above dependents, with the GC\'s view'
-dot\t'Graphviz DOT, as the GC\'s debug endpoint'
+dot\t'Graphviz DOT (see --dot-format)'
 mermaid\t'a Mermaid flowchart'
 json\t'nodes and edges as JSON'
 yaml\t'the JSON document as YAML'
 name\t'kind.group/name of each object'
 jsonpath=\t'a kubectl JSONPath template: jsonpath={.findings[*].code}'
 custom-columns=\t'columns HEADER:JSONPATH,… over the items: custom-columns=CODE:.code'"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25)' -r -f -a "current\t'Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings'
-legacy\t'Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l dot-format -d 'The DOT flavour: styled (for people), gc (the GC debug endpoint\'s, Kubernetes ≥ 1.26) or legacy (the endpoint\'s of 1.12–1.25)' -r -f -a "styled\t'For people: dangling references dashed red, virtual owners dashed boxes, terminating objects marked, blocked foreground chains coloured, clusters by namespace'
+gc\t'Byte-for-byte the GC debug endpoint\'s DOT, Kubernetes 1.26 and later (UID vertex ids, Go-quoted strings)'
+legacy\t'The GC debug endpoint\'s DOT of Kubernetes 1.12–1.25 (gonum\'s encoder): integer vertex ids'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc -d 'Compare with the real GC\'s graph: its debug endpoint (http(s)://HOST:PORT, optionally with the path) or a saved DOT file. Prints the differences (-o json for JSON)' -r -F
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
@@ -453,7 +490,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s l -l sel
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -498,7 +535,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s l -l sel
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -534,7 +571,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s l -
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -570,7 +607,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s l -l s
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -608,7 +645,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s l -l s
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l kind -d 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l field-selector -d 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l context -d 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s s -l server -d 'The address and port of the Kubernetes API server (overrides the kubeconfig\'s)' -r
@@ -638,7 +675,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fi
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "collect" -d 'Show what the GC would delete or patch (dry run), or preview a delete\'s cascade'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "check" -d 'Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "snapshot" -d 'Write a snapshot of every deletable resource\'s object metadata'
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT identical to the GC\'s debug endpoint, Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "graph" -d 'Show the ownership graph as the GC sees it: a tree, DOT (styled, or identical to the GC\'s debug endpoint), Mermaid, JSON or YAML; or compare it with the GC\'s own graph'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "watch" -d 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand help; and not __fish_seen_subcommand_from audit collect check snapshot graph watch completion options version help" -f -a "options" -d 'Print the global command-line options (they apply to every command)'

@@ -417,13 +417,17 @@ mod tests {
                 "json",
                 "yaml",
                 "name",
+                "sarif",
+                "junit",
+                "markdown",
+                "html",
                 "jsonpath=",
                 "custom-columns="
             ]
         );
         assert_eq!(directive, ":4");
         let (values, _) = complete(&["audit", "--output", "j"]);
-        assert_eq!(values, ["json", "jsonpath="]);
+        assert_eq!(values, ["json", "junit", "jsonpath="]);
     }
 
     #[test]

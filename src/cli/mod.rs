@@ -111,7 +111,8 @@ pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
     #[arg(long, global = true, hide = true, value_name = "PATH", value_hint = ValueHint::FilePath, help_heading = HEADING_CLUSTER)]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
+    /// The kubeconfig context to use (audit and check: several, comma-separated, are audited
+    /// concurrently into one report).
     #[arg(long, global = true, hide = true, value_name = "NAME", help_heading = HEADING_CLUSTER)]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
@@ -323,11 +324,11 @@ A snapshot holds every object read, so that no owner is ever unknown: -l, --kind
         )
     )]
     Snapshot(SnapshotArgs),
-    /// Show the ownership graph as the GC sees it: a tree, DOT identical to the GC's debug
-    /// endpoint, Mermaid, JSON or YAML; or compare it with the GC's own graph.
+    /// Show the ownership graph as the GC sees it: a tree, DOT (styled, or identical to the
+    /// GC's debug endpoint), Mermaid, JSON or YAML; or compare it with the GC's own graph.
     #[command(
-        long_about = "Show the ownership graph as the GC sees it: a tree, DOT identical to the GC's debug \
-endpoint, Mermaid, JSON or YAML; or compare it with the GC's own graph.\n\n\
+        long_about = "Show the ownership graph as the GC sees it: a tree, DOT (styled, or identical to \
+the GC's debug endpoint), Mermaid, JSON or YAML; or compare it with the GC's own graph.\n\n\
 Start objects are named like kubectl names them (KIND/NAME, or KIND NAME…) or by --uid; -l, \
 --kind and --field-selector pick start objects too. From the start objects, their whole \
 connected components (the GC endpoint's ?uid=), narrowed by --direction and --depth. \
@@ -555,6 +556,24 @@ pub struct ListOutputArgs {
     pub show_labels: bool,
 }
 
+/// `--output-file` (audit, check, collect, graph).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputFileArgs {
+    /// Write the report to FILE instead of stdout, atomically (a temporary file in the same
+    /// directory, renamed when complete: never a partial report). Every -o form.
+    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output_file: Option<PathBuf>,
+}
+
+/// Several clusters in one report (audit, check).
+#[derive(Args, Debug, Clone, Default)]
+pub struct FleetArgs {
+    /// Audit every context of the kubeconfig, concurrently, into one report (as
+    /// --context a,b,c does for the contexts named).
+    #[arg(long, global = true, conflicts_with_all = ["snapshot", "filename"])]
+    pub all_contexts: bool,
+}
+
 /// `--fail-on` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
@@ -679,6 +698,12 @@ pub struct AuditArgs {
     /// Gate flags shared with `check`.
     #[command(flatten)]
     pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 /// CI gate flags shared by `audit` and `check`.
@@ -797,6 +822,12 @@ pub struct CheckArgs {
     /// Gate flags.
     #[command(flatten)]
     pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 /// Cascade policies for `collect --delete`.
@@ -842,6 +873,9 @@ pub struct CollectArgs {
     /// Requests per second --apply may send (bursts of 1.5 × N).
     #[arg(long, value_name = "N", default_value_t = 20.0, value_parser = parse_qps, help_heading = "Apply")]
     pub qps: f64,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 /// `--qps`: finite, 0.01 ≤ N ≤ 10000 (`apply::QPS_RANGE`; 1e-300 was a 1e300-second wait).
@@ -924,13 +958,18 @@ pub enum GraphDirection {
     Both,
 }
 
-/// Which release's DOT `graph -o dot` prints.
+/// Which DOT `graph -o dot` prints.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DotFormat {
-    /// Kubernetes 1.26 and later: UID vertex ids, Go-quoted strings.
-    #[value(alias = "new")]
-    Current,
-    /// Kubernetes 1.12–1.25 (gonum's encoder): integer vertex ids.
+    /// For people: dangling references dashed red, virtual owners dashed boxes, terminating
+    /// objects marked, blocked foreground chains coloured, clusters by namespace.
+    Styled,
+    /// Byte-for-byte the GC debug endpoint's DOT, Kubernetes 1.26 and later (UID vertex ids,
+    /// Go-quoted strings).
+    #[value(alias = "current", alias = "new")]
+    Gc,
+    /// The GC debug endpoint's DOT of Kubernetes 1.12–1.25 (gonum's encoder): integer vertex
+    /// ids.
     Legacy,
 }
 
@@ -957,8 +996,9 @@ pub struct GraphArgs {
     /// Tree and custom-columns: print the rows only (no header).
     #[arg(long)]
     pub no_headers: bool,
-    /// The DOT flavour: current (Kubernetes ≥ 1.26) or legacy (1.12–1.25).
-    #[arg(long, value_enum, default_value_t = DotFormat::Current)]
+    /// The DOT flavour: styled (for people), gc (the GC debug endpoint's, Kubernetes ≥ 1.26)
+    /// or legacy (the endpoint's of 1.12–1.25).
+    #[arg(long, value_enum, default_value_t = DotFormat::Styled)]
     pub dot_format: DotFormat,
     /// Compare with the real GC's graph: its debug endpoint (http(s)://HOST:PORT, optionally
     /// with the path) or a saved DOT file. Prints the differences (-o json for JSON).
@@ -973,6 +1013,9 @@ pub struct GraphArgs {
     /// only to the server the kubeconfig names (same scheme, host and port).
     #[arg(long, requires = "from_gc")]
     pub gc_send_credentials: bool,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 /// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).

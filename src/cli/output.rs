@@ -23,6 +23,15 @@ pub enum ReportFormat {
     JsonPath(&'static str),
     /// kubectl's custom columns over the report's items: `HEADER:JSONPATH,…`.
     CustomColumns(&'static str),
+    // CI report formats (audit and check; src/render/{sarif,junit,markdown,html}.rs).
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
+    /// JUnit XML test report, one test case per finding.
+    Junit,
+    /// Markdown for a pull-request comment.
+    Markdown,
+    /// A self-contained HTML page with ownership pictures.
+    Html,
 }
 
 /// `graph` output formats.
@@ -30,7 +39,8 @@ pub enum ReportFormat {
 pub enum GraphFormat {
     /// kubectl-tree-like: owners above dependents, with the GC's view on every line.
     Tree,
-    /// Graphviz DOT, byte-for-byte the GC debug endpoint's format (see --dot-format).
+    /// Graphviz DOT: styled for people, or byte-for-byte the GC debug endpoint's format (see
+    /// --dot-format).
     Dot,
     /// A Mermaid flowchart (renders on GitHub).
     Mermaid,
@@ -58,13 +68,26 @@ const REPORT: Spec = Spec {
         ("json", "the JSON report"),
         ("yaml", "the JSON report as YAML"),
         ("name", "kind.group/name of each object"),
+        ("sarif", "SARIF 2.1.0 for code scanning (audit, check)"),
+        (
+            "junit",
+            "JUnit XML, one test case per finding (audit, check)",
+        ),
+        (
+            "markdown",
+            "Markdown for a pull-request comment (audit, check)",
+        ),
+        (
+            "html",
+            "a self-contained HTML page with pictures (audit, check)",
+        ),
     ],
 };
 
 const GRAPH: Spec = Spec {
     plain: &[
         ("tree", "owners above dependents, with the GC's view"),
-        ("dot", "Graphviz DOT, as the GC's debug endpoint"),
+        ("dot", "Graphviz DOT (see --dot-format)"),
         ("mermaid", "a Mermaid flowchart"),
         ("json", "nodes and edges as JSON"),
         ("yaml", "the JSON document as YAML"),
@@ -199,6 +222,10 @@ pub fn report_parser() -> FormatParser<ReportFormat> {
             Parsed::Plain("json") => ReportFormat::Json,
             Parsed::Plain("yaml") => ReportFormat::Yaml,
             Parsed::Plain("name") => ReportFormat::Name,
+            Parsed::Plain("sarif") => ReportFormat::Sarif,
+            Parsed::Plain("junit") => ReportFormat::Junit,
+            Parsed::Plain("markdown") => ReportFormat::Markdown,
+            Parsed::Plain("html") => ReportFormat::Html,
             Parsed::Plain(_) => ReportFormat::Table,
             Parsed::JsonPath(t) => ReportFormat::JsonPath(t),
             Parsed::CustomColumns(t) => ReportFormat::CustomColumns(t),
@@ -227,5 +254,13 @@ impl ReportFormat {
     /// True for the human table formats.
     pub fn is_table(self) -> bool {
         matches!(self, ReportFormat::Table | ReportFormat::Wide)
+    }
+
+    /// True for the CI formats, which report findings (audit and check only).
+    pub fn is_ci(self) -> bool {
+        matches!(
+            self,
+            ReportFormat::Sarif | ReportFormat::Junit | ReportFormat::Markdown | ReportFormat::Html
+        )
     }
 }

@@ -1,11 +1,14 @@
 //! `kubectl gc audit`.
 
+use super::findings::{self, Analysed, Want};
+use super::fleet;
 use super::select::Selection;
 use super::{flags, gate, output};
-use crate::cli::{AuditArgs, GlobalArgs};
+use crate::cli::{AuditArgs, GateArgs, GlobalArgs};
 use crate::error::Result;
 use crate::gc::GarbageCollector;
-use crate::render::{audit as view, list};
+use crate::render::audit as view;
+use crate::render::sink::Sink;
 
 pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     // Reject bad flags, selectors and templates before spending time on the cluster.
@@ -18,7 +21,49 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
             "drop --snapshot/-f, or drop --events",
         ));
     }
+    if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
+        let opts = fleet::Options {
+            command: "audit",
+            report_kind: "AuditReport",
+            format: args.output,
+            color: g.color,
+            list: &args.list,
+            fail_on: args.fail_on,
+            gate: &args.gate,
+            output_file: args.file.output_file.as_deref(),
+        };
+        return fleet::run(g, contexts, &opts, |g, gate, want| async move {
+            let loaded = fleet::load(&g).await?;
+            analyse(&g, args, Selection::parse(&g)?, &gate, &loaded, &want).await
+        })
+        .await;
+    }
+    // A bad --output-file fails before the cluster is read.
+    let sink = Sink::open(args.file.output_file.as_deref())?;
     let loaded = super::load_input(g, true).await?;
+    let want = Want::new(args.output, g.color, &args.list, sink.is_file());
+    let a = analyse(g, args, selection, &args.gate, &loaded, &want).await?;
+    findings::emit_single(
+        sink,
+        "audit",
+        args.output,
+        g.color,
+        &args.list,
+        args.fail_on,
+        &args.gate,
+        a,
+    )
+}
+
+/// Audits one loaded input.
+async fn analyse(
+    g: &GlobalArgs,
+    args: &AuditArgs,
+    selection: Selection,
+    gate_args: &GateArgs,
+    loaded: &super::Loaded,
+    want: &Want,
+) -> Result<Analysed> {
     let selection = selection.resolve(
         &loaded.snapshot,
         loaded.namespace.as_deref(),
@@ -36,7 +81,7 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
                 .is_none_or(|o| selection.includes(&loaded.snapshot, o))
         })
         .collect();
-    let (mut in_scope, suppressed) = gate::suppress(&loaded.snapshot, &args.gate, in_scope)?;
+    let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, gate_args, in_scope)?;
     let mut report = view::report_of_kind(
         &gc,
         "AuditReport",
@@ -45,29 +90,9 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         suppressed,
     );
     if args.events {
-        attach_events(&loaded, &mut report).await?;
+        attach_events(loaded, &mut report).await?;
     }
-    if let Some(order) = output::sort_order(&report, "findings", args.list.sort_by.as_deref())? {
-        list::apply_order(&mut report.findings, &order);
-        list::apply_order(&mut in_scope, &order);
-    }
-    output::emit(
-        args.output,
-        g.color,
-        &args.list,
-        &report,
-        "findings",
-        Some("object"),
-        |out, opts, styles| {
-            view::write_table_report_with(out, &gc, &report, &in_scope, opts, styles)
-        },
-    )?;
-    Ok(gate::exit_code(
-        &in_scope,
-        args.fail_on,
-        &args.gate,
-        &report.summary.coverage,
-    ))
+    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
 }
 
 /// Attaches the GC's `OwnerRefInvalidNamespace` events to the findings about their objects.

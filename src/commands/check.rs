@@ -1,13 +1,16 @@
 //! `kubectl gc check`: restart, upgrade and health gates.
 
+use super::findings::{self, Analysed, Want};
+use super::fleet;
 use super::select::Selection;
 use super::{flags, gate, output, progress};
-use crate::cli::{CheckArgs, CheckWhat, GlobalArgs};
+use crate::cli::{CheckArgs, CheckWhat, GateArgs, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
-use crate::render::{audit as view, list};
+use crate::render::audit as view;
+use crate::render::sink::Sink;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
@@ -22,7 +25,51 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     output::check_templates(args.output, args.list.sort_by.as_deref())?;
     let selection = Selection::parse(g)?;
     let crds = read_crds(&args.crd)?;
+    if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
+        let opts = fleet::Options {
+            command: "check",
+            report_kind: "CheckReport",
+            format: args.output,
+            color: g.color,
+            list: &args.list,
+            fail_on: args.fail_on,
+            gate: &args.gate,
+            output_file: args.file.output_file.as_deref(),
+        };
+        let crds = &crds;
+        return fleet::run(g, contexts, &opts, |g, gate, want| async move {
+            let loaded = fleet::load(&g).await?;
+            analyse(&g, args, Selection::parse(&g)?, &gate, crds, &loaded, &want)
+        })
+        .await;
+    }
+    // A bad --output-file fails before the cluster is read.
+    let sink = Sink::open(args.file.output_file.as_deref())?;
     let loaded = super::load_input(g, true).await?;
+    let want = Want::new(args.output, g.color, &args.list, sink.is_file());
+    let a = analyse(g, args, selection, &args.gate, &crds, &loaded, &want)?;
+    findings::emit_single(
+        sink,
+        "check",
+        args.output,
+        g.color,
+        &args.list,
+        args.fail_on,
+        &args.gate,
+        a,
+    )
+}
+
+/// Checks one loaded input.
+fn analyse(
+    g: &GlobalArgs,
+    args: &CheckArgs,
+    selection: Selection,
+    gate_args: &GateArgs,
+    crds: &[CrdVersions],
+    loaded: &super::Loaded,
+    want: &Want,
+) -> Result<Analysed> {
     let snap = &loaded.snapshot;
     let selection = selection.resolve(snap, loaded.namespace.as_deref(), g.given("namespace"))?;
     let current = loaded.gc_version(g);
@@ -46,7 +93,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             findings.extend(health::findings(&gc, &audit));
         }
         if upgrade && let Some(to) = args.to {
-            findings.extend(upgrade::findings(snap, current, to, &crds));
+            findings.extend(upgrade::findings(snap, current, to, crds));
         }
     });
     findings.sort_by(|a, b| {
@@ -59,30 +106,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         .iter()
         .filter(|f| f.object.is_none_or(|o| selection.includes(snap, o)))
         .collect();
-    let (mut in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
-    let mut report =
-        view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
-    if let Some(order) = output::sort_order(&report, "findings", args.list.sort_by.as_deref())? {
-        list::apply_order(&mut report.findings, &order);
-        list::apply_order(&mut in_scope, &order);
-    }
-    output::emit(
-        args.output,
-        g.color,
-        &args.list,
-        &report,
-        "findings",
-        Some("object"),
-        |out, opts, styles| {
-            view::write_table_report_with(out, &gc, &report, &in_scope, opts, styles)
-        },
-    )?;
-    Ok(gate::exit_code(
-        &in_scope,
-        args.fail_on,
-        &args.gate,
-        &report.summary.coverage,
-    ))
+    let (in_scope, suppressed) = gate::suppress(snap, gate_args, in_scope)?;
+    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
 }
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
 fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {

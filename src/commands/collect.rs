@@ -6,11 +6,21 @@ use crate::cli::{Cascade, CollectArgs, GlobalArgs};
 use crate::error::{Error, Result, exit};
 use crate::gc::plan::{Plan, UserDelete};
 use crate::gc::{GarbageCollector, Policy};
+use crate::render::sink::Sink;
 use crate::render::{list, plan as view};
 
 mod apply;
 
 pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
+    if args.output.is_ci() {
+        return Err(super::refuse_ci_format(args.output));
+    }
+    if args.apply && args.file.output_file.is_some() {
+        return Err(Error::usage(
+            "--output-file writes the dry run's report; --apply records what it does with --record",
+            "drop --output-file, or pass --record FILE",
+        ));
+    }
     flags::check_report_output(args.output, &args.list, args.apply)?;
     output::check_templates(args.output, args.list.sort_by.as_deref())?;
     if args.delete.is_some()
@@ -37,6 +47,12 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     if args.apply {
         apply::check_input(g)?;
     }
+    // A bad --output-file fails before the cluster is read (--apply reports on stdout).
+    let sink = if args.apply {
+        None
+    } else {
+        Some(Sink::open(args.file.output_file.as_deref())?)
+    };
     // A delete's cascade can cross namespaces (cluster-scoped owners): list everything then.
     let loaded = super::load_input(g, args.delete.is_none()).await?;
     let snap = &loaded.snapshot;
@@ -97,11 +113,16 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
         let planner = |gc: &GarbageCollector<'_>| collect_plan(gc, &selection);
         return apply::run(g, args, &loaded, &gc, &plan, report, &planner).await;
     }
+    let sink = match sink {
+        Some(sink) => sink,
+        None => Sink::open(None)?,
+    };
     if let Some(order) = output::sort_order(&report, "actions", args.list.sort_by.as_deref())? {
         list::apply_order(&mut report.actions, &order);
         list::apply_order(&mut plan.actions, &order);
     }
     output::emit(
+        sink,
         args.output,
         g.color,
         &args.list,

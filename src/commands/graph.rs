@@ -11,7 +11,6 @@ use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
 use crate::render::{self, Styles, list};
 use crate::source::live;
-use std::io::Write;
 
 /// `graph`'s positional words as kubectl reads them: `KIND/NAME…`, or `KIND NAME…`, or a lone
 /// `KIND` (every object of the kind).
@@ -61,10 +60,10 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     let format = args.output;
     let targets = parse_targets(&args.targets)?;
     flags::check_graph_output(format, args.no_headers)?;
-    if args.from_gc.is_none() && args.dot_format == DotFormat::Legacy && format != GraphFormat::Dot
+    if args.from_gc.is_none() && args.dot_format != DotFormat::Styled && format != GraphFormat::Dot
     {
         return Err(Error::usage(
-            "--dot-format legacy applies to DOT output only",
+            "--dot-format applies to DOT output only",
             "add -o dot",
         ));
     }
@@ -91,6 +90,8 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         _ => {}
     }
     let selection = Select::parse(g)?;
+    // A bad --output-file fails before the cluster is read.
+    let mut sink = render::sink::Sink::open(args.file.output_file.as_deref())?;
     let selects = !selection.selects_all_of_namespace() || matches!(targets, Targets::Kind(_));
     let has_roots = !args.targets.is_empty() || !args.uids.is_empty() || selects;
     // A component crosses namespaces (cluster-scoped owners, cross-namespace references): with
@@ -195,7 +196,11 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     } else {
         progress::step("selecting", || Subgraph::select(&gc, &selection))
     };
-    let styles = Styles::for_stdout(g.color);
+    let styles = if sink.is_file() {
+        Styles::plain()
+    } else {
+        Styles::for_stdout(g.color)
+    };
 
     if let Some(source) = &args.from_gc {
         let server = snap
@@ -243,15 +248,15 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             edges: our_view.edges.len(),
         };
         let d = gcdiff::diff(&gc_view, &our_view, gc_side, our_side);
-        let mut out = super::stdout();
+        let out = sink.writer();
         if format == GraphFormat::Json {
-            render::write_json(&mut out, &d)?;
+            render::write_json(out, &d)?;
         } else if format == GraphFormat::Yaml {
-            render::write_yaml(&mut out, &d)?;
+            render::write_yaml(out, &d)?;
         } else {
-            gcdiff::write_text(&mut out, &d, &gc_view, &our_view, styles)?;
+            gcdiff::write_text(out, &d, &gc_view, &our_view, styles)?;
         }
-        out.flush()?;
+        sink.commit()?;
         return Ok(if d.identical {
             exit::OK
         } else {
@@ -262,6 +267,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
     if sub.is_empty() && format == GraphFormat::Tree {
         // Like kubectl's "No resources found": a note on stderr, no table header on stdout.
         eprintln!("nothing to show: no selected object has an owner or a dependent");
+        sink.commit()?; // an empty file, as stdout would be
         return Ok(exit::OK);
     }
     if format == GraphFormat::Mermaid && sub.edge_count() > view::mermaid::MAX_EDGES {
@@ -271,7 +277,16 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
             view::mermaid::MAX_EDGES
         );
     }
-    let mut out = super::stdout();
+    if format == GraphFormat::Dot
+        && args.dot_format == DotFormat::Styled
+        && sub.vertex_count() > dot::LARGE
+    {
+        eprintln!(
+            "note: {} objects in one picture: Graphviz takes a while and the result needs zooming; select a component (KIND/NAME, --uid UID) or a namespace (-n)",
+            sub.vertex_count()
+        );
+    }
+    let out = sink.writer();
     progress::rendering(|| -> Result<()> {
         match format {
             GraphFormat::Tree => {
@@ -279,7 +294,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
                     no_headers: args.no_headers,
                     ..Default::default()
                 };
-                let stats = view::tree::write_with(&mut out, &sub, styles, opts)?;
+                let stats = view::tree::write_with(out, &sub, styles, opts)?;
                 if stats.cuts > 0 {
                     out.flush()?;
                     eprintln!(
@@ -289,17 +304,18 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
                 }
             }
             GraphFormat::Dot => match args.dot_format {
-                DotFormat::Current => dot::write(&mut out, &sub)?,
-                DotFormat::Legacy => dot::write_legacy(&mut out, &sub)?,
+                DotFormat::Styled => dot::write_styled(out, &sub)?,
+                DotFormat::Gc => dot::write(out, &sub)?,
+                DotFormat::Legacy => dot::write_legacy(out, &sub)?,
             },
-            GraphFormat::Mermaid => view::mermaid::write(&mut out, &sub)?,
-            GraphFormat::Json => render::write_json(&mut out, &view::json::document(&sub))?,
-            GraphFormat::Yaml => render::write_yaml(&mut out, &view::json::document(&sub))?,
+            GraphFormat::Mermaid => view::mermaid::write(out, &sub)?,
+            GraphFormat::Json => render::write_json(out, &view::json::document(&sub))?,
+            GraphFormat::Yaml => render::write_yaml(out, &view::json::document(&sub))?,
             GraphFormat::Name => {
                 let doc = serde_json::to_value(view::json::document(&sub))
                     .map_err(std::io::Error::other)?;
                 let nodes = doc["nodes"].as_array().cloned().unwrap_or_default();
-                list::write_names(&mut out, nodes.iter().filter_map(list::name_of))?;
+                list::write_names(out, nodes.iter().filter_map(list::name_of))?;
             }
             GraphFormat::JsonPath(t) => {
                 let doc = serde_json::to_value(view::json::document(&sub))
@@ -307,7 +323,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
                 let template = crate::render::jsonpath::Template::parse(t).map_err(|e| {
                     Error::usage(format!("-o jsonpath: {e}"), "see kubectl's JSONPath")
                 })?;
-                list::write_jsonpath(&mut out, &doc, &template)?;
+                list::write_jsonpath(out, &doc, &template)?;
             }
             GraphFormat::CustomColumns(c) => {
                 let doc = serde_json::to_value(view::json::document(&sub))
@@ -320,11 +336,11 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
                             "e.g. custom-columns=KIND:.kind,NAME:.name",
                         )
                     })?
-                    .write(&mut out, &nodes, args.no_headers)?;
+                    .write(out, &nodes, args.no_headers)?;
             }
         }
         Ok(())
     })?;
-    out.flush()?;
+    sink.commit()?;
     Ok(exit::OK)
 }

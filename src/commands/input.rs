@@ -128,6 +128,17 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
             connection: None,
         });
     }
+    load_live(g, list_namespace_only, None).await
+}
+
+/// Loads the live cluster of `g`'s context. `fleet`: the context's name when several
+/// clusters load at once (`--context a,b`): no progress line (they would overwrite each
+/// other), and the summary line names the context.
+pub async fn load_live(
+    g: &GlobalArgs,
+    list_namespace_only: bool,
+    fleet: Option<&str>,
+) -> Result<Loaded> {
     let conn = live::connect(&connect_options(g)).await?;
     let namespace = if g.all_namespaces {
         None
@@ -146,12 +157,19 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
             None
         },
     );
-    let line = live::ProgressLine::stderr();
+    let line = live::ProgressLine::new(fleet.is_none() && live::ProgressLine::stderr().enabled());
     let start = Instant::now();
     let snapshot = live::snapshot(&conn, &opts, &|p| line.update(&p)).await?;
     line.clear();
     if says_what_was_read(g) {
-        eprintln!("{}", live::summary_line(&snapshot, start.elapsed()));
+        match fleet {
+            Some(context) => eprintln!(
+                "{}: {}",
+                crate::render::text::sanitize(context),
+                live::summary_line(&snapshot, start.elapsed())
+            ),
+            None => eprintln!("{}", live::summary_line(&snapshot, start.elapsed())),
+        }
     }
     Ok(Loaded {
         snapshot,

@@ -4,7 +4,9 @@ mod audit;
 mod check;
 mod collect;
 pub mod complete;
+mod findings;
 mod flags;
+mod fleet;
 mod gate;
 #[cfg(feature = "testkit")]
 mod generate;
@@ -169,6 +171,23 @@ pub(crate) async fn load_input(
     }
     let _spinner = files.then(|| progress::Spinner::new("reading the input"));
     load(g, list_namespace_only).await
+}
+
+/// The error for a CI format asked of a command that has no findings.
+pub(crate) fn refuse_ci_format(format: crate::cli::ReportFormat) -> crate::error::Error {
+    use crate::cli::ReportFormat;
+    let name = match format {
+        ReportFormat::Sarif => "sarif",
+        ReportFormat::Junit => "junit",
+        ReportFormat::Markdown => "markdown",
+        _ => "html",
+    };
+    crate::error::Error::usage(
+        format!("-o {name} reports findings: this command has none"),
+        format!(
+            "use it with audit or check (kubectl gc audit -o {name}); here use -o table, wide, json, yaml, name, jsonpath= or custom-columns="
+        ),
+    )
 }
 
 /// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.

@@ -6,6 +6,7 @@ use crate::cli::{ColorChoice, ListOutputArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::render::jsonpath::{Path, Template};
 use crate::render::list::{self, Columns};
+use crate::render::sink::Sink;
 use crate::render::{Styles, TableOptions};
 use serde::Serialize;
 use serde_json::Value;
@@ -99,10 +100,14 @@ pub fn sort_order<T: Serialize>(
     Ok(Some(list::sort_order(&items, &p)))
 }
 
-/// Prints a report: `table` draws table/wide; the other formats are generic over its JSON.
-/// `items_key` names the report's list (custom-columns rows), `object_key` the object of each
-/// item (`-o name`; `None`: the item itself is the object).
+/// Prints a report to `sink` (stdout, or `--output-file`): `table` draws table/wide; the other
+/// formats are generic over its JSON. `items_key` names the report's list (custom-columns
+/// rows), `object_key` the object of each item (`-o name`; `None`: the item itself is the
+/// object). The CI formats are rendered by the commands that report findings; here they are
+/// refused.
+#[allow(clippy::too_many_arguments)]
 pub fn emit<T: Serialize>(
+    sink: Sink,
     format: ReportFormat,
     color: ColorChoice,
     list_args: &ListOutputArgs,
@@ -111,34 +116,69 @@ pub fn emit<T: Serialize>(
     object_key: Option<&str>,
     table: impl FnOnce(&mut dyn Write, &TableOptions, Styles) -> std::io::Result<()>,
 ) -> Result<()> {
-    let mut out = super::stdout();
-    match format {
-        ReportFormat::Json => crate::render::write_json(&mut out, report)?,
-        ReportFormat::Yaml => crate::render::write_yaml(&mut out, report)?,
-        ReportFormat::Table | ReportFormat::Wide => table(
-            &mut out,
-            &table_options(list_args, format == ReportFormat::Wide),
+    emit_with(
+        sink,
+        format,
+        color,
+        list_args,
+        report,
+        |doc| doc[items_key].as_array().cloned().unwrap_or_default(),
+        object_key,
+        table,
+    )
+}
+
+/// [`emit`] with the items (custom-columns rows, `-o name`) taken from the report's JSON by
+/// `items` (a fleet's findings are spread over its clusters).
+#[allow(clippy::too_many_arguments)]
+pub fn emit_with<T: Serialize>(
+    mut sink: Sink,
+    format: ReportFormat,
+    color: ColorChoice,
+    list_args: &ListOutputArgs,
+    report: &T,
+    items: impl FnOnce(&Value) -> Vec<Value>,
+    object_key: Option<&str>,
+    table: impl FnOnce(&mut dyn Write, &TableOptions, Styles) -> std::io::Result<()>,
+) -> Result<()> {
+    // A file gets no colour and is never cut to the terminal's width.
+    let (styles, opts) = if sink.is_file() {
+        let mut opts = table_options(list_args, format == ReportFormat::Wide);
+        opts.width = None;
+        (Styles::plain(), opts)
+    } else {
+        (
             Styles::for_stdout(color),
-        )?,
+            table_options(list_args, format == ReportFormat::Wide),
+        )
+    };
+    let out = sink.writer();
+    match format {
+        ReportFormat::Json => crate::render::write_json(out, report)?,
+        ReportFormat::Yaml => crate::render::write_yaml(out, report)?,
+        ReportFormat::Table | ReportFormat::Wide => table(out, &opts, styles)?,
         ReportFormat::Name | ReportFormat::JsonPath(_) | ReportFormat::CustomColumns(_) => {
             let doc = serde_json::to_value(report).map_err(std::io::Error::other)?;
-            let items = doc[items_key].as_array().cloned().unwrap_or_default();
+            let items = items(&doc);
             match format {
                 ReportFormat::Name => list::write_names(
-                    &mut out,
+                    out,
                     items
                         .iter()
                         .filter_map(|i| list::name_of(object_key.map_or(i, |k| &i[k]))),
                 )?,
-                ReportFormat::JsonPath(t) => list::write_jsonpath(&mut out, &doc, &template(t)?)?,
+                ReportFormat::JsonPath(t) => list::write_jsonpath(out, &doc, &template(t)?)?,
                 ReportFormat::CustomColumns(c) => {
-                    columns(c)?.write(&mut out, &items, list_args.no_headers)?
+                    columns(c)?.write(out, &items, list_args.no_headers)?
                 }
                 _ => unreachable!("matched above"),
             }
         }
+        ReportFormat::Sarif | ReportFormat::Junit | ReportFormat::Markdown | ReportFormat::Html => {
+            return Err(super::refuse_ci_format(format));
+        }
     }
-    out.flush()?;
+    sink.commit()?;
     Ok(())
 }
 

@@ -10,6 +10,16 @@ pub mod plan;
 pub mod text;
 pub mod watch;
 
+// CI report formats (`-o sarif|junit|markdown|html`), the fleet report, `--output-file`.
+pub mod ci;
+pub mod escape;
+pub mod fleet;
+pub mod html;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
+pub mod sink;
+
 pub use crate::build_info::REPORT_API_VERSION;
 pub use crate::gc::object_ref::ObjectRef;
 use crate::model::OwnerRef;

@@ -361,6 +361,10 @@ fn release_archives_hold_exactly_the_manifest_files() {
                 "json",
                 "yaml",
                 "name",
+                "sarif",
+                "junit",
+                "markdown",
+                "html",
                 "jsonpath=",
                 "custom-columns="
             ],
@@ -405,6 +409,10 @@ fn complete_protocol_from_the_binary() {
                 "json",
                 "yaml",
                 "name",
+                "sarif",
+                "junit",
+                "markdown",
+                "html",
                 "jsonpath=",
                 "custom-columns="
             ],
@@ -516,7 +524,7 @@ complete -p kubectl-gc"#,
     assert_eq!(lines[0], "collect completion");
     assert_eq!(
         lines[1],
-        "table wide json yaml name jsonpath= custom-columns="
+        "table wide json yaml name sarif junit markdown html jsonpath= custom-columns="
     );
     assert_eq!(lines[2], "foreground");
     assert_eq!(lines[3], "--fail-on");
@@ -629,7 +637,9 @@ fn usage_errors_exit_2_with_a_hint() {
     let e = stderr(&o);
     assert!(e.contains("invalid value 'xml' for '--output"), "{e}");
     assert!(
-        e.contains("possible values: table, wide, json, yaml, name, jsonpath=…, custom-columns=…"),
+        e.contains(
+            "possible values: table, wide, json, yaml, name, sarif, junit, markdown, html, jsonpath=…, custom-columns=…"
+        ),
         "{e}"
     );
 

@@ -259,6 +259,7 @@ fn marshal_escaping() {
     let text = String::from_utf8(out.clone()).unwrap();
     assert!(text.contains("  \"ref1-[]\\\"\\\\Iñtërnâtiônàlizætiøn,🐹\" -> \"ref2-\";\n"));
     golden("escaping.legacy.dot", &dot_legacy(&sub));
+    golden("escaping.styled.gv", &render(&sub, dot::write_styled));
     // The parser reads back the exact UIDs.
     let parsed = dot::parse(&text).unwrap();
     assert_eq!(parsed.nodes[0].0, "ref1-[]\"\\Iñtërnâtiônàlizætiøn,🐹");
@@ -373,6 +374,7 @@ fn states_in_every_format() {
     tree::write(&mut t, &sub, Styles { color: true }).unwrap();
     golden("states.tree-color.txt", &t);
     golden("states.mermaid", &render(&sub, mermaid::write));
+    golden("states.styled.gv", &render(&sub, dot::write_styled));
     let mut j = serde_json::to_vec_pretty(&json::document(&sub)).unwrap();
     j.push(b'\n');
     golden("states.json", &j);
@@ -481,6 +483,140 @@ fn graphviz_accepts_our_dot() {
     assert!(checked >= 10, "only {checked} DOT files checked");
 }
 
+/// Runs `dot -Tsvg` on `input`; returns the SVG, failing on any error or warning.
+fn graphviz_svg(input: &[u8], what: &str) -> String {
+    let dot_bin = which("dot").unwrap_or_else(|| {
+        panic!(
+            "Graphviz `dot` is not installed: this test needs it (Debian: apt-get install graphviz; .ci/run installs it)"
+        )
+    });
+    let mut child = Command::new(&dot_bin)
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "dot -Tsvg rejected {what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The styled DOT (`-o dot`'s default): Graphviz draws every vertex, and names cannot leave
+/// their strings.
+#[test]
+fn graphviz_accepts_our_styled_dot() {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(golden_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "gv"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2);
+    for path in names {
+        let input = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&input);
+        let vertices = text.lines().filter(|l| l.contains(" [label=")).count();
+        let svg = graphviz_svg(&input, &path.display().to_string());
+        assert_eq!(
+            svg.matches("class=\"node\"").count(),
+            vertices,
+            "{}: Graphviz drew another number of vertices",
+            path.display()
+        );
+        assert_eq!(
+            svg.matches("class=\"cluster\"").count(),
+            text.matches("subgraph cluster_").count()
+        );
+    }
+    // Hostile names: quotes, backslashes (Graphviz's \N escapes), newlines, braces.
+    let mut sub = Subgraph::new();
+    let a = sub.add_vertex(Vertex {
+        uid: "u\"1",
+        kind: "Kind\"] ; evil [label=\"x",
+        name: "a\\N\nb{c}",
+        namespace: "ns\"}",
+        being_deleted: true,
+        finalizers: vec!["f\"\\"],
+        ..Vertex::default()
+    });
+    let b = sub.add_vertex(Vertex {
+        uid: "u\\2",
+        kind: "Owner",
+        name: "o",
+        is_virtual: true,
+        namespace: "ns\"}",
+        ..Vertex::default()
+    });
+    sub.add_edge(
+        a,
+        b,
+        Reference {
+            class: Some(RefClassLabel::Dangling),
+            block_owner_deletion: Some(true),
+            ..Reference::default()
+        },
+    );
+    let out = render(&sub, dot::write_styled);
+    let svg = graphviz_svg(&out, "hostile names");
+    assert_eq!(svg.matches("class=\"node\"").count(), 2);
+    assert_eq!(svg.matches("class=\"edge\"").count(), 1);
+    assert!(!svg.contains(">evil<"), "a name became a node: {svg}");
+}
+
+/// Thousands of objects: the namespace clusters are wrapped into grids and packed, so the
+/// picture is not one rank tens of thousands of points wide.
+#[test]
+fn large_styled_graphs_stay_compact() {
+    let mut c = Cluster::new();
+    // 40 namespaces × (15 Deployment → ReplicaSet → 3 Pods) = 3,000 objects, 600 trees.
+    for ns in 0..40 {
+        let ns = format!("team-{ns:02}");
+        for d in 0..15 {
+            let dep = format!("{ns}-d{d}");
+            let rs = format!("{ns}-r{d}");
+            c.obj("apps/v1", "Deployment", &ns, &format!("web-{d}"), &dep);
+            c.obj("apps/v1", "ReplicaSet", &ns, &format!("web-{d}-5d4f"), &rs)
+                .owner("apps/v1", "Deployment", &format!("web-{d}"), &dep)
+                .controller(true);
+            for p in 0..3 {
+                c.obj(
+                    "v1",
+                    "Pod",
+                    &ns,
+                    &format!("web-{d}-5d4f-{p}"),
+                    &format!("{rs}-p{p}"),
+                )
+                .owner("apps/v1", "ReplicaSet", &format!("web-{d}-5d4f"), &rs)
+                .controller(true);
+            }
+        }
+    }
+    let snap = c.build();
+    let a = GarbageCollector::new(&snap, KubeVersion::NEWEST);
+    let sub = Subgraph::select(&a, &Selection::default());
+    assert_eq!(sub.vertex_count(), 3000);
+    let out = render(&sub, dot::write_styled);
+    let svg = graphviz_svg(&out, "3,000 objects");
+    let dims = |attr: &str| -> f64 {
+        let start = svg.find(&format!("{attr}=\"")).unwrap() + attr.len() + 2;
+        svg[start..].split("pt").next().unwrap().parse().unwrap()
+    };
+    let (w, h) = (dims("width"), dims("height"));
+    // One flat rank would be ~600 trees × ~400 pt wide; Graphviz's own limit is 32,767.
+    assert!(w < 32_767.0 && h < 32_767.0, "{w} × {h} pt");
+    assert!(
+        w / h < 8.0 && h / w < 8.0,
+        "{w} × {h} pt is a strip, not a picture"
+    );
+}
+
 fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?
         .to_str()?
@@ -526,7 +662,23 @@ fn cli_graph_of_a_snapshot() {
     let (code, default_out, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A"]);
     assert_eq!(code, 0);
     assert_eq!(default_out, out);
+    // -o dot is styled for people by default; the GC endpoint's with --dot-format gc.
     let (code, dot_out, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A", "-o", "dot"]);
+    assert_eq!(code, 0);
+    assert!(
+        dot_out.starts_with("// kubectl-gc ownership graph"),
+        "{dot_out}"
+    );
+    let (code, dot_out, _) = kubectl_gc(&[
+        "graph",
+        "--snapshot",
+        &snap,
+        "-A",
+        "-o",
+        "dot",
+        "--dot-format",
+        "gc",
+    ]);
     assert_eq!(code, 0);
     assert!(dot_out.starts_with("strict digraph full {\n"));
     // KIND/NAME selects the component; --direction/--depth narrow it.
@@ -575,6 +727,8 @@ fn cli_graph_errors_and_warnings() {
         "no-such-uid",
         "-o",
         "dot",
+        "--dot-format",
+        "gc",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("uid no-such-uid is not in the graph"), "{err}");
@@ -598,9 +752,7 @@ fn cli_from_gc_file() {
     // Our own DOT (either format) read back as the GC's: no difference.
     for legacy in [false, true] {
         let mut args = vec!["graph", "--snapshot", &snap, "-A", "-o", "dot"];
-        if legacy {
-            args.extend(["--dot-format", "legacy"]);
-        }
+        args.extend(["--dot-format", if legacy { "legacy" } else { "gc" }]);
         let (code, dot_text, err) = kubectl_gc(&args);
         assert_eq!(code, 0, "{err}");
         let file = dir.path().join(format!("gc-{legacy}.dot"));
@@ -617,7 +769,16 @@ fn cli_from_gc_file() {
         assert!(out.contains(fmt), "{out}");
     }
     // A GC graph that lags: the pod is not terminating yet there, and it knows another pod.
-    let (_, dot_text, _) = kubectl_gc(&["graph", "--snapshot", &snap, "-A", "-o", "dot"]);
+    let (_, dot_text, _) = kubectl_gc(&[
+        "graph",
+        "--snapshot",
+        &snap,
+        "-A",
+        "-o",
+        "dot",
+        "--dot-format",
+        "gc",
+    ]);
     let lagging = dot_text
         .replace(
             "\\nPod.v1/checkout-7d9f8c6b5-x2x9q\\nbeingDeleted\\n",

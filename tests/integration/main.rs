@@ -13,6 +13,7 @@ mod hostile;
 mod inputs;
 mod readme;
 mod realdata;
+mod reports;
 mod terminal;
 mod timeouts;
 

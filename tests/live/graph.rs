@@ -159,6 +159,10 @@ fn kubectl_gc(ctx: &Ctx, args: &[&str]) -> (i32, String, String) {
 
 fn our_graph(ctx: &Ctx, uids: &[&str], extra: &[&str]) -> String {
     let mut args = vec!["graph", "-A", "-o", "dot"];
+    if !extra.contains(&"--dot-format") {
+        // The endpoint's own bytes (the default DOT is styled for people).
+        args.extend(["--dot-format", "gc"]);
+    }
     for u in uids {
         args.extend(["--uid", u]);
     }

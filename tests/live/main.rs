@@ -20,6 +20,7 @@ mod apply_safety;
 mod check;
 mod cli;
 mod differential;
+mod fleet;
 mod generate;
 mod graph;
 mod lists;
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 10] = [
+    let suites: [&dyn harness::AnySuite; 11] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         &apply::SUITE,
         &apply_safety::SUITE,
         &generate::SUITE,
+        &fleet::SUITE,
         &watch::SUITE,
         &differential::SUITE,
     ];

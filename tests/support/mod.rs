@@ -2,3 +2,4 @@
 //! directory with `#[path = "../support/mod.rs"] mod support;`.
 
 pub mod readme;
+pub mod schema;

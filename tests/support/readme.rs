@@ -7,7 +7,7 @@
 //! `$ ` prompt), or pipes into one of those. Trailing `# comments` are dropped. In `console`
 //! blocks, the lines after a `$ command` line up to the next `$` line are its expected stdout;
 //! a line `...` there matches any number of lines. A command must exit with a code it is
-//! documented to return and print something: a `> FILE` redirect or `snapshot -o FILE` must
+//! documented to return and print something: a `> FILE` redirect, `--output-file FILE` or `snapshot -o FILE` must
 //! write a non-empty file instead, and `source <(…)` must register a completion.
 // Each binary uses its own part.
 #![allow(dead_code)]
@@ -232,7 +232,10 @@ pub fn run(
 /// The file a command writes: `> FILE`, or `-o FILE` / `--output FILE` of `snapshot`.
 pub fn written_file(command: &str) -> Option<String> {
     let words: Vec<&str> = command.split_whitespace().collect();
-    if let Some(w) = words.windows(2).find(|w| w[0] == ">") {
+    if let Some(w) = words
+        .windows(2)
+        .find(|w| w[0] == ">" || w[0] == "--output-file")
+    {
         return Some(w[1].to_owned());
     }
     if !command.contains(" snapshot ") {

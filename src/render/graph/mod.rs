@@ -20,6 +20,8 @@ pub mod dot;
 pub mod gcdiff;
 pub mod json;
 pub mod mermaid;
+pub mod style;
+pub mod svg;
 pub mod tree;
 
 use crate::gc::classify::RefClassLabel;

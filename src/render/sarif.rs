@@ -1,0 +1,283 @@
+//! `-o sarif`: SARIF 2.1.0, for code scanning (GitHub's `upload-sarif`, GitLab, Azure
+//! DevOps, SARIF viewers). Built with the `serde-sarif` types (generated from the OASIS
+//! schema); the output is validated against that schema in the tests.
+//!
+//! * One `run` per cluster, its `automationDetails.id` `kubectl-gc-<command>/<cluster>/`,
+//!   so the runs of a fleet report are separate categories in code scanning and the same
+//!   cluster's runs are compared with each other; run properties carry the GC version,
+//!   server version, capture time and coverage. A cluster that could not be audited is a
+//!   run with `executionSuccessful: false` and the error as a tool execution notification.
+//! * One rule per finding code (all of them, in code order, so `ruleIndex` is stable), with
+//!   the short and full description and help text (text and Markdown) of the code.
+//! * One result per finding. `level`: critical and error → `error`, warning → `warning`,
+//!   info → `note` (the exact severity is in `properties.severity`). The location is the
+//!   object, as a relative URI `<cluster>/<namespace>/<Kind>/<name>` (`_cluster` for
+//!   cluster-scoped objects, `_resources/<plural.group>` for resource-level findings; every
+//!   segment percent-encoded) and as a logical location (`fullyQualifiedName`
+//!   `<namespace>/<Kind>/<name>`). Code scanning needs a physical location; the URI does not
+//!   name a file of the repository, so alerts show without a source snippet.
+//! * `partialFingerprints["kubectlGc/v1"]`: the finding's identity (code, object UID or
+//!   resource, owner UID — [`super::ci::fingerprint`]), so code scanning tracks an alert across
+//!   runs while the problem stays, and closes it when it is fixed.
+
+use super::audit::FindingJson;
+use super::ci::{CiReport, ClusterOutcome, fingerprint, help, owner_text, subject_text};
+use crate::diagnose::{Code, Severity};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_sarif::sarif as s;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// The key of our fingerprint in `partialFingerprints`.
+pub const FINGERPRINT_KEY: &str = "kubectlGc/v1";
+
+/// The schema URI written in `$schema`.
+pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// URI path segments keep RFC 3986's unreserved characters only.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'.');
+
+fn segment(s: &str) -> String {
+    // Empty and dot segments would change the path's meaning.
+    match s {
+        "" => "-".into(),
+        "." | ".." => s.replace('.', "%2E"),
+        _ => utf8_percent_encode(s, SEGMENT).to_string(),
+    }
+}
+
+fn level(sev: Severity) -> s::ResultLevel {
+    match sev {
+        Severity::Critical | Severity::Error => s::ResultLevel::Error,
+        Severity::Warning => s::ResultLevel::Warning,
+        Severity::Info => s::ResultLevel::Note,
+    }
+}
+
+fn rules() -> Vec<s::ReportingDescriptor> {
+    Code::ALL
+        .iter()
+        .map(|&c| {
+            let h = help(c);
+            let text = format!("{}\n\n{}\n\nFix: {}", h.short, h.full, h.fix);
+            let markdown = format!(
+                "**{} {}**: {}\n\n{}\n\n**Fix:** {}",
+                c.id(),
+                c.name(),
+                h.short,
+                h.full,
+                h.fix
+            );
+            let mut props = BTreeMap::new();
+            props.insert(
+                "tags".to_owned(),
+                serde_json::json!(["kubernetes", "garbage-collector", "ownerReferences"]),
+            );
+            s::ReportingDescriptor::builder()
+                .id(c.id())
+                .name(c.name())
+                .short_description(&h.short.to_owned())
+                .full_description(&h.full.to_owned())
+                .help(
+                    s::MultiformatMessageString::builder()
+                        .text(text)
+                        .markdown(markdown)
+                        .build(),
+                )
+                .help_uri(concat!(env!("CARGO_PKG_REPOSITORY"), "#finding-codes"))
+                .properties(
+                    s::PropertyBag::builder()
+                        .additional_properties(props)
+                        .build(),
+                )
+                .build()
+        })
+        .collect()
+}
+
+fn location(cluster: &str, f: &FindingJson) -> s::Location {
+    let (uri, fqn) = match (&f.object, &f.resource) {
+        (Some(o), _) => {
+            let ns = if o.namespace.is_empty() {
+                "_cluster"
+            } else {
+                &o.namespace
+            };
+            (
+                format!(
+                    "{}/{}/{}/{}",
+                    segment(cluster),
+                    segment(ns),
+                    segment(&o.kind),
+                    segment(&o.name)
+                ),
+                format!("{ns}/{}/{}", o.kind, o.name),
+            )
+        }
+        (None, Some(r)) => (
+            format!("{}/_resources/{}", segment(cluster), segment(r)),
+            format!("_resources/{r}"),
+        ),
+        (None, None) => (segment(cluster), String::new()),
+    };
+    let logical = s::LogicalLocation::builder()
+        .name(subject_text(f))
+        .fully_qualified_name(fqn)
+        .kind("resource")
+        .build();
+    s::Location::builder()
+        .physical_location(
+            s::PhysicalLocation::builder()
+                .artifact_location(s::ArtifactLocation::builder().uri(uri).build())
+                .region(s::Region::builder().start_line(1).build())
+                .build(),
+        )
+        .logical_locations(vec![logical])
+        .build()
+}
+
+fn result(cluster: &str, f: &FindingJson) -> s::Result {
+    let rule_index = Code::ALL.iter().position(|c| c.id() == f.code).unwrap_or(0) as i64;
+    let mut text = format!("{}: {}", subject_text(f), f.message);
+    if !f.message.ends_with('.') {
+        text.push('.');
+    }
+    text.push(' ');
+    text.push_str(&f.consequence);
+    let mut fp = BTreeMap::new();
+    fp.insert(FINGERPRINT_KEY.to_owned(), fingerprint(f));
+    let mut props = BTreeMap::new();
+    props.insert(
+        "severity".to_owned(),
+        serde_json::json!(f.severity.as_str()),
+    );
+    props.insert("cluster".to_owned(), serde_json::json!(cluster));
+    props.insert("consequence".to_owned(), serde_json::json!(f.consequence));
+    if let Some(o) = &f.object {
+        props.insert(
+            "object".to_owned(),
+            serde_json::to_value(o).unwrap_or_default(),
+        );
+    }
+    if let Some(r) = &f.owner_reference {
+        props.insert("ownerReference".to_owned(), r.clone());
+    }
+    if let Some(c) = f.classification {
+        props.insert("classification".to_owned(), serde_json::json!(c));
+    }
+    if !f.remedies.is_empty() {
+        props.insert("remedies".to_owned(), serde_json::json!(f.remedies));
+    }
+    if !f.evidence.is_empty() {
+        props.insert("evidence".to_owned(), serde_json::json!(f.evidence));
+    }
+    if let Some(o) = owner_text(f) {
+        props.insert("owner".to_owned(), serde_json::json!(o));
+    }
+    s::Result::builder()
+        .rule_id(f.code)
+        .rule_index(rule_index)
+        .level(level(f.severity))
+        .message(&text)
+        .locations(vec![location(cluster, f)])
+        .partial_fingerprints(fp)
+        .properties(
+            s::PropertyBag::builder()
+                .additional_properties(props)
+                .build(),
+        )
+        .build()
+}
+
+/// The SARIF log of `r`.
+pub fn document(r: &CiReport) -> s::Sarif {
+    let runs: Vec<s::Run> = r
+        .clusters
+        .iter()
+        .map(|c| {
+            let driver = s::ToolComponent::builder()
+                .name("kubectl-gc")
+                .version(env!("CARGO_PKG_VERSION"))
+                .semantic_version(env!("CARGO_PKG_VERSION"))
+                .information_uri(env!("CARGO_PKG_REPOSITORY"))
+                .rules(rules())
+                .build();
+            let automation = s::RunAutomationDetails::builder()
+                .id(format!("kubectl-gc-{}/{}/", r.command, segment(&c.name)))
+                .build();
+            let mut props = BTreeMap::new();
+            props.insert("cluster".to_owned(), serde_json::json!(c.name));
+            props.insert("exitCode".to_owned(), serde_json::json!(c.exit_code));
+            props.insert("failOn".to_owned(), serde_json::json!(r.fail_on_text()));
+            let (results, invocation) = match &c.outcome {
+                ClusterOutcome::Report { report, .. } => {
+                    props.insert("gcVersion".to_owned(), serde_json::json!(report.gc_version));
+                    props.insert(
+                        "source".to_owned(),
+                        serde_json::to_value(&report.source).unwrap_or_default(),
+                    );
+                    props.insert(
+                        "summary".to_owned(),
+                        serde_json::to_value(&report.summary).unwrap_or_default(),
+                    );
+                    (
+                        report
+                            .findings
+                            .iter()
+                            .map(|f| result(&c.name, f))
+                            .collect::<Vec<_>>(),
+                        s::Invocation::builder()
+                            .execution_successful(true)
+                            .exit_code(i64::from(c.exit_code))
+                            .build(),
+                    )
+                }
+                ClusterOutcome::Failed(e) => {
+                    let mut text = e.message.clone();
+                    if let Some(h) = &e.hint {
+                        text.push_str(" (hint: ");
+                        text.push_str(h);
+                        text.push(')');
+                    }
+                    let note = s::Notification::builder()
+                        .level(serde_json::json!("error"))
+                        .message(&text)
+                        .build();
+                    (
+                        Vec::new(),
+                        s::Invocation::builder()
+                            .execution_successful(false)
+                            .exit_code(i64::from(c.exit_code))
+                            .tool_execution_notifications(vec![note])
+                            .build(),
+                    )
+                }
+            };
+            s::Run::builder()
+                .tool(driver)
+                .automation_details(automation)
+                .invocations(vec![invocation])
+                .results(results)
+                .properties(
+                    s::PropertyBag::builder()
+                        .additional_properties(props)
+                        .build(),
+                )
+                .build()
+        })
+        .collect();
+    s::Sarif::builder()
+        .schema(SCHEMA_URI)
+        .version(s::Version::V2_1_0.to_string())
+        .runs(runs)
+        .build()
+}
+
+/// Writes the SARIF log (pretty JSON).
+pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
+    super::write_json(w, &document(r))
+}

@@ -1,0 +1,154 @@
+//! Where a rendered report goes: stdout, or a file given with `--output-file`, written
+//! atomically — into a temporary file in the target's own directory (so the final rename
+//! never crosses a filesystem), flushed and synced, then renamed over the target. A reader
+//! (a CI step uploading the SARIF, a browser refreshing the HTML) sees the previous file or
+//! the complete new one, never a partial report; when the command fails before the end, the
+//! temporary file is removed and an existing target is left untouched.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A report's destination.
+pub enum Sink {
+    /// Buffered stdout.
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A temporary file, renamed to `path` by [`Sink::commit`].
+    File {
+        /// The temporary file, buffered.
+        tmp: BufWriter<tempfile::NamedTempFile>,
+        /// The target.
+        path: PathBuf,
+    },
+}
+
+fn with_path(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+impl Sink {
+    /// Stdout, or a temporary file beside `path`. Creating the temporary file first makes a
+    /// missing directory or a read-only one fail at once, before any work is done.
+    pub fn open(path: Option<&Path>) -> io::Result<Sink> {
+        let Some(path) = path else {
+            return Ok(Sink::Stdout(BufWriter::with_capacity(
+                64 * 1024,
+                io::stdout().lock(),
+            )));
+        };
+        if path.as_os_str().is_empty() || path.file_name().is_none() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("--output-file {:?} is not a file name", path.display()),
+            ));
+        }
+        if path.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("--output-file {} is a directory", path.display()),
+            ));
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{}.", name.unwrap_or_default()))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| with_path(path, e))?;
+        Ok(Sink::File {
+            tmp: BufWriter::with_capacity(64 * 1024, tmp),
+            path: path.to_owned(),
+        })
+    }
+
+    /// True when the report goes to a file (no colour, no terminal).
+    pub fn is_file(&self) -> bool {
+        matches!(self, Sink::File { .. })
+    }
+
+    /// The writer renderers write to.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Stdout(w) => w,
+            Sink::File { tmp, .. } => tmp,
+        }
+    }
+
+    /// Finishes the report: flushes stdout, or syncs the temporary file and renames it over
+    /// the target. Permissions: the file gets the umask's default for new files (the
+    /// temporary file is created 0600), as a plain write would.
+    pub fn commit(self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut w) => w.flush(),
+            Sink::File { tmp, path } => {
+                let tmp = tmp
+                    .into_inner()
+                    .map_err(|e| with_path(&path, e.into_error()))?;
+                tmp.as_file().sync_all().map_err(|e| with_path(&path, e))?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = 0o666 & !umask();
+                    let _ = tmp
+                        .as_file()
+                        .set_permissions(std::fs::Permissions::from_mode(mode));
+                }
+                tmp.persist(&path).map_err(|e| with_path(&path, e.error))?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The process umask, so a report file gets the permissions a plain write would give it.
+#[cfg(unix)]
+fn umask() -> u32 {
+    // Without libc: the umask is in /proc/self/status on Linux; elsewhere assume 022.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_appears_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("report.sarif");
+        std::fs::write(&target, "old").unwrap();
+        let mut sink = Sink::open(Some(&target)).unwrap();
+        sink.writer().write_all(b"new report").unwrap();
+        // Not yet: the old file is intact, the new text is in a temporary beside it.
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        sink.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new report");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_abandoned_report_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("r.html");
+        let mut sink = Sink::open(Some(&target)).unwrap();
+        sink.writer().write_all(b"partial").unwrap();
+        drop(sink);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn bad_targets_fail_before_any_work() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Sink::open(Some(&dir.path().join("no/such/dir/r.json"))).is_err());
+        assert!(Sink::open(Some(dir.path())).is_err());
+    }
+}
