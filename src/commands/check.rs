@@ -4,6 +4,7 @@ use super::findings::{self, Analysed, Want};
 use super::fleet;
 use super::select::Selection;
 use super::{flags, gate, output, progress};
+use crate::catalog::KubeVersion;
 use crate::cli::{CheckArgs, CheckWhat, GateArgs, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
@@ -60,6 +61,37 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     )
 }
 
+/// True when the run includes the upgrade check.
+fn upgrade_checked(args: &CheckArgs) -> bool {
+    matches!(args.what, None | Some(CheckWhat::Upgrade)) && args.to.is_some()
+}
+
+/// The release an upgrade starts from, which must be known — `--gc-version`, or the cluster's
+/// version read live or recorded in the snapshot — and older than `--to`: compared with a
+/// guessed source (the newest, for files) an "upgrade" can be a downgrade that reports nothing.
+fn upgrade_source(g: &GlobalArgs, args: &CheckArgs, loaded: &super::Loaded) -> Result<KubeVersion> {
+    let Some(to) = args.to else {
+        return Ok(loaded.gc_version(g));
+    };
+    let Some(from) = loaded.known_gc_version(g) else {
+        return Err(Error::usage(
+            format!(
+                "check upgrade --to {to}: the input does not say which release the cluster runs now (file input records no server version)"
+            ),
+            "add --gc-version with the cluster's current kube-controller-manager release, e.g. --gc-version 1.24.7",
+        ));
+    };
+    if to <= from {
+        return Err(Error::usage(
+            format!(
+                "check upgrade --to {to}: not newer than the release the cluster runs ({from})"
+            ),
+            "--to names the release to upgrade to; give --gc-version if the input's release is not the one you start from",
+        ));
+    }
+    Ok(from)
+}
+
 /// Checks one loaded input.
 fn analyse(
     g: &GlobalArgs,
@@ -72,7 +104,11 @@ fn analyse(
 ) -> Result<Analysed> {
     let snap = &loaded.snapshot;
     let selection = selection.resolve(snap, loaded.namespace.as_deref(), g.given("namespace"))?;
-    let current = loaded.gc_version(g);
+    let current = if upgrade_checked(args) {
+        upgrade_source(g, args, loaded)?
+    } else {
+        loaded.gc_version(g)
+    };
     let gc = progress::step("building the GC's graph", || {
         GarbageCollector::new(snap, current)
     });

@@ -34,11 +34,30 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The GC release to emulate.
+    /// The GC release to emulate: `--gc-version`, else the cluster's (read live or recorded in
+    /// the snapshot), else the newest.
     pub fn gc_version(&self, global: &GlobalArgs) -> KubeVersion {
+        self.known_gc_version(global)
+            .unwrap_or_else(|| GarbageCollector::default_gc_version(&self.snapshot))
+    }
+
+    /// The GC release when something says which one runs: `--gc-version` or the cluster's
+    /// version. `None` for file input without `--gc-version` (the newest is then emulated,
+    /// a guess that `check upgrade` must not build on).
+    pub fn known_gc_version(&self, global: &GlobalArgs) -> Option<KubeVersion> {
         global
             .gc_version
-            .unwrap_or_else(|| GarbageCollector::default_gc_version(&self.snapshot))
+            .or_else(|| GarbageCollector::server_gc_version(&self.snapshot))
+    }
+
+    /// A warning when the cluster's version is outside the modelled range and no
+    /// `--gc-version` chooses (the nearest modelled line is emulated).
+    pub fn version_warning(&self, global: &GlobalArgs) -> Option<String> {
+        if global.gc_version.is_some() {
+            return None;
+        }
+        let server = self.snapshot.provenance.server_version.as_deref()?;
+        KubeVersion::emulated_for_server(server)?.1
     }
 }
 

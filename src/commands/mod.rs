@@ -97,6 +97,11 @@ fn version(format: Option<crate::cli::VersionFormat>) -> Result<u8> {
         None => {
             let mut out = stdout();
             writeln!(out, "kubectl-gc {}", crate::build_info::VERSION_LINE)?;
+            writeln!(
+                out,
+                "GC releases modelled: {}",
+                crate::catalog::version::supported_range()
+            )?;
             out.flush()?;
         }
         Some(f) => output::emit_value(
@@ -107,6 +112,7 @@ fn version(format: Option<crate::cli::VersionFormat>) -> Result<u8> {
                 "gitCommit": env!("KGC_GIT_COMMIT"),
                 "target": env!("KGC_TARGET"),
                 "reportApiVersion": crate::build_info::REPORT_API_VERSION,
+                "gcReleases": crate::catalog::version::supported_range(),
             }),
             f == VersionFormat::Yaml,
         )?,
@@ -169,8 +175,14 @@ pub(crate) async fn load_input(
             (None, false) => eprintln!("reading the cluster"),
         }
     }
-    let _spinner = files.then(|| progress::Spinner::new("reading the input"));
-    load(g, list_namespace_only).await
+    let spinner = files.then(|| progress::Spinner::new("reading the input"));
+    let loaded = load(g, list_namespace_only).await?;
+    drop(spinner);
+    // The server's version is text from the cluster or the snapshot file: sanitised.
+    if let Some(w) = loaded.version_warning(g) {
+        eprintln!("warning: {}", crate::render::text::sanitized(&w));
+    }
+    Ok(loaded)
 }
 
 /// The error for a CI format asked of a command that has no findings.

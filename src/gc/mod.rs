@@ -88,13 +88,19 @@ impl<'a> GarbageCollector<'a> {
         }
     }
 
-    /// The GC release to emulate by default: the snapshot's server version, else the newest.
+    /// The GC release to emulate by default: the snapshot's server version (the nearest
+    /// modelled line when it is outside the range, `KubeVersion::emulated_for_server`), else
+    /// the newest.
     pub fn default_gc_version(snap: &Snapshot) -> KubeVersion {
-        snap.provenance
-            .server_version
-            .as_deref()
-            .and_then(KubeVersion::parse)
-            .unwrap_or(KubeVersion::NEWEST)
+        Self::server_gc_version(snap).unwrap_or(KubeVersion::NEWEST)
+    }
+
+    /// The GC release the snapshot's server runs, when it recorded one that is a Kubernetes
+    /// version (mapped to the nearest modelled line); `None` for inputs that do not say
+    /// (files), where a default is only a guess.
+    pub fn server_gc_version(snap: &Snapshot) -> Option<KubeVersion> {
+        let server = snap.provenance.server_version.as_deref()?;
+        KubeVersion::emulated_for_server(server).map(|(v, _)| v)
     }
 
     /// The state as captured.

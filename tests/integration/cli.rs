@@ -442,12 +442,27 @@ fn check_exit_codes_baseline_and_strict_coverage() {
 }
 
 #[test]
-fn check_downgrade_below_1_20_reports_changed_decisions() {
-    // Downgrade direction also works: crossing 1.20 downward makes the valid ones at risk.
+fn check_upgrade_needs_a_known_newer_target_and_reports_changed_decisions() {
+    // A target that is not newer than the input's release (1.21.4, recorded in the snapshot)
+    // is a usage error, not an "upgrade" that reports nothing.
+    assert_user_error(
+        &run(&["check", "upgrade", "--to", "1.19", "--snapshot", INCIDENT]),
+        2,
+    );
+    // A file input records no server version: the source release must be given.
+    let shop = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/shop-kubectl-get.yaml"
+    );
+    assert_user_error(&run(&["check", "upgrade", "--to", "1.25", "-f", shop]), 2);
+    // From 1.19 across 1.20: the cross-namespace dependent is now deleted for every list
+    // order, and the valid ones in the owner's namespace are no longer at risk.
     let r = json(&run(&[
         "check",
         "upgrade",
         "--to",
+        "1.21",
+        "--gc-version",
         "1.19",
         "--snapshot",
         INCIDENT,
@@ -462,6 +477,10 @@ fn check_downgrade_below_1_20_reports_changed_decisions() {
         .collect();
     assert!(
         changed.iter().any(|(_, n)| n == "redis-cache-exporter"),
+        "{changed:?}"
+    );
+    assert!(
+        changed.iter().any(|(_, n)| n == "rfr-redis-cache"),
         "{changed:?}"
     );
 }

@@ -305,6 +305,17 @@ fn kubectl_spellings_parse() {
     let v: Value = serde_json::from_slice(&run(&["version", "-o", "json"]).stdout).unwrap();
     assert_eq!(v["kind"], "Version");
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    // The releases --gc-version and --to accept, as their errors state them.
+    let range = v["gcReleases"].as_str().unwrap().to_owned();
+    assert!(out(&o).contains(&range), "{}", out(&o));
+    let e = err(&run(&[
+        "audit",
+        "--snapshot",
+        INCIDENT,
+        "--gc-version",
+        "1.99",
+    ]));
+    assert!(e.contains(&range), "{e}");
 }
 
 #[test]
