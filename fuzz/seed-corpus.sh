@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seeds fuzz/corpus/<target>/ from the repository's examples and the real dumps beside the
 # checkout (../shared/realdata; its data is not copied into the repository). Idempotent.
-set -euo pipefail
+# No pipefail: `head` ends the listing pipelines early on purpose (SIGPIPE upstream).
+set -eu
 cd "$(dirname "$0")"
 root=..
 real=../../shared/realdata

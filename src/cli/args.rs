@@ -1,0 +1,439 @@
+//! Each command's own flags (`audit`, `check`, `collect`, `graph`, `snapshot`, `watch`,
+//! `version`, `completion`, the hidden `generate`) and the flag groups several commands share
+//! (kubectl's list-output flags, `--output-file`, fleet contexts, suppressions).
+
+use super::output::{self, GraphFormat, ReportFormat};
+use super::values::*;
+use crate::catalog::KubeVersion;
+use clap::{Args, Subcommand, ValueEnum, ValueHint};
+use std::path::PathBuf;
+
+/// kubectl's list-output flags, shared by the commands that print lists.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ListOutputArgs {
+    /// Tables and custom-columns: print the rows only (no header, no detail blocks, no summary
+    /// line).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+    /// Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as
+    /// JSON shows it (e.g. `.object.name`, `{.severity}`).
+    #[arg(long, value_name = "JSONPATH")]
+    pub sort_by: Option<String>,
+    /// Add a column with the value of each of these labels (repeatable or comma-separated).
+    #[arg(
+        short = 'L',
+        long = "label-columns",
+        value_name = "KEY",
+        value_delimiter = ','
+    )]
+    pub label_columns: Vec<String>,
+    /// Add a LABELS column with all of the object's labels.
+    #[arg(long)]
+    pub show_labels: bool,
+}
+
+/// `--output-file` (audit, check, collect, graph).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputFileArgs {
+    /// Write the report to FILE instead of stdout, atomically (a temporary file in the same
+    /// directory, renamed when complete: never a partial report). Every -o form.
+    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output_file: Option<PathBuf>,
+}
+
+/// Several clusters in one report (audit, check).
+#[derive(Args, Debug, Clone, Default)]
+pub struct FleetArgs {
+    /// Audit every context of the kubeconfig, concurrently, into one report (as
+    /// --context a,b,c does for the contexts named).
+    #[arg(long, global = true, conflicts_with_all = ["snapshot", "filename"])]
+    pub all_contexts: bool,
+}
+
+/// `audit` flags.
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE,
+    /// custom-columns=NAME:JSONPATH,…
+    #[arg(short, long, default_value = "table", value_name = "FORMAT", value_parser = output::report_parser())]
+    pub output: ReportFormat,
+    /// kubectl's list-output flags.
+    #[command(flatten)]
+    pub list: ListOutputArgs,
+    /// Exit with code 5 when a finding has at least this severity
+    /// (never, info, warning, error, critical).
+    #[arg(long, default_value = "error", value_name = "SEVERITY", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+    /// Live clusters: attach the `OwnerRefInvalidNamespace` events the GC has recorded to the
+    /// matching cross-namespace findings (one extra list of core Events).
+    #[arg(long)]
+    pub events: bool,
+    /// Gate flags shared with `check`.
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+}
+
+/// CI gate flags shared by `audit` and `check`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct GateArgs {
+    /// Exit with code 6 when some resource could not be read (forbidden, failed, discovery
+    /// errors), even if nothing else is wrong.
+    #[arg(long, global = true)]
+    pub strict_coverage: bool,
+    /// Suppress the findings recorded in this baseline file (see --write-baseline).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the current findings as a baseline file (then exit as usual).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// What `check` examines.
+#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckWhat {
+    /// What a restarted GC deletes or strips right after it starts.
+    #[command(
+        long_about = "What a restarted GC deletes or strips right after it starts.\n\n\
+A freshly started GC rebuilds its graph from scratch; it verifies owners it has not seen and \
+(1.20+) re-checks references that disagree with their owner, so garbage that a long-running GC \
+never looked at is deleted right after a kube-controller-manager restart. This lists those \
+deletions and their cascade (GC015), dependents it never evaluates (GC020), and, for GC < \
+1.20, deletions that depend on list order (GC016, kubernetes#65200).",
+        after_help = concat!(
+            "Examples:\n",
+            "  kubectl gc check restart -A\n",
+            "  kubectl gc check restart --snapshot snap.ndjson -o json\n",
+            "  kubectl gc check restart -A --gc-version 1.19   # as an older GC restarts\n\n",
+            "Exit codes:\n",
+            "  0  no finding at or above --fail-on\n",
+            "  5  findings at or above --fail-on (default: error)\n",
+            "  6  coverage incomplete with --strict-coverage\n",
+            "  2  usage\n",
+            "  3  bad input\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Restart,
+    /// What changes when the GC is upgraded (--to required).
+    #[command(
+        long_about = "What changes when the GC is upgraded (--to required).\n\n\
+Decisions that change between the cluster's GC (or --gc-version) and the target (GC017; e.g. \
+crossing 1.20 cross-namespace dependents become deterministically deleted and cluster-scoped \
+dependents of namespaced owners stop being deleted), and ownerReferences whose apiVersion/kind \
+the target (or a CRD manifest given with --crd, as it will be after the upgrade) no longer \
+serves (GC018: never collected). Downgrades work the same way.",
+        after_help = concat!(
+            "Examples:\n",
+            "  kubectl gc check upgrade --to 1.25 -A\n",
+            "  kubectl gc check upgrade --to 1.30 -A --crd new-crds.yaml\n",
+            "  kubectl gc check upgrade --to 1.19 --snapshot snap.ndjson -o json\n\n",
+            "Exit codes:\n",
+            "  0  no finding at or above --fail-on\n",
+            "  5  findings at or above --fail-on (default: error)\n",
+            "  6  coverage incomplete with --strict-coverage\n",
+            "  2  usage (--to missing)\n",
+            "  3  bad input (a --crd file)\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Upgrade,
+    /// Resources the GC cannot list or watch, and deletions that do not progress.
+    #[command(
+        long_about = "Resources the GC cannot list or watch, and deletions that do not progress.\n\n\
+A deletable resource the GC cannot list or watch stops its informers from syncing, and with \
+them every collection (GC019). Deletions that do not progress: foreground deletions blocked by \
+a dependent (GC008), orphan finalizers that are pending or stuck (GC009), and objects held by \
+finalizers no controller seems to process (GC013).",
+        after_help = concat!(
+            "Examples:\n",
+            "  kubectl gc check health -A\n",
+            "  kubectl gc check health -A --strict-coverage   # fail when something was unreadable\n\n",
+            "Exit codes:\n",
+            "  0  no finding at or above --fail-on\n",
+            "  5  findings at or above --fail-on (default: error)\n",
+            "  6  coverage incomplete with --strict-coverage\n",
+            "  2  usage\n",
+            "  3  bad input\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Health,
+}
+
+/// `check` flags.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Which check (default: restart and health, plus upgrade when --to is given).
+    #[command(subcommand)]
+    pub what: Option<CheckWhat>,
+    /// Target Kubernetes version for the upgrade check (e.g. 1.25).
+    #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version)]
+    pub to: Option<KubeVersion>,
+    /// CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade
+    /// (repeatable): versions they stop serving break ownerReferences.
+    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub crd: Vec<PathBuf>,
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE,
+    /// custom-columns=NAME:JSONPATH,…
+    #[arg(short, long, global = true, default_value = "table", value_name = "FORMAT", value_parser = output::report_parser())]
+    pub output: ReportFormat,
+    /// kubectl's list-output flags.
+    #[command(flatten)]
+    pub list: ListOutputArgs,
+    /// Exit with code 5 when a finding has at least this severity.
+    #[arg(long, global = true, default_value = "error", value_name = "SEVERITY", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+    /// Gate flags.
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+    /// `--all-contexts`.
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+}
+
+/// Cascade policies for `collect --delete`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cascade {
+    /// propagationPolicy=Background (kubectl's default).
+    Background,
+    /// propagationPolicy=Foreground.
+    Foreground,
+    /// propagationPolicy=Orphan.
+    Orphan,
+    /// No policy: the type's default (RC, Job and CronJob orphan; others background).
+    Default,
+}
+
+/// `collect` flags.
+#[derive(Args, Debug)]
+pub struct CollectArgs {
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE,
+    /// custom-columns=NAME:JSONPATH,…
+    #[arg(short, long, default_value = "table", value_name = "FORMAT", value_parser = output::report_parser())]
+    pub output: ReportFormat,
+    /// kubectl's list-output flags.
+    #[command(flatten)]
+    pub list: ListOutputArgs,
+    /// Preview deleting this object (KIND/NAME, e.g. deployment/web or deployments.apps/web).
+    #[arg(long, value_name = "KIND/NAME")]
+    pub delete: Option<String>,
+    /// Propagation policy of the previewed delete.
+    #[arg(long, value_enum, default_value_t = Cascade::Background, requires = "delete")]
+    pub cascade: Cascade,
+    /// Perform the plan on the live cluster (each action re-verified first; default: dry run).
+    /// With --delete: perform that delete only (the GC does the cascade).
+    #[arg(long, help_heading = "Apply")]
+    pub apply: bool,
+    /// Apply without asking (required when stdin or stderr is not a terminal).
+    #[arg(long, short = 'y', requires = "apply", help_heading = "Apply")]
+    pub yes: bool,
+    /// The record of every action --apply attempts (NDJSON; default:
+    /// `./kubectl-gc-apply-<UTC time>.json`; never overwritten).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "apply", help_heading = "Apply")]
+    pub record: Option<PathBuf>,
+    /// Requests per second --apply may send (bursts of 1.5 × N).
+    #[arg(long, value_name = "N", default_value_t = 20.0, value_parser = parse_qps, help_heading = "Apply")]
+    pub qps: f64,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+}
+
+/// `snapshot` flags.
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// File to write (gzip-compressed when it ends in .gz; `-` for stdout). The format is
+    /// always the snapshot's NDJSON: `-o json` is refused rather than written to a file named
+    /// `json` (write `./json` for that).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: PathBuf,
+}
+
+/// `watch` output formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchFormat {
+    /// One line per transition.
+    Text,
+    /// One JSON object per transition (NDJSON).
+    Json,
+}
+
+/// `watch` flags.
+#[derive(Args, Debug)]
+pub struct WatchArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = WatchFormat::Text)]
+    pub output: WatchFormat,
+    /// Exit with code 5 at the first transition that appears or changes at or above this
+    /// severity (never, info, warning, error, critical).
+    #[arg(long, default_value = "never", value_name = "SEVERITY", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+    /// Serve Prometheus metrics (/metrics), /healthz and /readyz on this address
+    /// (e.g. 0.0.0.0:9464).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// How often discovery is refreshed and ages re-evaluated (the GC's resync period).
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = parse_duration)]
+    pub resync: std::time::Duration,
+    /// Keep the findings held in this file, so that a restarted watch reports only what
+    /// changed while it was not running.
+    #[arg(long, value_name = "FILE")]
+    pub state_file: Option<std::path::PathBuf>,
+}
+
+/// `version` flags.
+#[derive(Args, Debug)]
+pub struct VersionArgs {
+    /// Output format: the version line, or json / yaml with the build information.
+    #[arg(short, long, value_enum)]
+    pub output: Option<VersionFormat>,
+}
+
+/// `version -o` formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionFormat {
+    /// JSON.
+    Json,
+    /// YAML.
+    Yaml,
+}
+
+/// Which way `graph` walks from its roots.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphDirection {
+    /// Owners, their owners, …
+    Up,
+    /// Dependents, their dependents, …
+    Down,
+    /// Both: the connected component (the GC endpoint's ?uid=).
+    Both,
+}
+
+/// Which DOT `graph -o dot` prints.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DotFormat {
+    /// For people: dangling references dashed red, virtual owners dashed boxes, terminating
+    /// objects marked, blocked foreground chains coloured, clusters by namespace.
+    Styled,
+    /// Byte-for-byte the GC debug endpoint's DOT, Kubernetes 1.26 and later (UID vertex ids,
+    /// Go-quoted strings).
+    #[value(alias = "current", alias = "new")]
+    Gc,
+    /// The GC debug endpoint's DOT of Kubernetes 1.12–1.25 (gonum's encoder): integer vertex
+    /// ids.
+    Legacy,
+}
+
+/// `graph` flags.
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    /// Start from these objects: KIND/NAME… or KIND NAME… as kubectl takes them (kind, plural,
+    /// singular, short name or kind.group), in -n's namespace (with -A: wherever they are).
+    #[arg(value_name = "KIND/NAME")]
+    pub targets: Vec<String>,
+    /// Start from the object with this UID (repeatable), like the GC endpoint's ?uid=.
+    #[arg(long = "uid", value_name = "UID")]
+    pub uids: Vec<String>,
+    /// From the start objects, follow owners (up), dependents (down) or both.
+    #[arg(long, value_enum, default_value_t = GraphDirection::Both)]
+    pub direction: GraphDirection,
+    /// At most this many ownerReference hops from the start objects.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+    /// Output format: tree, dot, mermaid, json, yaml, name, jsonpath=TEMPLATE,
+    /// custom-columns=NAME:JSONPATH,… (JSONPath over the JSON document's nodes).
+    #[arg(short, long, default_value = "tree", value_name = "FORMAT", value_parser = output::graph_parser())]
+    pub output: GraphFormat,
+    /// Tree and custom-columns: print the rows only (no header).
+    #[arg(long)]
+    pub no_headers: bool,
+    /// The DOT flavour: styled (for people), gc (the GC debug endpoint's, Kubernetes ≥ 1.26)
+    /// or legacy (the endpoint's of 1.12–1.25).
+    #[arg(long, value_enum, default_value_t = DotFormat::Styled)]
+    pub dot_format: DotFormat,
+    /// Compare with the real GC's graph: its debug endpoint (http(s)://HOST:PORT, optionally
+    /// with the path) or a saved DOT file. Prints the differences (-o json for JSON).
+    #[arg(long, value_name = "URL|FILE", value_hint = ValueHint::AnyPath, conflicts_with_all = ["direction", "depth"])]
+    pub from_gc: Option<String>,
+    /// Do not verify the TLS certificate of the --from-gc endpoint (kube-controller-manager
+    /// usually serves a self-signed one).
+    #[arg(long, requires = "from_gc")]
+    pub gc_insecure_skip_tls_verify: bool,
+    /// Send the kubeconfig's credentials (token, client certificate) to the --from-gc endpoint
+    /// even though it is not the kubeconfig's own server (https only). Without it, they go
+    /// only to the server the kubeconfig names (same scheme, host and port).
+    #[arg(long, requires = "from_gc")]
+    pub gc_send_credentials: bool,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+}
+
+/// `generate` flags (hidden: synthetic clusters for benchmarks, see BENCHMARKS.md).
+#[cfg(feature = "testkit")]
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Number of objects.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub objects: usize,
+    /// Random seed (the same seed and flags give the same cluster).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Application namespaces (default: one per 500 objects).
+    #[arg(long, value_name = "N")]
+    pub namespaces: Option<usize>,
+    /// Fraction of objects that are pods whose ReplicaSet is gone [default: 0.001].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub dangling_rate: Option<f64>,
+    /// Fraction of objects owned from another namespace [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub cross_namespace_rate: Option<f64>,
+    /// Fraction of objects referencing an unserved kind [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub unresolvable_rate: Option<f64>,
+    /// Fraction of objects rooting a blocked foreground deletion [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub foreground_rate: Option<f64>,
+    /// Fraction of objects terminating with the orphan finalizer [default: 0.0002].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub orphan_rate: Option<f64>,
+    /// Server version recorded in the snapshot.
+    #[arg(long, default_value = "v1.30.4", value_name = "VERSION")]
+    pub server_version: String,
+    /// Write the snapshot to FILE (gzip-compressed when it ends in .gz; `-` for stdout).
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        required_unless_present = "apply_to_kubeconfig"
+    )]
+    pub output: Option<PathBuf>,
+    /// Create the objects in the cluster of this kubeconfig (a disposable test cluster: it
+    /// installs two CRDs and thousands of objects).
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
+    pub apply_to_kubeconfig: Option<PathBuf>,
+    /// Concurrent create requests with --apply-to-kubeconfig.
+    #[arg(long, default_value_t = 32, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub load_concurrency: u16,
+}
+
+/// `completion` arguments.
+#[derive(Args, Debug)]
+pub struct CompletionArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
