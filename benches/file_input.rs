@@ -11,7 +11,8 @@
 //!
 //! Each measurement runs in a fresh child process (this binary re-executed), so its peak RSS
 //! (`VmHWM`) is its own; the median of `KGC_BENCH_RUNS` (default 3) runs is reported with the
-//! ratio to its floor:
+//! ratio to its floor, for wall-clock time and for CPU time (user + system, all threads, from
+//! `/proc/self/stat`: on a shared machine it does not depend on what else runs):
 //!
 //! | case | floor | measured |
 //! |---|---|---|
@@ -58,14 +59,14 @@ fn main() {
 
     // 1. Metadata-only kubectl List.
     let file = list_file(meta_n, Body::MetadataOnly);
-    let (floor, _) = measure("floor-json", &file, runs);
-    let (t, rss) = measure("read", &file, runs);
-    check(
-        t <= 1.5 * floor,
-        format!(
-            "{meta_n} objects, metadata-only List: read ÷ floor = {:.2} ≤ 1.5 ({t:.3}s ÷ {floor:.3}s)",
-            t / floor
-        ),
+    let floor = measure("floor-json", &file, runs);
+    let read = measure("read", &file, runs);
+    let rss = read.rss;
+    ratios(
+        &mut check,
+        &format!("{meta_n} objects, metadata-only List"),
+        &read,
+        &floor,
     );
     check(
         rss <= 1 << 20,
@@ -78,16 +79,11 @@ fn main() {
     // 2. Full objects, and the same objects metadata-only for the memory comparison.
     let full = list_file(full_n, Body::Full);
     let meta = list_file(full_n, Body::MetadataOnly);
-    let (floor, _) = measure("floor-json", &full, runs);
-    let (t, rss_full) = measure("read", &full, runs);
-    let (_, rss_meta) = measure("read", &meta, runs);
-    check(
-        t <= 1.5 * floor,
-        format!(
-            "{full_n} full objects: read ÷ floor = {:.2} ≤ 1.5 ({t:.3}s ÷ {floor:.3}s)",
-            t / floor
-        ),
-    );
+    let floor = measure("floor-json", &full, runs);
+    let read = measure("read", &full, runs);
+    let rss_full = read.rss;
+    let rss_meta = measure("read", &meta, runs).rss;
+    ratios(&mut check, &format!("{full_n} full objects"), &read, &floor);
     check(
         rss_full as f64 <= 1.3 * rss_meta as f64,
         format!(
@@ -100,14 +96,13 @@ fn main() {
 
     // 3. YAML, must-gather layout.
     let dir = must_gather(yaml_n);
-    let (floor, _) = measure("floor-yaml", &dir, runs);
-    let (t, _) = measure("read-dir", &dir, runs);
-    check(
-        t <= 1.5 * floor,
-        format!(
-            "{yaml_n} objects, must-gather YAML: read ÷ floor = {:.2} ≤ 1.5 ({t:.3}s ÷ {floor:.3}s)",
-            t / floor
-        ),
+    let floor = measure("floor-yaml", &dir, runs);
+    let read = measure("read-dir", &dir, runs);
+    ratios(
+        &mut check,
+        &format!("{yaml_n} objects, must-gather YAML"),
+        &read,
+        &floor,
     );
     if misses > 0 {
         println!("\n{misses} target(s) missed");
@@ -173,9 +168,36 @@ fn must_gather(n: usize) -> PathBuf {
     dir
 }
 
-/// Median seconds and largest peak RSS (KiB) of `runs` child runs; prints a line.
-fn measure(phase: &str, path: &Path, runs: usize) -> (f64, u64) {
+/// What `runs` child runs of one phase took.
+struct Measured {
+    /// Median wall-clock seconds.
+    wall: f64,
+    /// Median CPU seconds (user + system, all threads).
+    cpu: f64,
+    /// Largest peak RSS, KiB.
+    rss: u64,
+}
+
+/// Checks the ≤ 1.5 × floor target on wall-clock and on CPU time.
+fn ratios(check: &mut impl FnMut(bool, String), what: &str, read: &Measured, floor: &Measured) {
+    for (measure, t, f) in [
+        ("wall", read.wall, floor.wall),
+        ("CPU", read.cpu, floor.cpu),
+    ] {
+        check(
+            t <= 1.5 * f,
+            format!(
+                "{what}: read ÷ floor = {:.2} ≤ 1.5 ({measure}: {t:.3}s ÷ {f:.3}s)",
+                t / f
+            ),
+        );
+    }
+}
+
+/// Medians and largest peak RSS of `runs` child runs; prints a line.
+fn measure(phase: &str, path: &Path, runs: usize) -> Measured {
     let mut times = Vec::new();
+    let mut cpus = Vec::new();
     let mut rss = 0;
     for _ in 0..runs {
         let out = Command::new(std::env::current_exe().expect("current exe"))
@@ -197,18 +219,25 @@ fn measure(phase: &str, path: &Path, runs: usize) -> (f64, u64) {
         let mut it = line.split_whitespace();
         times.push(it.next().unwrap().parse::<f64>().unwrap());
         rss = rss.max(it.next().unwrap().parse::<u64>().unwrap());
+        cpus.push(it.next().unwrap().parse::<f64>().unwrap());
     }
     times.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
+    let cpu = cpus[cpus.len() / 2];
     let size: u64 = file_size(path);
     println!(
-        "{phase:<11} {:<48} {median:>8.3}s (min {:.3}s) {:>6} MiB peak, {:.0} MB input",
+        "{phase:<11} {:<34} {median:>7.3}s wall (min {:.3}s) {cpu:>7.3}s CPU {:>6} MiB peak, {:.0} MB input",
         path.file_name().unwrap().to_string_lossy(),
         times[0],
         rss >> 10,
         size as f64 / 1e6
     );
-    (median, rss)
+    Measured {
+        wall: median,
+        cpu,
+        rss,
+    }
 }
 
 fn file_size(p: &Path) -> u64 {
@@ -237,6 +266,20 @@ fn yaml_files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// CPU time of this process (all threads), user + system, in seconds: fields 14 and 15 of
+/// `/proc/self/stat`, in clock ticks (`USER_HZ`, 100 on Linux).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The command name (field 2) may hold spaces; the fields after it are numbers.
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = after
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // `after` starts at field 3 (state), so utime (14) and stime (15) are at 11 and 12.
+    (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
 }
 
 /// Peak resident set size of this process in KiB (`VmHWM`).
@@ -291,7 +334,12 @@ fn child(phase: &str, path: &Path) {
         }
         other => panic!("unknown phase {other}"),
     }
-    println!("RESULT {:.6} {}", t.elapsed().as_secs_f64(), peak_rss_kib());
+    println!(
+        "RESULT {:.6} {} {:.2}",
+        t.elapsed().as_secs_f64(),
+        peak_rss_kib(),
+        cpu_seconds()
+    );
 }
 
 /// One line describing the machine (CPU model, cores, load).

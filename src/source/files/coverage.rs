@@ -20,6 +20,26 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+/// A borrowed `(group/kind, namespace, version)` or `(group/kind, namespace)`, looked up in
+/// the hashed sets below without allocating (it hashes as the owned tuple does).
+#[derive(Hash)]
+struct SeenRef<'a>(u32, &'a str, &'a str);
+
+impl hashbrown::Equivalent<(u32, String, String)> for SeenRef<'_> {
+    fn equivalent(&self, k: &(u32, String, String)) -> bool {
+        self.0 == k.0 && self.1 == k.1 && self.2 == k.2
+    }
+}
+
+#[derive(Hash)]
+struct PairRef<'a>(u32, &'a str);
+
+impl hashbrown::Equivalent<(u32, String)> for PairRef<'_> {
+    fn equivalent(&self, k: &(u32, String)) -> bool {
+        self.0 == k.0 && self.1 == k.1
+    }
+}
+
 /// A group and kind.
 pub(crate) type Gk = (String, String);
 
@@ -62,6 +82,10 @@ pub(crate) struct Coverage {
     /// What broken or unusable input makes unknown, with the problem that caused it.
     pub holes: Vec<(Hole, String)>,
     last: Option<(u32, String, String)>,
+    /// Every `(group/kind, namespace, version)` recorded: list items are not always grouped
+    /// by namespace (kubectl sorts a merged `List` by name), and one hash probe costs less
+    /// than the ordered sets' string comparisons.
+    recorded: hashbrown::HashSet<(u32, String, String)>,
 }
 
 impl Coverage {
@@ -95,7 +119,21 @@ impl Coverage {
         {
             return;
         }
-        self.last = Some((gk, namespace.to_owned(), version.to_owned()));
+        match &mut self.last {
+            Some((g, n, v)) => {
+                *g = gk;
+                n.clear();
+                n.push_str(namespace);
+                v.clear();
+                v.push_str(version);
+            }
+            None => self.last = Some((gk, namespace.to_owned(), version.to_owned())),
+        }
+        if self.recorded.contains(&SeenRef(gk, namespace, version)) {
+            return;
+        }
+        self.recorded
+            .insert((gk, namespace.to_owned(), version.to_owned()));
         let s = &mut self.seen[gk as usize];
         if !s.namespaces.contains(namespace) {
             s.namespaces.insert(namespace.to_owned());
@@ -186,7 +224,7 @@ impl Coverage {
 /// (a list's `kind` and `metadata` often come after its `items`).
 #[derive(Debug, Default)]
 pub(crate) struct ListFrame {
-    seen: std::collections::HashSet<(u32, String)>,
+    seen: hashbrown::HashSet<(u32, String)>,
     last: Option<(u32, String)>,
     /// Group/kinds its items named.
     pub kinds: BTreeSet<u32>,
@@ -201,8 +239,10 @@ impl ListFrame {
         {
             return;
         }
-        self.kinds.insert(gk);
-        self.seen.insert((gk, namespace.to_owned()));
+        if !self.seen.contains(&PairRef(gk, namespace)) {
+            self.kinds.insert(gk);
+            self.seen.insert((gk, namespace.to_owned()));
+        }
         match &mut self.last {
             Some((g, n)) => {
                 *g = gk;

@@ -468,7 +468,13 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                 doc.api_version = StrSeed::new(err, "apiVersion").deserialize(d)?
             }
             DocKey::Kind => doc.kind = StrSeed::new(err, "kind").deserialize(d)?,
-            DocKey::Metadata => doc.metadata = MetaSeed { err }.deserialize(d)?,
+            DocKey::Metadata => {
+                MetaSeed {
+                    err,
+                    out: &mut doc.metadata,
+                }
+                .deserialize(d)?;
+            }
             DocKey::Items => doc.items = d.deserialize_any(ItemsV)?,
             DocKey::Spec => {
                 // Only a CRD's spec is read (and a kindless one: typed-client output).

@@ -233,11 +233,14 @@ macro_rules! container_scalars {
     };
 }
 
-pub(crate) struct MetaSeed<'e> {
+/// `metadata`, read in place into `out` (set to `None` first): a `Meta` is a few hundred
+/// bytes, and returning it by value copied it once per level of the parse, for every object.
+pub(crate) struct MetaSeed<'e, 'a> {
     pub err: &'e mut Option<String>,
+    pub out: &'e mut Option<Meta<'a>>,
 }
 
-impl Container for MetaSeed<'_> {
+impl Container for MetaSeed<'_, '_> {
     fn err(&mut self) -> &mut Option<String> {
         self.err
     }
@@ -291,21 +294,23 @@ impl<'de> Deserialize<'de> for Key<MetaKey> {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
-    type Value = Option<Meta<'de>>;
+impl<'de: 'a, 'a> DeserializeSeed<'de> for MetaSeed<'_, 'a> {
+    /// `Some` when `metadata` was a map (and is now in `out`).
+    type Value = Option<()>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        *self.out = None;
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for MetaSeed<'_> {
-    type Value = Option<Meta<'de>>;
+impl<'de: 'a, 'a> Visitor<'de> for MetaSeed<'_, 'a> {
+    type Value = Option<()>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("metadata")
     }
     fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Self::Value, M::Error> {
         let err = self.err;
-        let mut out = Meta::default();
+        let out = self.out.insert(Meta::default());
         let meta = &mut out.meta;
         let s = |v: Option<Cow<'de, str>>| v.unwrap_or_default();
         while let Some(Key(k)) = m.next_key::<Key<MetaKey>>()? {
@@ -351,7 +356,7 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
                 }
             }
         }
-        Ok(Some(out))
+        Ok(Some(()))
     }
     fn visit_seq<S: SeqAccess<'de>>(mut self, s: S) -> Result<Self::Value, S::Error> {
         drain_seq(s)?;

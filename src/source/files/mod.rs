@@ -245,13 +245,19 @@ fn run(
     let hasher = store.strings.hasher();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
-    let (result, (store, added, duplicates)) = std::thread::scope(|scope| {
+    let (result, (store, added, duplicates, newest)) = std::thread::scope(|scope| {
         let interner = scope.spawn(move || {
             let (mut added, mut duplicates) = (0, 0);
+            // The capture-time bound is taken here, while the parser goes on, rather than in
+            // a pass over the whole store once reading is done.
+            let mut newest = Newest::default();
             for mut batch in rx {
                 for a in store.add_batch(&batch) {
                     match a {
-                        Added::New(_) => added += 1,
+                        Added::New(id) => {
+                            added += 1;
+                            newest.object(&store, id);
+                        }
                         Added::Duplicate(_) => duplicates += 1,
                         Added::NoUid => {}
                     }
@@ -259,7 +265,7 @@ fn run(
                 batch.clear();
                 let _ = recycle_tx.send(batch);
             }
-            (store, added, duplicates)
+            (store, added, duplicates, newest)
         });
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));
         let r = f(&mut reader);
@@ -274,12 +280,17 @@ fn run(
     reader.stats.added = added;
     reader.stats.duplicates = duplicates;
     let inputs = opts.paths.iter().map(|p| p.display().to_string()).collect();
-    let snapshot = finish(&mut reader, store, files_provenance(inputs));
+    let snapshot = finish(&mut reader, store, newest, files_provenance(inputs));
     Ok((snapshot, reader.stats, reader.problems))
 }
 
 /// Resolves kindless objects, completes the resource table and provenance.
-fn finish(reader: &mut Reader<'_>, mut store: Store, provenance: Provenance) -> Snapshot {
+fn finish(
+    reader: &mut Reader<'_>,
+    mut store: Store,
+    mut newest: Newest,
+    provenance: Provenance,
+) -> Snapshot {
     // Objects whose kind only their selfLink tells, now that every CRD and discovery document
     // is known.
     for d in std::mem::take(&mut reader.res.deferred) {
@@ -314,7 +325,10 @@ fn finish(reader: &mut Reader<'_>, mut store: Store, provenance: Provenance) -> 
         let gk = reader.cov.gk(&d.group, &kind);
         reader.stats.objects += 1;
         match store.add(rid, &d.metadata) {
-            Added::New(_) => reader.stats.added += 1,
+            Added::New(id) => {
+                reader.stats.added += 1;
+                newest.object(&store, id);
+            }
             Added::Duplicate(_) => reader.stats.duplicates += 1,
             Added::NoUid => {}
         }
@@ -336,22 +350,30 @@ fn finish(reader: &mut Reader<'_>, mut store: Store, provenance: Provenance) -> 
     }
     // The capture time of a dump is unknown; the newest timestamp it holds is a lower
     // bound, which keeps ages ("terminating for 14d") honest instead of measuring from now.
-    if let Some(newest) = newest_timestamp(b.store()) {
+    if let Some(newest) = newest.seconds {
         b.provenance_mut().captured_at = crate::snapshot::format_rfc3339(newest);
     }
     b.finish()
 }
 
-/// The newest creation or deletion timestamp of any object (seconds since the epoch).
-fn newest_timestamp(store: &Store) -> Option<i64> {
-    let mut seen = std::collections::HashSet::new();
-    let mut newest = None;
-    for o in &store.objects {
+/// The newest creation or deletion timestamp of the objects added (seconds since the epoch).
+#[derive(Default)]
+struct Newest {
+    seconds: Option<i64>,
+    /// The text last parsed: neighbouring objects often share a timestamp.
+    last: String,
+}
+
+impl Newest {
+    fn object(&mut self, store: &Store, id: crate::model::ObjId) {
+        let o = store.object(id);
         for t in [o.creation_timestamp, o.deletion_timestamp] {
-            if !t.is_empty() && seen.insert(t) {
-                newest = newest.max(crate::snapshot::parse_rfc3339(store.str(t)));
+            let text = store.str(t);
+            if !t.is_empty() && text != self.last {
+                self.seconds = self.seconds.max(crate::snapshot::parse_rfc3339(text));
+                self.last.clear();
+                self.last.push_str(text);
             }
         }
     }
-    newest
 }
