@@ -11,6 +11,8 @@ use crate::render::{list, plan as view};
 
 mod apply;
 
+pub use apply::check_input as check_apply_input;
+
 pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     if args.output.is_ci() {
         return Err(super::refuse_ci_format(args.output));

@@ -45,6 +45,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             audit::run(g, args).await
         }
         Command::Collect(args) => {
+            // `--apply` on file input is the bigger mistake than a cluster flag beside it.
+            if args.apply {
+                collect::check_apply_input(g)?;
+            }
             flags::check_global(Cmd::Collect, g)?;
             collect::run(g, args).await
         }

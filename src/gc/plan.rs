@@ -16,7 +16,7 @@ use super::graph_builder::VisitCause;
 use super::simulation::{self, Delays, Delivery, Race, Run, Start};
 use super::{GarbageCollector, State};
 use crate::model::{ObjId, Store, Sym};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A cap on simulated steps (API round trips).
 pub const MAX_WAVES: u32 = simulation::MAX_STEPS;
@@ -797,13 +797,29 @@ fn plan_from(
     certain: &BTreeMap<ObjId, Vec<Signature>>,
 ) -> Plan {
     let store = &gc.snap.store;
+    let sure = |a: &Action| {
+        certain
+            .get(&a.target)
+            .is_none_or(|c| c.contains(&signature(a)))
+    };
+    // A finalizer's removal follows what the GC did to the object's dependents first: the
+    // orphan patches of attemptToOrphan, the deletions a foreground deletion waits for. When
+    // one of those is left out as order-dependent, the removal is left out too; sent alone it
+    // would run ahead of the GC (and `--apply`'s re-verification refuses it: the dependent
+    // still references the owner).
+    let waiting_owners: HashSet<Sym> = run
+        .actions
+        .iter()
+        .filter(|a| !sure(a))
+        .flat_map(|a| store.owner_refs(a.target).iter().map(|r| r.uid))
+        .collect();
     let actions: Vec<Action> = run
         .actions
         .iter()
         .filter(|a| {
-            certain
-                .get(&a.target)
-                .is_none_or(|c| c.contains(&signature(a)))
+            sure(a)
+                && !(a.verb == Verb::RemoveFinalizer
+                    && waiting_owners.contains(&store.object(a.target).uid))
         })
         .cloned()
         .collect();

@@ -1106,8 +1106,9 @@ fn build_forests(env: &TestEnv, objs: &[Obj]) {
 /// - an orphan patch racing an attemptToDelete action: the steady-state plan has both an
 ///   attemptToOrphan patch and a delete or reference removal of the GC's attemptToDelete for
 ///   the object. Which worker gets there first decides whether it survives; the real GC
-///   took either order in repeated runs (issue 14 item 1: the queue-faithful simulation on
-///   branch gc will call these order-dependent; then this list comes from it).
+///   took either order in repeated runs (issue 14 item 1);
+/// - what the plan itself reports as order-dependent, and the owners whose finalizer removal
+///   waits for such a dependent.
 fn order_dependent(snapshot: &Path) -> BTreeMap<String, String> {
     use kubectl_gc::gc::plan::{Plan, Reason};
     let snap = kubectl_gc::snapshot::format::read_file(snapshot).expect("read snapshot");
@@ -1133,6 +1134,29 @@ fn order_dependent(snapshot: &Path) -> BTreeMap<String, String> {
         .map(|id| store.object(id).uid)
         .collect();
     let plan = Plan::steady_state(&gc);
+    // The plan's own order-dependent objects (the queue-faithful simulation runs every order
+    // upstream leaves open), and the owners that wait for them: an orphan or foreground
+    // finalizer is removed only after the dependents' fate, which `--apply` does not guess,
+    // so it leaves such an owner terminating where the real GC's order finishes it.
+    let racing: BTreeSet<_> = plan
+        .outcomes
+        .iter()
+        .filter(|o| o.order_dependent())
+        .map(|o| o.target)
+        .collect();
+    for &id in &racing {
+        out.insert(key(id), "order-dependent in the plan (GC021)".into());
+        for r in store.owner_refs(id) {
+            if let Some(owner) = store.by_uid(r.uid)
+                && store.object(owner).being_deleted()
+            {
+                out.insert(
+                    key(owner),
+                    "its finalizer's removal waits for an order-dependent dependent".into(),
+                );
+            }
+        }
+    }
     for a in &plan.actions {
         let deletes_or_strips = !matches!(a.reason, Reason::Orphan { .. })
             && matches!(

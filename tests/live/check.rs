@@ -206,7 +206,7 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
     );
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     assert_eq!(report["kind"], "CheckReport");
-    assert_eq!(report["gcVersion"], "1.20");
+    assert_eq!(report["gcVersion"], "1.20.2");
     let predicted: BTreeSet<String> = report["findings"]
         .as_array()
         .unwrap()

@@ -877,6 +877,17 @@ fn soak(ctx: &Ctx) {
         predicted_in_soak.len(),
         not_performed.len()
     );
+    // What watch said about each of them, to tell a missed prediction from a late one.
+    for (ns, name) in &unpredicted {
+        let uid = all
+            .iter()
+            .find(|(_, v)| v.0 == *ns && v.1 == *name)
+            .map(|(u, _)| u.as_str())
+            .unwrap_or("");
+        for l in lines.iter().filter(|l| l.uid() == uid) {
+            eprintln!("  {ns}/{name}: {}", l.v);
+        }
+    }
     assert!(
         unpredicted.is_empty(),
         "deleted by the GC without a prediction before: {unpredicted:?}"

@@ -117,6 +117,20 @@ fn queue_order_orphan_patch_lands_before_the_delete_of_a_wrong_kind_dependent() 
             "order-dependent"
         );
         assert_eq!(end(&plan, &s, "orphaning"), EndState::Deleted);
+        // The orphan finalizer's removal is planned only with the dependent's orphan patch
+        // before it: alone, it runs ahead of the GC (and `--apply` refuses it, the dependent
+        // still referencing the owner), so an apply could never converge.
+        let (owner, dependent) = (obj(&s, "orphaning"), obj(&s, "dependent"));
+        let has = |target: ObjId, verb: Verb| {
+            plan.actions
+                .iter()
+                .any(|a| a.target == target && a.verb == verb)
+        };
+        assert!(
+            !has(owner, Verb::RemoveFinalizer) || has(dependent, Verb::RemoveOwnerReferences),
+            "{:?}",
+            plan.actions
+        );
     }
 }
 
