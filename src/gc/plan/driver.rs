@@ -1,0 +1,367 @@
+//! The plan's driver: the simulation run in the GC's race-free order, then in every informer
+//! order ([`super::orders`]) and with every race's first chain held back, and the runs merged
+//! into a [`Plan`]: end states that differ are order-dependent [`Alternative`]s, and only the
+//! requests every order makes stay in the plan's actions. The report types it fills are in
+//! [`super`].
+
+use super::orders::{Components, Orders, informer_choices};
+use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Verb};
+use crate::gc::GarbageCollector;
+use crate::gc::attempt_to_delete::Policy;
+use crate::gc::graph_builder::VisitCause;
+use crate::gc::simulation::{self, Delays, Race, Run, Start};
+use crate::model::{ObjId, Store, Sym};
+use std::collections::{BTreeMap, HashSet};
+
+/// Races of one run simulated one by one (beyond: all at once).
+const MAX_RACE_RUNS: usize = 8;
+
+/// What an object ends as in one run.
+fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
+    let s = &run.state;
+    if !s.exists(id) {
+        (EndState::Deleted, vec![])
+    } else if s.being_deleted(id) {
+        (
+            EndState::Terminating {
+                finalizers: s.finalizers(store, id).to_vec(),
+            },
+            s.owner_refs(store, id).iter().map(|r| r.uid).collect(),
+        )
+    } else {
+        (
+            EndState::Kept,
+            s.owner_refs(store, id).iter().map(|r| r.uid).collect(),
+        )
+    }
+}
+
+/// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
+/// that can matter, and merges the outcomes.
+pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
+    let clock = std::time::Instant::now();
+    let store = &gc.snap.store;
+    let initial = gc.initial_state();
+    let choices = informer_choices(gc, &initial);
+    let target = match start {
+        Start::UserDelete(u) => Some(u.target.0),
+        _ => None,
+    };
+    let mut comps: Option<Components> = None;
+    let orders = if choices.is_empty() {
+        Orders {
+            groups: Vec::new(),
+            group_runs: Vec::new(),
+            runs: 1,
+        }
+    } else {
+        Orders::new(
+            gc,
+            &choices,
+            comps.get_or_insert_with(|| Components::new(gc, target)),
+        )
+    };
+    let none = Delays::new();
+    let t_choices = clock.elapsed();
+    let primary = simulation::run(
+        gc,
+        start,
+        &orders.delivery(&choices, 0),
+        &none,
+        None,
+        &initial,
+    );
+    let t_primary = clock.elapsed();
+    let mut others: Vec<(Run, Vec<bool>, OpenOrder)> = Vec::new();
+    let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
+    if !primary.races.is_empty() {
+        raced.push((0, primary.races.clone()));
+    }
+    if orders.runs > 1 {
+        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+        for k in 1..orders.runs {
+            // Only the components that have a `k`-th order.
+            let seeds: Vec<u32> = orders
+                .groups
+                .iter()
+                .zip(&orders.group_runs)
+                .filter(|&(_, &n)| n > k)
+                .flat_map(|(g, _)| g.iter())
+                .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
+                .chain(target)
+                .collect();
+            let scope = c.scope(gc, seeds);
+            let run = simulation::run(
+                gc,
+                start,
+                &orders.delivery(&choices, k),
+                &none,
+                Some(&scope),
+                &initial,
+            );
+            if !run.races.is_empty() {
+                raced.push((k, run.races.clone()));
+            }
+            others.push((run, scope, OpenOrder::Informers));
+        }
+    }
+    // Races: re-run with the chain that got there first held back. Races of different
+    // components cannot interact, so round `r` takes the `r`-th race of every component (a
+    // component with more races than rounds has them all held back at once).
+    for (k, races) in raced {
+        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+        let mut by_comp: BTreeMap<u32, Vec<Race>> = BTreeMap::new();
+        for r in races {
+            by_comp.entry(c.find(r.object.0)).or_default().push(r);
+        }
+        let rounds = by_comp
+            .values()
+            .map(|v| if v.len() > MAX_RACE_RUNS { 1 } else { v.len() })
+            .max()
+            .unwrap_or(0);
+        for round in 0..rounds {
+            let mut delays = Delays::new();
+            let mut seeds = Vec::new();
+            for (&root, v) in &by_comp {
+                let batch: &[Race] = if v.len() > MAX_RACE_RUNS {
+                    if round == 0 { v } else { &[] }
+                } else {
+                    v.get(round).map(std::slice::from_ref).unwrap_or(&[])
+                };
+                for r in batch {
+                    let d = delays.entry(r.first).or_insert(0);
+                    *d = (*d).max(r.by);
+                }
+                if !batch.is_empty() {
+                    seeds.push(root);
+                }
+            }
+            let scope = c.scope(gc, seeds.into_iter().chain(target));
+            let run = simulation::run(
+                gc,
+                start,
+                &orders.delivery(&choices, k),
+                &delays,
+                Some(&scope),
+                &initial,
+            );
+            others.push((run, scope, OpenOrder::Requests));
+        }
+    }
+    if std::env::var_os("KGC_SIM_STATS").is_some() {
+        eprintln!(
+            "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary {:?}, all runs {:?}",
+            choices.len(),
+            orders.runs,
+            others.len(),
+            t_choices,
+            t_primary - t_choices,
+            clock.elapsed()
+        );
+    }
+    // Merge.
+    let mut alternatives: BTreeMap<ObjId, Vec<Alternative>> = BTreeMap::new();
+    for (run, scope, order) in &others {
+        for id in store.ids().filter(|id| scope[id.index()]) {
+            let base = fate(&primary, store, id);
+            let alt = fate(run, store, id);
+            if alt != base {
+                let list = alternatives.entry(id).or_default();
+                if !list
+                    .iter()
+                    .any(|a| a.state == alt.0 && a.owner_refs == alt.1)
+                {
+                    list.push(Alternative {
+                        state: alt.0,
+                        owner_refs: alt.1,
+                        never_evaluated: !run.evaluated[id.index()],
+                        order: *order,
+                    });
+                }
+            }
+        }
+    }
+    // The requests on an order-dependent object that every order makes (an orphan patch that
+    // lands before or after the race, say) stay in the plan: later requests (the orphan
+    // finalizer's removal) rely on them. Only the ones some order does not make are left out.
+    let mut certain: BTreeMap<ObjId, Vec<Signature>> = BTreeMap::new();
+    for &id in alternatives.keys() {
+        let mut common: Vec<Signature> = primary
+            .actions
+            .iter()
+            .filter(|a| a.target == id)
+            .map(signature)
+            .collect();
+        for (run, scope, _) in &others {
+            if !scope[id.index()] {
+                continue;
+            }
+            let made: Vec<Signature> = run
+                .actions
+                .iter()
+                .filter(|a| a.target == id)
+                .map(signature)
+                .collect();
+            common.retain(|s| made.contains(s));
+        }
+        certain.insert(id, common);
+    }
+    plan_from(gc, primary, alternatives, &certain)
+}
+
+/// What a request does, whichever step it is sent at.
+type Signature = (Verb, Vec<Sym>, Option<Sym>, Option<Policy>);
+
+fn signature(a: &Action) -> Signature {
+    (a.verb, a.owner_refs.clone(), a.finalizer, a.policy)
+}
+
+fn plan_from(
+    gc: &GarbageCollector<'_>,
+    run: Run,
+    mut alternatives: BTreeMap<ObjId, Vec<Alternative>>,
+    certain: &BTreeMap<ObjId, Vec<Signature>>,
+) -> Plan {
+    let store = &gc.snap.store;
+    let sure = |a: &Action| {
+        certain
+            .get(&a.target)
+            .is_none_or(|c| c.contains(&signature(a)))
+    };
+    // A finalizer's removal follows what the GC did to the object's dependents first: the
+    // orphan patches of attemptToOrphan, the deletions a foreground deletion waits for. When
+    // one of those is left out as order-dependent, the removal is left out too; sent alone it
+    // would run ahead of the GC (and `--apply`'s re-verification refuses it: the dependent
+    // still references the owner).
+    let waiting_owners: HashSet<Sym> = run
+        .actions
+        .iter()
+        .filter(|a| !sure(a))
+        .flat_map(|a| store.owner_refs(a.target).iter().map(|r| r.uid))
+        .collect();
+    let actions: Vec<Action> = run
+        .actions
+        .iter()
+        .filter(|a| {
+            sure(a)
+                && !(a.verb == Verb::RemoveFinalizer
+                    && waiting_owners.contains(&store.object(a.target).uid))
+        })
+        .cloned()
+        .collect();
+    let visits: BTreeMap<ObjId, VisitCause> = run
+        .visits
+        .iter()
+        .filter(|(_, c)| {
+            !matches!(
+                c,
+                VisitCause::OwnerRemoved { .. }
+                    | VisitCause::DependentChanged
+                    | VisitCause::Retry
+                    | VisitCause::VirtualOwner
+                    | VisitCause::BlockingDependent { .. }
+            )
+        })
+        .map(|(o, c)| (*o, *c))
+        .collect();
+    let mut outcomes = Vec::new();
+    for id in store.ids() {
+        let touched = run.touched[id.index()];
+        let terminating = run.state.exists(id) && run.state.being_deleted(id);
+        let stuck = run.stuck.get(&id);
+        let alts = alternatives.remove(&id).unwrap_or_default();
+        if !touched && !terminating && stuck.is_none() && alts.is_empty() {
+            continue;
+        }
+        // Untouched objects are reported only when stuck on something the GC would otherwise
+        // act on (never collected, unknown), or when their fate is open.
+        if !touched && !terminating && alts.is_empty() {
+            let refs = run.state.owner_refs(store, id);
+            if refs.is_empty() {
+                continue;
+            }
+            let classes = gc.classify_references(&run.state, id);
+            if classes
+                .iter()
+                .all(|c| matches!(c, crate::gc::RefClass::Solid { .. }))
+            {
+                continue;
+            }
+        }
+        let (state, mut owner_refs) = fate(&run, store, id);
+        if state != EndState::Kept {
+            owner_refs.clear();
+        }
+        let why = match &state {
+            EndState::Terminating { .. } => Some(why_terminating(gc, &run, id)),
+            EndState::Deleted if run.by_namespace_controller.contains(&id) => Some(
+                "deleted by the namespace controller (its namespace is being deleted)".to_owned(),
+            ),
+            EndState::Deleted => None,
+            EndState::Kept => stuck.cloned(),
+        };
+        outcomes.push(Outcome {
+            target: id,
+            state,
+            owner_refs,
+            why,
+            alternatives: alts,
+        });
+    }
+    Plan {
+        waves: actions.last().map_or(0, |a| a.wave),
+        actions,
+        outcomes,
+        end: run.state,
+        truncated: run.truncated,
+        visits,
+        evaluated: run.evaluated,
+    }
+}
+
+fn why_terminating(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> String {
+    let store = &gc.snap.store;
+    let state = &run.state;
+    let fg = state.foreground_sym();
+    let orphan = state.orphan_sym();
+    let fins = state.finalizers(store, id);
+    let mut parts = Vec::new();
+    if fins.contains(&fg) {
+        let blocking = gc.blocking_dependents(state, id);
+        let mut names: Vec<String> = blocking.iter().map(|&d| gc.snap.describe(d)).collect();
+        names.dedup();
+        if names.is_empty() {
+            parts.push(
+                "foregroundDeletion: the GC removes it once it processes the object".to_owned(),
+            );
+        } else {
+            parts.push(format!(
+                "foregroundDeletion: blocked by dependents with blockOwnerDeletion=true: {}",
+                names.join(", ")
+            ));
+        }
+    }
+    if fins.contains(&orphan) {
+        parts.push("orphan: the GC removes it after orphaning the dependents".to_owned());
+    }
+    let others: Vec<&str> = fins
+        .iter()
+        .filter(|f| **f != fg && **f != orphan)
+        .map(|f| store.str(*f))
+        .collect();
+    if !others.is_empty() {
+        parts.push(format!(
+            "held by finalizer(s) the GC does not manage: {}",
+            others.join(", ")
+        ));
+    }
+    if gc.snap.resource_of(store.object(id)).plural == "namespaces"
+        && gc.snap.resource_of(store.object(id)).group.is_empty()
+    {
+        parts.push(
+            "a namespace: the namespace controller removes it once everything in it is gone"
+                .to_owned(),
+        );
+    }
+    parts.join("; ")
+}

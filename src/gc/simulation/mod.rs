@@ -1,0 +1,400 @@
+//! The GC's event flow and work queues, step by step (gc-model §0.1, §2.10, Appendix D.5).
+//!
+//! **Timing model.** Time advances in steps; one API round trip takes one step; the graph
+//! builder is much faster than a round trip, so the events a step's writes cause are processed
+//! at the end of that step, and what they enqueue starts at the next one. Every queued item is
+//! taken by a worker at once (the GC's `--concurrent-gc-syncs` workers never run out): this is
+//! the order the GC takes when nothing races. An `attemptToDelete` item sends its GET, one GET
+//! per ownerReference it classifies, then its writes, one per step; an `attemptToOrphan` item
+//! patches every dependent in its first step, then GETs and patches the owner's finalizer. The
+//! worker-side rules (stale virtual pointers, rows 1–10, `processDeletingDependentsItem`, the
+//! virtual-node poll) are upstream's `attemptToDeleteWorker`, `attemptToDeleteItem` and
+//! `attemptToOrphanWorker`; the API server's side of every write (finalizers a DELETE adds,
+//! Events that never get GC finalizers, namespaces that stay terminating while the namespace
+//! controller empties them) is Appendix B.
+//!
+//! **Races.** Every item belongs to a causal chain: the item queued at the start that led,
+//! request by request and event by event, to it. Within a chain the order is fixed; between
+//! two chains nothing upstream fixes it — at a start the queues are full and the graph builder
+//! may still be draining its backlog, and a write (committed by etcd) costs more than a GET.
+//! A read of an object that another chain writes within [`RACE_HORIZON`] steps is a race. A
+//! run records its races ([`Run::races`]); the caller re-runs the affected part with the
+//! chain that came first held back until after the other ([`Delays`]), and reports the
+//! outcomes that differ as order-dependent ([`super::plan`]).
+//!
+//! **Files.** This one holds the run's types, [`run`] and the step loop; `queues.rs` turns
+//! what the graph builder queued into running items and finishes them; `workers.rs` is the
+//! worker side of an item (GETs, classification, the decision); `api_server.rs` is the API
+//! server's side of every request and the namespace controller; `races.rs` finds the races.
+
+mod api_server;
+mod queues;
+mod races;
+mod workers;
+
+use super::classify::RefClass;
+use super::graph::Identity;
+use super::graph_builder::{Enqueued, GraphBuilder, NEW_CHAIN, Queue, VisitCause};
+use super::plan::{Action, Reason, UserDelete, Verb};
+use super::{GarbageCollector, State};
+use crate::catalog::version::Change;
+use crate::model::{ObjId, OwnerRef, Sym};
+use hashbrown::{HashMap, HashSet};
+use std::collections::BTreeMap;
+
+/// A cap on simulated steps; a fixpoint is normally reached in a few dozen.
+pub const MAX_STEPS: u32 = 100_000;
+
+/// Two causally independent chains of requests (say, the orphaning of one owner and the
+/// verification of another object's missing owner) race when one writes an object the other
+/// reads within this many steps of each other: at a start the graph builder may still be
+/// draining its backlog and the queues are full, so nothing upstream orders them (observed on
+/// the real v1.20.2 GC: an orphan PATCH overtaken by a five-round-trip chain).
+pub const RACE_HORIZON: u32 = 8;
+
+/// Chains held back in a run: the item queued at the start on (attemptToOrphan?, node) starts
+/// this many steps late, and with it everything it leads to.
+pub type Delays = HashMap<(bool, u32), u32>;
+
+/// Two causally independent chains touching one object close enough in time that either can
+/// get there first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Race {
+    /// The object written by one chain and read by the other.
+    pub object: ObjId,
+    /// The chain that got there first in this run: its root item (attemptToOrphan?, node).
+    pub first: (bool, u32),
+    /// How many steps it must be held back to get there second.
+    pub by: u32,
+}
+
+/// How the simulation starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A GC starting on the snapshot: what the initial add events enqueue (§6.22).
+    Restart,
+    /// A GC that was running while the state arose: every object is evaluated now.
+    SteadyState,
+    /// A running GC, and the user's delete (`collect --delete`).
+    UserDelete(UserDelete),
+}
+
+/// The informers' order in one run (see [`super::plan`]): these objects first, in this order,
+/// then every other one in snapshot order.
+#[derive(Clone, Debug, Default)]
+pub struct Delivery {
+    /// The objects whose order matters, in the order they are delivered.
+    pub first: Vec<ObjId>,
+}
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct Run {
+    /// Effective requests, in step order.
+    pub actions: Vec<Action>,
+    /// The cluster at the end.
+    pub state: State,
+    /// Per object: a write changed it (the GC's or the namespace controller's).
+    pub touched: Vec<bool>,
+    /// Per object: an attemptToDelete worker found it with its GET (it was evaluated).
+    pub evaluated: Vec<bool>,
+    /// Races between causally independent chains.
+    pub races: Vec<Race>,
+    /// Per object: why it was first put on a queue.
+    pub visits: BTreeMap<ObjId, VisitCause>,
+    /// Per object: why the GC is stuck on it (retried forever, dropped, unknown).
+    pub stuck: HashMap<ObjId, String>,
+    /// Per object: removed by the namespace controller, not by the GC.
+    pub by_namespace_controller: HashSet<ObjId>,
+    /// True when [`MAX_STEPS`] was reached.
+    pub truncated: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    Delete,
+    Orphan,
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    /// The item's GET.
+    Get,
+    /// GET the owner of reference `next` of `refs`.
+    Classify,
+    /// Send `writes[0]` this step.
+    Write,
+    /// `removeFinalizer`: GET the object.
+    FinalizerGet(Sym),
+    /// `removeFinalizer`: the patch.
+    FinalizerPatch(Sym),
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct Item {
+    kind: Kind,
+    /// Causal chain ([`Enqueued::chain`]).
+    chain: u32,
+    node: super::graph::NodeId,
+    /// The node's identity when the item started.
+    identity: Identity,
+    cause: VisitCause,
+    phase: Phase,
+    /// The object the GET found.
+    target: Option<ObjId>,
+    /// Its references and finalizers as read.
+    refs: Vec<OwnerRef>,
+    finalizers: Vec<Sym>,
+    next: usize,
+    classes: Vec<RefClass>,
+    writes: Vec<Action>,
+    /// A virtual node (an owner no informer shows).
+    virtual_item: bool,
+    /// It changed something.
+    wrote: bool,
+}
+
+struct Sim<'a, 'b> {
+    gc: &'a GarbageCollector<'b>,
+    scope: Option<&'a [bool]>,
+    delays: Delays,
+    state: State,
+    graph: GraphBuilder<'a>,
+    step: u32,
+    running: Vec<Item>,
+    /// (queue kind, node) → 1 processing, 2 processing and re-added.
+    busy: HashMap<(Kind, u32), u8>,
+    delayed: Vec<(u32, Enqueued)>,
+    dormant: Vec<(u32, Enqueued)>,
+    writes_total: u32,
+    actions: Vec<Action>,
+    touched: Vec<bool>,
+    evaluated: Vec<bool>,
+    visits: BTreeMap<ObjId, VisitCause>,
+    stuck: HashMap<ObjId, String>,
+    by_namespace_controller: HashSet<ObjId>,
+    /// Namespaces the namespace controller is emptying.
+    terminating_namespaces: Vec<ObjId>,
+    ns_index: Option<HashMap<Sym, Vec<ObjId>>>,
+    polls: HashMap<u32, u32>,
+    /// Per UID: the identities its virtual node was verified with since the world last
+    /// changed (at that count of writes).
+    tried: HashMap<Sym, (u32, Vec<Identity>)>,
+    /// `KGC_SIM_TRACE`: print every step's items and requests on stderr (debugging).
+    trace: bool,
+    built: std::time::Duration,
+    /// Only a restart's visits are reported (a steady state visits everything).
+    record_visits: bool,
+    next_chain: u32,
+    /// Root item of each chain: (attemptToOrphan?, node).
+    roots: HashMap<u32, (bool, u32)>,
+    /// Reads and effective writes, by object: (object, chain, step), for race detection.
+    read_log: Vec<(ObjId, u32, u32)>,
+    write_log: Vec<(ObjId, u32, u32)>,
+    /// The chain of the request being applied.
+    chain: u32,
+}
+
+/// Runs the GC from `start` on the snapshot (objects outside `scope` left out) with informer
+/// order `delivery`, the chains in `delays` held back, from the cluster as `initial` says.
+pub fn run(
+    gc: &GarbageCollector<'_>,
+    start: Start,
+    delivery: &Delivery,
+    delays: &Delays,
+    scope: Option<&[bool]>,
+    initial: &State,
+) -> Run {
+    let store = &gc.snap.store;
+    let state = initial.clone();
+    let mut graph = GraphBuilder::new(gc);
+    let in_scope = |id: ObjId| scope.is_none_or(|s| s[id.index()]);
+    // The informers' initial lists: the objects whose order matters in the order this run
+    // takes, then the others with every owner before its dependents.
+    let monitored = |id: &ObjId| gc.graph.monitors(*id) && in_scope(*id);
+    let first: HashSet<ObjId> = delivery.first.iter().copied().collect();
+    let clock = std::time::Instant::now();
+    for &id in delivery.first.iter().filter(|id| monitored(id)) {
+        graph.add(gc, &state, id);
+    }
+    let rest: Vec<ObjId> = store
+        .ids()
+        .filter(|id| monitored(id) && !first.contains(id))
+        .collect();
+    graph.add_owners_first(gc, &state, &rest);
+    let built = clock.elapsed();
+    if std::env::var_os("KGC_SIM_TRACE").is_some() {
+        eprintln!("run {start:?} delays={delays:?} scoped={}", scope.is_some());
+    }
+    let mut sim = Sim {
+        gc,
+        scope,
+        delays: delays.clone(),
+        state,
+        graph,
+        step: 0,
+        running: Vec::new(),
+        busy: HashMap::new(),
+        delayed: Vec::new(),
+        dormant: Vec::new(),
+        writes_total: 0,
+        actions: Vec::new(),
+        touched: vec![false; store.len()],
+        evaluated: vec![false; store.len()],
+        visits: BTreeMap::new(),
+        stuck: HashMap::new(),
+        by_namespace_controller: HashSet::new(),
+        terminating_namespaces: Vec::new(),
+        ns_index: None,
+        polls: HashMap::new(),
+        tried: HashMap::new(),
+        trace: std::env::var_os("KGC_SIM_TRACE").is_some(),
+        built,
+        record_visits: start == Start::Restart,
+        next_chain: 0,
+        roots: HashMap::new(),
+        read_log: Vec::new(),
+        write_log: Vec::new(),
+        chain: 0,
+    };
+    sim.sync_absent_cache();
+    match start {
+        Start::Restart => {}
+        Start::SteadyState => {
+            // Every object is evaluated; one whose every reference is solid (or that has
+            // none, or waits for its own deletion) is left as it is in every order, so only
+            // the others need a worker.
+            let mut extra = Vec::new();
+            for id in store
+                .ids()
+                .filter(|&id| gc.graph.monitors(id) && in_scope(id))
+                .filter(|&id| !quiet(gc, &sim.state, id))
+            {
+                if let Some(n) = sim.graph.uid_to_node(store.object(id).uid) {
+                    extra.push(Enqueued {
+                        queue: Queue::AttemptToDelete,
+                        node: n,
+                        cause: VisitCause::SteadyState,
+                        chain: NEW_CHAIN,
+                    });
+                }
+            }
+            sim.graph.queued.extend(extra);
+        }
+        Start::UserDelete(u) => {
+            // A running GC has long processed its start; only the user's request and what it
+            // causes remain.
+            sim.graph.queued.clear();
+            sim.step = 1;
+            let (policy, detail) = sim.user_policy(u);
+            let act = Action {
+                wave: 1,
+                verb: Verb::Delete,
+                target: u.target,
+                policy: Some(policy),
+                owner_refs: vec![],
+                finalizer: None,
+                reason: Reason::UserDelete,
+                detail,
+            };
+            sim.apply(act);
+        }
+    }
+    sim.run_steps()
+}
+
+impl<'a, 'b> Sim<'a, 'b> {
+    fn store(&self) -> &'a crate::model::Store {
+        &self.gc.snap.store
+    }
+
+    fn in_scope(&self, id: ObjId) -> bool {
+        self.scope.is_none_or(|s| s[id.index()])
+    }
+
+    /// Before v1.20 the absent-owner cache is keyed by UID and consulted by `isDangling`.
+    fn sync_absent_cache(&mut self) {
+        let uids = std::mem::take(&mut self.graph.absent_uids);
+        if !self.gc.rules.version.has(Change::CoordinateAwareGraph) {
+            for u in uids {
+                self.state.add_absent_owner(u);
+            }
+        }
+    }
+
+    fn run_steps(mut self) -> Run {
+        let mut truncated = false;
+        loop {
+            self.step += 1;
+            if self.step > MAX_STEPS {
+                truncated = true;
+                break;
+            }
+            self.start_queued();
+            if self.running.is_empty() {
+                // Quiet: re-poll virtual nodes if anything changed since they were polled
+                // (their back-off ends long after everything else settled).
+                if let Some(next) = self.delayed.iter().map(|d| d.0).min() {
+                    self.step = next.max(self.step) - 1;
+                    continue;
+                }
+                let woken: Vec<Enqueued> = std::mem::take(&mut self.dormant)
+                    .into_iter()
+                    .filter_map(|(seen, e)| (seen < self.writes_total).then_some(e))
+                    .collect();
+                if woken.is_empty() && self.terminating_namespaces.is_empty() {
+                    break;
+                }
+                if woken.is_empty() {
+                    // Only namespaces left that wait on content held by other finalizers.
+                    if !self.namespace_controller() {
+                        break;
+                    }
+                    continue;
+                }
+                self.graph.queued.extend(woken);
+                self.step -= 1;
+                continue;
+            }
+            self.run_step();
+            self.namespace_controller();
+        }
+        let races = self.races();
+        if std::env::var_os("KGC_SIM_STATS").is_some() {
+            eprintln!(
+                "  run: graph built in {:?}; {} steps, {} chains, {} reads, {} writes, truncated {truncated}",
+                self.built,
+                self.step,
+                self.next_chain,
+                self.read_log.len(),
+                self.write_log.len()
+            );
+        }
+        Run {
+            actions: self.actions,
+            state: self.state,
+            touched: self.touched,
+            evaluated: self.evaluated,
+            races,
+            visits: self.visits,
+            stuck: self.stuck,
+            by_namespace_controller: self.by_namespace_controller,
+            truncated,
+        }
+    }
+}
+
+/// An object attemptToDeleteItem leaves as it is: no references, every reference solid (a
+/// solid owner that is terminating without `foregroundDeletion` included), or terminating
+/// itself outside a foreground deletion (row 1).
+fn quiet(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> bool {
+    let store = &gc.snap.store;
+    if state.being_deleted(id) {
+        return !state.deleting_dependents(store, id);
+    }
+    state
+        .owner_refs(store, id)
+        .iter()
+        .all(|r| matches!(gc.classify_reference(state, id, r), RefClass::Solid { .. }))
+}
