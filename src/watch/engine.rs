@@ -178,13 +178,16 @@ impl Engine {
         !self.seeds.is_empty()
     }
 
-    /// True when `uid` already changed since the last flush: flush first, so that what the
-    /// first change enqueued is evaluated before the second one (e.g. the object's deletion)
-    /// happens.
+    /// True when `uid` already changed since the last flush, or a pending change put it on
+    /// one of the running GC's queues (its owner's deletion enqueues it): flush first, so that
+    /// what the GC is about to do to it is evaluated — and predicted — before its next event
+    /// (typically its deletion by the GC) is applied.
     pub fn must_flush_before(&self, uid: &str) -> bool {
-        self.world
-            .sym(uid)
-            .is_some_and(|u| self.touched.contains(&u))
+        self.world.sym(uid).is_some_and(|u| {
+            self.touched.contains(&u)
+                || self.enqueued.attempt_to_delete.contains(&u)
+                || self.enqueued.attempt_to_orphan.contains(&u)
+        })
     }
 
     fn record(&mut self, change: Change, received: Option<Instant>) {

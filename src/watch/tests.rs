@@ -234,6 +234,31 @@ fn when_the_gc_acts_now_at_restart_or_never() {
     assert!(find(&ts, "GC003", "dep").is_some_and(|t| t.kind == TransitionKind::Resolved));
 }
 
+/// Under load the owner's and its dependent's deletions can arrive in one batch. What the
+/// owner's deletion enqueued (the dependent) must be evaluated before the dependent's own
+/// deletion is applied, or the GC's action on it is never predicted, only seen resolved.
+#[test]
+fn a_deletion_the_pending_batch_enqueued_is_predicted_before_it_is_applied() {
+    let snap = small_cluster();
+    let mut e = Engine::new(snap, None);
+    assert!(e.evaluate_all(Cause::Initial).is_empty());
+    e.delete("uid-owner", None);
+    assert!(
+        e.must_flush_before("uid-dep"),
+        "the owner's deletion put dep on the GC's queue: flush before dep's own event"
+    );
+    let ts = e.flush(Cause::Event);
+    let t = find(&ts, "GC001", "dep").expect("GC001 for dep");
+    assert_eq!(
+        (t.kind, t.when),
+        (TransitionKind::Appeared, Some(When::Now))
+    );
+    assert!(matches!(t.action, Some(GcAction::Delete { .. })));
+    // An object nothing pending touches does not force a flush.
+    e.delete("uid-dep", None);
+    assert!(!e.must_flush_before("uid-other"));
+}
+
 #[test]
 fn before_1_20_a_cross_namespace_reference_waits_for_a_restart() {
     let snap = small_cluster();
