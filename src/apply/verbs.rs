@@ -108,11 +108,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     pub(super) async fn remove_refs(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
         let a = self.a;
         let store = &a.snap.store;
-        let planned: Vec<String> = act
-            .owner_refs
-            .iter()
-            .map(|u| store.str(*u).to_owned())
-            .collect();
+        let planned = act.patched_owner_uids(store).unwrap_or_default();
         if let Reason::Orphan { owner } = act.reason {
             // attemptToOrphan (§4): only while the owner is terminating with `orphan`.
             let (okey, ouid) = self.target(owner);
@@ -252,11 +248,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     pub(super) async fn unblock(&mut self, act: &Action, entry: &mut Entry) -> Res<Step> {
         let a = self.a;
         let store = &a.snap.store;
-        let planned: Vec<String> = act
-            .owner_refs
-            .iter()
-            .map(|u| store.str(*u).to_owned())
-            .collect();
+        let planned = act.patched_owner_uids(store).unwrap_or_default();
         let id = act.target;
         let (key, uid) = self.target(id);
         let obj = match self.read_target(id, &key, &uid, entry).await? {

@@ -161,34 +161,5 @@ impl RunningGc for QueueRules {
     }
 }
 
-/// `referencesDiffs` (§2.8): added, removed, and changed (old, new) references by UID.
-pub fn references_diffs(
-    old: &[crate::model::OwnerRef],
-    new: &[crate::model::OwnerRef],
-) -> (
-    Vec<crate::model::OwnerRef>,
-    Vec<crate::model::OwnerRef>,
-    Vec<(crate::model::OwnerRef, crate::model::OwnerRef)>,
-) {
-    let mut old_by_uid: Vec<crate::model::OwnerRef> = Vec::with_capacity(old.len());
-    for r in old {
-        // A UID listed twice: the last one wins (a Go map).
-        match old_by_uid.iter_mut().find(|x| x.uid == r.uid) {
-            Some(slot) => *slot = *r,
-            None => old_by_uid.push(*r),
-        }
-    }
-    let (mut added, mut changed) = (Vec::new(), Vec::new());
-    for r in new {
-        match old_by_uid.iter().position(|x| x.uid == r.uid) {
-            Some(i) => {
-                let o = old_by_uid.swap_remove(i);
-                if o != *r {
-                    changed.push((o, *r));
-                }
-            }
-            None => added.push(*r),
-        }
-    }
-    (added, old_by_uid, changed)
-}
+/// `referencesDiffs` (§2.8), the graph builder's own: what an update event changed.
+pub use crate::gc::graph_builder::references_diffs;

@@ -17,9 +17,7 @@ use super::{Cause, Transition, TransitionKind, When};
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
 use crate::model::ResourceId;
-use crate::snapshot::{
-    ListOutcome, Provenance, Resource, SnapshotBuilder, SourceKind, now_rfc3339,
-};
+use crate::snapshot::{ListOutcome, Resource, SnapshotBuilder};
 use crate::source::live::{
     Connection, OwnedMeta, Update, WatchOptions, WatchTarget, discover_resources, watch_resource,
 };
@@ -221,14 +219,7 @@ pub async fn run(
         next_key: 0,
         list_permits: Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1))),
     };
-    let mut builder = SnapshotBuilder::new(Provenance {
-        tool: format!("kubectl-gc {}", env!("CARGO_PKG_VERSION")),
-        captured_at: now_rfc3339(),
-        server_version: conn.server_version.clone(),
-        source: SourceKind::Live,
-        context: conn.context.clone(),
-        inputs: vec![conn.server_url.clone()],
-    });
+    let mut builder = SnapshotBuilder::new(conn.provenance());
     for (gv, m) in &failures {
         builder.discovery_failure(gv.clone(), m.clone());
     }

@@ -28,6 +28,7 @@
 //! `KGC_APPLY_SAFETY_BIN=path/to/kubectl-gc` runs the suite's commands with another build (to
 //! see what an older one did: `git worktree add`, `cargo build`, point here).
 
+use crate::forests::{Delete, Kind, Obj, Target, Twist, generate, manifest};
 use crate::harness::{Suite, Test};
 use crate::testenv::{self, TestEnv};
 use serde_json::{Value, json};
@@ -41,7 +42,6 @@ use std::time::{Duration, Instant};
 const LABEL: &str = "kgc-safety";
 const NAMES_NS: &str = "gcx-names";
 const DIFF_NAMESPACES: &[&str] = &["diff-a", "diff-b", "diff-c"];
-const HOLD: &str = "example.com/hold";
 const MARKER: &str = "kgc-marker-7f3a9c";
 
 pub struct Ctx {
@@ -132,6 +132,7 @@ fn setup() -> Result<Ctx, String> {
     let forests = generate(
         var("KGC_APPLY_DIFF_SEED", 1),
         var("KGC_APPLY_DIFF_FORESTS", 60) as usize,
+        DIFF_NAMESPACES,
     );
     Ok(Ctx {
         env: RefCell::new(Some(TestEnv::start(false)?)),
@@ -768,264 +769,7 @@ fn forbidden_mid_way(env: &TestEnv, scratch: &Path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random forests (the generator of the GC differential harness, tests/differential.rs on
-// branch gc)
-
-/// splitmix64: no dependency, the same sequence everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
-    ConfigMap,
-    Secret,
-    ClusterRole,
-}
-
-impl Kind {
-    fn api_version(self) -> &'static str {
-        match self {
-            Kind::ConfigMap | Kind::Secret => "v1",
-            Kind::ClusterRole => RBAC,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Kind::ConfigMap => "ConfigMap",
-            Kind::Secret => "Secret",
-            Kind::ClusterRole => "ClusterRole",
-        }
-    }
-    fn plural(self) -> &'static str {
-        match self {
-            Kind::ConfigMap => "configmaps",
-            Kind::Secret => "secrets",
-            Kind::ClusterRole => "clusterroles",
-        }
-    }
-    fn namespaced(self) -> bool {
-        self != Kind::ClusterRole
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Delete {
-    Background,
-    Orphan,
-    Foreground,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Twist {
-    Exact,
-    WrongKind,
-    WrongName,
-}
-
-#[derive(Clone, Debug)]
-enum Target {
-    Object(usize, Twist),
-    Missing {
-        kind: Kind,
-        name: String,
-        uid: String,
-    },
-}
-
-#[derive(Clone, Debug)]
-struct RefSpec {
-    target: Target,
-    block: Option<bool>,
-    controller: bool,
-}
-
-#[derive(Clone, Debug)]
-pub struct Obj {
-    forest: usize,
-    kind: Kind,
-    ns: Option<&'static str>,
-    name: String,
-    refs: Vec<RefSpec>,
-    hold: bool,
-    delete: Option<Delete>,
-    level: usize,
-}
-
-impl Obj {
-    fn key(&self) -> String {
-        format!(
-            "{}/{}/{}",
-            self.kind.name(),
-            self.ns.unwrap_or(""),
-            self.name
-        )
-    }
-}
-
-fn generate(seed: u64, forests: usize) -> Vec<Obj> {
-    let mut rng = Rng(seed);
-    let mut out: Vec<Obj> = Vec::new();
-    for f in 0..forests {
-        let base = out.len();
-        let home = DIFF_NAMESPACES[f % DIFF_NAMESPACES.len()];
-        let n = 1 + rng.below(3) + rng.below(4);
-        let mut missing: Vec<(Kind, String, String)> = Vec::new();
-        for j in 0..n {
-            let kind = match rng.below(100) {
-                0..=69 => Kind::ConfigMap,
-                70..=89 => Kind::Secret,
-                _ => Kind::ClusterRole,
-            };
-            let ns = if !kind.namespaced() {
-                None
-            } else if rng.chance(8) {
-                Some(
-                    DIFF_NAMESPACES
-                        [(f + 1 + rng.below(DIFF_NAMESPACES.len() - 1)) % DIFF_NAMESPACES.len()],
-                )
-            } else {
-                Some(home)
-            };
-            let name = if kind.namespaced() {
-                format!("f{f}-{j}")
-            } else {
-                format!("diff-f{f}-{j}")
-            };
-            let wanted = if j == 0 {
-                usize::from(rng.chance(35))
-            } else {
-                1 + usize::from(rng.chance(35))
-            };
-            let mut refs: Vec<RefSpec> = Vec::new();
-            let mut seen: BTreeSet<String> = BTreeSet::new();
-            for _ in 0..wanted {
-                let target = if j > 0 && rng.chance(72) {
-                    let t = base + rng.below(j);
-                    let twist = match rng.below(100) {
-                        0..=4 => Twist::WrongKind,
-                        5..=7 => Twist::WrongName,
-                        _ => Twist::Exact,
-                    };
-                    if !seen.insert(format!("o{t}")) {
-                        continue;
-                    }
-                    Target::Object(t, twist)
-                } else {
-                    if missing.is_empty() || rng.chance(40) {
-                        let mk = match rng.below(100) {
-                            0..=69 => Kind::ConfigMap,
-                            70..=84 => Kind::Secret,
-                            _ => Kind::ClusterRole,
-                        };
-                        let k = missing.len();
-                        missing.push((
-                            mk,
-                            format!("ghost-{f}-{k}"),
-                            format!("00000000-0000-4000-8000-0000{f:04x}{k:04x}"),
-                        ));
-                    }
-                    let (kind, name, uid) = missing[rng.below(missing.len())].clone();
-                    if !seen.insert(uid.clone()) {
-                        continue;
-                    }
-                    Target::Missing { kind, name, uid }
-                };
-                let block = match rng.below(10) {
-                    0..=3 => None,
-                    4..=7 => Some(true),
-                    _ => Some(false),
-                };
-                let controller = refs.iter().all(|r| !r.controller) && rng.chance(30);
-                refs.push(RefSpec {
-                    target,
-                    block,
-                    controller,
-                });
-            }
-            let level = refs
-                .iter()
-                .filter_map(|r| match r.target {
-                    Target::Object(t, _) => Some(out[t].level + 1),
-                    Target::Missing { .. } => None,
-                })
-                .max()
-                .unwrap_or(0);
-            let hold = rng.chance(15);
-            let delete = match rng.below(100) {
-                0..=64 => None,
-                65..=76 => Some(Delete::Background),
-                77..=88 => Some(Delete::Orphan),
-                _ => Some(Delete::Foreground),
-            };
-            out.push(Obj {
-                forest: f,
-                kind,
-                ns,
-                name,
-                refs,
-                hold,
-                delete,
-                level,
-            });
-        }
-    }
-    out
-}
-
-fn manifest(o: &Obj, objs: &[Obj], uids: &BTreeMap<String, String>) -> Value {
-    let refs: Vec<Value> = o
-        .refs
-        .iter()
-        .map(|r| {
-            let (api, kind, name, uid) = match &r.target {
-                Target::Object(t, twist) => {
-                    let t = &objs[*t];
-                    let (api, kind) = match (twist, t.kind) {
-                        (Twist::WrongKind, Kind::ConfigMap) => ("v1", "Secret"),
-                        (Twist::WrongKind, _) => ("v1", "ConfigMap"),
-                        _ => (t.kind.api_version(), t.kind.name()),
-                    };
-                    let name = match twist {
-                        Twist::WrongName => format!("{}-renamed", t.name),
-                        _ => t.name.clone(),
-                    };
-                    (api, kind, name, uids[&t.key()].clone())
-                }
-                Target::Missing { kind, name, uid } => {
-                    (kind.api_version(), kind.name(), name.clone(), uid.clone())
-                }
-            };
-            let mut v = json!({"apiVersion": api, "kind": kind, "name": name, "uid": uid});
-            if let Some(b) = r.block {
-                v["blockOwnerDeletion"] = json!(b);
-            }
-            if r.controller {
-                v["controller"] = json!(true);
-            }
-            v
-        })
-        .collect();
-    let mut m = meta(o.ns.unwrap_or(""), &o.name, "diff", refs);
-    if o.hold {
-        m["finalizers"] = json!([HOLD]);
-    }
-    json!({"apiVersion": o.kind.api_version(), "kind": o.kind.name(), "metadata": m})
-}
+// Random forests (tests/live/forests.rs, shared with the differential suite)
 
 /// Creates the forests level by level (owners before dependents), then puts objects into
 /// their deletion states — all while no GC runs, so nothing cascades.
@@ -1039,7 +783,11 @@ fn build_forests(env: &TestEnv, objs: &[Obj]) {
         let items: Vec<Value> = objs
             .iter()
             .filter(|o| o.level == level)
-            .map(|o| manifest(o, objs, &uids))
+            .map(|o| {
+                manifest(o, objs, &uids, &|ns, name, refs| {
+                    meta(ns, name, "diff", refs)
+                })
+            })
             .collect();
         if items.is_empty() {
             continue;

@@ -43,6 +43,7 @@
 //! two end states, then a summary line; fails when the restart prediction disagrees anywhere.
 //! The live suite `differential`: `cargo test --test live -- differential`.
 
+use crate::forests::{Delete, Kind, Obj, Target, Twist, generate, manifest};
 use crate::harness::{Suite, Test};
 use crate::testenv::{self, TestEnv};
 use kubectl_gc::diagnose::restart;
@@ -55,7 +56,6 @@ use std::time::{Duration, Instant};
 
 const LABEL: &str = "kgc-diff";
 const NAMESPACES: &[&str] = &["diff-a", "diff-b", "diff-c"];
-const HOLD: &str = "example.com/hold";
 
 pub struct Ctx {
     env: TestEnv,
@@ -90,270 +90,18 @@ pub const SUITE: Suite<Ctx> = Suite {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic randomness (splitmix64: no dependency, same sequence everywhere).
+// The forests (tests/live/forests.rs, shared with apply_safety)
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scenarios
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
-    ConfigMap,
-    Secret,
-    ClusterRole,
-}
-
-impl Kind {
-    fn api_version(self) -> &'static str {
-        match self {
-            Kind::ConfigMap | Kind::Secret => "v1",
-            Kind::ClusterRole => "rbac.authorization.k8s.io/v1",
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Kind::ConfigMap => "ConfigMap",
-            Kind::Secret => "Secret",
-            Kind::ClusterRole => "ClusterRole",
-        }
-    }
-    fn plural(self) -> &'static str {
-        match self {
-            Kind::ConfigMap => "configmaps",
-            Kind::Secret => "secrets",
-            Kind::ClusterRole => "clusterroles",
-        }
-    }
-    fn namespaced(self) -> bool {
-        self != Kind::ClusterRole
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Delete {
-    Background,
-    Orphan,
-    Foreground,
-}
-
-/// How a reference to an existing object is spelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Twist {
-    Exact,
-    WrongKind,
-    WrongName,
-}
-
-#[derive(Clone, Debug)]
-enum Target {
-    /// Another object of the forest (index into `Scenario::objects`).
-    Object(usize, Twist),
-    /// An owner that never existed.
-    Missing {
-        kind: Kind,
-        name: String,
-        uid: String,
-    },
-}
-
-#[derive(Clone, Debug)]
-struct RefSpec {
-    target: Target,
-    block: Option<bool>,
-    controller: bool,
-}
-
-#[derive(Clone, Debug)]
-struct Obj {
-    forest: usize,
-    kind: Kind,
-    ns: Option<&'static str>,
-    name: String,
-    refs: Vec<RefSpec>,
-    hold: bool,
-    delete: Option<Delete>,
-    level: usize,
-}
-
-impl Obj {
-    fn key(&self) -> String {
-        format!(
-            "{}/{}/{}",
-            self.kind.name(),
-            self.ns.unwrap_or(""),
-            self.name
-        )
-    }
-}
-
-fn generate(seed: u64, forests: usize) -> Vec<Obj> {
-    let mut rng = Rng(seed);
-    let mut out: Vec<Obj> = Vec::new();
-    for f in 0..forests {
-        let base = out.len();
-        let home = NAMESPACES[f % NAMESPACES.len()];
-        let n = 1 + rng.below(3) + rng.below(4);
-        let mut missing: Vec<(Kind, String, String)> = Vec::new();
-        for j in 0..n {
-            let kind = match rng.below(100) {
-                0..=69 => Kind::ConfigMap,
-                70..=89 => Kind::Secret,
-                _ => Kind::ClusterRole,
-            };
-            let ns = if !kind.namespaced() {
-                None
-            } else if rng.chance(8) {
-                Some(NAMESPACES[(f + 1 + rng.below(NAMESPACES.len() - 1)) % NAMESPACES.len()])
-            } else {
-                Some(home)
-            };
-            let name = if kind.namespaced() {
-                format!("f{f}-{j}")
-            } else {
-                format!("diff-f{f}-{j}")
-            };
-            let wanted = if j == 0 {
-                usize::from(rng.chance(35))
-            } else {
-                1 + usize::from(rng.chance(35))
-            };
-            let mut refs: Vec<RefSpec> = Vec::new();
-            let mut seen: BTreeSet<String> = BTreeSet::new();
-            for _ in 0..wanted {
-                let target = if j > 0 && rng.chance(72) {
-                    let t = base + rng.below(j);
-                    let twist = match rng.below(100) {
-                        0..=4 => Twist::WrongKind,
-                        5..=7 => Twist::WrongName,
-                        _ => Twist::Exact,
-                    };
-                    if !seen.insert(format!("o{t}")) {
-                        continue;
-                    }
-                    Target::Object(t, twist)
-                } else {
-                    if missing.is_empty() || rng.chance(40) {
-                        let mk = match rng.below(100) {
-                            0..=69 => Kind::ConfigMap,
-                            70..=84 => Kind::Secret,
-                            _ => Kind::ClusterRole,
-                        };
-                        let k = missing.len();
-                        missing.push((
-                            mk,
-                            format!("ghost-{f}-{k}"),
-                            format!("00000000-0000-4000-8000-0000{:04x}{:04x}", f, k),
-                        ));
-                    }
-                    let (kind, name, uid) = missing[rng.below(missing.len())].clone();
-                    if !seen.insert(uid.clone()) {
-                        continue;
-                    }
-                    Target::Missing { kind, name, uid }
-                };
-                let block = match rng.below(10) {
-                    0..=3 => None,
-                    4..=7 => Some(true),
-                    _ => Some(false),
-                };
-                let controller = refs.iter().all(|r| !r.controller) && rng.chance(30);
-                refs.push(RefSpec {
-                    target,
-                    block,
-                    controller,
-                });
-            }
-            let level = refs
-                .iter()
-                .filter_map(|r| match r.target {
-                    Target::Object(t, _) => Some(out[t].level + 1),
-                    Target::Missing { .. } => None,
-                })
-                .max()
-                .unwrap_or(0);
-            let hold = rng.chance(15);
-            let delete = match rng.below(100) {
-                0..=64 => None,
-                65..=76 => Some(Delete::Background),
-                77..=88 => Some(Delete::Orphan),
-                _ => Some(Delete::Foreground),
-            };
-            out.push(Obj {
-                forest: f,
-                kind,
-                ns,
-                name,
-                refs,
-                hold,
-                delete,
-                level,
-            });
-        }
-    }
-    out
-}
-
-fn manifest(o: &Obj, objs: &[Obj], uids: &BTreeMap<String, String>) -> Value {
-    let refs: Vec<Value> = o
-        .refs
-        .iter()
-        .map(|r| {
-            let (api, kind, name, uid) = match &r.target {
-                Target::Object(t, twist) => {
-                    let t = &objs[*t];
-                    let (api, kind) = match (twist, t.kind) {
-                        (Twist::WrongKind, Kind::ConfigMap) => ("v1", "Secret"),
-                        (Twist::WrongKind, _) => ("v1", "ConfigMap"),
-                        _ => (t.kind.api_version(), t.kind.name()),
-                    };
-                    let name = match twist {
-                        Twist::WrongName => format!("{}-renamed", t.name),
-                        _ => t.name.clone(),
-                    };
-                    (api, kind, name, uids[&t.key()].clone())
-                }
-                Target::Missing { kind, name, uid } => {
-                    (kind.api_version(), kind.name(), name.clone(), uid.clone())
-                }
-            };
-            let mut v = json!({"apiVersion": api, "kind": kind, "name": name, "uid": uid});
-            if let Some(b) = r.block {
-                v["blockOwnerDeletion"] = json!(b);
-            }
-            if r.controller {
-                v["controller"] = json!(true);
-            }
-            v
-        })
-        .collect();
-    let mut meta = json!({"name": o.name, "labels": {LABEL: "1"}});
-    if let Some(ns) = o.ns {
+/// The forests' metadata: the suite's label, the namespace when namespaced.
+fn forest_meta(ns: &str, name: &str, refs: Vec<Value>) -> Value {
+    let mut meta = json!({"name": name, "labels": {LABEL: "1"}});
+    if !ns.is_empty() {
         meta["namespace"] = json!(ns);
     }
     if !refs.is_empty() {
         meta["ownerReferences"] = json!(refs);
     }
-    if o.hold {
-        meta["finalizers"] = json!([HOLD]);
-    }
-    json!({"apiVersion": o.kind.api_version(), "kind": o.kind.name(), "metadata": meta})
+    meta
 }
 
 /// Describes one forest for a disagreement report.
@@ -502,7 +250,7 @@ fn create_all(env: &TestEnv, objs: &[Obj]) -> BTreeMap<String, String> {
         let items: Vec<Value> = objs
             .iter()
             .filter(|o| o.level == level)
-            .map(|o| manifest(o, objs, &uids))
+            .map(|o| manifest(o, objs, &uids, &forest_meta))
             .collect();
         let chunks: Vec<&[Value]> = items.chunks(items.len().div_ceil(4).max(1)).collect();
         std::thread::scope(|s| {
@@ -811,7 +559,7 @@ fn compare(
 }
 
 fn run(env: &TestEnv, seed: u64, forests: usize) -> bool {
-    let objs = generate(seed, forests);
+    let objs = generate(seed, forests, NAMESPACES);
     let t = Instant::now();
     let uids = create_all(env, &objs);
     delete_some(env, &objs);

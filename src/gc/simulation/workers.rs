@@ -329,23 +329,11 @@ impl Sim<'_, '_> {
         if self.record_visits {
             self.visits.entry(owner).or_insert(it.cause);
         }
-        let uid = self.store().object(owner).uid;
+        let step = self.step;
         self.graph
             .dependents(gc, &self.state, it.node)
             .into_iter()
-            .map(|d| Action {
-                wave: self.step,
-                verb: Verb::RemoveOwnerReferences,
-                target: d,
-                policy: None,
-                owner_refs: vec![uid],
-                finalizer: None,
-                reason: Reason::Orphan { owner },
-                detail: format!(
-                    "orphaning from {} (being deleted with propagationPolicy=Orphan)",
-                    gc.snap.describe(owner)
-                ),
-            })
+            .map(|d| gc.orphan_patch(owner, d, step))
             .collect()
     }
 

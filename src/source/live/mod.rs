@@ -120,6 +120,21 @@ pub struct Connection {
     pub request_timeout: Option<Duration>,
 }
 
+impl Connection {
+    /// Where a snapshot read through this connection comes from, captured now (the snapshot's
+    /// and `watch`'s world alike).
+    pub fn provenance(&self) -> Provenance {
+        Provenance {
+            tool: format!("kubectl-gc {}", env!("CARGO_PKG_VERSION")),
+            captured_at: now_rfc3339(),
+            server_version: self.server_version.clone(),
+            source: SourceKind::Live,
+            context: self.context.clone(),
+            inputs: vec![self.server_url.clone()],
+        }
+    }
+}
+
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
@@ -265,15 +280,7 @@ pub async fn snapshot(
 ) -> Result<Snapshot> {
     let stats = Arc::new(Stats::default());
     let server = conn.server_version.as_deref().and_then(KubeVersion::parse);
-    let provenance = Provenance {
-        tool: format!("kubectl-gc {}", env!("CARGO_PKG_VERSION")),
-        captured_at: now_rfc3339(),
-        server_version: conn.server_version.clone(),
-        source: SourceKind::Live,
-        context: conn.context.clone(),
-        inputs: vec![conn.server_url.clone()],
-    };
-    let mut builder = SnapshotBuilder::new(provenance);
+    let mut builder = SnapshotBuilder::new(conn.provenance());
     progress(Progress::default());
 
     let concurrency = opts.concurrency.max(1);
