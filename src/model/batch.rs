@@ -151,21 +151,29 @@ impl Batch {
         self.flags.clear();
     }
 
-    fn push_str(&mut self, s: &str, hashed: bool) {
+    /// The hash function of the strings' hashes.
+    pub fn hasher(&self) -> &StrHasher {
+        &self.hasher
+    }
+
+    fn push_str(&mut self, s: &str, hashed: bool) -> u32 {
         let off = self.text.len() as u32;
         self.text.push_str(s);
         let h = if hashed { self.hasher.hash(s) } else { 0 };
         self.strs.push((off, s.len() as u32, h));
+        h
     }
 
     /// Adds an object (objects without a UID are dropped, as [`Store::add`] drops them).
-    pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) {
+    /// Returns the namespace's hash (0 for a dropped object), which the caller's own
+    /// bookkeeping by namespace reuses.
+    pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> u32 {
         if meta.uid.is_empty() {
-            return;
+            return 0;
         }
         let first = self.strs.len() as u32;
         self.push_str(&meta.uid, true);
-        self.push_str(&meta.namespace, true);
+        let ns_hash = self.push_str(&meta.namespace, true);
         self.push_str(&meta.name, true);
         self.push_str(&meta.resource_version, false);
         self.push_str(&meta.creation_timestamp, false);
@@ -200,6 +208,7 @@ impl Batch {
             deletion: meta.deletion_timestamp.is_some(),
             ignore: meta.ignore.is_some(),
         });
+        ns_hash
     }
 
     fn str_at(&self, i: u32) -> HStr<'_> {

@@ -18,25 +18,45 @@
 //!   kind in its namespace, its kind everywhere when the namespace is unknown, every kind in
 //!   its namespace when the kind is unknown, and everything when nothing is known.
 
+use crate::model::StrHasher;
 use std::collections::{BTreeSet, HashMap};
 
-/// A borrowed `(group/kind, namespace, version)` or `(group/kind, namespace)`, looked up in
-/// the hashed sets below without allocating (it hashes as the owned tuple does).
-#[derive(Hash)]
-struct SeenRef<'a>(u32, &'a str, &'a str);
-
-impl hashbrown::Equivalent<(u32, String, String)> for SeenRef<'_> {
-    fn equivalent(&self, k: &(u32, String, String)) -> bool {
-        self.0 == k.0 && self.1 == k.1 && self.2 == k.2
-    }
+/// The `(group/kind, namespace)` pairs objects were seen in, numbered in first-seen order.
+/// Probed with the namespace's hash that the batch computed for the store already, and with
+/// the hash and group/kind compared before the text: one probe per object and no string
+/// hashing, in whatever order the input comes (kubectl sorts a merged `List` by name, so
+/// namespaces interleave). A list's items are then recorded by number.
+#[derive(Debug, Default)]
+struct Pairs {
+    /// `(group/kind, namespace hash, pair)`.
+    table: hashbrown::HashTable<(u32, u32, u32)>,
+    /// By pair: group/kind and namespace.
+    pairs: Vec<(u32, String)>,
 }
 
-#[derive(Hash)]
-struct PairRef<'a>(u32, &'a str);
+impl Pairs {
+    fn hash(gk: u32, ns_hash: u32) -> u64 {
+        // The namespace's hash in both halves (the table's bucket comes from the low bits, its
+        // tag from the high ones), the group/kind spread over all of them.
+        (u64::from(ns_hash) * 0x1_0000_0001) ^ u64::from(gk).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
 
-impl hashbrown::Equivalent<(u32, String)> for PairRef<'_> {
-    fn equivalent(&self, k: &(u32, String)) -> bool {
-        self.0 == k.0 && self.1 == k.1
+    /// The pair's number, and whether it is new.
+    fn insert(&mut self, gk: u32, namespace: &str, ns_hash: u32) -> (u32, bool) {
+        let pairs = &self.pairs;
+        let same = |&(g, h, p): &(u32, u32, u32)| {
+            g == gk && h == ns_hash && pairs[p as usize].1 == namespace
+        };
+        if let Some(&(_, _, p)) = self.table.find(Pairs::hash(gk, ns_hash), same) {
+            return (p, false);
+        }
+        let p = self.pairs.len() as u32;
+        self.pairs.push((gk, namespace.to_owned()));
+        self.table
+            .insert_unique(Pairs::hash(gk, ns_hash), (gk, ns_hash, p), |&(g, h, _)| {
+                Pairs::hash(g, h)
+            });
+        (p, true)
     }
 }
 
@@ -52,6 +72,8 @@ pub(crate) struct KindSeen {
     pub covered: BTreeSet<String>,
     /// Versions its objects were seen in.
     pub versions: BTreeSet<String>,
+    /// The version of the last object seen.
+    last_version: String,
 }
 
 /// Something the input cannot vouch for.
@@ -81,11 +103,10 @@ pub(crate) struct Coverage {
     pub namespaces: BTreeSet<String>,
     /// What broken or unusable input makes unknown, with the problem that caused it.
     pub holes: Vec<(Hole, String)>,
-    last: Option<(u32, String, String)>,
-    /// Every `(group/kind, namespace, version)` recorded: list items are not always grouped
-    /// by namespace (kubectl sorts a merged `List` by name), and one hash probe costs less
-    /// than the ordered sets' string comparisons.
-    recorded: hashbrown::HashSet<(u32, String, String)>,
+    /// Every `(group/kind, namespace)` recorded.
+    pairs: Pairs,
+    /// The store's string hash, for namespaces that come without one.
+    hasher: StrHasher,
 }
 
 impl Coverage {
@@ -109,48 +130,49 @@ impl Coverage {
             .copied()
     }
 
-    /// Records an object of `gk` in `namespace`, listed under `version`.
-    pub fn object(&mut self, gk: u32, namespace: &str, version: &str) {
-        // Consecutive objects (a list's items) mostly share all three.
-        if let Some((g, n, v)) = &self.last
-            && *g == gk
-            && n == namespace
-            && v == version
-        {
-            return;
+    /// A coverage record whose namespace hashes are the store's (`Batch::push` returns them).
+    pub fn new(hasher: StrHasher) -> Coverage {
+        Coverage {
+            hasher,
+            ..Coverage::default()
         }
-        match &mut self.last {
-            Some((g, n, v)) => {
-                *g = gk;
-                n.clear();
-                n.push_str(namespace);
-                v.clear();
-                v.push_str(version);
-            }
-            None => self.last = Some((gk, namespace.to_owned(), version.to_owned())),
-        }
-        if self.recorded.contains(&SeenRef(gk, namespace, version)) {
-            return;
-        }
-        self.recorded
-            .insert((gk, namespace.to_owned(), version.to_owned()));
+    }
+
+    /// Records an object of `gk` in `namespace`, listed under `version`; returns the
+    /// `(group/kind, namespace)` pair's number (for [`ListFrame::item`]).
+    pub fn object(&mut self, gk: u32, namespace: &str, version: &str) -> u32 {
+        let h = self.hasher.hash(namespace);
+        self.object_hashed(gk, namespace, h, version)
+    }
+
+    /// [`Coverage::object`] with the namespace's hash (by the store's hasher) known.
+    pub fn object_hashed(&mut self, gk: u32, namespace: &str, ns_hash: u32, version: &str) -> u32 {
         let s = &mut self.seen[gk as usize];
-        if !s.namespaces.contains(namespace) {
+        // A kind is mostly listed under one version: the last one is checked first.
+        if s.last_version != version {
+            if !s.versions.contains(version) {
+                s.versions.insert(version.to_owned());
+            }
+            s.last_version.clear();
+            s.last_version.push_str(version);
+        }
+        let (pair, new) = self.pairs.insert(gk, namespace, ns_hash);
+        if new {
             s.namespaces.insert(namespace.to_owned());
             if !self.namespaces.contains(namespace) {
                 self.namespaces.insert(namespace.to_owned());
             }
         }
-        if !s.versions.contains(version) {
-            s.versions.insert(version.to_owned());
-        }
+        pair
     }
 
-    /// A server list held `gk` objects in `namespace`: all of them are in the input.
-    pub fn cover(&mut self, gk: u32, namespace: &str) {
-        let s = &mut self.seen[gk as usize];
-        if !s.covered.contains(namespace) {
-            s.covered.insert(namespace.to_owned());
+    /// A server list held the objects of a `(group/kind, namespace)` pair
+    /// ([`Coverage::object`]): all of them are in the input.
+    pub fn cover_pair(&mut self, pair: u32) {
+        let (gk, ns) = &self.pairs.pairs[pair as usize];
+        let s = &mut self.seen[*gk as usize];
+        if !s.covered.contains(ns) {
+            s.covered.insert(ns.clone());
         }
     }
 
@@ -224,38 +246,23 @@ impl Coverage {
 /// (a list's `kind` and `metadata` often come after its `items`).
 #[derive(Debug, Default)]
 pub(crate) struct ListFrame {
-    seen: hashbrown::HashSet<(u32, String)>,
-    last: Option<(u32, String)>,
+    /// Its items' `(group/kind, namespace)` pairs ([`Coverage::object`]).
+    pairs: hashbrown::HashSet<u32>,
     /// Group/kinds its items named.
     pub kinds: BTreeSet<u32>,
 }
 
 impl ListFrame {
-    /// Records an item of `gk` in `namespace`.
-    pub fn item(&mut self, gk: u32, namespace: &str) {
-        if let Some((g, n)) = &self.last
-            && *g == gk
-            && n == namespace
-        {
-            return;
-        }
-        if !self.seen.contains(&PairRef(gk, namespace)) {
+    /// Records an item of `gk` whose `(group/kind, namespace)` pair is `pair`.
+    pub fn item(&mut self, gk: u32, pair: u32) {
+        if self.pairs.insert(pair) {
             self.kinds.insert(gk);
-            self.seen.insert((gk, namespace.to_owned()));
-        }
-        match &mut self.last {
-            Some((g, n)) => {
-                *g = gk;
-                n.clear();
-                n.push_str(namespace);
-            }
-            None => self.last = Some((gk, namespace.to_owned())),
         }
     }
 
-    /// The group/kinds and namespaces of its items.
-    pub fn pairs(&self) -> impl Iterator<Item = (u32, &str)> {
-        self.seen.iter().map(|(g, n)| (*g, n.as_str()))
+    /// The `(group/kind, namespace)` pairs of its items.
+    pub fn pairs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.pairs.iter().copied()
     }
 }
 
@@ -282,10 +289,10 @@ mod tests {
         let pod = c.gk("", "Pod");
         let cm = c.gk("", "ConfigMap");
         for ns in ["a", "b", "c"] {
-            c.object(pod, ns, "v1");
-            c.cover(pod, ns);
-            c.object(cm, ns, "v1");
-            c.cover(cm, ns);
+            let p = c.object(pod, ns, "v1");
+            c.cover_pair(p);
+            let p = c.object(cm, ns, "v1");
+            c.cover_pair(p);
         }
         c.hole(
             Hole::Kind {

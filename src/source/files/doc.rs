@@ -80,7 +80,7 @@ pub(crate) enum Element<'a> {
 }
 
 /// `metadata`, as the store keeps it, plus what lists and kindless objects need.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Meta<'a> {
     pub meta: MetaIn<'a>,
     /// `selfLink` (written by API servers before 1.20): names the resource of kindless objects.
@@ -439,16 +439,54 @@ impl<'de> Visitor<'de> for DocV {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Doc<'de>, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<Doc<'de>, M::Error> {
         let mut doc = Doc::default();
+        ElementSeed(&mut doc).visit_map(m)?;
+        Ok(doc)
+    }
+}
+
+/// Reads one list element into an empty [`Doc`] in place: `true` when it is a map (now in
+/// the `Doc`), `false` for anything else (not a Kubernetes object). For the items of large
+/// lists: a `Doc` is a few hundred bytes, and returned by value (as [`Element`]) it was copied
+/// at each level of the parse and again into the reader, for every item.
+pub(crate) struct ElementSeed<'d, 'a>(pub &'d mut Doc<'a>);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for ElementSeed<'_, 'a> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for ElementSeed<'_, 'a> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<bool, M::Error> {
         while let Some(Key(k)) = m.next_key::<Key<DocKey>>()? {
             m.next_value_seed(FieldSeed {
-                doc: &mut doc,
+                doc: &mut *self.0,
                 key: k,
             })?;
         }
-        Ok(doc)
+        Ok(true)
     }
+    fn visit_seq<S: SeqAccess<'de>>(self, s: S) -> Result<bool, S::Error> {
+        drain_seq(s)?;
+        Ok(false)
+    }
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_none<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+    scalars_to!(false);
 }
 
 /// Reads the value of one key of a document into it.

@@ -10,7 +10,7 @@
 
 use super::accounting::Loc;
 use super::coverage::{Hole, ListFrame};
-use super::doc::{Doc, DocKey, Element, FieldSeed, Items, TopValue};
+use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};
 use super::recognize::{ListCtx, Reader, is_list};
 use serde::de::DeserializeSeed;
 use std::io::Read;
@@ -213,6 +213,18 @@ fn one<'t, T: serde::Deserialize<'t>>(text: &'t str) -> Result<(T, usize), serde
     }
 }
 
+/// One list element at the start of `text`, parsed in place into `doc` (see
+/// [`ElementSeed`]): whether it is an object, and its length.
+fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Result<(bool, usize), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let object = ElementSeed(doc).deserialize(&mut de)?;
+    // A stream starts counting where the parser stands: the end of the element.
+    Ok((
+        object,
+        de.into_iter::<serde::de::IgnoredAny>().byte_offset(),
+    ))
+}
+
 /// Reads a JSON input.
 pub(crate) fn read(
     name: &str,
@@ -312,8 +324,13 @@ fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), 
         }
         let item_loc = loc.item(i, Some(b.offset()));
         let parsed = b.parse(|t| {
-            let (e, n) = one::<Element>(t)?;
-            reader.element(&item_loc, e, None, &mut frame);
+            let mut doc = Doc::default();
+            let (object, n) = element(t, &mut doc)?;
+            if object {
+                reader.value_in_place(&item_loc, &mut doc, None, Some(&mut frame));
+            } else {
+                reader.not_kubernetes("not an object");
+            }
             Ok(((), n))
         });
         if let Err(f) = parsed {
@@ -410,13 +427,15 @@ fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(),
                 }
                 let item_loc = loc.item(i, Some(b.offset()));
                 let parsed = b.parse(|t| {
-                    let (e, n) = one::<Element>(t)?;
-                    match e {
+                    let mut d = Doc::default();
+                    let (object, n) = element(t, &mut d)?;
+                    if !object {
+                        reader.not_kubernetes("not an object");
+                    } else if d.kind.is_none() && !is_list(&d) {
                         // Items without a kind wait for the list's (it often comes last).
-                        Element::Object(d) if d.kind.is_none() && !is_list(&d) => {
-                            pending.push((item_loc.clone(), d.into_owned()))
-                        }
-                        e => reader.element(&item_loc, e, None, &mut frame),
+                        pending.push((item_loc.clone(), d.into_owned()))
+                    } else {
+                        reader.value_in_place(&item_loc, &mut d, None, Some(&mut frame));
                     }
                     Ok(((), n))
                 });
@@ -453,7 +472,7 @@ fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(),
     if streamed && is_list(&doc) {
         let ctx = ListCtx::of(&doc);
         for (l, d) in pending {
-            reader.object(&l, d, Some(&ctx), Some(&mut frame));
+            reader.object(&l, &d, Some(&ctx), Some(&mut frame));
         }
         reader.end_list(loc, &doc, &frame);
     } else {

@@ -29,11 +29,13 @@ impl Sink {
         }
     }
 
-    fn push(&mut self, rid: ResourceId, meta: &MetaIn<'_>) {
-        self.batch.push(rid, meta);
+    /// Queues an object; returns its namespace's hash ([`Batch::push`]).
+    fn push(&mut self, rid: ResourceId, meta: &MetaIn<'_>) -> u32 {
+        let ns_hash = self.batch.push(rid, meta);
         if self.batch.len() >= BATCH {
             self.flush();
         }
+        ns_hash
     }
 
     fn flush(&mut self) {
@@ -111,7 +113,7 @@ impl<'o> Reader<'o> {
             problems: Vec::new(),
             skipped: Vec::new(),
             res: Resources::default(),
-            cov: Coverage::default(),
+            cov: Coverage::new(sink.batch.hasher().clone()),
             sink,
             last: None,
         }
@@ -255,19 +257,30 @@ impl<'o> Reader<'o> {
     pub fn value(
         &mut self,
         loc: &Loc,
-        doc: Doc<'_>,
+        mut doc: Doc<'_>,
         ctx: Option<&ListCtx>,
         frame: Option<&mut ListFrame>,
     ) {
-        if let Some((priority, version)) = server_version_hint(&doc) {
+        self.value_in_place(loc, &mut doc, ctx, frame)
+    }
+
+    /// [`Reader::value`] of a document parsed in place (a list's items are not moved).
+    pub fn value_in_place(
+        &mut self,
+        loc: &Loc,
+        doc: &mut Doc<'_>,
+        ctx: Option<&ListCtx>,
+        frame: Option<&mut ListFrame>,
+    ) {
+        if let Some((priority, version)) = server_version_hint(doc) {
             self.res.offer_server_version(priority, version);
         }
-        if self.res.discovery(&doc) {
+        if self.res.discovery(doc) {
             self.stats.discovery += 1;
             return;
         }
-        if is_list(&doc) {
-            self.list(loc, doc);
+        if is_list(doc) {
+            self.list(loc, std::mem::take(doc));
         } else {
             self.object(loc, doc, ctx, frame);
         }
@@ -309,8 +322,8 @@ impl<'o> Reader<'o> {
             )
         });
         if server {
-            for (gk, ns) in frame.pairs() {
-                self.cov.cover(gk, ns);
+            for pair in frame.pairs() {
+                self.cov.cover_pair(pair);
             }
         }
     }
@@ -343,7 +356,7 @@ impl<'o> Reader<'o> {
     pub fn object(
         &mut self,
         loc: &Loc,
-        doc: Doc<'_>,
+        doc: &Doc<'_>,
         ctx: Option<&ListCtx>,
         frame: Option<&mut ListFrame>,
     ) {
@@ -375,7 +388,7 @@ impl<'o> Reader<'o> {
                 });
                 return;
             }
-            if !typed && let Some(crd) = CrdInfo::of(&doc) {
+            if !typed && let Some(crd) = CrdInfo::of(doc) {
                 // A CRD written without TypeMeta (typed-client output, e.g. troubleshoot
                 // bundles): its shape is unmistakable.
                 let name = doc.metadata.as_ref().map(|m| m.meta.name.as_ref());
@@ -402,9 +415,9 @@ impl<'o> Reader<'o> {
                     .and_then(self_link_resource)
             {
                 let meta = doc
-                    .into_owned()
                     .metadata
-                    .map(|m| m.meta)
+                    .clone()
+                    .map(|m| m.into_owned().meta)
                     .unwrap_or_default();
                 self.res.deferred.push(Deferred {
                     source: loc.label(),
@@ -445,16 +458,17 @@ impl<'o> Reader<'o> {
         }
         if group == "apiextensions.k8s.io"
             && kind == "CustomResourceDefinition"
-            && let Some(crd) = CrdInfo::of(&doc)
+            && let Some(crd) = CrdInfo::of(doc)
         {
             self.res.crd(crd);
         }
         let (rid, gk) = self.resolve(&api_version, group, version, &kind);
         self.stats.objects += 1;
-        self.sink.push(rid, &meta.meta);
-        self.cov.object(gk, &meta.meta.namespace, version);
+        let ns_hash = self.sink.push(rid, &meta.meta);
+        let namespace = &meta.meta.namespace;
+        let pair = self.cov.object_hashed(gk, namespace, ns_hash, version);
         if let Some(frame) = frame {
-            frame.item(gk, &meta.meta.namespace);
+            frame.item(gk, pair);
         }
     }
 

@@ -537,3 +537,53 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_newest_timestamp_skips_parsing_but_not_the_answer() {
+    use super::Newest;
+    use crate::snapshot::parse_rfc3339;
+    let cases: [&[&str]; 7] = [
+        // The API server's form, in any order.
+        &[
+            "2026-01-02T00:00:00Z",
+            "2026-03-01T00:00:00Z",
+            "2026-02-01T00:00:00Z",
+        ],
+        // Another form newer than every canonical one, before and after them.
+        &[
+            "2026-03-01T04:00:00+02:00",
+            "2026-03-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+        ],
+        &["2026-03-01T00:00:00Z", "2026-03-01T04:00:00+02:00"],
+        &["2026-03-01T00:00:00.5Z", "2026-03-01T00:00:00Z"],
+        // Text that is not a time, in the canonical shape or not.
+        &[
+            "2026-02-01T00:00:00Z",
+            "2026-02-01T00:00:0xZ",
+            "x",
+            "2026-01-01T00:00:00Z",
+        ],
+        // Out of range, read by the parser as another day: February 30 is March 2, the
+        // 13th month of 2026 is in 2027.
+        &["2026-03-01T00:00:00Z", "2026-02-30T00:00:00Z"],
+        &[
+            "2026-13-01T00:00:00Z",
+            "2026-12-01T00:00:00Z",
+            "2026-12-02T00:00:00Z",
+        ],
+    ];
+    for texts in cases {
+        let mut n = Newest::default();
+        for t in texts {
+            n.offer(t);
+        }
+        // What parsing every timestamp gives.
+        let every = texts.iter().filter_map(|t| parse_rfc3339(t)).max();
+        assert!(every.is_some());
+        assert_eq!(n.seconds, every, "{texts:?}");
+    }
+    let mut n = Newest::default();
+    n.offer("2026-03-01T04:00:00+02:00");
+    assert_eq!(n.seconds, parse_rfc3339("2026-03-01T02:00:00Z"));
+}
