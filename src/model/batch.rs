@@ -2,9 +2,10 @@
 //!
 //! Reading a large snapshot splits into parsing (JSON → fields) and interning (fields →
 //! symbols, which must happen in input order on the thread that owns the store). A parser
-//! thread fills a [`Batch`]: every string copied into one buffer and hashed with the store's
-//! [`StrHasher`]; the store's thread then only probes the intern table
-//! ([`Store::add_batch`]). Both paths go through the same code (`MetaView`), so a store built
+//! thread fills a [`Batch`]: every string copied into one buffer. The store's thread hashes
+//! them with the store's [`StrHasher`] a few objects ahead of interning them, so that the
+//! table slots they will probe are fetched together ([`Store::add_batch`]); the parser's
+//! thread, the slower of the two, hashes only what its own bookkeeping needs (namespaces). Both paths go through the same code (`MetaView`), so a store built
 //! from batches equals one built object by object, symbol for symbol.
 
 use super::{Added, MetaIn, ResourceId, Store, StrHasher};
@@ -156,47 +157,68 @@ impl Batch {
         &self.hasher
     }
 
-    fn push_str(&mut self, s: &str, hashed: bool) -> u32 {
+    /// Copies a string in; its hash is filled in by [`Batch::hash_objects`].
+    fn push_str(&mut self, s: &str) {
         let off = self.text.len() as u32;
         self.text.push_str(s);
-        let h = if hashed { self.hasher.hash(s) } else { 0 };
-        self.strs.push((off, s.len() as u32, h));
-        h
+        self.strs.push((off, s.len() as u32, 0));
+    }
+
+    /// Hashes the interned strings (all but resourceVersion and creationTimestamp, which are
+    /// stored unindexed) of objects `from..to`.
+    fn hash_objects(&mut self, from: usize, to: usize) {
+        for i in from..to.min(self.recs.len()) {
+            let first = self.recs[i].first as usize;
+            let end = self
+                .recs
+                .get(i + 1)
+                .map_or(self.strs.len(), |r| r.first as usize);
+            for k in first..end {
+                if k == first + 3 || k == first + 4 {
+                    continue;
+                }
+                let (off, len, _) = self.strs[k];
+                let h = self
+                    .hasher
+                    .hash(&self.text[off as usize..(off + len) as usize]);
+                self.strs[k].2 = h;
+            }
+        }
     }
 
     /// Adds an object (objects without a UID are dropped, as [`Store::add`] drops them).
-    /// Returns the namespace's hash (0 for a dropped object), which the caller's own
-    /// bookkeeping by namespace reuses.
+    /// Returns the namespace's hash by the store's hasher (0 for a dropped object), for the
+    /// caller's own bookkeeping by namespace.
     pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> u32 {
         if meta.uid.is_empty() {
             return 0;
         }
         let first = self.strs.len() as u32;
-        self.push_str(&meta.uid, true);
-        let ns_hash = self.push_str(&meta.namespace, true);
-        self.push_str(&meta.name, true);
-        self.push_str(&meta.resource_version, false);
-        self.push_str(&meta.creation_timestamp, false);
+        self.push_str(&meta.uid);
+        self.push_str(&meta.namespace);
+        self.push_str(&meta.name);
+        self.push_str(&meta.resource_version);
+        self.push_str(&meta.creation_timestamp);
         if let Some(t) = &meta.deletion_timestamp {
-            self.push_str(t, true);
+            self.push_str(t);
         }
         for f in &meta.finalizers {
-            self.push_str(f, true);
+            self.push_str(f);
         }
         for (k, v) in &meta.labels.0 {
-            self.push_str(k, true);
-            self.push_str(v, true);
+            self.push_str(k);
+            self.push_str(v);
         }
         let first_ref = self.flags.len() as u32;
         for r in &meta.owner_references {
-            self.push_str(&r.api_version, true);
-            self.push_str(&r.kind, true);
-            self.push_str(&r.name, true);
-            self.push_str(&r.uid, true);
+            self.push_str(&r.api_version);
+            self.push_str(&r.kind);
+            self.push_str(&r.name);
+            self.push_str(&r.uid);
             self.flags.push((r.controller, r.block_owner_deletion));
         }
         if let Some(i) = &meta.ignore {
-            self.push_str(i, true);
+            self.push_str(i);
         }
         self.recs.push(Rec {
             resource,
@@ -208,7 +230,7 @@ impl Batch {
             deletion: meta.deletion_timestamp.is_some(),
             ignore: meta.ignore.is_some(),
         });
-        ns_hash
+        self.hasher.hash(&meta.namespace)
     }
 
     fn str_at(&self, i: u32) -> HStr<'_> {
@@ -299,13 +321,15 @@ impl MetaView for RecView<'_> {
 impl Store {
     /// Adds every object of a batch, in order (as [`Store::add`] would one by one). The batch
     /// must have been made with this store's hasher ([`crate::model::Interner::hasher`]).
-    pub fn add_batch(&mut self, batch: &Batch) -> Vec<Added> {
+    pub fn add_batch(&mut self, batch: &mut Batch) -> Vec<Added> {
         let mut out = Vec::with_capacity(batch.recs.len());
-        for (i, &rec) in batch.recs.iter().enumerate() {
+        for i in 0..batch.recs.len() {
+            let rec = batch.recs[i];
             if i % WARM_AHEAD == 0 {
-                // The strings of the next objects, hashed already, tell which table slots
-                // (and texts) interning them will read: read them all first, so that their
-                // cache misses overlap instead of coming one after another.
+                // The strings of the next objects, hashed, tell which table slots (and texts)
+                // interning them will read: read them all first, so that their cache misses
+                // overlap instead of coming one after another.
+                batch.hash_objects(i, i + WARM_AHEAD);
                 let end = batch
                     .recs
                     .get(i + WARM_AHEAD)
@@ -316,7 +340,13 @@ impl Store {
                         .map(|&(_, _, h)| h),
                 );
             }
-            out.push(self.add_view(rec.resource, &RecView { batch, rec }));
+            out.push(self.add_view(
+                rec.resource,
+                &RecView {
+                    batch: &*batch,
+                    rec,
+                },
+            ));
         }
         out
     }
@@ -354,7 +384,7 @@ mod tests {
             expected.push(direct.add(ResourceId(i as u32), &m));
             batch.push(ResourceId(i as u32), &m);
         }
-        let added = via.add_batch(&batch);
+        let added = via.add_batch(&mut batch);
         // The batch drops objects without a UID up front; the rest match one for one.
         assert_eq!(added, expected[..3]);
         assert_eq!(direct.len(), 2);

@@ -389,7 +389,7 @@ fn parse_reader<R: Read + Send>(
         for msg in rx {
             match msg? {
                 Msg::Batch(mut batch) => {
-                    builder.store_mut().add_batch(&batch);
+                    builder.store_mut().add_batch(&mut batch);
                     batch.clear();
                     let _ = recycle_tx.send(batch);
                 }

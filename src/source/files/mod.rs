@@ -252,7 +252,7 @@ fn run(
             // a pass over the whole store once reading is done.
             let mut newest = Newest::default();
             for mut batch in rx {
-                for a in store.add_batch(&batch) {
+                for a in store.add_batch(&mut batch) {
                     match a {
                         Added::New(id) => {
                             added += 1;

@@ -587,3 +587,23 @@ fn the_newest_timestamp_skips_parsing_but_not_the_answer() {
     n.offer("2026-03-01T04:00:00+02:00");
     assert_eq!(n.seconds, parse_rfc3339("2026-03-01T02:00:00Z"));
 }
+
+#[test]
+fn the_remembered_api_version_split_is_the_split() {
+    use super::recognize::{Reader, Sink};
+    let opts = FileOptions::default();
+    let (tx, _rx) = std::sync::mpsc::sync_channel(1);
+    let (_rtx, rrx) = std::sync::mpsc::channel();
+    let hasher = crate::model::Store::new().strings.hasher();
+    let mut reader = Reader::new(&opts, Sink::new(crate::model::Batch::new(hasher), tx, rrx));
+    let inputs = [
+        "v1", "v1", "apps/v1", "apps/v1", "", "a/b/c", "a/", "/v1", "a//v1", "apps/v1", "x.io/v2",
+    ];
+    for a in inputs {
+        assert_eq!(
+            reader.split_api_version_cached(a),
+            crate::snapshot::split_api_version(a),
+            "{a:?}"
+        );
+    }
+}
