@@ -110,13 +110,7 @@ deletions and their cascade (GC015), dependents it never evaluates (GC020), and,
             "  kubectl gc check restart -A\n",
             "  kubectl gc check restart --snapshot snap.ndjson -o json\n",
             "  kubectl gc check restart -A --gc-version 1.19   # as an older GC restarts\n\n",
-            "Exit codes:\n",
-            "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
-            "  2  usage\n",
-            "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            gate_exit_codes!("usage", "bad input"),
             options_footer!()
         )
     )]
@@ -134,13 +128,7 @@ serves (GC018: never collected). Downgrades work the same way.",
             "  kubectl gc check upgrade --to 1.25 -A\n",
             "  kubectl gc check upgrade --to 1.30 -A --crd new-crds.yaml\n",
             "  kubectl gc check upgrade --to 1.19 --snapshot snap.ndjson -o json\n\n",
-            "Exit codes:\n",
-            "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
-            "  2  usage (--to missing)\n",
-            "  3  bad input (a --crd file)\n",
-            "  4  cluster unreachable or credentials rejected",
+            gate_exit_codes!("usage (--to missing)", "bad input (a --crd file)"),
             options_footer!()
         )
     )]
@@ -156,13 +144,7 @@ finalizers no controller seems to process (GC013).",
             "Examples:\n",
             "  kubectl gc check health -A\n",
             "  kubectl gc check health -A --strict-coverage   # fail when something was unreadable\n\n",
-            "Exit codes:\n",
-            "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
-            "  2  usage\n",
-            "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            gate_exit_codes!("usage", "bad input"),
             options_footer!()
         )
     )]

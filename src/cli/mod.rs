@@ -17,6 +17,26 @@ macro_rules! options_footer {
     };
 }
 
+/// The exit codes of the commands that gate CI (`audit`, `check …`), with what "usage" and
+/// "bad input" mean for the command.
+macro_rules! gate_exit_codes {
+    ($usage:literal, $input:literal) => {
+        concat!(
+            "Exit codes:\n",
+            "  0  no finding at or above --fail-on\n",
+            "  5  findings at or above --fail-on (default: error)\n",
+            "  6  coverage incomplete with --strict-coverage\n",
+            "  2  ",
+            $usage,
+            "\n",
+            "  3  ",
+            $input,
+            "\n",
+            "  4  cluster unreachable or credentials rejected"
+        )
+    };
+}
+
 /// See, predict and control what the Kubernetes garbage collector does.
 #[derive(Parser, Debug)]
 #[command(
@@ -225,13 +245,7 @@ always sees everything read.",
             "  kubectl gc audit -A -o name\n\n",
             "  # kubectl output on stdin; fail only on critical findings\n",
             "  kubectl get all -A -o json | kubectl gc audit -f - --fail-on critical\n\n",
-            "Exit codes:\n",
-            "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
-            "  2  usage (bad flag, unknown kind or namespace)\n",
-            "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            gate_exit_codes!("usage (bad flag, unknown kind or namespace)", "bad input"),
             options_footer!()
         )
     )]
@@ -283,13 +297,7 @@ Without a subcommand: restart and health (plus upgrade when --to is given).",
             "  # Adopt the gate on a cluster that has findings, then fail only on new ones\n",
             "  kubectl gc check -A --write-baseline gc-baseline.json\n",
             "  kubectl gc check -A --baseline gc-baseline.json --fail-on warning --strict-coverage\n\n",
-            "Exit codes:\n",
-            "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
-            "  2  usage\n",
-            "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            gate_exit_codes!("usage", "bad input"),
             options_footer!()
         )
     )]
