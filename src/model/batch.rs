@@ -5,8 +5,9 @@
 //! thread fills a [`Batch`]: every string copied into one buffer. The store's thread hashes
 //! them with the store's [`StrHasher`] a few objects ahead of interning them, so that the
 //! table slots they will probe are fetched together ([`Store::add_batch`]); the parser's
-//! thread, the slower of the two, hashes only what its own bookkeeping needs (namespaces). Both paths go through the same code (`MetaView`), so a store built
-//! from batches equals one built object by object, symbol for symbol.
+//! thread, the slower of the two, hashes only what its own bookkeeping needs (namespaces).
+//! Both paths go through the same code (`MetaView`), so a store built from batches equals one
+//! built object by object, symbol for symbol.
 
 use super::{Added, MetaIn, ResourceId, Store, StrHasher};
 
@@ -88,6 +89,15 @@ impl MetaView for MetaIn<'_> {
     }
 }
 
+/// Positions of an object's fixed strings from [`Rec::first`], in the order [`Batch::push`]
+/// writes them; the optional and repeated ones follow.
+const UID: u32 = 0;
+const NAMESPACE: u32 = 1;
+const NAME: u32 = 2;
+const RESOURCE_VERSION: u32 = 3;
+const CREATION_TIMESTAMP: u32 = 4;
+const FIXED: u32 = 5;
+
 /// One object of a batch: where its strings are.
 #[derive(Clone, Copy, Debug)]
 struct Rec {
@@ -157,15 +167,16 @@ impl Batch {
         &self.hasher
     }
 
-    /// Copies a string in; its hash is filled in by [`Batch::hash_objects`].
-    fn push_str(&mut self, s: &str) {
+    /// Copies a string in, with its hash when known (else [`Batch::hash_objects`] fills it in).
+    fn push_str(&mut self, s: &str, hash: u32) {
         let off = self.text.len() as u32;
         self.text.push_str(s);
-        self.strs.push((off, s.len() as u32, 0));
+        self.strs.push((off, s.len() as u32, hash));
     }
 
-    /// Hashes the interned strings (all but resourceVersion and creationTimestamp, which are
-    /// stored unindexed) of objects `from..to`.
+    /// Hashes the interned strings of objects `from..to` that [`Batch::push`] did not: all
+    /// but the namespace, and the resourceVersion and creationTimestamp, which are stored
+    /// unindexed.
     fn hash_objects(&mut self, from: usize, to: usize) {
         for i in from..to.min(self.recs.len()) {
             let first = self.recs[i].first as usize;
@@ -174,7 +185,8 @@ impl Batch {
                 .get(i + 1)
                 .map_or(self.strs.len(), |r| r.first as usize);
             for k in first..end {
-                if k == first + 3 || k == first + 4 {
+                let at = (k - first) as u32;
+                if matches!(at, NAMESPACE | RESOURCE_VERSION | CREATION_TIMESTAMP) {
                     continue;
                 }
                 let (off, len, _) = self.strs[k];
@@ -194,31 +206,32 @@ impl Batch {
             return 0;
         }
         let first = self.strs.len() as u32;
-        self.push_str(&meta.uid);
-        self.push_str(&meta.namespace);
-        self.push_str(&meta.name);
-        self.push_str(&meta.resource_version);
-        self.push_str(&meta.creation_timestamp);
+        let ns_hash = self.hasher.hash(&meta.namespace);
+        self.push_str(&meta.uid, 0);
+        self.push_str(&meta.namespace, ns_hash);
+        self.push_str(&meta.name, 0);
+        self.push_str(&meta.resource_version, 0);
+        self.push_str(&meta.creation_timestamp, 0);
         if let Some(t) = &meta.deletion_timestamp {
-            self.push_str(t);
+            self.push_str(t, 0);
         }
         for f in &meta.finalizers {
-            self.push_str(f);
+            self.push_str(f, 0);
         }
         for (k, v) in &meta.labels.0 {
-            self.push_str(k);
-            self.push_str(v);
+            self.push_str(k, 0);
+            self.push_str(v, 0);
         }
         let first_ref = self.flags.len() as u32;
         for r in &meta.owner_references {
-            self.push_str(&r.api_version);
-            self.push_str(&r.kind);
-            self.push_str(&r.name);
-            self.push_str(&r.uid);
+            self.push_str(&r.api_version, 0);
+            self.push_str(&r.kind, 0);
+            self.push_str(&r.name, 0);
+            self.push_str(&r.uid, 0);
             self.flags.push((r.controller, r.block_owner_deletion));
         }
         if let Some(i) = &meta.ignore {
-            self.push_str(i);
+            self.push_str(i, 0);
         }
         self.recs.push(Rec {
             resource,
@@ -230,7 +243,7 @@ impl Batch {
             deletion: meta.deletion_timestamp.is_some(),
             ignore: meta.ignore.is_some(),
         });
-        self.hasher.hash(&meta.namespace)
+        ns_hash
     }
 
     fn str_at(&self, i: u32) -> HStr<'_> {
@@ -258,7 +271,7 @@ impl RecView<'_> {
     }
     /// Index of the first finalizer.
     fn fin0(&self) -> u32 {
-        5 + self.rec.deletion as u32
+        FIXED + self.rec.deletion as u32
     }
     fn label0(&self) -> u32 {
         self.fin0() + self.rec.finalizers
@@ -270,22 +283,22 @@ impl RecView<'_> {
 
 impl MetaView for RecView<'_> {
     fn uid(&self) -> HStr<'_> {
-        self.at(0)
+        self.at(UID)
     }
     fn namespace(&self) -> HStr<'_> {
-        self.at(1)
+        self.at(NAMESPACE)
     }
     fn name(&self) -> HStr<'_> {
-        self.at(2)
+        self.at(NAME)
     }
     fn resource_version(&self) -> &str {
-        self.at(3).text
+        self.at(RESOURCE_VERSION).text
     }
     fn creation_timestamp(&self) -> &str {
-        self.at(4).text
+        self.at(CREATION_TIMESTAMP).text
     }
     fn deletion_timestamp(&self) -> Option<HStr<'_>> {
-        self.rec.deletion.then(|| self.at(5))
+        self.rec.deletion.then(|| self.at(FIXED))
     }
     fn finalizers(&self) -> impl ExactSizeIterator<Item = HStr<'_>> {
         let f0 = self.fin0();

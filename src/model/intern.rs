@@ -121,8 +121,8 @@ impl Table {
             return false;
         }
         let cap = Table::capacity_for(need).max(self.slots.len() * 2);
-        let mut slots = Vec::new();
-        reserve_huge(&mut slots, cap);
+        let mut slots: Vec<Slot> = Vec::with_capacity(cap);
+        advise_huge_pages(slots.as_ptr().cast(), cap * std::mem::size_of::<Slot>());
         slots.resize(cap, Slot::FREE);
         let old = std::mem::replace(&mut self.slots, slots);
         let mask = cap - 1;
@@ -162,15 +162,6 @@ fn advise_huge_pages(ptr: *const u8, bytes: usize) {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
         }
-    }
-}
-
-/// Makes room for `more` elements as `Vec::push` would (doubling), with huge pages asked for
-/// ([`advise_huge_pages`]).
-fn reserve_huge<T>(v: &mut Vec<T>, more: usize) {
-    if v.capacity() - v.len() < more {
-        v.reserve(more.max(v.capacity()));
-        advise_huge_pages(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<T>());
     }
 }
 
