@@ -219,10 +219,15 @@ fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Result<(bool, usize), serde_
     let mut de = serde_json::Deserializer::from_str(text);
     let object = ElementSeed(doc).deserialize(&mut de)?;
     // A stream starts counting where the parser stands: the end of the element.
-    Ok((
-        object,
-        de.into_iter::<serde::de::IgnoredAny>().byte_offset(),
-    ))
+    let n = de.into_iter::<serde::de::IgnoredAny>().byte_offset();
+    if n == 0 {
+        // An element takes at least one byte: should the parser not say where it ended, the
+        // read stops with an error rather than parse the same bytes again forever.
+        return Err(serde::de::Error::custom(
+            "cannot tell where a list item ends",
+        ));
+    }
+    Ok((object, n))
 }
 
 /// Reads a JSON input.
