@@ -77,7 +77,18 @@ fn written(snap: &Snapshot) -> (serde_json::Value, Vec<String>) {
     let mut lines = text.lines();
     let mut header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     header["provenance"]["capturedAt"] = serde_json::Value::Null;
-    (header, lines.map(str::to_owned).collect())
+    // The trailer's CRC covers the header with its capture time: two reads a second apart
+    // differ there and nowhere else (its object count is still compared).
+    let lines = lines
+        .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+            Ok(mut v) if v.get("trailer").is_some() => {
+                v["trailer"]["crc32"] = serde_json::Value::Null;
+                v.to_string()
+            }
+            _ => l.to_owned(),
+        })
+        .collect();
+    (header, lines)
 }
 
 const OBJECTS: &str = r#"
