@@ -4,7 +4,7 @@
 //! The input is read in chunks. Each chunk is checked for UTF-8 once, then values are parsed
 //! from it with serde_json's borrowing parser into [`Doc`]s (which keep only what kubectl-gc
 //! needs). A value cut by the end of a chunk is parsed again once the next chunk is in. A
-//! top-level object larger than [`STREAM_OVER`] — a big `List` — is walked key by key: its
+//! top-level object larger than [`WHOLE_UP_TO`] — a big `List` — is walked key by key: its
 //! `items` are parsed one at a time and handed on at once, so memory holds one item, not the
 //! list.
 
@@ -17,8 +17,12 @@ use std::io::Read;
 
 /// Bytes read at a time.
 const CHUNK: usize = 8 << 20;
-/// Top-level objects at least this large are streamed key by key.
-const STREAM_OVER: usize = 16 << 20;
+/// A top-level object is parsed whole only if it ends within this many bytes; a larger one
+/// (a big `List`) is streamed key by key. An attempt that finds no end is wasted work done
+/// before the first object can go to the interning thread, which waits meanwhile, so the
+/// window is small: 1 MiB holds any single Kubernetes object (etcd's limit is 1.5 MiB, and
+/// a larger one reads the same key by key).
+pub(super) const WHOLE_UP_TO: usize = 1 << 20;
 /// The largest single value (list item, or top-level value that is not streamed) accepted.
 pub(crate) const MAX_VALUE: usize = 512 << 20;
 
@@ -348,21 +352,24 @@ fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), 
 
 /// A top-level object: parsed whole when small, key by key when large.
 fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
-    // Whole, if the value ends within `STREAM_OVER` bytes.
+    // Whole, if the value ends within `WHOLE_UP_TO` bytes.
     loop {
-        match one::<TopValue>(b.text()) {
+        let text = b.text();
+        let mut window = text.len().min(WHOLE_UP_TO);
+        while !text.is_char_boundary(window) {
+            window -= 1;
+        }
+        match one::<TopValue>(&text[..window]) {
             Ok((v, n)) => {
                 reader.document(loc, v);
                 b.pos += n;
                 return Ok(());
             }
-            Err(e) if e.is_eof() && !b.eof && !b.invalid => {
-                if b.text.len() - b.pos >= STREAM_OVER {
-                    break;
-                }
+            Err(e) if e.is_eof() && text.len() < WHOLE_UP_TO && !b.eof && !b.invalid => {
                 b.more().map_err(Stop::Io)?;
             }
-            // Let the key-by-key reader find and report the problem where it is.
+            // Larger than the window, or broken: the key-by-key reader streams it, or finds
+            // and reports the problem where it is.
             Err(_) => break,
         }
     }
