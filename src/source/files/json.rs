@@ -3,10 +3,11 @@
 //!
 //! The input is read in chunks. Each chunk is checked for UTF-8 once, then values are parsed
 //! from it with serde_json's borrowing parser into [`Doc`]s (which keep only what kubectl-gc
-//! needs). A value cut by the end of a chunk is parsed again once the next chunk is in. A
-//! top-level object larger than [`WHOLE_UP_TO`] — a big `List` — is walked key by key: its
-//! `items` are parsed one at a time and handed on at once, so memory holds one item, not the
-//! list.
+//! needs). A value cut by the end of a chunk is parsed again once the next chunk is in. An
+//! input larger than one chunk is read ahead: the calling thread reads and checks the next
+//! chunk while another thread parses this one. A top-level object larger than
+//! [`WHOLE_UP_TO`] — a big `List` — is walked key by key: its `items` are parsed one at a
+//! time and handed on at once, so memory holds one item, not the list.
 
 use super::accounting::Loc;
 use super::coverage::{Hole, ListFrame};
@@ -14,9 +15,31 @@ use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};
 use super::recognize::{ListCtx, Reader, is_list};
 use serde::de::DeserializeSeed;
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
 
 /// Bytes read at a time.
 const CHUNK: usize = 8 << 20;
+/// Room left before the text of every chunk but the first: the end of the chunk before it
+/// (a value it cut) is copied there, so that chunks join without copying the new one. A
+/// larger remainder is joined by copying the new chunk after it instead.
+const HEADROOM: usize = 64 << 10;
+
+#[cfg(test)]
+thread_local! {
+    /// Another chunk size, for tests of values cut at every possible place.
+    pub(super) static TEST_CHUNK: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
+
+fn chunk_size() -> usize {
+    #[cfg(test)]
+    if let Some(c) = TEST_CHUNK.get() {
+        return c.max(1);
+    }
+    CHUNK
+}
+
 /// A top-level object is parsed whole only if it ends within this many bytes; a larger one
 /// (a big `List`) is streamed key by key. An attempt that finds no end is wasted work done
 /// before the first object can go to the interning thread, which waits meanwhile, so the
@@ -54,14 +77,102 @@ enum Fail {
     Syntax(String),
 }
 
-struct Buf<'r> {
+/// One chunk of input: its text (after `headroom` spaces), checked to be UTF-8.
+struct Chunk {
+    text: String,
+    /// Bytes after `text` that are not UTF-8 (then `invalid`), or a character cut by the end
+    /// of the input.
+    rest: Vec<u8>,
+    invalid: bool,
+    /// The last chunk: the input ends after it.
+    eof: bool,
+}
+
+/// Reads an input in chunks of `chunk` bytes.
+struct Chunks<'r> {
     r: &'r mut dyn Read,
+    chunk: usize,
+    /// The start of a character cut by the end of the last read: it begins the next chunk.
+    carry: Vec<u8>,
+}
+
+impl Chunks<'_> {
+    /// The next chunk, in `spare`'s allocation if given (a fresh buffer per chunk, zeroed
+    /// and then filled, costs a page fault per 4 KiB).
+    fn next(&mut self, spare: Option<String>, headroom: usize) -> std::io::Result<Chunk> {
+        let mut buf = spare.map(String::into_bytes).unwrap_or_default();
+        buf.clear();
+        buf.resize(headroom, b' ');
+        buf.append(&mut self.carry);
+        buf.reserve(self.chunk);
+        let n = (&mut *self.r)
+            .take(self.chunk as u64)
+            .read_to_end(&mut buf)?;
+        // `read_to_end` stops early only at the end of the input.
+        let eof = n < self.chunk;
+        if !eof {
+            // A character cut by the end of this read is completed by the next one.
+            let cut = cut_character(&buf[headroom..]);
+            self.carry.extend_from_slice(&buf[buf.len() - cut..]);
+            buf.truncate(buf.len() - cut);
+        }
+        Ok(match String::from_utf8(buf) {
+            Ok(text) => Chunk {
+                text,
+                rest: Vec::new(),
+                invalid: false,
+                eof,
+            },
+            Err(e) => {
+                let ok = e.utf8_error().valid_up_to();
+                let mut buf = e.into_bytes();
+                let rest = buf.split_off(ok);
+                Chunk {
+                    text: String::from_utf8(buf).unwrap_or_default(),
+                    rest,
+                    invalid: true,
+                    eof,
+                }
+            }
+        })
+    }
+}
+
+/// The length of a character's start at the end of `b`, cut before its last byte (0 if
+/// `b` ends on a character boundary, or with bytes that cannot start one).
+fn cut_character(b: &[u8]) -> usize {
+    for back in 1..=b.len().min(3) {
+        let byte = b[b.len() - back];
+        if byte & 0xc0 != 0x80 {
+            let len = match byte {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                _ => 1,
+            };
+            return if len > back { back } else { 0 };
+        }
+    }
+    0
+}
+
+/// Chunks read ahead by the thread that owns the input.
+struct Ahead {
+    chunks: Receiver<std::io::Result<Chunk>>,
+    /// Buffers parsed, back to the reading thread for the next chunks.
+    spare: Sender<String>,
+}
+
+struct Buf {
+    /// The chunks after `text`; `None` when `text` holds the whole input.
+    ahead: Option<Ahead>,
+    /// Spaces before the text of each chunk after the first.
+    headroom: usize,
     /// Input checked to be UTF-8 once, as it was read; values are parsed from it as text.
     text: String,
     /// Consumed prefix of `text`.
     pos: usize,
-    /// Bytes read after `text`: a character cut by the end of a read, or bytes that are not
-    /// UTF-8 (`invalid`).
+    /// Bytes after `text`: not UTF-8 (`invalid`), or a character cut by the end of the input.
     rest: Vec<u8>,
     invalid: bool,
     eof: bool,
@@ -69,53 +180,61 @@ struct Buf<'r> {
     base: u64,
 }
 
-impl Buf<'_> {
+impl Buf {
+    /// A buffer holding the first chunk (read with no headroom).
+    fn new(first: Chunk, ahead: Option<Ahead>, headroom: usize) -> Buf {
+        Buf {
+            ahead,
+            headroom,
+            text: first.text,
+            pos: 0,
+            rest: first.rest,
+            invalid: first.invalid,
+            eof: first.eof,
+            base: 0,
+        }
+    }
+
     fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
-    /// Reads another chunk, keeping the unconsumed text. `false` at the end of the input.
+    /// Joins the next chunk to the unconsumed text. `false` at the end of the input.
     fn more(&mut self) -> std::io::Result<bool> {
         if self.eof || self.invalid {
             return Ok(false);
         }
-        if self.pos > 0 {
+        let Some(ahead) = &self.ahead else {
+            return Ok(false);
+        };
+        let mut c = match ahead.chunks.recv() {
+            Ok(c) => c?,
+            // The reading thread stops only after the last chunk or an error, both sent.
+            Err(_) => return Err(std::io::Error::other("the input's reader stopped")),
+        };
+        let offset = self.offset();
+        let tail = self.text.len() - self.pos;
+        if tail <= self.headroom && offset > (self.headroom - tail) as u64 {
+            // The unconsumed end goes before the new chunk's text, into its headroom.
+            let at = self.headroom - tail;
+            c.text
+                .replace_range(at..self.headroom, &self.text[self.pos..]);
+            let old = std::mem::replace(&mut self.text, c.text);
+            let _ = ahead.spare.send(old);
+            self.base = offset - at as u64;
+            self.pos = at;
+        } else {
+            // A large value cut by the chunk's end: the new chunk goes after it.
             self.text.drain(..self.pos);
-            self.base += self.pos as u64;
+            self.base = offset;
             self.pos = 0;
+            self.text.push_str(&c.text[self.headroom..]);
+            let _ = ahead.spare.send(c.text);
         }
-        // Read straight into the text's own buffer, which keeps its capacity from chunk to
-        // chunk: a fresh buffer per chunk, zeroed and then copied into the text, cost a page
-        // fault per 4 KiB and two extra passes over every byte.
-        let want = CHUNK.max(self.text.len());
-        let mut buf = std::mem::take(&mut self.text).into_bytes();
-        let valid = buf.len();
-        buf.append(&mut self.rest);
-        buf.reserve(want);
-        let read = (&mut *self.r).take(want as u64).read_to_end(&mut buf);
-        let n = match read {
-            Ok(n) => n,
-            Err(e) => {
-                buf.truncate(valid);
-                self.text = String::from_utf8(buf).unwrap_or_default();
-                return Err(e);
-            }
-        };
-        // `read_to_end` stops early only at the end of the input.
-        self.eof = n < want;
-        self.text = match String::from_utf8(buf) {
-            Ok(t) => t,
-            Err(e) => {
-                let ok = e.utf8_error().valid_up_to();
-                let bad = e.utf8_error().error_len().is_some();
-                let mut buf = e.into_bytes();
-                self.rest = buf.split_off(ok);
-                // A character cut by the end of a read is completed by the next one.
-                self.invalid = bad || self.eof;
-                String::from_utf8(buf).unwrap_or_default()
-            }
-        };
-        Ok(n > 0)
+        self.rest = c.rest;
+        self.invalid = c.invalid;
+        self.eof = c.eof;
+        Ok(true)
     }
 
     fn text(&self) -> &str {
@@ -240,15 +359,66 @@ pub(crate) fn read(
     r: &mut dyn Read,
     reader: &mut Reader<'_>,
 ) -> std::io::Result<Outcome> {
-    let mut b = Buf {
+    let chunk = chunk_size();
+    let headroom = (chunk / 8).min(HEADROOM);
+    let mut chunks = Chunks {
         r,
-        text: String::new(),
-        pos: 0,
-        rest: Vec::new(),
-        invalid: false,
-        eof: false,
-        base: 0,
+        chunk,
+        carry: Vec::new(),
     };
+    let first = chunks.next(None, 0)?;
+    if first.eof || first.invalid {
+        return read_values(name, &mut Buf::new(first, None, headroom), reader);
+    }
+    // More than one chunk: this thread reads ahead while another parses. (The reader stays
+    // here, so it need not be `Send`: archive members are not.)
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let (spare_tx, spare_rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        let parser = scope.spawn(move || {
+            let ahead = Ahead {
+                chunks: rx,
+                spare: spare_tx,
+            };
+            let mut b = Buf::new(first, Some(ahead), headroom);
+            let mut out = read_values(name, &mut b, reader);
+            if let Ok(Outcome::NotJson(start, _)) = &mut out {
+                // The input goes to the YAML reader whole: what was read ahead follows the
+                // start, in order, until the reading thread sees `stop` and hangs up.
+                stop.store(true, Ordering::Release);
+                if let Some(ahead) = b.ahead.take() {
+                    for c in ahead.chunks.iter().flatten() {
+                        start.extend_from_slice(&c.text.as_bytes()[headroom..]);
+                        start.extend_from_slice(&c.rest);
+                    }
+                }
+            }
+            out
+        });
+        while !stop.load(Ordering::Acquire) {
+            let c = chunks.next(spare_rx.try_recv().ok(), headroom);
+            let last = c.as_ref().map_or(true, |c| c.eof || c.invalid);
+            // A send fails when the parser is done (it stops at the first broken value).
+            if tx.send(c).is_err() || last {
+                break;
+            }
+        }
+        drop(tx);
+        let mut out = match parser.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        if let Ok(Outcome::NotJson(start, _)) = &mut out {
+            start.append(&mut chunks.carry);
+        }
+        out
+    })
+}
+
+/// Reads the values of a JSON input.
+fn read_values(name: &str, b: &mut Buf, reader: &mut Reader<'_>) -> std::io::Result<Outcome> {
     let mut doc_no = 0;
     let objects_before = reader.stats.objects;
     while let Some(c) = b.peek()? {
@@ -261,8 +431,8 @@ pub(crate) fn read(
             ..Loc::default()
         };
         let result = match c {
-            b'{' => top_object(&mut b, reader, &loc),
-            b'[' => top_array(&mut b, reader, &loc),
+            b'{' => top_object(b, reader, &loc),
+            b'[' => top_array(b, reader, &loc),
             _ => match b.parse(|t| {
                 let (v, n) = one::<TopValue>(t)?;
                 reader.document(&loc, v);
@@ -309,7 +479,7 @@ fn fail(reader: &mut Reader<'_>, loc: &Loc, f: Fail, hole: Hole) -> Result<(), S
 }
 
 /// A top-level array: its elements one by one (an array is not a server list).
-fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     reader.stats.documents += 1;
     b.pos += 1; // '['
     let mut frame = ListFrame::default();
@@ -351,7 +521,7 @@ fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), 
 }
 
 /// A top-level object: parsed whole when small, key by key when large.
-fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     // Whole, if the value ends within `WHOLE_UP_TO` bytes.
     loop {
         let text = b.text();

@@ -651,3 +651,74 @@ fn a_list_streamed_key_by_key_reads_as_the_same_list_parsed_whole() {
     assert_eq!(small.0.len(), 300, "{:?}", small.0.first());
     assert_eq!(small, large);
 }
+
+/// Chunk boundaries, and reading ahead in another thread, never change what is read: every
+/// input reads the same in chunks of 1, 2, 3 … bytes as in one (values, multi-byte
+/// characters, broken UTF-8, cut-off input, errors and their byte offsets, and flow-style
+/// YAML that starts like JSON and is handed on whole).
+#[test]
+fn chunk_boundaries_never_change_what_is_read() {
+    let item = |i: usize| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"ns-ü{}","uid":"u{i}","labels":{{"k":"日本-😀-{i}"}},"ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"c0","uid":"u0"}}]}},"data":{{"x":"{}"}}}}"#,
+            i % 3,
+            "é".repeat(i)
+        )
+    };
+    let items: Vec<String> = (0..40).map(item).collect();
+    let list = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",\n ")
+    );
+    let mut bad_utf8 = list.clone().into_bytes();
+    let at = list.find("c7").unwrap();
+    bad_utf8[at + 1] = 0xff;
+    let cut_char = list.as_bytes()[..list.find('😀').unwrap() + 2].to_vec();
+    let flow_yaml = (0..30)
+        .map(|i| format!("{{apiVersion: v1, kind: ConfigMap, metadata: {{name: y{i}, namespace: yn, uid: y{i}}}}}\n---\n"))
+        .collect::<String>();
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("list", list.clone().into_bytes()),
+        ("concatenated", items.join("\n \t").into_bytes()),
+        ("array", format!("[{}]", items.join(",")).into_bytes()),
+        ("cut", list.as_bytes()[..list.len() * 2 / 3].to_vec()),
+        ("bad utf-8", bad_utf8),
+        ("cut character", cut_char),
+        (
+            "syntax error",
+            format!("{}\n{{\"apiVersion\": x}}\n{}", items[1], items[2]).into_bytes(),
+        ),
+        ("flow yaml", flow_yaml.into_bytes()),
+    ];
+    let read_in = |bytes: &[u8], chunk: Option<usize>| {
+        json::TEST_CHUNK.set(chunk);
+        let out = read_bytes("input", bytes, &opts());
+        json::TEST_CHUNK.set(None);
+        let (s, stats, problems) = out.unwrap();
+        let mut dump = Vec::new();
+        crate::snapshot::format::write(&s, &mut dump).unwrap();
+        let dump = String::from_utf8(dump).unwrap();
+        let body: Vec<String> = dump.lines().skip(1).map(str::to_owned).collect();
+        let problems: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        (
+            body[..body.len() - 1].to_vec(),
+            format!("{stats:?}"),
+            problems,
+        )
+    };
+    for (what, bytes) in &inputs {
+        let whole = read_in(bytes, None);
+        match *what {
+            "list" | "concatenated" | "array" => assert_eq!(whole.0.len(), 40, "{what}"),
+            "flow yaml" => assert_eq!(whole.0.len(), 30, "{what}: {:?}", whole.2),
+            _ => assert!(!whole.2.is_empty(), "{what}: no problem reported"),
+        }
+        for chunk in [1, 2, 3, 5, 17, 64, 1000, 4096] {
+            assert_eq!(
+                read_in(bytes, Some(chunk)),
+                whole,
+                "{what}, chunks of {chunk}"
+            );
+        }
+    }
+}
