@@ -70,18 +70,33 @@ struct Slot {
 
 impl Slot {
     const EMPTY: u32 = u32::MAX;
-    const FREE: Slot = Slot {
-        hash: 0,
-        sym: Slot::EMPTY,
-        off: 0,
-        len: 0,
-    };
+
+    /// A slot as the table stores it: four words, the symbol inverted, so that a free slot
+    /// is all zeros. A new table is then zeroed memory straight from the allocator, which
+    /// the kernel maps on first touch: no pass that writes tens of MiB of "free" marks
+    /// before the entries go in (the interning thread stood still for that pass, and the
+    /// parser with it once the batch queue was full).
+    #[inline]
+    fn load(raw: [u32; 4]) -> Slot {
+        Slot {
+            hash: raw[0],
+            sym: !raw[1],
+            off: raw[2],
+            len: raw[3],
+        }
+    }
+
+    #[inline]
+    fn store(self) -> [u32; 4] {
+        [self.hash, !self.sym, self.off, self.len]
+    }
 }
 
 /// Open addressing with linear probing, at most 5/8 full.
 #[derive(Clone, Debug, Default)]
 struct Table {
-    slots: Vec<Slot>,
+    /// [`Slot`]s, as [`Slot::store`] writes them.
+    slots: Vec<[u32; 4]>,
     used: usize,
 }
 
@@ -99,7 +114,7 @@ impl Table {
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
-            let e = self.slots[i];
+            let e = Slot::load(self.slots[i]);
             if e.sym == Slot::EMPTY {
                 return Err(i);
             }
@@ -121,17 +136,20 @@ impl Table {
             return false;
         }
         let cap = Table::capacity_for(need).max(self.slots.len() * 2);
-        let mut slots: Vec<Slot> = Vec::with_capacity(cap);
-        advise_huge_pages(slots.as_ptr().cast(), cap * std::mem::size_of::<Slot>());
-        slots.resize(cap, Slot::FREE);
+        // Zeroed (free) slots from the allocator, not yet touched: the advice applies.
+        let slots = vec![[0u32; 4]; cap];
+        advise_huge_pages(slots.as_ptr().cast(), cap * std::mem::size_of::<[u32; 4]>());
         let old = std::mem::replace(&mut self.slots, slots);
         let mask = cap - 1;
-        for e in old.into_iter().filter(|e| e.sym != Slot::EMPTY) {
-            let mut i = e.hash as usize & mask;
-            while self.slots[i].sym != Slot::EMPTY {
+        for raw in old
+            .into_iter()
+            .filter(|&raw| Slot::load(raw).sym != Slot::EMPTY)
+        {
+            let mut i = Slot::load(raw).hash as usize & mask;
+            while Slot::load(self.slots[i]).sym != Slot::EMPTY {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = e;
+            self.slots[i] = raw;
         }
         true
     }
@@ -233,7 +251,8 @@ impl Interner {
             sym: id,
             off,
             len,
-        };
+        }
+        .store();
         self.table.used += 1;
         Sym(id)
     }
@@ -272,7 +291,7 @@ impl Interner {
         let (mask, buf) = (slots.len() - 1, self.buf.as_bytes());
         let mut seen = 0u32;
         for h in hashes {
-            let e = slots[h as usize & mask];
+            let e = Slot::load(slots[h as usize & mask]);
             seen ^= e.hash;
             if e.hash == h && e.sym != Slot::EMPTY {
                 seen ^= buf.get(e.off as usize).copied().unwrap_or(0) as u32;
