@@ -4,8 +4,9 @@
 //! symbols, which must happen in input order on the thread that owns the store). A parser
 //! thread fills a [`Batch`]: every string copied into one buffer. The store's thread hashes
 //! them with the store's [`StrHasher`] a few objects ahead of interning them, so that the
-//! table slots they will probe are fetched together ([`Store::add_batch`]); the parser's
-//! thread, the slower of the two, hashes only what its own bookkeeping needs (namespaces).
+//! table slots they will probe are fetched together ([`Store::add_batch`]). The parser's
+//! thread hashes what its own bookkeeping needs (namespaces), and a whole batch when the
+//! store's thread is behind ([`Batch::hash_all`]): work it does instead of waiting.
 //! Both paths go through the same code (`MetaView`), so a store built from batches equals one
 //! built object by object, symbol for symbol.
 
@@ -124,6 +125,8 @@ pub struct Batch {
     recs: Vec<Rec>,
     /// Per ownerReference: `controller` and `blockOwnerDeletion`.
     flags: Vec<(Option<bool>, Option<bool>)>,
+    /// The objects `..hashed` have every string hashed.
+    hashed: usize,
 }
 
 impl Batch {
@@ -136,6 +139,7 @@ impl Batch {
             strs: Vec::new(),
             recs: Vec::new(),
             flags: Vec::new(),
+            hashed: 0,
         }
     }
 
@@ -160,6 +164,13 @@ impl Batch {
         self.strs.clear();
         self.recs.clear();
         self.flags.clear();
+        self.hashed = 0;
+    }
+
+    /// Hashes every string, here rather than on the store's thread: for a parser that would
+    /// otherwise wait for that thread.
+    pub fn hash_all(&mut self) {
+        self.hash_objects(self.hashed, self.recs.len());
     }
 
     /// The hash function of the strings' hashes.
@@ -178,7 +189,16 @@ impl Batch {
     /// but the namespace, and the resourceVersion and creationTimestamp, which are stored
     /// unindexed.
     fn hash_objects(&mut self, from: usize, to: usize) {
-        for i in from..to.min(self.recs.len()) {
+        let to = to.min(self.recs.len());
+        let from = if from <= self.hashed {
+            // Contiguous with what is hashed already: it grows.
+            let from = self.hashed;
+            self.hashed = self.hashed.max(to);
+            from
+        } else {
+            from
+        };
+        for i in from..to {
             let first = self.recs[i].first as usize;
             let end = self
                 .recs
@@ -388,6 +408,13 @@ mod tests {
             r#"{"namespace":"a","name":"dup","uid":"u1"}"#,
             r#"{"name":"no-uid"}"#,
         ];
+        // Hashed on the store's thread, or beforehand by the parser (`hash_all`).
+        for hashed_ahead in [false, true] {
+            batches_build_the_store_objects_build(&inputs, hashed_ahead);
+        }
+    }
+
+    fn batches_build_the_store_objects_build(inputs: &[&str], hashed_ahead: bool) {
         let mut direct = Store::new();
         let mut via = Store::new();
         let mut batch = Batch::new(via.strings.hasher());
@@ -396,6 +423,10 @@ mod tests {
             let m = meta(j);
             expected.push(direct.add(ResourceId(i as u32), &m));
             batch.push(ResourceId(i as u32), &m);
+        }
+        if hashed_ahead {
+            batch.hash_all();
+            assert_eq!(batch.hashed, batch.len());
         }
         let added = via.add_batch(&mut batch);
         // The batch drops objects without a UID up front; the rest match one for one.

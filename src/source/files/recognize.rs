@@ -8,7 +8,7 @@ use super::doc::{Doc, Element, Items, TopValue};
 use super::resources::{CrdInfo, Deferred, Resources, self_link_resource, server_version_hint};
 use crate::model::{Batch, MetaIn, ResourceId};
 use crate::snapshot::{Skipped, split_api_version};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 /// Objects per batch handed to the interning thread.
 const BATCH: usize = 8192;
@@ -53,7 +53,11 @@ impl Sink {
         let full = std::mem::replace(&mut self.batch, next);
         if let Some(tx) = &self.tx {
             // The receiver only hangs up when it panicked; the join reports that.
-            let _ = tx.send(full);
+            if let Err(TrySendError::Full(mut full)) = tx.try_send(full) {
+                // The interning thread is behind: hash the batch for it rather than wait.
+                full.hash_all();
+                let _ = tx.send(full);
+            }
         }
     }
 
