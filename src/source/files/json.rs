@@ -20,6 +20,9 @@ use std::sync::mpsc::{Receiver, Sender};
 
 /// Bytes read at a time.
 const CHUNK: usize = 8 << 20;
+/// Bytes of the first read: enough for the whole-value attempt on a top-level object
+/// ([`WHOLE_UP_TO`]) without waiting for the next read.
+const FIRST_CHUNK: usize = WHOLE_UP_TO;
 /// Room left before the text of every chunk but the first: the end of the chunk before it
 /// (a value it cut) is copied there, so that chunks join without copying the new one. A
 /// larger remainder is joined by copying the new chunk after it instead.
@@ -366,7 +369,11 @@ pub(crate) fn read(
         chunk,
         carry: Vec::new(),
     };
+    // The first read is small, so that parsing (and, behind it, interning) starts at once;
+    // the reads after it go on while they work.
+    chunks.chunk = chunk.min(FIRST_CHUNK);
     let first = chunks.next(None, 0)?;
+    chunks.chunk = chunk;
     if first.eof || first.invalid {
         return read_values(name, &mut Buf::new(first, None, headroom), reader);
     }
