@@ -396,9 +396,15 @@ pub(crate) fn read(
                 // start, in order, until the reading thread sees `stop` and hangs up.
                 stop.store(true, Ordering::Release);
                 if let Some(ahead) = b.ahead.take() {
-                    for c in ahead.chunks.iter().flatten() {
-                        start.extend_from_slice(&c.text.as_bytes()[headroom..]);
-                        start.extend_from_slice(&c.rest);
+                    for c in ahead.chunks.iter() {
+                        match c {
+                            Ok(c) => {
+                                start.extend_from_slice(&c.text.as_bytes()[headroom..]);
+                                start.extend_from_slice(&c.rest);
+                            }
+                            // A failed read fails the input, as it does when not read ahead.
+                            Err(e) => return Err(e),
+                        }
                     }
                 }
             }

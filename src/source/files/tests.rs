@@ -722,3 +722,54 @@ fn chunk_boundaries_never_change_what_is_read() {
         }
     }
 }
+
+/// A read that fails part-way is reported, however far the input was read ahead: in a
+/// List, and in flow-style YAML (whose read-ahead chunks are handed on to the YAML reader).
+#[test]
+fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
+    struct Failing<'a>(&'a [u8]);
+    impl std::io::Read for Failing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let items: Vec<String> = (0..30)
+        .map(|i| format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"n1","uid":"u{i}"}}}}"#))
+        .collect();
+    let list = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",")
+    );
+    let flow_yaml = (0..30)
+        .map(|i| format!("{{apiVersion: v1, kind: ConfigMap, metadata: {{name: y{i}, namespace: yn, uid: y{i}}}}}\n---\n"))
+        .collect::<String>();
+    for (what, text) in [("list", &list), ("flow yaml", &flow_yaml)] {
+        let cut = &text.as_bytes()[..text.len() * 2 / 3];
+        for chunk in [None, Some(7), Some(64), Some(1000)] {
+            json::TEST_CHUNK.set(chunk);
+            let out = run(&opts(), |reader| {
+                let source = walk::Source {
+                    explicit: true,
+                    unbounded: false,
+                    depth: 0,
+                };
+                walk::read_stream("input", &mut Failing(cut), source, reader)
+            });
+            json::TEST_CHUNK.set(None);
+            let (_, stats, problems) = out.unwrap();
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.to_string().contains("cannot read: disk on fire")),
+                "{what}, chunks of {chunk:?}: {problems:?}"
+            );
+            assert!(stats.broken > 0, "{what}, chunks of {chunk:?}");
+        }
+    }
+}
