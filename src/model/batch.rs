@@ -170,7 +170,7 @@ impl Batch {
     /// Hashes every string, here rather than on the store's thread: for a parser that would
     /// otherwise wait for that thread.
     pub fn hash_all(&mut self) {
-        self.hash_objects(self.hashed, self.recs.len());
+        self.hash_objects(self.recs.len());
     }
 
     /// The hash function of the strings' hashes.
@@ -185,19 +185,13 @@ impl Batch {
         self.strs.push((off, s.len() as u32, hash));
     }
 
-    /// Hashes the interned strings of objects `from..to` that [`Batch::push`] did not: all
-    /// but the namespace, and the resourceVersion and creationTimestamp, which are stored
-    /// unindexed.
-    fn hash_objects(&mut self, from: usize, to: usize) {
+    /// Hashes the interned strings of the objects before `to` not hashed yet, those that
+    /// [`Batch::push`] did not: all but the namespace, and the resourceVersion and
+    /// creationTimestamp, which are stored unindexed.
+    fn hash_objects(&mut self, to: usize) {
         let to = to.min(self.recs.len());
-        let from = if from <= self.hashed {
-            // Contiguous with what is hashed already: it grows.
-            let from = self.hashed;
-            self.hashed = self.hashed.max(to);
-            from
-        } else {
-            from
-        };
+        let from = self.hashed;
+        self.hashed = self.hashed.max(to);
         for i in from..to {
             let first = self.recs[i].first as usize;
             let end = self
@@ -362,7 +356,7 @@ impl Store {
                 // The strings of the next objects, hashed, tell which table slots (and texts)
                 // interning them will read: read them all first, so that their cache misses
                 // overlap instead of coming one after another.
-                batch.hash_objects(i, i + WARM_AHEAD);
+                batch.hash_objects(i + WARM_AHEAD);
                 let end = batch
                     .recs
                     .get(i + WARM_AHEAD)

@@ -86,6 +86,12 @@ impl Slot {
         }
     }
 
+    /// Whether a stored slot is free (its inverted symbol is [`Slot::EMPTY`]).
+    #[inline]
+    fn is_free(raw: [u32; 4]) -> bool {
+        raw[1] == !Slot::EMPTY
+    }
+
     #[inline]
     fn store(self) -> [u32; 4] {
         [self.hash, !self.sym, self.off, self.len]
@@ -170,12 +176,9 @@ impl Table {
         };
         let old = std::mem::replace(&mut self.slots, slots);
         let mask = cap - 1;
-        for raw in old
-            .into_iter()
-            .filter(|&raw| Slot::load(raw).sym != Slot::EMPTY)
-        {
+        for raw in old.into_iter().filter(|&raw| !Slot::is_free(raw)) {
             let mut i = Slot::load(raw).hash as usize & mask;
-            while Slot::load(self.slots[i]).sym != Slot::EMPTY {
+            while !Slot::is_free(self.slots[i]) {
                 i = (i + 1) & mask;
             }
             self.slots[i] = raw;

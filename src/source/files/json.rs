@@ -91,28 +91,30 @@ struct Chunk {
     eof: bool,
 }
 
-/// Reads an input in chunks of `chunk` bytes.
+/// Reads an input in chunks.
 struct Chunks<'r> {
     r: &'r mut dyn Read,
-    chunk: usize,
     /// The start of a character cut by the end of the last read: it begins the next chunk.
     carry: Vec<u8>,
 }
 
 impl Chunks<'_> {
-    /// The next chunk, in `spare`'s allocation if given (a fresh buffer per chunk, zeroed
-    /// and then filled, costs a page fault per 4 KiB).
-    fn next(&mut self, spare: Option<String>, headroom: usize) -> std::io::Result<Chunk> {
+    /// The next chunk: `size` bytes read after `headroom` spaces, in `spare`'s allocation if
+    /// given (a fresh buffer per chunk, zeroed and then filled, costs a page fault per 4 KiB).
+    fn next(
+        &mut self,
+        spare: Option<String>,
+        headroom: usize,
+        size: usize,
+    ) -> std::io::Result<Chunk> {
         let mut buf = spare.map(String::into_bytes).unwrap_or_default();
         buf.clear();
         buf.resize(headroom, b' ');
         buf.append(&mut self.carry);
-        buf.reserve(self.chunk);
-        let n = (&mut *self.r)
-            .take(self.chunk as u64)
-            .read_to_end(&mut buf)?;
+        buf.reserve(size);
+        let n = (&mut *self.r).take(size as u64).read_to_end(&mut buf)?;
         // `read_to_end` stops early only at the end of the input.
-        let eof = n < self.chunk;
+        let eof = n < size;
         if !eof {
             // A character cut by the end of this read is completed by the next one.
             let cut = cut_character(&buf[headroom..]);
@@ -366,14 +368,11 @@ pub(crate) fn read(
     let headroom = (chunk / 8).min(HEADROOM);
     let mut chunks = Chunks {
         r,
-        chunk,
         carry: Vec::new(),
     };
     // The first read is small, so that parsing (and, behind it, interning) starts at once;
     // the reads after it go on while they work.
-    chunks.chunk = chunk.min(FIRST_CHUNK);
-    let first = chunks.next(None, 0)?;
-    chunks.chunk = chunk;
+    let first = chunks.next(None, 0, chunk.min(FIRST_CHUNK))?;
     if first.eof || first.invalid {
         return read_values(name, &mut Buf::new(first, None, headroom), reader);
     }
@@ -411,7 +410,7 @@ pub(crate) fn read(
             out
         });
         while !stop.load(Ordering::Acquire) {
-            let c = chunks.next(spare_rx.try_recv().ok(), headroom);
+            let c = chunks.next(spare_rx.try_recv().ok(), headroom, chunk);
             let last = c.as_ref().map_or(true, |c| c.eof || c.invalid);
             // A send fails when the parser is done (it stops at the first broken value).
             if tx.send(c).is_err() || last {

@@ -38,6 +38,27 @@ fn skipped_reasons(s: &Snapshot) -> Vec<&Skipped> {
     s.skipped.iter().collect()
 }
 
+/// The snapshot's lines as written, without the header (it holds the capture time) and the
+/// trailer (its checksum covers the header).
+fn snapshot_body(s: &Snapshot) -> Vec<String> {
+    let mut out = Vec::new();
+    crate::snapshot::format::write(s, &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let lines: Vec<String> = out.lines().skip(1).map(str::to_owned).collect();
+    lines[..lines.len() - 1].to_vec()
+}
+
+/// `n` ConfigMaps as flow-style YAML documents: YAML that starts like JSON.
+fn flow_yaml(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{{apiVersion: v1, kind: ConfigMap, metadata: {{name: y{i}, namespace: yn, uid: y{i}}}}}\n---\n"
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn typed_list_with_kindless_items_inherits_kind_and_api_version() {
     let (s, stats) = read(
@@ -636,16 +657,7 @@ fn a_list_streamed_key_by_key_reads_as_the_same_list_parsed_whole() {
     assert!(small.len() < json::WHOLE_UP_TO && large.len() > json::WHOLE_UP_TO);
     let dump = |text: &str| {
         let (s, stats) = read(text);
-        let mut out = Vec::new();
-        crate::snapshot::format::write(&s, &mut out).unwrap();
-        let out = String::from_utf8(out).unwrap();
-        // The header holds the capture time, the trailer a checksum over it.
-        let body: Vec<String> = out.lines().skip(1).map(str::to_owned).collect();
-        (
-            body[..body.len() - 1].to_vec(),
-            format!("{stats:?}"),
-            s.skipped.len(),
-        )
+        (snapshot_body(&s), format!("{stats:?}"), s.skipped.len())
     };
     let (small, large) = (dump(&small), dump(&large));
     assert_eq!(small.0.len(), 300, "{:?}", small.0.first());
@@ -674,9 +686,7 @@ fn chunk_boundaries_never_change_what_is_read() {
     let at = list.find("c7").unwrap();
     bad_utf8[at + 1] = 0xff;
     let cut_char = list.as_bytes()[..list.find('😀').unwrap() + 2].to_vec();
-    let flow_yaml = (0..30)
-        .map(|i| format!("{{apiVersion: v1, kind: ConfigMap, metadata: {{name: y{i}, namespace: yn, uid: y{i}}}}}\n---\n"))
-        .collect::<String>();
+    let flow_yaml = flow_yaml(30);
     let inputs: Vec<(&str, Vec<u8>)> = vec![
         ("list", list.clone().into_bytes()),
         ("concatenated", items.join("\n \t").into_bytes()),
@@ -695,16 +705,8 @@ fn chunk_boundaries_never_change_what_is_read() {
         let out = read_bytes("input", bytes, &opts());
         json::TEST_CHUNK.set(None);
         let (s, stats, problems) = out.unwrap();
-        let mut dump = Vec::new();
-        crate::snapshot::format::write(&s, &mut dump).unwrap();
-        let dump = String::from_utf8(dump).unwrap();
-        let body: Vec<String> = dump.lines().skip(1).map(str::to_owned).collect();
         let problems: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-        (
-            body[..body.len() - 1].to_vec(),
-            format!("{stats:?}"),
-            problems,
-        )
+        (snapshot_body(&s), format!("{stats:?}"), problems)
     };
     for (what, bytes) in &inputs {
         let whole = read_in(bytes, None);
@@ -746,9 +748,7 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
         r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
         items.join(",")
     );
-    let flow_yaml = (0..30)
-        .map(|i| format!("{{apiVersion: v1, kind: ConfigMap, metadata: {{name: y{i}, namespace: yn, uid: y{i}}}}}\n---\n"))
-        .collect::<String>();
+    let flow_yaml = flow_yaml(30);
     for (what, text) in [("list", &list), ("flow yaml", &flow_yaml)] {
         let cut = &text.as_bytes()[..text.len() * 2 / 3];
         for chunk in [None, Some(7), Some(64), Some(1000)] {
