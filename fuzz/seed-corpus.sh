@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/<target>/ from the repository's examples and the real dumps beside the
-# checkout (../shared/realdata; its data is not copied into the repository). Idempotent.
+# Seeds fuzz/corpus/<target>/ from the repository's examples and its real cluster dumps
+# (tests/data/realdata, or $KGC_REALDATA). Idempotent.
 # No pipefail: `head` ends the listing pipelines early on purpose (SIGPIPE upstream).
 set -eu
 cd "$(dirname "$0")"
 root=..
-real=../../shared/realdata
+real=${KGC_REALDATA:-$root/tests/data/realdata}
 mkdir -p corpus/file_reader corpus/snapshot_reader corpus/timestamp
 cp "$root"/examples/*.yaml corpus/file_reader/
 cp "$root"/examples/*.json corpus/snapshot_reader/

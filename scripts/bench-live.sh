@@ -6,7 +6,7 @@
 #   scripts/bench-live.sh compare [OBJECTS]              default 50000
 #   scripts/bench-live.sh curve [OBJECTS [CONFIGMAPS]]   default 20000 + 180000
 #
-# Each mode starts a fresh control plane (../shared/k8s-testenv: kube-apiserver v1.20.2 and etcd
+# Each mode starts a fresh control plane (scripts/testenv: kube-apiserver v1.20.2 and etcd
 # on this machine, no controllers: nothing changes while it runs) and loads a synthetic cluster
 # (`kubectl gc generate --apply-to-kubeconfig`, OBJECTS objects). `curve` adds CONFIGMAPS
 # ConfigMaps (labels, a managedFields entry, every tenth one with an ownerReference) in 20
@@ -39,7 +39,7 @@
 # Environment: RUNS (3), PAGES ("500 1000 2000 5000 10000 20000"), MAX_PAGE (10000: kubectl-gc's
 # largest page), CONCURRENCY (kubectl-gc's default), KGC_BIN (default: builds target/release/kubectl-gc with the `testkit` feature,
 # which has the hidden `generate` command),
-# KGC_BIN_BEFORE, KUBECTL, KGC_TESTENV_SCRIPTS (default ../shared/k8s-testenv), KEEP=1 (leave the
+# KGC_BIN_BEFORE, KUBECTL, KGC_TESTENV_BIN (default: what scripts/testenv-install prints), KEEP=1 (leave the
 # control plane running; its directory is printed).
 set -euo pipefail
 
@@ -47,7 +47,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:-compare}"
 shift || true
 runs="${RUNS:-3}"
-testenv="${KGC_TESTENV_SCRIPTS:-$here/../shared/k8s-testenv}"
+testenv="$here/scripts/testenv"
 bin="${KGC_BIN:-}"
 if [[ -z "$bin" ]]; then
   (cd "$here" && cargo build --release --quiet --features testkit)
@@ -62,9 +62,9 @@ work="$(mktemp -d -t kgc-bench-live.XXXXXX)"
 envdir="$work/testenv"
 cleanup() {
   if [[ "${KEEP:-}" == 1 ]]; then
-    echo "control plane left running: $envdir (stop with $testenv/stop --dir $envdir)" >&2
+    echo "control plane left running: $envdir (stop with $testenv stop --dir $envdir)" >&2
   else
-    [[ -d "$envdir" ]] && "$testenv/stop" --dir "$envdir" >/dev/null 2>&1 || true
+    [[ -d "$envdir" ]] && "$testenv" stop --dir "$envdir" >/dev/null 2>&1 || true
     rm -rf "$work"
   fi
 }
@@ -289,7 +289,7 @@ print("%.3f %.0f %s %.2f %s" % (wall, ru.ru_maxrss / 1024,
 PY
 
 start_cluster() {
-  "$testenv/start" --dir "$envdir" >/dev/null 2>"$work/start.log" || { cat "$work/start.log"; exit 1; }
+  "$testenv" start --dir "$envdir" >/dev/null 2>"$work/start.log" || { cat "$work/start.log"; exit 1; }
   # shellcheck disable=SC1091
   source "$envdir/env"
   server="$KGC_TESTENV_SERVER"

@@ -3,7 +3,7 @@
 #
 #   scripts/bench-watch.sh [SIZE]        default size: 50000 objects
 #
-# Starts a fresh control plane from ../shared/k8s-testenv (no GC: nothing else changes the
+# Starts a fresh control plane with scripts/testenv (no GC: nothing else changes the
 # cluster), loads a synthetic cluster of SIZE objects (`kubectl gc generate
 # --apply-to-kubeconfig`), then measures, RUNS times each (median):
 #   snapshot       `kubectl gc snapshot -A` wall time and peak RSS (process start to exit)
@@ -16,15 +16,15 @@
 # Targets: initial sync ≤ 1.2 × snapshot; steady RSS ≤ 2 × the snapshot's; p99 ≤ 1 s.
 #
 # Environment: RUNS (default 3), LATENCY_WRITES (200), KGC_BIN (default: builds
-# target/release/kubectl-gc with the `testkit` feature), KGC_TESTENV_SCRIPTS
-# (default ../shared/k8s-testenv).
+# target/release/kubectl-gc with the `testkit` feature), KGC_TESTENV_BIN
+# (default: what scripts/testenv-install prints).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 n="${1:-50000}"
 runs="${RUNS:-3}"
 writes="${LATENCY_WRITES:-200}"
-testenv="${KGC_TESTENV_SCRIPTS:-$here/../shared/k8s-testenv}"
+testenv="$here/scripts/testenv"
 bin="${KGC_BIN:-}"
 if [[ -z "$bin" ]]; then
   (cd "$here" && cargo build --release --quiet --features testkit)
@@ -35,14 +35,14 @@ envdir="$work/testenv"
 watch_pid=""
 cleanup() {
   [[ -n "$watch_pid" ]] && kill "$watch_pid" 2>/dev/null || true
-  [[ -d "$envdir" ]] && "$testenv/stop" --dir "$envdir" >/dev/null 2>&1 || true
+  [[ -d "$envdir" ]] && "$testenv" stop --dir "$envdir" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-"$testenv/start" --dir "$envdir" >/dev/null 2>"$work/start.log" || { cat "$work/start.log"; exit 1; }
+"$testenv" start --dir "$envdir" >/dev/null 2>"$work/start.log" || { cat "$work/start.log"; exit 1; }
 # shellcheck disable=SC1091
 source "$envdir/env"
 kc="$envdir/kubeconfig"

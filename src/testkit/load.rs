@@ -41,7 +41,7 @@ pub struct LoadStats {
 fn api_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Api {
         message: format!("{what}: {e}"),
-        hint: Some("load into a fresh, disposable cluster (e.g. ../shared/k8s-testenv)".into()),
+        hint: Some("load into a fresh, disposable cluster (e.g. scripts/testenv start)".into()),
     }
 }
 

@@ -1,12 +1,13 @@
-//! The file loader against four real cluster dumps (see their README.md).
+//! The file loader against four real cluster dumps (their sources, licence and commits are in
+//! `tests/data/realdata/NOTICE`).
 //!
-//! The data is not part of the repository: it is read from `$KGC_REALDATA` (default
-//! `../shared/realdata` beside the checkout). A missing folder is a test failure, never a silent
+//! The dumps are part of the repository (`tests/data/realdata`); `$KGC_REALDATA` points the tests
+//! at another copy laid out the same way. A missing folder is a test failure, never a silent
 //! skip. The OpenShift must-gathers are `.tar.xz` archives: each test extracts its archive with
 //! the system `tar` into a temporary directory.
 //!
-//! Counts differ from the README where the README's scan counted differently; each assertion
-//! says why.
+//! Counts differ from the sources' own descriptions where those counted differently; each
+//! assertion says why.
 
 use kubectl_gc::model::ObjId;
 use kubectl_gc::snapshot::{ListOutcome, Snapshot};
@@ -14,22 +15,36 @@ use kubectl_gc::source::files::{FileOptions, FileStats, read_files_with_stats};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The real-data folder: `$KGC_REALDATA`, or `../shared/realdata` beside the checkout. Panics
-/// (fails the test) with one line naming the variable when it does not hold the dumps.
+/// The four dumps every test here reads.
+const DUMPS: [&str; 4] = [
+    "ocp-must-gather-clean",
+    "harvester-support-bundle",
+    "kurl-support-bundle",
+    "insights-archive-sample",
+];
+
+/// The real-data folder: `$KGC_REALDATA`, or `tests/data/realdata` in the checkout. Panics
+/// (fails the test) with one line naming the variable when it does not hold the four dumps.
 pub fn realdata_dir() -> PathBuf {
     let (dir, from_env) = match std::env::var_os("KGC_REALDATA") {
         Some(d) if !d.is_empty() => (PathBuf::from(d), true),
         _ => (
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata"),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/realdata"),
             false,
         ),
     };
+    let missing: Vec<&str> = DUMPS
+        .into_iter()
+        .filter(|d| !dir.join(d).is_dir())
+        .collect();
     assert!(
-        dir.join("README.md").is_file(),
-        "real cluster dumps not found at {}{}: set KGC_REALDATA to the directory holding the four \
-         dumps and their README.md (these tests must not be skipped)",
+        missing.is_empty(),
+        "real cluster dumps not found at {}{}: {} missing; KGC_REALDATA names a directory \
+         holding {} (these tests must not be skipped)",
         dir.display(),
         if from_env { " (KGC_REALDATA)" } else { "" },
+        missing.join(", "),
+        DUMPS.join(", "),
     );
     dir
 }
@@ -200,7 +215,7 @@ fn check_must_gather(l: &Loaded) {
             .expect("the lower-case ref's uid resolves");
         assert_eq!(s.resource_of(s.store.object(owner)).kind, "DaemonSet");
     }
-    // Every ownerRef uid resolves (README), so nothing may look dangling.
+    // Every ownerRef uid resolves (a scan of the dump), so nothing may look dangling.
     assert_eq!(unresolved_refs(s), 0);
     // No object is terminating.
     assert!(s.store.objects.iter().all(|o| !o.being_deleted()));
@@ -221,7 +236,7 @@ fn ocp_must_gather_aws() {
     let l = read_must_gather("must-gather-aws.tar.xz");
     let s = &l.snap;
     // 8,635 objects with a uid; 311 appear twice (all 239 Pods in `core/pods.yaml` and
-    // `pods/<name>/<name>.yaml`, 31 ClusterOperators, …). The README's "8,376 docs" counted
+    // `pods/<name>/<name>.yaml`, 31 ClusterOperators, …). A scan counting "8,376 docs" counted
     // differently; an independent YAML scan gives the same 8,635 / 8,324 as the loader.
     assert_eq!(l.stats.objects, 8_635);
     assert_eq!(l.stats.duplicates, 311);
@@ -282,7 +297,7 @@ fn ocp_must_gather_metal() {
 fn kurl_support_bundle() {
     let l = kurl();
     let s = &l.snap;
-    // 236 typed objects (README) + the 32 CRDs of `custom-resource-definitions.json`, written
+    // 236 typed objects (a scan of the dump) + the 32 CRDs of `custom-resource-definitions.json`, written
     // without kind/apiVersion by the troubleshoot collector and recognised by their shape.
     assert_eq!(s.store.len(), 268);
     assert_eq!(l.stats.duplicates, 0);
@@ -355,7 +370,7 @@ fn kurl_support_bundle() {
 fn harvester_support_bundle() {
     let l = harvester();
     let s = &l.snap;
-    // README: 1,173 objects with a uid and 10 duplicate uids (one Ingress served as
+    // A scan of the dump: 1,173 objects with a uid and 10 duplicate uids (one Ingress served as
     // extensions/v1beta1 and networking.k8s.io/v1, nine Events as v1 and events.k8s.io/v1;
     // the first read wins).
     assert_eq!(s.store.len(), 1_173);

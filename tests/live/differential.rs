@@ -1,5 +1,5 @@
 //! Differential test: kubectl-gc's prediction against the real garbage collector
-//! (kube-controller-manager v1.20.2, `../shared/k8s-testenv`), object by object.
+//! (kube-controller-manager v1.20.2, `scripts/testenv-install`), object by object.
 //!
 //! 1. A control plane **without** the GC. Random ownership forests (deterministic seed) are
 //!    created and put in random deletion states while no GC runs: owners deleted with the

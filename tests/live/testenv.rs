@@ -23,8 +23,9 @@
 //!
 //! Environment:
 //! - `KGC_TESTENV_BIN`: the directory holding `kube-apiserver` and `kube-controller-manager`
-//!   v1.20.2; default: the last line printed by `../shared/k8s-testenv/install` beside the
-//!   checkout (idempotent; it builds them from Debian's source package on first use);
+//!   v1.20.2; default: the last line printed by `scripts/testenv-install` (idempotent; it builds
+//!   them from Debian's source package on first use, 10-20 min, and caches them under
+//!   `${XDG_CACHE_HOME:-~/.cache}/kubectl-gc/testenv`);
 //! - `KGC_ETCD`: the etcd binary; default `etcd` on `PATH` (Debian: `etcd-server`);
 //! - `KGC_TESTENV_KEEP=1`: leave the control planes running and their directories in place (the
 //!   path is printed) for debugging.
@@ -79,7 +80,7 @@ fn planes() -> MutexGuard<'static, BTreeMap<u64, Plane>> {
 // Where the binaries are
 
 /// The directory holding kube-apiserver and kube-controller-manager (`KGC_TESTENV_BIN`, or what
-/// `../shared/k8s-testenv/install` prints). Resolved once per process.
+/// the repository's `scripts/testenv-install` prints). Resolved once per process.
 pub fn bin_dir() -> Result<PathBuf, String> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(find_bin_dir).clone()
@@ -91,8 +92,7 @@ fn find_bin_dir() -> Result<PathBuf, String> {
     let dir = match std::env::var_os("KGC_TESTENV_BIN").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d),
         None => {
-            let install =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/k8s-testenv/install");
+            let install = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/testenv-install");
             if !install.is_file() {
                 return Err(format!(
                     "KGC_TESTENV_BIN is not set and {} does not exist: {WHAT}",
