@@ -27,6 +27,8 @@ pub mod exit {
     pub const INCOMPLETE: u8 = 6;
     /// `collect --apply` refused to start or stopped before finishing its plan.
     pub const APPLY_STOPPED: u8 = 7;
+    /// `why`: the object named is not in the input.
+    pub const NOT_FOUND: u8 = 8;
 }
 
 /// Library error type.
@@ -82,6 +84,14 @@ pub enum Error {
         /// What to do next.
         hint: Option<String>,
     },
+    /// The object a command was asked about is not in the input.
+    #[error("{message}")]
+    NotFound {
+        /// What was not found.
+        message: String,
+        /// The nearest names, or where else to look.
+        hint: Option<String>,
+    },
     /// Writing output failed.
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
@@ -117,7 +127,8 @@ impl Error {
             | Error::BrokenInput { hint, .. }
             | Error::Cluster { hint, .. }
             | Error::Api { hint, .. }
-            | Error::ApplyStopped { hint, .. } => hint.as_deref(),
+            | Error::ApplyStopped { hint, .. }
+            | Error::NotFound { hint, .. } => hint.as_deref(),
             Error::Io(_) => None,
         }
     }
@@ -130,6 +141,7 @@ impl Error {
             Error::Cluster { .. } => exit::CLUSTER,
             Error::Api { .. } | Error::Io(_) => exit::ERROR,
             Error::ApplyStopped { .. } => exit::APPLY_STOPPED,
+            Error::NotFound { .. } => exit::NOT_FOUND,
         }
     }
 

@@ -20,12 +20,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("snapshot", &["model", "catalog", "error", "util"]),
     ("source", &["snapshot", "model", "catalog", "error", "util"]),
     ("lookup", &["snapshot", "model", "catalog", "error"]),
+    // The namespace controller (what holds a namespace being deleted), beside the GC: its
+    // simulation asks it what a terminating namespace loses and whether it goes.
+    ("namespace", &["model", "snapshot", "catalog", "error"]),
     // The emulated GC: nothing that judges, renders, applies or parses flags.
-    ("gc", &["model", "snapshot", "catalog", "error"]),
+    (
+        "gc",
+        &["namespace", "model", "snapshot", "catalog", "error"],
+    ),
     (
         "diagnose",
         &[
             "gc",
+            "namespace",
             "model",
             "snapshot",
             "catalog",
@@ -41,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "diagnose",
             "gc",
+            "namespace",
             "source",
             "model",
             "snapshot",
@@ -56,6 +64,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "watch",
             "diagnose",
             "gc",
+            "namespace",
             "model",
             "snapshot",
             "catalog",
@@ -91,6 +100,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "render",
             "diagnose",
             "gc",
+            "namespace",
             "lookup",
             "source",
             "snapshot",

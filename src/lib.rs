@@ -14,7 +14,9 @@
 //!    `pkg/controller/garbagecollector`: the graph (`uidToNode`, virtual nodes) and what its
 //!    builder enqueues, the REST mapper, `classifyReferences`, `attemptToDeleteItem`,
 //!    `attemptToOrphan`, the rules per release, and its workers simulated to a fixpoint
-//!    ([`gc::Plan`]).
+//!    ([`gc::Plan`]). Beside it, [`namespace`]: the namespace controller, laid out like
+//!    upstream's `pkg/controller/namespace/deletion` — what a terminating namespace loses and
+//!    what keeps it.
 //! 4. [`diagnose`] — what in the GC's verdicts and plans is wrong or about to happen:
 //!    findings with stable codes (audit; restart, upgrade and health checks), remedies,
 //!    suppressions.
@@ -48,6 +50,7 @@ pub mod gc;
 mod layering;
 pub mod lookup;
 pub mod model;
+pub mod namespace;
 pub mod render;
 pub mod snapshot;
 pub mod source;

@@ -3,6 +3,7 @@
 //! the resources the GC never monitors.
 
 pub mod builtin;
+pub mod finalizers;
 pub mod gc;
 pub mod short_names;
 pub mod version;

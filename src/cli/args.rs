@@ -283,6 +283,32 @@ pub struct VersionArgs {
     pub output: Option<VersionFormat>,
 }
 
+/// `why` flags.
+#[derive(Args, Debug)]
+pub struct WhyArgs {
+    /// The object: KIND/NAME or KIND NAME, as kubectl takes them (kind, plural, singular,
+    /// short name or kind.group), in -n's namespace.
+    #[arg(value_name = "KIND/NAME", required = true, num_args = 1..=2)]
+    pub target: Vec<String>,
+    /// Output format: text (a verdict, then the evidence as a tree), json or yaml.
+    #[arg(short, long, value_enum, default_value_t = WhyFormat::Text)]
+    pub output: WhyFormat,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+}
+
+/// `why -o` formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhyFormat {
+    /// A verdict, then the evidence as a tree.
+    Text,
+    /// The answer as JSON (schemas/why.schema.json).
+    Json,
+    /// The answer as YAML.
+    Yaml,
+}
+
 /// `version -o` formats.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VersionFormat {

@@ -367,6 +367,38 @@ says how to continue).",
         )
     )]
     Graph(GraphArgs),
+    /// Explain one object: why it is stuck, why the GC will (not) delete it, what to do.
+    #[command(
+        long_about = "Explain one object: why it is stuck, why the GC will (not) delete it, what to do.\n\n\
+why answers for one object, top to bottom: a verdict first, then the evidence. Each finalizer: \
+which controller removes it, on what condition, whether that holds now (the blocking dependents \
+of foregroundDeletion, chained to the bottom of the chain; the dependents orphan still has to \
+patch), and who set it (metadata.managedFields, on a live cluster). For a namespace, the \
+namespace controller's view: its five conditions, failed discovery and the unavailable \
+APIServices behind it, foreign spec.finalizers tokens, the content left by resource and by \
+finalizer. What the GC does with the object (its decision-table row and each ownerReference \
+classified), and remedies in safe order: fix the controller or the API first, strip a finalizer \
+last and on the blocking object, never /finalize a namespace. why only reads.\n\n\
+Input: the live cluster by default, --snapshot FILE or -f PATH (metadata only: who set a \
+finalizer and status conditions then come only from a live read).",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Why is this namespace stuck Terminating?\n",
+            "  kubectl gc why namespace/doomed\n\n",
+            "  # Why does this PVC not go away?\n",
+            "  kubectl gc why pvc data-0 -n shop\n\n",
+            "  # From a support bundle, as JSON\n",
+            "  kubectl gc why -f bundle/ -R deployment/web -n shop -o json\n\n",
+            "Exit codes:\n",
+            "  0  answered\n",
+            "  8  the object is not in the input (the nearest names are listed)\n",
+            "  2  usage\n",
+            "  3  bad input\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Why(WhyArgs),
     /// Watch the cluster like a shadow GC: report findings as they appear, change or resolve,
     /// with what the GC will do and when (now, at its next restart, never).
     #[command(

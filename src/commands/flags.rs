@@ -27,6 +27,8 @@ pub enum Cmd {
     Snapshot,
     /// `watch`.
     Watch,
+    /// `why`.
+    Why,
     /// `completion`, `options`, `version`: no input at all.
     NoInput(&'static str),
 }
@@ -112,6 +114,22 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
                     ),
                     format!(
                         "drop {}; filter the NDJSON of watch -o json (e.g. with jq), or use -n NS",
+                        flag(id)
+                    ),
+                ));
+            }
+        }
+    }
+    if cmd == Cmd::Why {
+        for id in ["selector", "kind", "field_selector"] {
+            if g.given(id) {
+                return Err(Error::usage(
+                    format!(
+                        "{} selects objects; why explains the one object it is given",
+                        flag(id)
+                    ),
+                    format!(
+                        "drop {}; name the object as KIND/NAME (-n for its namespace)",
                         flag(id)
                     ),
                 ));

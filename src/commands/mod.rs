@@ -17,6 +17,7 @@ pub mod progress;
 mod select;
 mod snapshot;
 mod watch;
+mod why;
 
 pub use input::{Input, Loaded, load};
 
@@ -72,6 +73,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         Command::Watch(args) => {
             flags::check_global(Cmd::Watch, g)?;
             watch::run(g, args).await
+        }
+        Command::Why(args) => {
+            flags::check_global(Cmd::Why, g)?;
+            why::run(g, args).await
         }
         Command::Completion(args) => {
             flags::check_global(Cmd::NoInput("completion"), g)?;

@@ -57,6 +57,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
         duplicate_refs(gc, id, refs, &mut out);
     }
     terminating::findings(gc, &state, &plan, &mut out);
+    terminating::stuck_namespaces(gc, &mut out);
     cycles(gc, &state, &mut out);
     if !gc.rules.coordinate_keyed_absent_cache() {
         collateral(gc, &state, &mut out);

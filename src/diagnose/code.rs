@@ -94,11 +94,14 @@ pub enum Code {
     /// GC022: the owner's name is not a path segment (`.`, `..`, `/`, `%`): the GC's request
     /// for it never resolves it as named.
     OwnerNameNotRequestable,
+    /// GC023: a namespace being deleted that the namespace controller cannot finish (a failed
+    /// discovery, a foreign `spec.finalizers` token, content held by finalizers).
+    StuckNamespace,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 23] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -121,6 +124,7 @@ impl Code {
         Code::StrandedDependent,
         Code::OrderDependent,
         Code::OwnerNameNotRequestable,
+        Code::StuckNamespace,
     ];
 
     /// `GC0NN`.
@@ -148,6 +152,7 @@ impl Code {
             Code::StrandedDependent => "GC020",
             Code::OrderDependent => "GC021",
             Code::OwnerNameNotRequestable => "GC022",
+            Code::StuckNamespace => "GC023",
         }
     }
 
@@ -178,6 +183,7 @@ impl Code {
             Code::StrandedDependent => "stranded-dependent",
             Code::OrderDependent => "order-dependent",
             Code::OwnerNameNotRequestable => "owner-name-not-requestable",
+            Code::StuckNamespace => "stuck-namespace",
         }
     }
 

@@ -31,12 +31,32 @@ pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
             .with_remedies(vec![format!("kubectl get {} -A --request-timeout=30s", res_name(&g.group, &g.plural))]));
         }
     }
+    // Any failed discovery holds every namespace being deleted (§10.2): name them.
+    let store = &gc.snap.store;
+    let held: Vec<&str> = store
+        .ids()
+        .filter(|&id| {
+            let o = store.object(id);
+            let r = gc.snap.resource_of(o);
+            o.being_deleted() && r.group.is_empty() && r.kind == "Namespace"
+        })
+        .map(|id| store.str(store.object(id).name))
+        .collect();
+    let holds = if held.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; it also holds {} terminating namespace(s) for good: {}",
+            held.len(),
+            held.iter().take(10).copied().collect::<Vec<_>>().join(", ")
+        )
+    };
     for f in &gc.snap.discovery_failures {
         out.push(Finding::new(
             Code::GcSyncBlocker,
             Severity::Warning,
             Subject::Resource(f.group_version.clone()),
-            "the GC's discovery fails for this group-version too: its resources are not (re)synced and their owners cannot be resolved".into(),
+            format!("the GC's discovery fails for this group-version too: its resources are not (re)synced and their owners cannot be resolved{holds}"),
             format!("discovery of {} failed: {}", f.group_version, f.message),
         )
         .with_remedies(vec![format!("kubectl get apiservices {}", apiservice_name(&f.group_version))]));
@@ -51,6 +71,7 @@ pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
                     Code::BlockedForegroundDeletion
                         | Code::OrphanFinalizer
                         | Code::TerminatingHeldByFinalizer
+                        | Code::StuckNamespace
                 ) && f.severity >= Severity::Warning
             })
             .cloned(),

@@ -19,6 +19,7 @@ pub mod restart;
 pub mod suppress;
 pub mod terminating;
 pub mod upgrade;
+pub mod why;
 
 pub use audit::{Audit, audit};
 pub use code::{Code, Severity};

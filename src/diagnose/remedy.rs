@@ -123,6 +123,24 @@ pub fn remove_finalizers(snap: &Snapshot, state: &State, id: ObjId) -> String {
     )
 }
 
+/// Removes one finalizer, guarded by a test that it is still at the index it had: the last
+/// step of a remedy, after the controller that owns it could not finish.
+pub fn remove_finalizer(snap: &Snapshot, state: &State, id: ObjId, finalizer: Sym) -> String {
+    let i = state
+        .finalizers(&snap.store, id)
+        .iter()
+        .position(|f| *f == finalizer)
+        .unwrap_or(0);
+    json_patch(
+        snap,
+        id,
+        serde_json::json!([
+            {"op": "test", "path": format!("/metadata/finalizers/{i}"), "value": snap.store.str(finalizer)},
+            {"op": "remove", "path": format!("/metadata/finalizers/{i}")},
+        ]),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::shell_word;

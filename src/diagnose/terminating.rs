@@ -213,3 +213,115 @@ fn blocked_foreground(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId) -> Find
     .with_related(chain)
     .with_remedies(remedies)
 }
+
+/// GC023 for every namespace being deleted that the namespace controller cannot finish: held
+/// for good (a failed discovery, a foreign `spec.finalizers` token) or by content that carries
+/// finalizers (docs/gc-model.md §10). A namespace whose content or spec was not read, and
+/// nothing else, is left out: its fate is unknown, not stuck.
+pub(super) fn stuck_namespaces(gc: &GarbageCollector<'_>, out: &mut Vec<Finding>) {
+    use crate::namespace::deletion::{self, Blocker, Outlook};
+    let snap = gc.snap;
+    let store = &snap.store;
+    let terminating: Vec<ObjId> = store
+        .ids()
+        .filter(|&id| {
+            let o = store.object(id);
+            let r = snap.resource_of(o);
+            o.being_deleted() && r.group.is_empty() && r.kind == "Namespace"
+        })
+        .collect();
+    if terminating.is_empty() {
+        return;
+    }
+    let index = deletion::content_index(snap);
+    for id in terminating {
+        let name = store.object(id).name;
+        let content = index.get(&name).map_or(&[][..], Vec::as_slice);
+        let d = deletion::evaluate(snap, id, content, gc.rules.version);
+        let decisive: Vec<&Blocker> = d
+            .blockers
+            .iter()
+            .filter(|b| {
+                match b {
+                    // A failure only the controller's last pass saw, which discovery no longer
+                    // shows, is about to clear.
+                    Blocker::DiscoveryFailure {
+                        group_versions,
+                        discovery_read,
+                        ..
+                    } => !(group_versions.is_empty() && *discovery_read),
+                    Blocker::ForeignSpecFinalizers(_)
+                    | Blocker::ContentHeld(_)
+                    | Blocker::ControllerFailure(_) => true,
+                    _ => false,
+                }
+            })
+            .collect();
+        if decisive.is_empty() {
+            continue;
+        }
+        let severity = if d.outlook == Outlook::Stuck {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let age = terminating_for(gc, id)
+            .map(|a| {
+                format!(
+                    " for {}",
+                    human_duration(Duration::from_secs(a.max(0) as u64))
+                )
+            })
+            .unwrap_or_default();
+        let what: Vec<String> = decisive
+            .iter()
+            .map(|b| match b {
+                Blocker::DiscoveryFailure { group_versions, .. } if !group_versions.is_empty() => {
+                    format!(
+                        "discovery fails for {}",
+                        group_versions
+                            .iter()
+                            .map(|(g, _)| g.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+                Blocker::DiscoveryFailure { .. } => {
+                    "its status reports a discovery failure".to_owned()
+                }
+                Blocker::ForeignSpecFinalizers(t) => {
+                    format!("spec.finalizers holds {}", t.join(", "))
+                }
+                Blocker::ContentHeld(groups) => format!(
+                    "content held by {}",
+                    groups
+                        .iter()
+                        .map(|g| format!("{} ({} object(s))", g.finalizer, g.objects.len()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Blocker::ControllerFailure(c) => format!("{}: {}", c.type_, c.message),
+                _ => String::new(),
+            })
+            .collect();
+        let consequence = if d.outlook == Outlook::Stuck {
+            "the namespace controller never finishes this namespace by itself".to_owned()
+        } else {
+            "the namespace stays until the controllers owning those finalizers remove them"
+                .to_owned()
+        };
+        out.push(
+            Finding::new(
+                Code::StuckNamespace,
+                severity,
+                id,
+                consequence,
+                format!("terminating{age}: {}", what.join("; ")),
+            )
+            .with_remedies(vec![format!(
+                "kubectl gc why namespace/{}",
+                remedy::shell_word(store.str(name))
+            )]),
+        );
+    }
+}

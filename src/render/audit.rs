@@ -610,15 +610,27 @@ pub fn summary_line(r: &AuditReport) -> String {
             .take(5)
             .map(|g| format!("{} {}", g.resource, g.outcome))
             .collect();
-        line.push_str(&format!(
-            " · coverage incomplete: {}{} (their owners are unknown, never dangling)",
-            names.join(", "),
-            if c.gaps.len() > 5 { ", …" } else { "" }
-        ));
+        if !names.is_empty() {
+            line.push_str(&format!(
+                " · coverage incomplete: {}{} (their owners are unknown, never dangling)",
+                names.join(", "),
+                if c.gaps.len() > 5 { ", …" } else { "" }
+            ));
+        } else {
+            line.push_str(" · coverage incomplete");
+        }
         if !c.discovery_failures.is_empty() {
             line.push_str(&format!(
-                "; {} API group-version(s) unreadable",
-                c.discovery_failures.len()
+                "{} {} API group-version(s) unreadable ({}): owners of their kinds are unknown, \
+                 and every namespace being deleted waits for them",
+                if names.is_empty() { ":" } else { ";" },
+                c.discovery_failures.len(),
+                c.discovery_failures
+                    .iter()
+                    .take(3)
+                    .map(|f| crate::render::text::sanitized(&f.group_version))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
     }

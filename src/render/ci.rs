@@ -282,6 +282,11 @@ pub fn help(code: Code) -> CodeHelp {
             "The GC's metadata client joins the owner's name into the request path, so the owner is never requested as named: the GC never resolves it and retries the dependent forever.",
             "Fix the ownerReference's name, or remove the reference.",
         ),
+        Code::StuckNamespace => (
+            "A namespace being deleted that the namespace controller cannot finish.",
+            "The namespace controller deletes everything in a terminating namespace and removes its `kubernetes` token from spec.finalizers only after a pass with no error and nothing left. A failed discovery of any API group-version blocks that for good, as does a token in spec.finalizers it does not own; content held by finalizers keeps the namespace until their controllers remove them.",
+            "Run `kubectl gc why namespace/NAME`: fix the unavailable APIService or the controllers owning the finalizers first; remove a finalizer last, on the object that holds it; never /finalize the namespace.",
+        ),
     };
     CodeHelp { short, full, fix }
 }

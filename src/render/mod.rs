@@ -9,6 +9,7 @@ pub mod list;
 pub mod plan;
 pub mod text;
 pub mod watch;
+pub mod why;
 
 // CI report formats (`-o sarif|junit|markdown|html`), the fleet report, `--output-file`.
 pub mod ci;

@@ -4,7 +4,8 @@
 //! in `.gz`):
 //!
 //! * line 1, the header: `{"apiVersion":"kubectl-gc.io/v1","kind":"Snapshot","formatVersion":1,
-//!   "provenance":{…},"resources":[…],"discoveryFailures":[…],"skipped":[…],"objects":N}`;
+//!   "provenance":{…},"resources":[…],"discoveryFailures":[…],"skipped":[…],`
+//!   `"namespaceStatus":{…},"apiServices":[…],"objects":N}` (the last two only where they were read);
 //! * one line per object: `{"resource":I,"metadata":{…}}` where `I` indexes `resources` (the
 //!   object's apiVersion/kind) and `metadata` holds the Kubernetes field names `namespace`,
 //!   `name`, `uid`, `resourceVersion`, `creationTimestamp`, `deletionTimestamp`, `finalizers`,
@@ -20,10 +21,14 @@
 //! One line per object keeps the file streamable, greppable and splittable on line boundaries;
 //! grouping the type into the resource table keeps each line short.
 
-use super::{DiscoveryFailure, Provenance, Resource, Skipped, Snapshot, SnapshotBuilder};
+use super::{
+    ApiService, DiscoveryFailure, NamespaceStatus, Provenance, Resource, Skipped, Snapshot,
+    SnapshotBuilder,
+};
 use crate::error::{Error, Result};
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::Path;
 
@@ -46,6 +51,12 @@ struct Header {
     discovery_failures: Vec<DiscoveryFailure>,
     #[serde(default)]
     skipped: Vec<Skipped>,
+    /// Namespaces read in full: `spec.finalizers` and status (absent in older files).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    namespace_status: BTreeMap<String, NamespaceStatus>,
+    /// APIServices, when they were read (absent: not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api_services: Option<Vec<ApiService>>,
     objects: u64,
 }
 
@@ -299,6 +310,15 @@ fn parse_reader<R: Read + Send>(
     for s in header.skipped {
         builder.skip(s.source, s.reason);
     }
+    for (name, status) in header.namespace_status {
+        builder.namespace_status(name, status);
+    }
+    if let Some(api_services) = header.api_services {
+        builder.api_services_read();
+        api_services
+            .into_iter()
+            .for_each(|a| builder.api_service(a));
+    }
     // The header announces the object count: size the store once.
     let announced = usize::try_from(header.objects).unwrap_or(usize::MAX);
     let store = builder.store_mut();
@@ -506,6 +526,8 @@ fn write_body(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
         resources: snapshot.resources.clone(),
         discovery_failures: snapshot.discovery_failures.clone(),
         skipped: snapshot.skipped.clone(),
+        namespace_status: snapshot.details.namespaces.clone(),
+        api_services: snapshot.details.api_services.clone(),
         objects: snapshot.store.len() as u64,
     };
     serde_json::to_writer(&mut *w, &header)?;

@@ -6,7 +6,10 @@
 //! analysis tell "this owner does not exist" from "we could not see whether it exists": the
 //! second must never be reported as dangling.
 
+pub mod details;
 pub mod format;
+
+pub use details::{ApiService, Condition, Details, NamespaceStatus};
 
 use crate::model::{Added, MetaIn, ObjId, Object, ResourceId, Store, Sym};
 use serde::{Deserialize, Serialize};
@@ -186,6 +189,8 @@ pub struct Snapshot {
     pub skipped: Vec<Skipped>,
     /// The objects.
     pub store: Store,
+    /// Namespace and APIService details beyond metadata, where they were read.
+    pub details: Details,
     /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
     resource_syms: Vec<(Sym, Sym)>,
 }
@@ -303,6 +308,28 @@ impl SnapshotBuilder {
             group_version: group_version.into(),
             message: message.into(),
         });
+    }
+
+    /// Records what a source read of a namespace beyond its metadata.
+    pub fn namespace_status(&mut self, name: impl Into<String>, status: NamespaceStatus) {
+        self.snapshot.details.namespaces.insert(name.into(), status);
+    }
+
+    /// Records an APIService read in full (and so that APIServices were read).
+    pub fn api_service(&mut self, api_service: ApiService) {
+        self.snapshot
+            .details
+            .api_services
+            .get_or_insert_with(Vec::new)
+            .push(api_service);
+    }
+
+    /// Records that APIServices were read, even if there were none.
+    pub fn api_services_read(&mut self) {
+        self.snapshot
+            .details
+            .api_services
+            .get_or_insert_with(Vec::new);
     }
 
     /// Mutable provenance (e.g. to set the server version once known).

@@ -16,6 +16,7 @@ mod realdata;
 mod reports;
 mod terminal;
 mod timeouts;
+mod why;
 
 #[path = "../support/mod.rs"]
 mod support;

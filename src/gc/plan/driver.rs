@@ -358,10 +358,35 @@ fn why_terminating(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> String {
     if gc.snap.resource_of(store.object(id)).plural == "namespaces"
         && gc.snap.resource_of(store.object(id)).group.is_empty()
     {
-        parts.push(
-            "a namespace: the namespace controller removes it once everything in it is gone"
-                .to_owned(),
-        );
+        parts.push(why_namespace_stays(gc, run, id));
     }
     parts.join("; ")
+}
+
+/// Why a namespace the run leaves terminating stays (§10): what holds it for good, else the
+/// content it waits for, else that what holds it is not in the input.
+fn why_namespace_stays(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> String {
+    let store = &gc.snap.store;
+    let name = store.object(id).name;
+    let holds = match run.namespace_holds.get(&id) {
+        Some(h) => h.clone(),
+        None => simulation::removal_holds(gc.snap, store.str(name)),
+    };
+    if !holds.is_empty() {
+        return format!("a namespace the namespace controller cannot finish: {holds}");
+    }
+    let left = store
+        .ids()
+        .filter(|&o| store.object(o).namespace == name && run.state.exists(o))
+        .count();
+    if left > 0 {
+        format!(
+            "a namespace: the namespace controller removes it once the {left} object(s) left \
+             in it are gone"
+        )
+    } else {
+        "a namespace with nothing left in it: what holds it is not in the input (see \
+         `kubectl gc why namespace/NAME`)"
+            .to_owned()
+    }
 }

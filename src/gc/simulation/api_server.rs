@@ -9,6 +9,7 @@ use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::OldMeta;
 use crate::gc::plan::{Action, UserDelete, Verb};
 use crate::model::{ObjId, Sym};
+use crate::namespace::deletion::{self, Blocker};
 use hashbrown::HashMap;
 
 impl Sim<'_, '_> {
@@ -164,6 +165,11 @@ impl Sim<'_, '_> {
         true
     }
 
+    fn is_pod(&self, id: ObjId) -> bool {
+        let r = self.gc.snap.resource_of(self.store().object(id));
+        r.group.is_empty() && r.plural == "pods"
+    }
+
     fn is_namespace(&self, id: ObjId) -> bool {
         let r = self.gc.snap.resource_of(self.store().object(id));
         r.group.is_empty() && r.plural == "namespaces"
@@ -205,13 +211,16 @@ impl Sim<'_, '_> {
                         .collect()
                 })
                 .unwrap_or_default();
+            // 1.33+ (OrderedNamespaceDeletion): while a pod remains, only pods are deleted.
+            let pods_first = self.gc.rules.version >= deletion::ORDERED_NAMESPACE_DELETION
+                && content.iter().any(|&o| self.is_pod(o));
             for o in &content {
                 let old = OldMeta {
                     refs: self.state.owner_refs(store, *o).to_vec(),
                     being_deleted: self.state.being_deleted(*o),
                     finalizers: self.state.finalizers(store, *o).to_vec(),
                 };
-                if self.state.being_deleted(*o) {
+                if self.state.being_deleted(*o) || (pods_first && !self.is_pod(*o)) {
                     continue;
                 }
                 if self.api_delete(*o, Some(Policy::Background)) {
@@ -223,7 +232,15 @@ impl Sim<'_, '_> {
                 }
             }
             if content.is_empty() {
-                // Emptied: the `kubernetes` finalizer goes; the GC's finalizers may remain.
+                // Emptied: the `kubernetes` token goes unless something holds it for good (a
+                // failed discovery, a foreign token, content that was not read, §10.2); the
+                // GC's finalizers may remain.
+                let holds = removal_holds(self.gc.snap, store.str(name));
+                if !holds.is_empty() {
+                    self.namespace_holds.insert(ns_obj, holds);
+                    self.terminating_namespaces.retain(|&n| n != ns_obj);
+                    continue;
+                }
                 let old = OldMeta {
                     refs: self.state.owner_refs(store, ns_obj).to_vec(),
                     being_deleted: true,
@@ -286,4 +303,54 @@ impl Sim<'_, '_> {
             (Policy::Background, "type default")
         }
     }
+}
+
+/// What keeps an emptied namespace's `kubernetes` token for good, in words (empty: nothing):
+/// the namespace controller's blockers that do not depend on the content the run deletes.
+/// A `spec.finalizers` that was not read does not hold it here (metadata-only inputs would
+/// otherwise keep every namespace); `why` reports it.
+pub(crate) fn removal_holds(snap: &crate::snapshot::Snapshot, namespace: &str) -> String {
+    deletion::static_holds(snap, namespace)
+        .iter()
+        .filter_map(|b| match b {
+            Blocker::DiscoveryFailure {
+                group_versions,
+                observed,
+                discovery_read,
+            } => Some(match (group_versions.is_empty(), observed) {
+                (true, Some(_)) if *discovery_read => return None,
+                (false, _) => format!(
+                    "discovery failed for {}: the namespace controller never removes its \
+                     `kubernetes` finalizer while any group-version fails",
+                    group_versions
+                        .iter()
+                        .map(|(gv, _)| gv.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                (true, Some(m)) => format!(
+                    "the namespace controller reports a discovery failure ({m}): it never \
+                     removes its `kubernetes` finalizer while any group-version fails"
+                ),
+                (true, None) => return None,
+            }),
+            Blocker::ForeignSpecFinalizers(tokens) => Some(format!(
+                "spec.finalizers holds {}: only a /finalize call removes it",
+                tokens.join(", ")
+            )),
+            Blocker::ContentUnknown(resources) => Some(format!(
+                "unknown: its content in {} resource(s) was not read ({}{})",
+                resources.len(),
+                resources
+                    .iter()
+                    .take(3)
+                    .map(|(r, _)| r.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if resources.len() > 3 { ", …" } else { "" }
+            )),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -32,6 +32,8 @@ mod queues;
 mod races;
 mod workers;
 
+pub(crate) use api_server::removal_holds;
+
 use super::classify::RefClass;
 use super::graph::Identity;
 use super::graph_builder::{Enqueued, GraphBuilder, NEW_CHAIN, Queue, VisitCause};
@@ -106,6 +108,8 @@ pub struct Run {
     pub stuck: HashMap<ObjId, String>,
     /// Per object: removed by the namespace controller, not by the GC.
     pub by_namespace_controller: HashSet<ObjId>,
+    /// Per namespace the run emptied: what keeps it from going (§10.2), in words.
+    pub namespace_holds: HashMap<ObjId, String>,
     /// True when [`MAX_STEPS`] was reached.
     pub truncated: bool,
 }
@@ -174,6 +178,7 @@ struct Sim<'a, 'b> {
     visits: BTreeMap<ObjId, VisitCause>,
     stuck: HashMap<ObjId, String>,
     by_namespace_controller: HashSet<ObjId>,
+    namespace_holds: HashMap<ObjId, String>,
     /// Namespaces the namespace controller is emptying.
     terminating_namespaces: Vec<ObjId>,
     ns_index: Option<HashMap<Sym, Vec<ObjId>>>,
@@ -245,6 +250,7 @@ pub fn run(
         visits: BTreeMap::new(),
         stuck: HashMap::new(),
         by_namespace_controller: HashSet::new(),
+        namespace_holds: HashMap::new(),
         terminating_namespaces: Vec::new(),
         ns_index: None,
         polls: HashMap::new(),
@@ -380,6 +386,7 @@ impl<'a, 'b> Sim<'a, 'b> {
             visits: self.visits,
             stuck: self.stuck,
             by_namespace_controller: self.by_namespace_controller,
+            namespace_holds: self.namespace_holds,
             truncated,
         }
     }

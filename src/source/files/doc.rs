@@ -122,6 +122,8 @@ impl<'a> Doc<'a> {
         static NONE: Hints = Hints {
             spec: None,
             status_versions: Vec::new(),
+            detail_spec: None,
+            detail_status: None,
             group_version: None,
             resources: None,
             groups: None,
@@ -251,6 +253,10 @@ pub(crate) struct Hints {
     pub spec: Option<Spec>,
     /// `status.versions` (an OpenShift ClusterOperator's component versions).
     pub status_versions: Vec<NamedVersion>,
+    /// A Namespace's or an APIService's `spec` and `status`, whole (snapshot::details); read
+    /// only for those two kinds, and only when `kind` comes before them (as in every dump).
+    pub detail_spec: Option<serde_json::Value>,
+    pub detail_status: Option<serde_json::Value>,
     /// Discovery: `groupVersion` and `resources` (APIResourceList).
     pub group_version: Option<String>,
     pub resources: Option<Vec<ApiResource>>,
@@ -276,6 +282,8 @@ impl Hints {
         }
         take!(
             spec,
+            detail_spec,
+            detail_status,
             group_version,
             resources,
             groups,
@@ -292,6 +300,11 @@ impl Hints {
         }
         self.has_major |= o.has_major;
     }
+}
+
+/// The kinds whose `spec` and `status` are kept whole (snapshot::details).
+pub(crate) fn has_details(kind: Option<&str>) -> bool {
+    matches!(kind, Some("Namespace" | "APIService"))
 }
 
 /// A CRD's `spec`, read leniently (any other object's `spec` may hold anything).
@@ -522,6 +535,8 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                     .is_none_or(|k| k == "CustomResourceDefinition")
                 {
                     doc.hints_mut().spec = Lenient::<Spec>::deserialize(d)?.0;
+                } else if has_details(doc.kind.as_deref()) {
+                    doc.hints_mut().detail_spec = Some(serde_json::Value::deserialize(d)?);
                 } else {
                     IgnoredAny::deserialize(d)?;
                 }
@@ -532,6 +547,8 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                         .0
                         .map(|s| s.0)
                         .unwrap_or_default();
+                } else if has_details(doc.kind.as_deref()) {
+                    doc.hints_mut().detail_status = Some(serde_json::Value::deserialize(d)?);
                 } else {
                     IgnoredAny::deserialize(d)?;
                 }

@@ -345,6 +345,13 @@ fn finish(
     for s in std::mem::take(&mut reader.skipped) {
         b.skip(s.source, s.reason);
     }
+    let details = std::mem::take(&mut reader.details);
+    for (name, status) in details.namespaces {
+        b.namespace_status(name, status);
+    }
+    for a in details.api_services.into_iter().flatten() {
+        b.api_service(a);
+    }
     if let Some((_, v)) = &reader.res.server_version {
         b.provenance_mut().server_version = Some(v.clone());
     }

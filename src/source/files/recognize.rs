@@ -105,6 +105,8 @@ pub(crate) struct Reader<'o> {
     pub res: Resources,
     pub cov: Coverage,
     pub sink: Sink,
+    /// Namespace and APIService details read from their objects (snapshot::details).
+    pub details: crate::snapshot::Details,
     /// Last resolved (apiVersion, kind) → (row, group/kind): consecutive items share it.
     last: Option<(String, String, ResourceId, u32)>,
     /// Last apiVersion split, and where its version starts (`None`: not valid).
@@ -121,6 +123,7 @@ impl<'o> Reader<'o> {
             res: Resources::default(),
             cov: Coverage::new(sink.batch.hasher().clone()),
             sink,
+            details: crate::snapshot::Details::default(),
             last: None,
             last_split: (String::new(), None),
         }
@@ -469,6 +472,9 @@ impl<'o> Reader<'o> {
         {
             self.res.crd(crd);
         }
+        if super::doc::has_details(Some(&kind)) {
+            self.details_of(doc, group, &kind, &meta.meta.name);
+        }
         let (rid, gk) = self.resolve(&api_version, group, version, &kind);
         self.stats.objects += 1;
         let ns_hash = self.sink.push(rid, &meta.meta);
@@ -476,6 +482,35 @@ impl<'o> Reader<'o> {
         let pair = self.cov.object_hashed(gk, namespace, ns_hash, version);
         if let Some(frame) = frame {
             frame.item(gk, pair);
+        }
+    }
+
+    /// Keeps what a Namespace or an APIService says beyond its metadata. A file's APIServices
+    /// are recorded as read once any is seen: a dump holds all of them or none.
+    fn details_of(&mut self, doc: &Doc<'_>, group: &str, kind: &str, name: &str) {
+        let h = doc.hints();
+        match (group, kind) {
+            ("", "Namespace") => {
+                let status = crate::snapshot::details::namespace_status_from_json(
+                    h.detail_spec.as_ref(),
+                    h.detail_status.as_ref(),
+                );
+                self.details.namespaces.insert(name.to_owned(), status);
+            }
+            ("apiregistration.k8s.io", "APIService") => {
+                let object = serde_json::json!({
+                    "metadata": {"name": name},
+                    "spec": h.detail_spec.clone().unwrap_or_default(),
+                    "status": h.detail_status.clone().unwrap_or_default(),
+                });
+                if let Some(a) = crate::snapshot::details::api_service_from_json(&object) {
+                    self.details
+                        .api_services
+                        .get_or_insert_with(Vec::new)
+                        .push(a);
+                }
+            }
+            _ => {}
         }
     }
 

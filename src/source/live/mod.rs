@@ -20,6 +20,7 @@
 //! percent-encodes each segment. Errors that mean "cannot talk to this cluster" (kubeconfig, connection, TLS,
 //! credentials) are [`Error::Cluster`] (exit code 4) with a one-line message and a hint.
 
+mod details;
 mod discovery;
 mod events;
 mod gc_graph;
@@ -268,6 +269,20 @@ fn discovery_error(conn: &Connection, f: &Failure) -> Error {
     }
 }
 
+/// Reads one object in full (JSON): `Ok(None)` when it is gone. For `why`, which keeps only
+/// the object's managedFields and status conditions from it.
+pub async fn get_object(
+    conn: &Connection,
+    group: &str,
+    version: &str,
+    namespace: Option<&str>,
+    plural: &str,
+    name: &str,
+) -> std::result::Result<Option<serde_json::Value>, String> {
+    let path = path::object(group, version, namespace, plural, name);
+    details::object(&conn.client, conn.request_timeout, &Stats::default(), &path).await
+}
+
 /// Takes a snapshot: GC-style discovery, then every monitored resource listed (metadata only,
 /// paginated, `opts.concurrency` resources at a time), reporting progress along the way.
 ///
@@ -284,17 +299,35 @@ pub async fn snapshot(
     progress(Progress::default());
 
     let concurrency = opts.concurrency.max(1);
-    let discovered = discovery::discover(
-        &conn.client,
-        conn.request_timeout,
-        concurrency,
-        server,
-        &stats,
-    )
-    .await
-    .map_err(|f| discovery_error(conn, &f))?;
+    // The namespaces and APIServices in full (the namespace controller's model) are read
+    // while discovery runs; both are small.
+    let (discovered, details) = futures::join!(
+        discovery::discover(
+            &conn.client,
+            conn.request_timeout,
+            concurrency,
+            server,
+            &stats,
+        ),
+        details::read(
+            &conn.client,
+            conn.request_timeout,
+            &stats,
+            opts.namespace.as_deref()
+        ),
+    );
+    let discovered = discovered.map_err(|f| discovery_error(conn, &f))?;
     for (gv, message) in discovered.failures {
         builder.discovery_failure(gv, message);
+    }
+    for (name, status) in details.namespaces {
+        builder.namespace_status(name, status);
+    }
+    if let Some(api_services) = details.api_services {
+        builder.api_services_read();
+        api_services
+            .into_iter()
+            .for_each(|a| builder.api_service(a));
     }
     let mut targets = Vec::new();
     for row in discovered.rows {

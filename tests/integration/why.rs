@@ -1,0 +1,384 @@
+//! `kubectl gc why` as users run it, offline: the examples, a stuck namespace written as
+//! `kubectl get -o yaml` output, hostile strings, errors and exit codes, and the JSON/YAML
+//! against `schemas/why.schema.json`. The live scenarios (the namespace controller on a real
+//! control plane) are in `tests/live/why.rs`.
+
+use crate::support::schema::assert_valid;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `why … -o json`, checked against the schema, and its YAML twin too.
+fn why_json(args: &[&str]) -> Value {
+    let mut a = vec!["why"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["-o", "json"]);
+    let (code, out, err) = kubectl_gc(&a);
+    assert_eq!(code, 0, "{a:?}: {err}");
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(doc["kind"], "Why");
+    assert_valid("why.schema.json", &doc, &a.join(" "));
+    let yaml_args: Vec<&str> = a
+        .iter()
+        .map(|x| if *x == "json" { "yaml" } else { x })
+        .collect();
+    let (code, out, err) = kubectl_gc(&yaml_args);
+    assert_eq!(code, 0, "{yaml_args:?}: {err}");
+    let y: Value = serde_saphyr::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(y, doc, "YAML and JSON say the same");
+    doc
+}
+
+#[test]
+fn a_foreground_deletion_is_followed_to_the_object_at_the_bottom_of_the_chain() {
+    let stuck = example("stuck-foreground-deletion.json");
+    let d = why_json(&["--snapshot", &stuck, "deployment/checkout", "-n", "shop"]);
+    assert_eq!(d["state"], "terminating");
+    assert_eq!(d["gc"]["verdict"], "wait-for-dependents");
+    let fg = &d["finalizers"][0];
+    assert_eq!(fg["name"], "foregroundDeletion");
+    assert_eq!(fg["ownerKind"], "garbage-collector");
+    assert_eq!(fg["holds"], "yes");
+    assert_eq!(fg["waitingFor"][0]["kind"], "ReplicaSet");
+    assert!(
+        fg["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Pod/checkout-7d9f8c6b5-x2x9q"),
+        "{fg}"
+    );
+    // The first remedy explains the root blocker, not the Deployment.
+    assert_eq!(
+        d["remedies"][0]["command"],
+        "kubectl gc why pods/checkout-7d9f8c6b5-x2x9q -n shop"
+    );
+}
+
+#[test]
+fn an_unknown_finalizer_says_so_and_is_stripped_last_with_a_guard() {
+    let stuck = example("stuck-foreground-deletion.json");
+    let d = why_json(&[
+        "--snapshot",
+        &stuck,
+        "pod",
+        "checkout-7d9f8c6b5-x2x9q",
+        "-n",
+        "shop",
+    ]);
+    let f = &d["finalizers"][0];
+    assert_eq!(f["name"], "example.com/drain-protection");
+    assert_eq!(f["ownerKind"], "unknown");
+    assert_eq!(f["holds"], "unknown");
+    assert_eq!(d["gc"]["blocks"][0]["name"], "checkout-7d9f8c6b5");
+    let remedies = d["remedies"].as_array().unwrap();
+    let last = remedies.last().unwrap();
+    assert!(last["note"].as_str().unwrap().starts_with("last resort"));
+    assert!(
+        last["command"]
+            .as_str()
+            .unwrap()
+            .contains(r#"{"op":"test","path":"/metadata/finalizers/0","value":"example.com/drain-protection"}"#),
+        "{last}"
+    );
+    // A snapshot holds metadata only: who set it is unknown, and said so.
+    assert!(d["unknowns"][0].as_str().unwrap().contains("managedFields"));
+}
+
+#[test]
+fn a_cross_namespace_owner_is_named_where_it_is() {
+    let redis = example("redis-operator-incident.json");
+    let d = why_json(&[
+        "--snapshot",
+        &redis,
+        "statefulset/redis-cache-exporter",
+        "-n",
+        "monitoring",
+    ]);
+    assert_eq!(d["gc"]["verdict"], "delete");
+    assert_eq!(d["gc"]["row"], 10);
+    let r = &d["gc"]["ownerReferences"][0];
+    assert_eq!(r["class"], "dangling");
+    assert_eq!(r["owner"]["namespace"], "kube-system");
+    assert!(
+        d["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("the GC will delete")
+    );
+}
+
+/// A namespace stuck three ways, as `kubectl get -o yaml` prints it: the namespace controller's
+/// discovery failure, a foreign spec.finalizers token, content held by a finalizer; the
+/// APIService behind the failure.
+const STUCK_NAMESPACE: &str = r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: doomed
+    uid: 6a1b0000-0000-4000-8000-000000000001
+    creationTimestamp: "2026-11-01T10:00:00Z"
+    deletionTimestamp: "2026-11-20T10:00:00Z"
+  spec:
+    finalizers: [kubernetes, example.com/tenant]
+  status:
+    phase: Terminating
+    conditions:
+    - type: NamespaceDeletionDiscoveryFailure
+      status: "True"
+      reason: DiscoveryFailed
+      message: "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"
+    - type: NamespaceContentRemaining
+      status: "True"
+      reason: SomeResourcesRemain
+      message: "Some resources are remaining: configmaps. has 1 resource instances"
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: held
+    namespace: doomed
+    uid: 6a1b0000-0000-4000-8000-000000000002
+    creationTimestamp: "2026-11-01T10:00:00Z"
+    deletionTimestamp: "2026-11-20T10:00:05Z"
+    finalizers: [example.com/hold]
+- apiVersion: apiregistration.k8s.io/v1
+  kind: APIService
+  metadata:
+    name: v1beta1.metrics.k8s.io
+    uid: 6a1b0000-0000-4000-8000-000000000003
+    creationTimestamp: "2026-11-01T10:00:00Z"
+  spec:
+    group: metrics.k8s.io
+    version: v1beta1
+    service: {namespace: kube-system, name: metrics-server}
+  status:
+    conditions:
+    - {type: Available, status: "False", reason: ServiceNotFound, message: "service/metrics-server in \"kube-system\" is not present"}
+"#;
+
+#[test]
+fn a_stuck_namespace_from_files_names_every_blocker_and_never_finalizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ns.yaml");
+    std::fs::write(&file, STUCK_NAMESPACE).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let d = why_json(&["-f", &file, "namespace/doomed"]);
+    let ns = &d["namespace"];
+    assert_eq!(ns["outlook"], "stuck");
+    let types: Vec<&str> = ns["blockers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    for t in [
+        "discovery-failure",
+        "foreign-spec-finalizers",
+        "content-held",
+    ] {
+        assert!(types.contains(&t), "{t} in {types:?}");
+    }
+    let discovery = ns["blockers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "discovery-failure")
+        .unwrap();
+    assert_eq!(
+        discovery["apiServices"][0]["name"],
+        "v1beta1.metrics.k8s.io"
+    );
+    assert_eq!(
+        discovery["apiServices"][0]["service"],
+        "kube-system/metrics-server"
+    );
+    let held = ns["blockers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "content-held")
+        .unwrap();
+    assert_eq!(held["objects"][0]["name"], "held");
+    assert_eq!(ns["specFinalizers"][1], "example.com/tenant");
+    let failing: Vec<&str> = ns["failingConditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failing,
+        [
+            "NamespaceDeletionDiscoveryFailure",
+            "NamespaceContentRemaining"
+        ]
+    );
+    // The foreign token shows as a spec finalizer that holds.
+    let tenant = d["finalizers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "example.com/tenant")
+        .unwrap();
+    assert_eq!(tenant["field"], "spec.finalizers");
+    assert_eq!(tenant["holds"], "yes");
+    // Remedies: the APIService first; never /finalize.
+    let remedies = d["remedies"].as_array().unwrap();
+    assert_eq!(
+        remedies[0]["command"],
+        "kubectl delete apiservice v1beta1.metrics.k8s.io"
+    );
+    assert!(
+        remedies
+            .iter()
+            .all(|r| !r["command"].as_str().unwrap_or("").contains("finalize")),
+        "{remedies:?}"
+    );
+
+    // audit: one GC023 error for the namespace, with why as its remedy.
+    let (code, out, err) = kubectl_gc(&["audit", "-f", &file, "-A", "-o", "json"]);
+    assert!(code == 5 || code == 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let gc023: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GC023")
+        .collect();
+    assert_eq!(gc023.len(), 1, "{out}");
+    assert_eq!(gc023[0]["severity"], "error");
+    assert!(
+        gc023[0]["remedies"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("kubectl gc why namespace/doomed"),
+        "{}",
+        gc023[0]
+    );
+
+    // Converted to a snapshot and read back, the namespace's details survive.
+    let snap = dir.path().join("s.ndjson").to_string_lossy().into_owned();
+    let (code, _, err) = kubectl_gc(&["snapshot", "-f", &file, "-o", &snap]);
+    assert_eq!(code, 0, "{err}");
+    let again = why_json(&["--snapshot", &snap, "namespace/doomed"]);
+    assert_eq!(again["namespace"], d["namespace"]);
+}
+
+#[test]
+fn an_active_namespace_says_what_a_delete_would_meet() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ns.yaml");
+    // The same namespace, not yet deleted: its last conditions and the held ConfigMap would
+    // hold it.
+    let active = STUCK_NAMESPACE
+        .replace("    deletionTimestamp: \"2026-11-20T10:00:00Z\"\n", "")
+        .replace(
+            "finalizers: [kubernetes, example.com/tenant]",
+            "finalizers: [kubernetes]",
+        );
+    std::fs::write(&file, active).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let d = why_json(&["-f", &file, "ns", "doomed", "--assume-complete"]);
+    assert_eq!(d["state"], "exists");
+    assert!(
+        d["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("deleted now, it would be stuck"),
+        "{}",
+        d["verdict"]
+    );
+}
+
+#[test]
+fn hostile_names_are_escaped_in_text_and_quoted_in_remedies() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("h.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"x$(touch pwned)\"\n  namespace: \"ns\\e[2J\"\n  uid: 7a1b0000-0000-4000-8000-000000000001\n  deletionTimestamp: \"2026-11-20T10:00:00Z\"\n  finalizers: [\"evil\\e]0;title\\a/fin\"]\n",
+    )
+    .unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let (code, out, err) = kubectl_gc(&[
+        "why",
+        "-f",
+        &file,
+        "cm/x$(touch pwned)",
+        "-n",
+        "ns\u{1b}[2J",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("^[]0;title"), "{out}");
+    // The strip command quotes every value: pasted into bash it runs nothing.
+    let cmd = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("kubectl patch"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(cmd.contains("'configmaps/x$(touch pwned)'"), "{cmd}");
+}
+
+#[test]
+fn a_missing_object_names_the_nearest_and_exits_8() {
+    let stuck = example("stuck-foreground-deletion.json");
+    let (code, out, err) =
+        kubectl_gc(&["why", "--snapshot", &stuck, "deploy/checkuot", "-n", "shop"]);
+    assert_eq!(code, 8, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("not found"), "{err}");
+    assert!(err.contains("hint: nearest: checkout -n shop"), "{err}");
+}
+
+#[test]
+fn selection_flags_and_bad_targets_are_usage_errors() {
+    let stuck = example("stuck-foreground-deletion.json");
+    for args in [
+        vec![
+            "why",
+            "--snapshot",
+            &stuck,
+            "deploy/checkout",
+            "-l",
+            "app=x",
+        ],
+        vec![
+            "why",
+            "--snapshot",
+            &stuck,
+            "deploy/checkout",
+            "--kind",
+            "pod",
+        ],
+        vec!["why", "--snapshot", &stuck, "deploy"],
+        vec!["why", "--snapshot", &stuck, "deploy/a", "b"],
+        vec!["why", "--snapshot", &stuck],
+    ] {
+        let (code, _, err) = kubectl_gc(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}
