@@ -27,6 +27,7 @@ mod graph;
 mod lists;
 mod source;
 mod watch;
+mod why;
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 11] = [
+    let suites: [&dyn harness::AnySuite; 12] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         &generate::SUITE,
         &fleet::SUITE,
         &watch::SUITE,
+        &why::SUITE,
         &differential::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))

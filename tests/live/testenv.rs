@@ -356,6 +356,41 @@ impl TestEnv {
         self.write_env_file()
     }
 
+    /// Starts kube-controller-manager with `controllers` (e.g. the garbage collector and the
+    /// namespace controller) as real clusters run it: each controller under its own service
+    /// account (`--use-service-account-credentials`, the token controller minting their tokens
+    /// with the plane's signing key), so the GC acts as
+    /// `system:serviceaccount:kube-system:generic-garbage-collector`. Waits until it is healthy.
+    pub fn start_controllers(&mut self, controllers: &[&str]) -> Result<(), String> {
+        if self.gc_url.is_some() {
+            return Err("kube-controller-manager is already running".into());
+        }
+        let mut list: Vec<&str> = controllers.to_vec();
+        if !list.contains(&"serviceaccount-token") {
+            list.push("serviceaccount-token");
+        }
+        let [port] = free_ports::<1>()?;
+        let mut cmd = Command::new(bin_dir()?.join("kube-controller-manager"));
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(["--controllers", &list.join(",")])
+            .arg("--leader-elect=false")
+            .arg("--use-service-account-credentials=true")
+            .arg("--service-account-private-key-file")
+            .arg(self.dir.join("sa.key"))
+            .arg("--root-ca-file")
+            .arg(self.dir.join("certs").join("apiserver.crt"))
+            .args(["--port", &port.to_string(), "--address", "127.0.0.1"])
+            .args(["--secure-port", "0"]);
+        self.spawn("kube-controller-manager", cmd)?;
+        let url = format!("http://127.0.0.1:{port}");
+        self.wait("kube-controller-manager", Duration::from_secs(60), || {
+            http_get(&format!("{url}/healthz")).map(drop)
+        })?;
+        self.gc_url = Some(url);
+        self.write_env_file()
+    }
+
     /// Stops kube-controller-manager (the rest of the control plane keeps running).
     pub fn stop_gc(&mut self) {
         self.kill_process("kube-controller-manager");
