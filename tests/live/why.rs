@@ -81,11 +81,10 @@ fn apply(env: &TestEnv, doc: &Value) {
 }
 
 fn exists(env: &TestEnv, args: &[&str]) -> bool {
-    env.kubectl(&[&["get"], args, &["-o", "name", "--ignore-not-found"]].concat())
+    !env.kubectl(&[&["get"], args, &["-o", "name", "--ignore-not-found"]].concat())
         .expect("kubectl get")
         .trim()
-        .len()
-        > 0
+        .is_empty()
 }
 
 fn get_json(env: &TestEnv, args: &[&str]) -> Value {
