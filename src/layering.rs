@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "diagnose",
         &[
+            "source",
             "gc",
             "namespace",
             "model",

@@ -293,9 +293,65 @@ pub struct WhyArgs {
     /// Output format: text (a verdict, then the evidence as a tree), json or yaml.
     #[arg(short, long, value_enum, default_value_t = WhyFormat::Text)]
     pub output: WhyFormat,
+    /// For an object that is gone: API-server audit logs that say who deleted it and why
+    /// (as `history --audit-log`; repeatable).
+    #[arg(long = "audit-log", value_name = "PATH", value_hint = ValueHint::AnyPath)]
+    pub audit_log: Vec<std::path::PathBuf>,
     /// `--output-file`.
     #[command(flatten)]
     pub file: OutputFileArgs,
+}
+
+/// `history` flags.
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable).
+    /// JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are
+    /// recognised by content.
+    #[arg(long = "audit-log", value_name = "PATH", required = true, value_hint = ValueHint::AnyPath)]
+    pub audit_log: Vec<std::path::PathBuf>,
+    /// Only actions by the garbage collector, the namespace controller, users and other
+    /// controllers (`user`), or all.
+    #[arg(long, value_enum, default_value_t = HistoryActor::All)]
+    pub actor: HistoryActor,
+    /// Only actions at or after this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// Only actions at or before this time (RFC 3339).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Output format: table, wide, json or yaml.
+    #[arg(short, long, value_enum, default_value_t = HistoryFormat::Table)]
+    pub output: HistoryFormat,
+    /// `--output-file`.
+    #[command(flatten)]
+    pub file: OutputFileArgs,
+}
+
+/// `history --actor`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryActor {
+    /// Every action.
+    All,
+    /// The garbage collector's.
+    Gc,
+    /// The namespace controller's.
+    Namespace,
+    /// People's and other controllers'.
+    User,
+}
+
+/// `history -o` formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryFormat {
+    /// Unexplained GC actions first, then every action with its cause.
+    Table,
+    /// The table with full causes, users and where each event was read.
+    Wide,
+    /// The `History` document as JSON (schemas/history.schema.json).
+    Json,
+    /// The same as YAML.
+    Yaml,
 }
 
 /// `why -o` formats.

@@ -367,6 +367,37 @@ says how to continue).",
         )
     )]
     Graph(GraphArgs),
+    /// What the GC and the namespace controller deleted, and why: forensics from API-server
+    /// audit logs.
+    #[command(
+        long_about = "What the GC and the namespace controller deleted, and why: forensics from API-server audit logs.\n\n\
+history reads audit logs (JSON lines as --audit-log-path writes them, rotated and gzipped; \
+webhook EventLists; OpenShift must-gathers; EKS CloudWatch, GKE Cloud Logging and AKS \
+diagnostic exports — recognised by content) and lists, in time order, every deletion, \
+ownerReference removal and finalizer removal, by the garbage collector, the namespace \
+controller, people and other controllers. For each action of the GC or the namespace controller \
+it gives the cause — the owner deleted (by whom, with which policy), an owner that never existed, \
+one in another namespace, one recreated under the same name, a foreground deletion or an \
+orphaning that finished, a namespace deleted — chained back to the action that started it. A GC \
+deletion that nothing in the inputs accounts for is 'unexplained', listed first. Owners come \
+from the log's bodies (Request level and above) or from --snapshot/-f, the state before; what \
+neither shows is 'unknown', never guessed. history reads no cluster.",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Everything in one log, with the state before from a snapshot\n",
+            "  kubectl gc history --audit-log /var/log/kubernetes/audit.log --snapshot before.ndjson\n\n",
+            "  # Only the GC's actions in one namespace, from a must-gather\n",
+            "  kubectl gc history --audit-log must-gather/audit_logs/ --actor gc -n shop\n\n",
+            "  # A window of rotated, gzipped logs, as JSON\n",
+            "  kubectl gc history --audit-log 'audit-*.log.gz' --since 2026-11-26T01:00:00Z -o json\n\n",
+            "Exit codes:\n",
+            "  0  listed\n",
+            "  2  usage\n",
+            "  3  an input cannot be opened",
+            options_footer!()
+        )
+    )]
+    History(HistoryArgs),
     /// Explain one object: why it is stuck, why the GC will (not) delete it, what to do.
     #[command(
         long_about = "Explain one object: why it is stuck, why the GC will (not) delete it, what to do.\n\n\

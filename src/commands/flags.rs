@@ -29,6 +29,8 @@ pub enum Cmd {
     Watch,
     /// `why`.
     Why,
+    /// `history`: audit logs, and the state before from files only.
+    History,
     /// `completion`, `options`, `version`: no input at all.
     NoInput(&'static str),
 }
@@ -88,8 +90,10 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
     } else {
         None
     };
-    // graph --from-gc reaches the GC's endpoint with the kubeconfig's credentials.
-    let connects = file_input.is_none() || matches!(cmd, Cmd::Graph { from_gc: true });
+    // graph --from-gc reaches the GC's endpoint with the kubeconfig's credentials; history
+    // reads no cluster at all.
+    let connects = (file_input.is_none() && cmd != Cmd::History)
+        || matches!(cmd, Cmd::Graph { from_gc: true });
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
         return Err(Error::usage(
             format!(
@@ -114,6 +118,22 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
                     ),
                     format!(
                         "drop {}; filter the NDJSON of watch -o json (e.g. with jq), or use -n NS",
+                        flag(id)
+                    ),
+                ));
+            }
+        }
+    }
+    if cmd == Cmd::History {
+        for id in ["selector", "field_selector", "gc_version"] {
+            if g.given(id) {
+                return Err(Error::usage(
+                    format!(
+                        "{} does nothing for history: audit events carry no labels or fields, and the log says what the GC did",
+                        flag(id)
+                    ),
+                    format!(
+                        "drop {}; -n, --kind, --actor and --since/--until select",
                         flag(id)
                     ),
                 ));

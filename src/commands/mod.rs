@@ -11,6 +11,7 @@ mod gate;
 #[cfg(feature = "testkit")]
 mod generate;
 mod graph;
+mod history;
 mod input;
 mod output;
 pub mod progress;
@@ -73,6 +74,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         Command::Watch(args) => {
             flags::check_global(Cmd::Watch, g)?;
             watch::run(g, args).await
+        }
+        Command::History(args) => {
+            flags::check_global(Cmd::History, g)?;
+            history::run(g, args).await
         }
         Command::Why(args) => {
             flags::check_global(Cmd::Why, g)?;

@@ -39,7 +39,15 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         .clone()
         .unwrap_or_else(|| loaded.default_namespace.clone());
     let namespace = (!g.all_namespaces).then_some(namespace.as_str());
-    let id = find(snap, &target, namespace)?;
+    let id = match find(snap, &target, namespace) {
+        Ok(id) => id,
+        Err(e @ Error::NotFound { .. }) if !args.audit_log.is_empty() => {
+            let code = gone(g, args, snap, &target, namespace, e, &mut sink)?;
+            sink.commit()?;
+            return Ok(code);
+        }
+        Err(e) => return Err(e),
+    };
     let gc = GarbageCollector::new(snap, loaded.gc_version(g));
     let extras = match &loaded.connection {
         Some(conn) => read_extras(conn, snap, id).await,
@@ -53,6 +61,91 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         WhyFormat::Yaml => render::write_yaml(w, &render::why::document(&answer))?,
     }
     sink.commit()?;
+    Ok(exit::OK)
+}
+
+/// An object that is not in the input: what the audit logs say happened to it.
+fn gone(
+    g: &GlobalArgs,
+    args: &WhyArgs,
+    snap: &Snapshot,
+    target: &str,
+    namespace: Option<&str>,
+    not_found: Error,
+    sink: &mut Sink,
+) -> Result<u8> {
+    let (kind, name) = target.split_once('/').unwrap_or((target, ""));
+    let resources: Vec<(String, String)> = match lookup::resolve_kind(snap, kind) {
+        KindMatch::Found(rows) => rows
+            .iter()
+            .map(|r| {
+                let r = &snap.resources[r.index()];
+                (r.group.clone(), r.plural.clone())
+            })
+            .collect(),
+        _ => crate::catalog::builtin::all()
+            .iter()
+            .filter(|b| {
+                lookup::names_of(b.kind, b.plural)
+                    .iter()
+                    .any(|n| n == &kind.to_ascii_lowercase())
+            })
+            .map(|b| (b.group.to_owned(), b.plural.to_owned()))
+            .collect(),
+    };
+    let mut events = Vec::new();
+    let stats = crate::source::audit::read(
+        &crate::source::audit::AuditOptions {
+            paths: args.audit_log.clone(),
+        },
+        &mut |e| events.push(e),
+    )?;
+    let h = crate::diagnose::history::history(&events, Some(snap));
+    let items: Vec<&crate::diagnose::history::Item> = h
+        .items
+        .iter()
+        .filter(|it| {
+            let o = &it.object;
+            o.name == name
+                && resources
+                    .iter()
+                    .any(|(g, p)| *g == o.group && *p == o.resource)
+                && namespace.is_none_or(|ns| o.namespace == ns || o.namespace.is_empty())
+        })
+        .collect();
+    if items.is_empty() {
+        return Err(match not_found {
+            Error::NotFound { message, hint } => Error::NotFound {
+                message,
+                hint: Some(format!(
+                    "{}; the audit log{} ({} event(s)) has no deletion of it either",
+                    hint.unwrap_or_default(),
+                    if args.audit_log.len() == 1 { "" } else { "s" },
+                    stats.passed
+                )),
+            },
+            other => other,
+        });
+    }
+    let w = sink.writer();
+    match args.output {
+        WhyFormat::Text => {
+            render::history::gone(w, target, &items, Styles::for_stdout(g.color))?;
+        }
+        WhyFormat::Json | WhyFormat::Yaml => {
+            let doc = serde_json::json!({
+                "apiVersion": crate::build_info::REPORT_API_VERSION,
+                "kind": "History",
+                "items": items,
+                "summary": h.summary,
+            });
+            if args.output == WhyFormat::Json {
+                render::write_json(w, &doc)?;
+            } else {
+                render::write_yaml(w, &doc)?;
+            }
+        }
+    }
     Ok(exit::OK)
 }
 
@@ -144,11 +237,61 @@ async fn read_extras(conn: &live::Connection, snap: &Snapshot, id: ObjId) -> Ext
     if object.pointer("/metadata/uid").and_then(|u| u.as_str()) != Some(store.str(o.uid)) {
         return Extras::default();
     }
+    let claim_users = if r.group.is_empty() && r.kind == "PersistentVolumeClaim" {
+        claim_users(conn, ns, store.str(o.name)).await
+    } else {
+        None
+    };
     Extras {
         finalizer_managers: finalizer_managers(&object),
         conditions: crate::snapshot::details::conditions_from_json(object.get("status")),
         read: true,
+        claim_users,
     }
+}
+
+/// The pods of `namespace` whose volumes use claim `name` (pod name, bound to a node), read in
+/// full: what the pvc-protection controller checks. `None` when the pods cannot be read.
+async fn claim_users(
+    conn: &live::Connection,
+    namespace: &str,
+    name: &str,
+) -> Option<Vec<(String, bool)>> {
+    let pods = live::list_full(conn, "", "v1", Some(namespace), "pods")
+        .await
+        .ok()
+        .flatten()?;
+    Some(pods_using_claim(&pods, name))
+}
+
+fn pods_using_claim(pods: &serde_json::Value, claim: &str) -> Vec<(String, bool)> {
+    pods.get("items")
+        .and_then(|i| i.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            p.pointer("/spec/volumes")
+                .and_then(|v| v.as_array())
+                .is_some_and(|vs| {
+                    vs.iter().any(|v| {
+                        v.pointer("/persistentVolumeClaim/claimName")
+                            .and_then(|c| c.as_str())
+                            == Some(claim)
+                    })
+                })
+        })
+        .map(|p| {
+            (
+                p.pointer("/metadata/name")
+                    .and_then(|n| n.as_str())
+                    .unwrap_or_default()
+                    .to_owned(),
+                p.pointer("/spec/nodeName")
+                    .and_then(|n| n.as_str())
+                    .is_some_and(|n| !n.is_empty()),
+            )
+        })
+        .collect()
 }
 
 /// Per finalizer, the managers whose `fieldsV1` own `f:metadata.f:finalizers.v:"<name>"`.
@@ -204,6 +347,24 @@ mod tests {
         assert_eq!(distance("doomed", "domed"), 1);
         assert_eq!(distance("web", "api"), 3);
         assert_eq!(distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn claim_users_are_the_pods_whose_volumes_name_it() {
+        let pods = serde_json::json!({"items": [
+            {"metadata": {"name": "a"}, "spec": {"nodeName": "n1", "volumes": [
+                {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}},
+            {"metadata": {"name": "b"}, "spec": {"volumes": [
+                {"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}},
+            {"metadata": {"name": "c"}, "spec": {"nodeName": "n1", "volumes": [
+                {"name": "d", "persistentVolumeClaim": {"claimName": "other"}}]}},
+            {"metadata": {"name": "d"}, "spec": {"nodeName": "n1"}}
+        ]});
+        assert_eq!(
+            pods_using_claim(&pods, "data"),
+            [("a".to_owned(), true), ("b".to_owned(), false)]
+        );
+        assert!(pods_using_claim(&serde_json::json!({"items": null}), "data").is_empty());
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod audit;
 pub mod code;
 pub mod finding;
 pub mod health;
+pub mod history;
 pub mod remedy;
 pub mod restart;
 pub mod suppress;

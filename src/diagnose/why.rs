@@ -27,6 +27,9 @@ pub struct Extras {
     pub conditions: Vec<Condition>,
     /// True when the object was read in full (else managers and conditions are unknown).
     pub read: bool,
+    /// For a PersistentVolumeClaim: the pods of its namespace that use it (name, and whether
+    /// the pod is bound to a node), when the pods were read in full; `None`: not read.
+    pub claim_users: Option<Vec<(String, bool)>>,
 }
 
 /// An object, as reports name it.
@@ -826,6 +829,38 @@ fn finalizer_why(
                 ),
                 refs(snap, dependents),
             )
+        }
+    } else if name == "kubernetes.io/pvc-protection" {
+        match &extras.claim_users {
+            None => (
+                Holds::Unknown,
+                "removed once no pod bound to a node uses the claim — which pods use it is not \
+                 in metadata (a live read looks at the namespace's pods)"
+                    .to_owned(),
+                Vec::new(),
+            ),
+            Some(users) if users.iter().any(|(_, bound)| *bound) => (
+                Holds::Yes,
+                format!(
+                    "{} pod(s) bound to a node use the claim: {}",
+                    users.iter().filter(|(_, b)| *b).count(),
+                    users
+                        .iter()
+                        .filter(|(_, b)| *b)
+                        .take(5)
+                        .map(|(p, _)| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Vec::new(),
+            ),
+            Some(_) => (
+                Holds::No,
+                "no pod bound to a node uses the claim: the pvc-protection controller should \
+                 remove it"
+                    .to_owned(),
+                Vec::new(),
+            ),
         }
     } else if let Some(ns) = namespace.filter(|_| name == "kubernetes") {
         (

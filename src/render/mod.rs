@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod graph;
+pub mod history;
 pub mod jsonpath;
 pub mod list;
 pub mod plan;

@@ -10,5 +10,6 @@
 //!
 //! Saved snapshots (`--snapshot FILE`) are read by [`crate::snapshot::format`].
 
+pub mod audit;
 pub mod files;
 pub mod live;

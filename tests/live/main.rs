@@ -24,6 +24,7 @@ mod differential;
 mod fleet;
 mod generate;
 mod graph;
+mod history;
 mod lists;
 mod source;
 mod watch;
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 12] = [
+    let suites: [&dyn harness::AnySuite; 14] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -51,6 +52,8 @@ fn main() -> ExitCode {
         &fleet::SUITE,
         &watch::SUITE,
         &why::SUITE,
+        &history::METADATA,
+        &history::REQUEST,
         &differential::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))

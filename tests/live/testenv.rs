@@ -56,6 +56,10 @@ pub struct TestEnv {
     /// `http://127.0.0.1:<port>` of kube-controller-manager's insecure port (it serves
     /// `/debug/controllers/garbagecollector/graph`) while the garbage collector runs.
     pub gc_url: Option<String>,
+    /// The audit log (`--audit-log-path`), when the plane was started with an audit level.
+    pub audit_log: Option<PathBuf>,
+    /// The audit level of every request but reads (`Metadata`, `Request`, `RequestResponse`).
+    audit_level: Option<&'static str>,
     etcd_url: String,
     api_port: u16,
     id: u64,
@@ -159,6 +163,17 @@ impl TestEnv {
     /// Starts a control plane; `with_gc` adds kube-controller-manager with the garbage
     /// collector. Takes a few seconds (longer the first time, when `install` builds).
     pub fn start(with_gc: bool) -> Result<TestEnv, String> {
+        Self::start_with(with_gc, None)
+    }
+
+    /// [`TestEnv::start`] with an audit log: every request but reads (get, list, watch) is
+    /// logged at `level` to `audit.log` in the plane's directory (JSON lines), as most
+    /// clusters' policies do.
+    pub fn start_audited(level: &'static str) -> Result<TestEnv, String> {
+        Self::start_with(false, Some(level))
+    }
+
+    fn start_with(with_gc: bool, audit_level: Option<&'static str>) -> Result<TestEnv, String> {
         let bin = bin_dir()?;
         let etcd = etcd_bin()?;
         if on_path("kubectl").is_none() {
@@ -188,6 +203,8 @@ impl TestEnv {
             admin_token: String::new(),
             viewer_token: String::new(),
             gc_url: None,
+            audit_log: None,
+            audit_level,
             etcd_url: String::new(),
             api_port: 0,
             id,
@@ -235,6 +252,16 @@ impl TestEnv {
         )?;
 
         self.api_port = api_port;
+        if let Some(level) = self.audit_level {
+            self.write(
+                "audit-policy.yaml",
+                &format!(
+                    "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\n\
+                     rules:\n- level: None\n  verbs: [get, list, watch]\n- level: {level}\n"
+                ),
+            )?;
+            self.audit_log = Some(self.dir.join("audit.log"));
+        }
         let cmd = self.apiserver_command(bin);
         self.spawn("kube-apiserver", cmd)?;
         self.server = format!("https://127.0.0.1:{api_port}");
@@ -287,6 +314,12 @@ impl TestEnv {
             .args(["--disable-admission-plugins", "ServiceAccount"])
             .args(["--max-requests-inflight", "1000"])
             .args(["--max-mutating-requests-inflight", "500"]);
+        if self.audit_level.is_some() {
+            cmd.arg("--audit-policy-file")
+                .arg(path("audit-policy.yaml"))
+                .arg("--audit-log-path")
+                .arg(path("audit.log"));
+        }
         cmd
     }
 

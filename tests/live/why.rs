@@ -5,7 +5,8 @@
 //! cluster then does, what `why` says while it is stuck, and that removing the blocker lets the
 //! cluster finish — the way `why` said it would. Scenarios: an APIService pointing at a missing
 //! Service (every terminating namespace held by the failed discovery), content held by a custom
-//! finalizer, a foreground deletion blocked two levels down, a foreign `spec.finalizers` token.
+//! finalizer, a foreground deletion blocked two levels down, a foreign `spec.finalizers` token,
+//! a claim held by pvc-protection (a Pod bound to a node that does not exist: no kubelet here).
 
 use crate::harness::{Suite, Test};
 use crate::testenv::TestEnv;
@@ -21,7 +22,7 @@ pub const SUITE: Suite<Ctx> = Suite {
     name: "why",
     setup: || {
         let mut env = TestEnv::start(false)?;
-        env.start_controllers(&["garbagecollector", "namespace"])?;
+        env.start_controllers(&["garbagecollector", "namespace", "pvc-protection"])?;
         Ok(Ctx { env })
     },
     tests: &[
@@ -44,6 +45,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             name: "a_foreign_spec_finalizer_holds_until_finalize",
             needs: &[],
             run: foreign_spec_token,
+        },
+        Test {
+            name: "a_claim_in_use_is_held_by_pvc_protection_until_its_pod_goes",
+            needs: &[],
+            run: claim_in_use,
         },
     ],
 };
@@ -425,5 +431,43 @@ fn foreign_spec_token(ctx: &Ctx) {
     .unwrap();
     wait_for(30, "the namespace gone after /finalize", || {
         !exists(env, &["namespace", "tenant"])
+    });
+}
+
+fn claim_in_use(ctx: &Ctx) {
+    let env = &ctx.env;
+    env.kubectl(&["create", "namespace", "vol"]).unwrap();
+    apply(
+        env,
+        &json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "data", "namespace": "vol"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}),
+    );
+    apply(
+        env,
+        &json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user", "namespace": "vol"},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}],
+                     "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}),
+    );
+    env.kubectl(&["delete", "pvc", "data", "-n", "vol", "--wait=false"])
+        .unwrap();
+    let d = why(env, "pvc/data", Some("vol"));
+    let f = &d["finalizers"][0];
+    assert_eq!(f["name"], "kubernetes.io/pvc-protection");
+    assert_eq!(f["holds"], "yes", "{f}");
+    assert!(f["detail"].as_str().unwrap().contains("user"), "{f}");
+    // The pod goes (forced: no kubelet), the controller releases the claim, as why said.
+    env.kubectl(&[
+        "delete",
+        "pod",
+        "user",
+        "-n",
+        "vol",
+        "--grace-period=0",
+        "--force",
+    ])
+    .unwrap();
+    wait_for(60, "the claim gone once no pod uses it", || {
+        !exists(env, &["pvc", "data", "-n", "vol"])
     });
 }

@@ -283,6 +283,19 @@ pub async fn get_object(
     details::object(&conn.client, conn.request_timeout, &Stats::default(), &path).await
 }
 
+/// Lists one resource in full (JSON, one request: for `why`'s look at a namespace's pods):
+/// `Ok(None)` when the server says it is not there.
+pub async fn list_full(
+    conn: &Connection,
+    group: &str,
+    version: &str,
+    namespace: Option<&str>,
+    plural: &str,
+) -> std::result::Result<Option<serde_json::Value>, String> {
+    let path = path::collection(group, version, namespace, plural);
+    details::object(&conn.client, conn.request_timeout, &Stats::default(), &path).await
+}
+
 /// Takes a snapshot: GC-style discovery, then every monitored resource listed (metadata only,
 /// paginated, `opts.concurrency` resources at a time), reporting progress along the way.
 ///

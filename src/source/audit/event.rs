@@ -1,0 +1,125 @@
+//! One API-server audit event, reduced to what GC forensics needs, whatever format it came in
+//! (JSON lines, a webhook `EventList`, a must-gather, EKS, GKE or AKS exports: `super::formats`).
+//!
+//! Only `ResponseComplete` (and `Panic`) events become an [`AuditEvent`]: the other stages of a
+//! request repeat it. Strings are owned: an event outlives the buffer it was parsed from only
+//! when the history keeps it (writes, the GC's owner reads), and most are dropped at once.
+
+/// The audit level the event was recorded at: what it can prove (research: Metadata has no
+/// bodies; Request adds the request body; RequestResponse the response body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Level {
+    /// No `level` field (a format that drops it, e.g. GKE): treated as Metadata.
+    #[default]
+    Unknown,
+    /// Metadata: no bodies.
+    Metadata,
+    /// Request: the request body.
+    Request,
+    /// RequestResponse: both bodies.
+    RequestResponse,
+}
+
+/// `objectRef`: the object the request was about (from the URL).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectRef {
+    /// `resource` (plural, lower-case).
+    pub resource: String,
+    /// `subresource` (`finalize`, `status`, …; empty when none).
+    pub subresource: String,
+    /// `namespace` (empty for cluster-scoped objects and collections).
+    pub namespace: String,
+    /// `name` (empty for collections: `deletecollection`, `list`).
+    pub name: String,
+    /// `apiGroup` (empty for core).
+    pub api_group: String,
+    /// `apiVersion` (the version part only, e.g. `v1`).
+    pub api_version: String,
+    /// `uid`, only for requests whose body had ObjectMeta (create/update); empty otherwise.
+    pub uid: String,
+}
+
+/// An ownerReference seen in a body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnerRefSeen {
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+    /// `uid`.
+    pub uid: String,
+}
+
+/// What the bodies of a Request or RequestResponse event say, where it matters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bodies {
+    /// DeleteOptions' `propagationPolicy` (request body, or the query string).
+    pub propagation_policy: Option<String>,
+    /// DeleteOptions' `orphanDependents` (the older form of Orphan).
+    pub orphan_dependents: Option<bool>,
+    /// DeleteOptions' `preconditions.uid`.
+    pub precondition_uid: Option<String>,
+    /// A patch or update body's `metadata.ownerReferences` (`Some(empty)`: set to none).
+    pub owner_references: Option<Vec<OwnerRefSeen>>,
+    /// A patch or update body's `metadata.finalizers` (`Some(empty)`: set to none).
+    pub finalizers: Option<Vec<String>>,
+    /// A JSON patch (array) that removes `/metadata/ownerReferences…` or
+    /// `/metadata/finalizers…` paths: those paths.
+    pub removed_paths: Vec<String>,
+    /// The response object's `metadata.uid` (RequestResponse).
+    pub response_uid: Option<String>,
+    /// The response object's `metadata.ownerReferences` (RequestResponse).
+    pub response_owner_references: Option<Vec<OwnerRefSeen>>,
+    /// The response object's `metadata.finalizers` (RequestResponse).
+    pub response_finalizers: Option<Vec<String>>,
+    /// The response object has a `metadata.deletionTimestamp` (RequestResponse).
+    pub response_deleting: bool,
+}
+
+/// Where an event was read: the input (file, archive member) and the line or record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    /// File (and archive member) name.
+    pub source: String,
+    /// 1-based line (JSON lines) or record number (other formats).
+    pub line: u64,
+}
+
+/// One `ResponseComplete` audit event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuditEvent {
+    /// `auditID` (one per request).
+    pub audit_id: String,
+    /// The recorded level.
+    pub level: Level,
+    /// `stageTimestamp`, microseconds since the Unix epoch (the response time).
+    pub time_us: i64,
+    /// `verb` (`delete`, `deletecollection`, `patch`, `update`, `create`, `get`, …).
+    pub verb: String,
+    /// `requestURI` with its query string (empty where the format drops it: GKE).
+    pub request_uri: String,
+    /// `user.username`.
+    pub user: String,
+    /// `impersonatedUser.username`, when the request impersonated someone.
+    pub impersonated_user: Option<String>,
+    /// `userAgent`.
+    pub user_agent: String,
+    /// `objectRef`, for resource requests.
+    pub object: Option<ObjectRef>,
+    /// `responseStatus.code` (HTTP; GKE's gRPC codes are mapped to HTTP).
+    pub code: u16,
+    /// `responseStatus.reason` (`NotFound`, `Conflict`, …).
+    pub reason: String,
+    /// `responseStatus.details.uid`: the UID of an object a DELETE removed at once (newer
+    /// servers keep it at Metadata level).
+    pub deleted_uid: Option<String>,
+    /// What the bodies say (Request and RequestResponse levels).
+    pub bodies: Bodies,
+    /// `annotations["audit.k8s.io/truncated"] == "true"`, or an AKS record cut at 16 KiB:
+    /// the bodies are missing even at a level that records them.
+    pub truncated: bool,
+    /// Where it was read.
+    pub position: Position,
+}

@@ -1,0 +1,600 @@
+//! Reading audit logs: every input recognised by its content, record by record.
+//!
+//! | format | recognised by |
+//! |---|---|
+//! | gzip, xz, zstd; tar, zip | magic bytes (`inputs.rs`), then the content inside |
+//! | JSON lines of Events (`--audit-log-path`) | `apiVersion: audit.k8s.io/…`, or no apiVersion and an `auditID`/`stage` |
+//! | `EventList` (webhook batches) | `items` with `kind: EventList` or an `audit.k8s.io` apiVersion |
+//! | EKS CloudWatch | `message`/`@message` (the Event as a string); `{"events":[…]}` of `aws logs filter-log-events` |
+//! | GKE Cloud Logging | `protoPayload` (`gke.rs`) |
+//! | AKS diagnostic logs | `category: kube-audit[-admin]` / `properties.log` (the Event as a string); `{"records":[…]}` |
+//!
+//! Each line is a record (JSON lines; formats may be mixed line by line), parsed with serde
+//! into borrowed structs ([`records`]). A line whose JSON does not end on it starts a
+//! document that spans lines (a pretty-printed export): it is scanned by structure, and
+//! arrays, `items`, `records` and `events` are streamed element by element, so memory stays
+//! bounded by the largest record, never by the input.
+
+mod gke;
+pub(super) mod inputs;
+mod records;
+mod scan;
+
+use super::{AuditEvent, Position, Problem, ReadStats};
+use records::{Built, Record, Shape, Str};
+use scan::{Buf, LineEnd, MAX_RECORD, Stop};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::io::{self, Read};
+#[cfg(test)]
+pub(super) use {
+    gke::http_code, inputs::glob_match, records::parse_time_us, scan::close_truncated,
+};
+
+/// Problems kept in [`ReadStats::problems`]; the rest are counted.
+const MAX_PROBLEMS: usize = 1000;
+/// Names kept in [`ReadStats::skipped_inputs`].
+const MAX_SKIPPED: usize = 1000;
+/// An input none of whose first records is an audit record is not read further.
+const GIVE_UP_AFTER: u64 = 1000;
+
+/// The reader's state across inputs.
+pub(super) struct Ctx<'s> {
+    sink: &'s mut dyn FnMut(AuditEvent),
+    pub stats: ReadStats,
+    /// The input being read.
+    source: String,
+    /// The latest event time seen in this input.
+    input_max_us: Option<i64>,
+}
+
+impl<'s> Ctx<'s> {
+    pub fn new(sink: &'s mut dyn FnMut(AuditEvent)) -> Self {
+        Ctx {
+            sink,
+            stats: ReadStats::default(),
+            source: String::new(),
+            input_max_us: None,
+        }
+    }
+
+    /// Records a problem of input `source` (the message is made only if it is kept).
+    pub fn problem_in(&mut self, source: &str, line: u64, cause: impl FnOnce() -> String) {
+        if self.stats.problems.len() >= MAX_PROBLEMS {
+            self.stats.more_problems += 1;
+            return;
+        }
+        let cause = cause();
+        let cause = match records::cut_at(&cause, 600) {
+            c if c.len() < cause.len() => format!("{c}…"),
+            _ => cause,
+        };
+        self.stats.problems.push(Problem {
+            position: Position {
+                source: source.to_owned(),
+                line,
+            },
+            cause,
+        });
+    }
+
+    fn problem(&mut self, line: u64, cause: impl FnOnce() -> String) {
+        let source = std::mem::take(&mut self.source);
+        self.problem_in(&source, line, cause);
+        self.source = source;
+    }
+
+    /// An input that is not an audit log (met in a directory, archive or glob).
+    pub fn skip_input(&mut self, name: &str) {
+        if self.stats.skipped_inputs.len() < MAX_SKIPPED {
+            self.stats.skipped_inputs.push(name.to_owned());
+        }
+    }
+
+    fn count(&mut self, format: &'static str) {
+        *self.stats.by_format.entry(format).or_default() += 1;
+    }
+
+    /// An event read: counted, and passed on unless it is a read other than a 404.
+    fn emit(&mut self, mut ev: AuditEvent, line: u64) {
+        let s = &mut self.stats;
+        s.events += 1;
+        let t = ev.time_us;
+        s.first_us = Some(s.first_us.map_or(t, |f| f.min(t)));
+        s.last_us = Some(s.last_us.map_or(t, |l| l.max(t)));
+        match self.input_max_us {
+            Some(m) if t < m => s.out_of_order += 1,
+            _ => self.input_max_us = Some(t),
+        }
+        if matches!(ev.verb.as_str(), "get" | "list" | "watch") && ev.code != 404 {
+            return;
+        }
+        ev.position = Position {
+            source: self.source.clone(),
+            line,
+        };
+        s.passed += 1;
+        (self.sink)(ev);
+    }
+}
+
+/// What reading one record gave.
+enum Rec {
+    /// An audit record (its events and problems are accounted for).
+    Audit,
+    /// A record of a known envelope that holds no audit event (counted in `other_records`).
+    Other,
+    /// Valid JSON, but not an audit record: why.
+    NotAudit(String),
+    /// A broken record: why.
+    Bad(String),
+    /// The JSON does not end where the record does.
+    Incomplete,
+}
+
+/// Per input.
+struct St {
+    /// Met in a directory, archive or glob (not named by the user).
+    walked: bool,
+    /// Top-level records seen.
+    records: u64,
+    /// Records of a known format.
+    known: u64,
+    /// A record may span lines (until one such attempt fails).
+    multi_ok: bool,
+    /// Stop reading this input.
+    stop: bool,
+}
+
+/// Reads one decompressed input.
+pub(super) fn read_text(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: bool) {
+    ctx.stats.inputs += 1;
+    ctx.source = name.to_owned();
+    ctx.input_max_us = None;
+    let mut buf = Buf::new(r);
+    let mut st = St {
+        walked,
+        records: 0,
+        known: 0,
+        multi_ok: true,
+        stop: false,
+    };
+    let result = read_lines(ctx, &mut buf, &mut st);
+    ctx.stats.bytes += buf.bytes;
+    if let Err(e) = result {
+        ctx.problem(buf.line, || {
+            format!("cannot read: {e} (the rest of this input is lost)")
+        });
+    }
+}
+
+fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
+    buf.fill()?;
+    if buf.data().starts_with(b"\xEF\xBB\xBF") {
+        buf.consume(3);
+    }
+    while !st.stop {
+        if buf.skip_ws()?.is_none() {
+            break;
+        }
+        let line = buf.line;
+        match buf.line_end()? {
+            LineEnd::Long => {
+                if matches!(buf.data()[0], b'{' | b'[') && st.multi_ok {
+                    document(ctx, buf, st)?;
+                } else {
+                    let n = buf.discard_line()?;
+                    st.records += 1;
+                    ctx.stats.records += 1;
+                    ctx.problem(line, || {
+                        format!(
+                            "a line of {n} bytes, longer than {} MiB: skipped",
+                            MAX_RECORD >> 20
+                        )
+                    });
+                }
+            }
+            LineEnd::Newline(len) | LineEnd::Eof(len) => {
+                let text = &buf.data()[..len];
+                match one_line(ctx, st, text, line) {
+                    Some(Rec::Incomplete) if st.multi_ok => document(ctx, buf, st)?,
+                    Some(rec) => {
+                        outcome(ctx, st, rec, line, None, true);
+                        buf.consume_line(len);
+                    }
+                    None => buf.consume_line(len),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One line of JSON lines; `None` when it was fully handled.
+fn one_line(ctx: &mut Ctx, st: &mut St, text: &[u8], line: u64) -> Option<Rec> {
+    let first = text[0];
+    if !matches!(first, b'{' | b'[') {
+        st.records += 1;
+        ctx.stats.records += 1;
+        if st.records == 1 {
+            // The first record is not JSON: not an audit log at all.
+            st.stop = true;
+            if st.walked {
+                let name = ctx.source.clone();
+                ctx.skip_input(&name);
+            } else {
+                let legacy = memchr::memmem::find(text, b" AUDIT: id=").is_some();
+                ctx.problem(line, || {
+                    if legacy {
+                        "the legacy text format (--audit-log-format=legacy): not read; ask for --audit-log-format=json".into()
+                    } else {
+                        format!(
+                            "not an audit log: the first line is not JSON ({})",
+                            records::quote(&String::from_utf8_lossy(&text[..text.len().min(40)]))
+                        )
+                    }
+                });
+            }
+            return None;
+        }
+        return Some(Rec::Bad("not JSON".into()));
+    }
+    let rec = record(ctx, st, text, line, None, None);
+    if !matches!(rec, Rec::Incomplete) || !st.multi_ok {
+        st.records += 1;
+        ctx.stats.records += 1;
+    }
+    Some(rec)
+}
+
+/// Accounts for what a record gave: problems, and the rules that stop an input early.
+fn outcome(ctx: &mut Ctx, st: &mut St, rec: Rec, line: u64, item: Option<u64>, top: bool) {
+    match rec {
+        Rec::Audit | Rec::Other => st.known += 1,
+        Rec::NotAudit(_) if top && st.walked && st.known == 0 && st.records <= 1 => {
+            // A file in a directory or archive that holds something else.
+            st.stop = true;
+            let name = ctx.source.clone();
+            ctx.skip_input(&name);
+            return;
+        }
+        Rec::NotAudit(why) => ctx.problem(line, || {
+            with_item(item, format!("not an audit record: {why}"))
+        }),
+        Rec::Bad(why) => ctx.problem(line, || with_item(item, why)),
+        Rec::Incomplete => ctx.problem(line, || {
+            with_item(
+                item,
+                "cut short: the record ends before its JSON does".into(),
+            )
+        }),
+    }
+    if top && st.known == 0 && st.records >= GIVE_UP_AFTER {
+        st.stop = true;
+        ctx.problem(line, || {
+            format!("no audit record in the first {GIVE_UP_AFTER} records: not an audit log; the rest is not read")
+        });
+    }
+}
+
+fn with_item(item: Option<u64>, why: String) -> String {
+    match item {
+        Some(i) => format!("item {i}: {why}"),
+        None => why,
+    }
+}
+
+/// A serde_json error, without its position inside the record (the problem has the line).
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let msg = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(m, _)| m);
+    match e.classify() {
+        serde_json::error::Category::Syntax => {
+            format!("not valid JSON: {msg} (column {})", e.column())
+        }
+        serde_json::error::Category::Data => format!("malformed: {msg} (column {})", e.column()),
+        _ => format!("{msg} (column {})", e.column()),
+    }
+}
+
+/// Reads one record (a JSON value), recognising its format. `hint`: the format of the
+/// container it came from (events in an `EventList` count as `event-list`).
+fn record(
+    ctx: &mut Ctx,
+    st: &mut St,
+    bytes: &[u8],
+    line: u64,
+    item: Option<u64>,
+    hint: Option<&'static str>,
+) -> Rec {
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    if first == Some(b'[') {
+        if hint.is_some() {
+            return Rec::Bad("an array inside a list".into());
+        }
+        return match serde_json::from_slice::<Vec<&RawValue>>(bytes) {
+            Ok(items) => container(ctx, st, &items, line, "event-list"),
+            Err(e) if e.is_eof() => Rec::Incomplete,
+            Err(e) => Rec::Bad(json_error(&e)),
+        };
+    }
+    if first != Some(b'{') {
+        return Rec::Bad("not a JSON object".into());
+    }
+    let rec: Record = match serde_json::from_slice(bytes) {
+        Ok(r) => r,
+        Err(e) if e.is_eof() => return Rec::Incomplete,
+        Err(e) => return Rec::Bad(json_error(&e)),
+    };
+    match rec.shape() {
+        Shape::Event => event(
+            ctx,
+            &rec,
+            hint.unwrap_or("json-lines"),
+            line,
+            item,
+            false,
+            None,
+        ),
+        Shape::Container(items, format) => container(ctx, st, items, line, format),
+        Shape::Gke(p) => match gke::event(&rec, p) {
+            gke::Gke::Other => {
+                ctx.stats.other_records += 1;
+                Rec::Other
+            }
+            gke::Gke::Built(b) => {
+                ctx.count("gke");
+                built(ctx, b, line, item);
+                Rec::Audit
+            }
+        },
+        Shape::Aks(log) => match log {
+            Some(raw) => inner(ctx, &rec, raw, "aks", line, item),
+            None => Rec::Bad("an AKS kube-audit record without properties.log".into()),
+        },
+        Shape::Eks(raw) => inner(ctx, &rec, raw, "eks", line, item),
+        Shape::Other => {
+            ctx.stats.other_records += 1;
+            Rec::Other
+        }
+        Shape::NotAudit(why) => Rec::NotAudit(why),
+    }
+}
+
+/// The elements of a list, each a record.
+fn container(
+    ctx: &mut Ctx,
+    st: &mut St,
+    items: &[&RawValue],
+    line: u64,
+    format: &'static str,
+) -> Rec {
+    for (i, raw) in items.iter().enumerate() {
+        ctx.stats.records += 1;
+        let item = Some(i as u64 + 1);
+        let r = record(ctx, st, raw.get().as_bytes(), line, item, Some(format));
+        outcome(ctx, st, r, line, item, false);
+    }
+    Rec::Audit
+}
+
+/// A native Event record (top-level, in a list, or inside an EKS/AKS envelope).
+fn event(
+    ctx: &mut Ctx,
+    rec: &Record,
+    format: &'static str,
+    line: u64,
+    item: Option<u64>,
+    truncated: bool,
+    fallback_us: Option<i64>,
+) -> Rec {
+    ctx.count(format);
+    built(
+        ctx,
+        records::native(rec, truncated, fallback_us),
+        line,
+        item,
+    );
+    Rec::Audit
+}
+
+fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>) {
+    match b {
+        Built::OtherStage => {}
+        Built::Event(ev, cut) => {
+            if let Some(cause) = cut {
+                ctx.problem(line, || with_item(item, cause));
+            }
+            ctx.emit(*ev, line);
+        }
+        Built::Bad(why) => ctx.problem(line, || with_item(item, why)),
+    }
+}
+
+/// EKS and AKS: the Event is a string (or, sometimes, an object) inside the record.
+fn inner(
+    ctx: &mut Ctx,
+    rec: &Record,
+    raw: &RawValue,
+    format: &'static str,
+    line: u64,
+    item: Option<u64>,
+) -> Rec {
+    let name = if format == "aks" { "AKS" } else { "EKS" };
+    let s = raw.get();
+    let text: Cow<str> = if s.starts_with('"') {
+        match serde_json::from_str::<Str>(s) {
+            Ok(t) => t.0,
+            Err(e) => return Rec::Bad(json_error(&e)),
+        }
+    } else {
+        Cow::Borrowed(s)
+    };
+    if !text.trim_start().starts_with('{') {
+        // Another component's log line (CloudWatch log groups hold several).
+        ctx.stats.other_records += 1;
+        return Rec::Other;
+    }
+    match serde_json::from_str::<Record>(&text) {
+        Ok(ev) => match ev.shape() {
+            Shape::Event => event(ctx, &ev, format, line, item, false, None),
+            _ => {
+                ctx.stats.other_records += 1;
+                Rec::Other
+            }
+        },
+        Err(e) if e.is_eof() => {
+            let n = text.len();
+            ctx.problem(line, || {
+                with_item(
+                    item,
+                    if format == "aks" && n >= 16_000 {
+                        "event cut at 16 KiB (AKS)".into()
+                    } else {
+                        format!("event cut short at {n} bytes ({name})")
+                    },
+                )
+            });
+            // What came before the cut: the metadata fields come first.
+            let fixed = scan::close_truncated(&text);
+            if let Some(ev) = fixed
+                .as_deref()
+                .and_then(|f| serde_json::from_str::<Record>(f).ok())
+                && matches!(ev.shape(), Shape::Event)
+            {
+                ctx.count(format);
+                if let Built::Event(e, _) = records::native(&ev, true, rec.envelope_time_us()) {
+                    ctx.emit(*e, line);
+                }
+            }
+            Rec::Audit
+        }
+        Err(e) => Rec::Bad(format!(
+            "the event in this {name} record: {}",
+            json_error(&e)
+        )),
+    }
+}
+
+/// A record that spans lines, from the current position: an object (streaming its `items`,
+/// `records` or `events`) or an array (streamed element by element).
+fn document(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
+    let start = buf.line;
+    let result = match buf.data()[0] {
+        b'[' => {
+            buf.consume(1);
+            elements(ctx, buf, st, "event-list")
+        }
+        _ => object(ctx, buf, st),
+    };
+    let e = match result {
+        Ok(()) => return Ok(()),
+        Err(Stop::Io(e)) => return Err(e),
+        Err(e) => e,
+    };
+    let at = buf.line;
+    st.multi_ok = false;
+    st.records += 1;
+    ctx.stats.records += 1;
+    let untouched = at == start;
+    match e {
+        Stop::Cut => ctx.problem(start, || {
+            "the input ends inside this record: cut short".into()
+        }),
+        Stop::TooBig => ctx.problem(start, || {
+            format!("a record longer than {} MiB: skipped", MAX_RECORD >> 20)
+        }),
+        Stop::Broken(why) => ctx.problem(if untouched { start } else { at }, || {
+            if untouched {
+                format!("cut short: the record ends before its JSON does ({why} after it)")
+            } else {
+                format!("broken JSON: {why}; read on line by line")
+            }
+        }),
+        Stop::Io(_) => {}
+    }
+    buf.discard_line()?;
+    Ok(())
+}
+
+/// The elements of an array whose `[` was consumed, up to and including its `]`.
+fn elements(ctx: &mut Ctx, buf: &mut Buf, st: &mut St, format: &'static str) -> Result<(), Stop> {
+    let mut n = 0u64;
+    while !st.stop {
+        match buf.skip_ws()? {
+            None => return Err(Stop::Cut),
+            Some(b']') => {
+                buf.consume(1);
+                return Ok(());
+            }
+            Some(b',') => buf.consume(1),
+            Some(_) => {
+                let line = buf.line;
+                let end = buf.scan_value(0)?;
+                n += 1;
+                ctx.stats.records += 1;
+                st.records += 1;
+                let r = record(ctx, st, &buf.data()[..end], line, Some(n), Some(format));
+                outcome(ctx, st, r, line, Some(n), true);
+                buf.consume(end);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An object at the current position, spanning lines.
+fn object(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> Result<(), Stop> {
+    let line = buf.line;
+    let mut off = 1;
+    let mut streamed = false;
+    loop {
+        let (o, b) = buf.ws_at(off)?;
+        off = o;
+        match b {
+            b'}' => {
+                if !streamed {
+                    st.records += 1;
+                    ctx.stats.records += 1;
+                    let r = record(ctx, st, &buf.data()[..off + 1], line, None, None);
+                    outcome(ctx, st, r, line, None, true);
+                }
+                buf.consume(off + 1);
+                return Ok(());
+            }
+            b',' => off += 1,
+            b'"' => {
+                let key_end = buf.scan_value(off)?;
+                let format = match &buf.data()[off + 1..key_end - 1] {
+                    b"items" => Some("event-list"),
+                    b"records" => Some("aks"),
+                    b"events" => Some("eks"),
+                    _ => None,
+                };
+                let (o, b) = buf.ws_at(key_end)?;
+                if b != b':' {
+                    return Err(Stop::Broken("no `:` after a key"));
+                }
+                let (o, b) = buf.ws_at(o + 1)?;
+                if let (Some(format), b'[') = (format, b) {
+                    buf.consume(o + 1);
+                    streamed = true;
+                    elements(ctx, buf, st, format)?;
+                    if st.stop {
+                        return Ok(());
+                    }
+                    off = 0;
+                    continue;
+                }
+                off = buf.scan_value(o)?;
+                if streamed {
+                    buf.consume(off);
+                    off = 0;
+                }
+            }
+            _ => return Err(Stop::Broken("a key was expected")),
+        }
+    }
+}

@@ -1,0 +1,1076 @@
+//! The records of every format as serde reads them, borrowed from the buffer they were read
+//! into (strings without escapes are not copied, unknown fields are skipped), and the
+//! [`AuditEvent`] built from one, owned, only for records that are kept.
+//!
+//! One struct, [`Record`], has the fields of every envelope (a native Event, an `EventList`,
+//! an EKS CloudWatch record, a GKE `LogEntry`, an AKS diagnostic record): a record is parsed
+//! once and recognised by which fields it has ([`Record::shape`]).
+//!
+//! Bodies (`requestObject`, `responseObject`, GKE's `request`/`response`) are recorded as the
+//! client sent them, before validation: a rejected request can hold anything. Their fields are
+//! read leniently ([`LStr`], [`LList`], [`LObj`]): a value of the wrong type is ignored, never
+//! an error that would lose the event.
+
+use super::super::event::{AuditEvent, Bodies, Level, ObjectRef, OwnerRefSeen};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Longest string copied into an event; longer ones are cut (and the record reports it).
+pub(super) const MAX_FIELD: usize = 16 << 10;
+/// Most elements read from one list in a body (ownerReferences, finalizers, patch operations).
+const MAX_LIST: usize = 1024;
+
+/// A string, borrowed from the input when it has no escapes.
+pub(super) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'a> Str<'a> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
+/// Drains a map or a sequence the lenient types do not want.
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Implements the scalar and container callbacks of a lenient visitor: every value that is not
+/// the wanted kind becomes `$none`.
+macro_rules! lenient_rest {
+    ($value:ty, $none:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$value, E> {
+            Ok($none)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<$value, E> {
+            Ok($none)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<$value, E> {
+            Ok($none)
+        }
+    };
+}
+
+/// A lenient string: `None` for a value of any other type.
+pub(super) struct LStr<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> LStr<'a> {
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = LStr<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<LStr<'a>, E> {
+                Ok(LStr(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LStr<'a>, E> {
+                Ok(LStr(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<LStr<'a>, E> {
+                Ok(LStr(Some(Cow::Owned(v))))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LStr<'a>, A::Error> {
+                drain_map(map).map(|()| LStr(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<LStr<'a>, A::Error> {
+                drain_seq(seq).map(|()| LStr(None))
+            }
+            lenient_rest!(LStr<'a>, LStr(None));
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A lenient boolean.
+pub(super) struct LBool(pub Option<bool>);
+
+impl<'de> Deserialize<'de> for LBool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LBool;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<LBool, E> {
+                Ok(LBool(Some(v)))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LBool, E> {
+                Ok(LBool(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LBool, A::Error> {
+                drain_map(map).map(|()| LBool(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<LBool, A::Error> {
+                drain_seq(seq).map(|()| LBool(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A lenient list: `null` (set to none), the elements (at most [`MAX_LIST`]), or anything else.
+pub(super) enum LList<T> {
+    Null,
+    Items(Vec<T>),
+    Invalid,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LList<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = LList<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LList<T>, A::Error> {
+                let mut items = Vec::new();
+                while items.len() < MAX_LIST {
+                    match seq.next_element::<T>()? {
+                        Some(x) => items.push(x),
+                        None => return Ok(LList::Items(items)),
+                    }
+                }
+                drain_seq(seq).map(|()| LList::Items(items))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LList<T>, E> {
+                Ok(LList::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<LList<T>, E> {
+                Ok(LList::Null)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<LList<T>, E> {
+                Ok(LList::Invalid)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LList<T>, E> {
+                Ok(LList::Invalid)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LList<T>, E> {
+                Ok(LList::Invalid)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LList<T>, E> {
+                Ok(LList::Invalid)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LList<T>, E> {
+                Ok(LList::Invalid)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LList<T>, A::Error> {
+                drain_map(map).map(|()| LList::Invalid)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A lenient object: `None` for a value of any other type.
+pub(super) struct LObj<T>(pub Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LObj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = LObj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LObj<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| LObj(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<LObj<T>, A::Error> {
+                drain_seq(seq).map(|()| LObj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<LObj<T>, E> {
+                Ok(LObj(None))
+            }
+            lenient_rest!(LObj<T>, LObj(None));
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// For `Option<T>` fields where `null` means something (`"finalizers": null`): absent is
+/// `None` (with `#[serde(default)]`), present (null included) is `Some`.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// `metadata` of a body.
+#[derive(Deserialize)]
+pub(super) struct Meta<'a> {
+    #[serde(borrow)]
+    uid: Option<LStr<'a>>,
+    #[serde(
+        rename = "ownerReferences",
+        default,
+        deserialize_with = "present",
+        borrow
+    )]
+    owner_references: Option<LList<LObj<RefObj<'a>>>>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    finalizers: Option<LList<LStr<'a>>>,
+    #[serde(rename = "deletionTimestamp", borrow)]
+    deletion_timestamp: Option<LStr<'a>>,
+    /// Strategic merge patch: finalizers to remove.
+    #[serde(rename = "$deleteFromPrimitiveList/finalizers", borrow)]
+    delete_finalizers: Option<LList<LStr<'a>>>,
+}
+
+/// One ownerReference (or a strategic-merge-patch directive on one).
+#[derive(Deserialize)]
+pub(super) struct RefObj<'a> {
+    #[serde(rename = "apiVersion", borrow)]
+    api_version: Option<LStr<'a>>,
+    #[serde(borrow)]
+    kind: Option<LStr<'a>>,
+    #[serde(borrow)]
+    name: Option<LStr<'a>>,
+    #[serde(borrow)]
+    uid: Option<LStr<'a>>,
+    #[serde(rename = "$patch", borrow)]
+    patch: Option<LStr<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Preconditions<'a> {
+    #[serde(borrow)]
+    uid: Option<LStr<'a>>,
+}
+
+/// A request body that is an object: DeleteOptions, an object, or a merge patch.
+#[derive(Deserialize)]
+pub(super) struct ReqObj<'a> {
+    #[serde(rename = "propagationPolicy", borrow)]
+    propagation_policy: Option<LStr<'a>>,
+    #[serde(rename = "orphanDependents")]
+    orphan_dependents: Option<LBool>,
+    #[serde(borrow)]
+    preconditions: Option<LObj<Preconditions<'a>>>,
+    #[serde(borrow)]
+    metadata: Option<LObj<Meta<'a>>>,
+}
+
+/// One JSON-patch operation.
+#[derive(Deserialize)]
+pub(super) struct PatchOp<'a> {
+    #[serde(borrow)]
+    op: Option<LStr<'a>>,
+    #[serde(borrow)]
+    path: Option<LStr<'a>>,
+    #[serde(borrow)]
+    value: Option<&'a RawValue>,
+}
+
+/// `requestObject`: an object, a JSON patch (an array of operations), or anything else.
+pub(super) enum ReqBody<'a> {
+    Obj(ReqObj<'a>),
+    Patch(Vec<LObj<PatchOp<'a>>>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ReqBody<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = ReqBody<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ReqBody<'a>, A::Error> {
+                ReqObj::deserialize(de::value::MapAccessDeserializer::new(map)).map(ReqBody::Obj)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ReqBody<'a>, A::Error> {
+                match LList::<LObj<PatchOp<'a>>>::deserialize(
+                    de::value::SeqAccessDeserializer::new(seq),
+                )? {
+                    LList::Items(ops) => Ok(ReqBody::Patch(ops)),
+                    _ => Ok(ReqBody::Other),
+                }
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ReqBody<'a>, E> {
+                Ok(ReqBody::Other)
+            }
+            lenient_rest!(ReqBody<'a>, ReqBody::Other);
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// `details` of a Status.
+#[derive(Deserialize)]
+pub(super) struct Details<'a> {
+    #[serde(borrow)]
+    uid: Option<LStr<'a>>,
+}
+
+/// `responseObject`: what of it matters.
+#[derive(Deserialize)]
+pub(super) struct RespObj<'a> {
+    #[serde(borrow)]
+    metadata: Option<LObj<Meta<'a>>>,
+    #[serde(borrow)]
+    details: Option<LObj<Details<'a>>>,
+}
+
+impl RespObj<'_> {
+    /// A Status response's `details.uid` (GKE's answer to a DELETE).
+    pub fn details_uid(&self) -> Option<&str> {
+        self.details.as_ref()?.0.as_ref()?.uid.as_ref()?.get()
+    }
+}
+
+/// `user`, `impersonatedUser`.
+#[derive(Deserialize)]
+pub(super) struct User<'a> {
+    #[serde(borrow)]
+    username: Option<Str<'a>>,
+}
+
+/// `objectRef`.
+#[derive(Deserialize)]
+pub(super) struct ObjRef<'a> {
+    #[serde(borrow)]
+    resource: Option<Str<'a>>,
+    #[serde(borrow)]
+    subresource: Option<Str<'a>>,
+    #[serde(borrow)]
+    namespace: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(rename = "apiGroup", borrow)]
+    api_group: Option<Str<'a>>,
+    #[serde(rename = "apiVersion", borrow)]
+    api_version: Option<Str<'a>>,
+    #[serde(borrow)]
+    uid: Option<Str<'a>>,
+}
+
+/// `responseStatus`.
+#[derive(Deserialize)]
+pub(super) struct RespStatus<'a> {
+    code: Option<u16>,
+    #[serde(borrow)]
+    reason: Option<Str<'a>>,
+    #[serde(borrow)]
+    details: Option<LObj<Details<'a>>>,
+}
+
+/// The annotations that matter.
+#[derive(Deserialize)]
+pub(super) struct Annotations<'a> {
+    #[serde(rename = "audit.k8s.io/truncated", borrow)]
+    truncated: Option<LStr<'a>>,
+}
+
+/// GKE: `protoPayload` (a `google.cloud.audit.AuditLog`).
+#[derive(Deserialize)]
+pub(super) struct Proto<'a> {
+    #[serde(rename = "@type", borrow)]
+    pub type_: Option<Str<'a>>,
+    #[serde(rename = "serviceName", borrow)]
+    pub service_name: Option<Str<'a>>,
+    #[serde(rename = "methodName", borrow)]
+    pub method_name: Option<Str<'a>>,
+    #[serde(rename = "resourceName", borrow)]
+    pub resource_name: Option<Str<'a>>,
+    #[serde(rename = "authenticationInfo", borrow)]
+    pub authentication_info: Option<AuthInfo<'a>>,
+    #[serde(rename = "requestMetadata", borrow)]
+    pub request_metadata: Option<RequestMetadata<'a>>,
+    pub status: Option<RpcStatus>,
+    #[serde(borrow)]
+    pub request: Option<ReqBody<'a>>,
+    #[serde(borrow)]
+    pub response: Option<LObj<RespObj<'a>>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct AuthInfo<'a> {
+    #[serde(rename = "principalEmail", borrow)]
+    pub principal_email: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct RequestMetadata<'a> {
+    #[serde(rename = "callerSuppliedUserAgent", borrow)]
+    pub caller_supplied_user_agent: Option<Str<'a>>,
+}
+
+/// `google.rpc.Status` (`code` omitted when 0).
+#[derive(Deserialize)]
+pub(super) struct RpcStatus {
+    pub code: Option<i64>,
+}
+
+/// GKE: `operation`.
+#[derive(Deserialize)]
+pub(super) struct Operation<'a> {
+    #[serde(borrow)]
+    pub id: Option<Str<'a>>,
+}
+
+/// AKS: `properties`.
+#[derive(Deserialize)]
+pub(super) struct AksProps<'a> {
+    #[serde(borrow)]
+    pub log: Option<&'a RawValue>,
+}
+
+/// One record of any format.
+#[derive(Deserialize)]
+pub(super) struct Record<'a> {
+    // A native Event.
+    #[serde(borrow)]
+    pub kind: Option<Str<'a>>,
+    #[serde(rename = "apiVersion", borrow)]
+    pub api_version: Option<Str<'a>>,
+    #[serde(borrow)]
+    level: Option<Str<'a>>,
+    #[serde(rename = "auditID", borrow)]
+    audit_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    stage: Option<Str<'a>>,
+    #[serde(rename = "requestURI", borrow)]
+    request_uri: Option<Str<'a>>,
+    #[serde(borrow)]
+    verb: Option<Str<'a>>,
+    #[serde(borrow)]
+    user: Option<User<'a>>,
+    #[serde(rename = "impersonatedUser", borrow)]
+    impersonated_user: Option<User<'a>>,
+    #[serde(rename = "userAgent", borrow)]
+    user_agent: Option<Str<'a>>,
+    #[serde(rename = "objectRef", borrow)]
+    object_ref: Option<ObjRef<'a>>,
+    #[serde(rename = "responseStatus", borrow)]
+    response_status: Option<RespStatus<'a>>,
+    #[serde(rename = "requestObject", borrow)]
+    request_object: Option<ReqBody<'a>>,
+    #[serde(rename = "responseObject", borrow)]
+    response_object: Option<LObj<RespObj<'a>>>,
+    #[serde(rename = "requestReceivedTimestamp", borrow)]
+    request_received_timestamp: Option<Str<'a>>,
+    #[serde(rename = "stageTimestamp", borrow)]
+    stage_timestamp: Option<Str<'a>>,
+    #[serde(borrow)]
+    annotations: Option<Annotations<'a>>,
+    // Containers: an EventList's `items`, AKS `records`, `aws logs filter-log-events` `events`.
+    #[serde(borrow)]
+    pub items: Option<Vec<&'a RawValue>>,
+    #[serde(borrow)]
+    pub records: Option<Vec<&'a RawValue>>,
+    #[serde(borrow)]
+    pub events: Option<Vec<&'a RawValue>>,
+    // EKS CloudWatch.
+    #[serde(borrow)]
+    pub message: Option<&'a RawValue>,
+    #[serde(rename = "@message", borrow)]
+    pub at_message: Option<&'a RawValue>,
+    #[serde(rename = "@timestamp", borrow)]
+    pub at_timestamp: Option<&'a RawValue>,
+    // GKE (and EKS `filter-log-events`: milliseconds).
+    #[serde(borrow)]
+    pub timestamp: Option<&'a RawValue>,
+    #[serde(rename = "protoPayload", borrow)]
+    pub proto_payload: Option<Proto<'a>>,
+    #[serde(rename = "insertId", borrow)]
+    pub insert_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub operation: Option<Operation<'a>>,
+    // AKS.
+    #[serde(borrow)]
+    pub category: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub properties: Option<AksProps<'a>>,
+    #[serde(borrow)]
+    pub time: Option<Str<'a>>,
+}
+
+/// What a record is, by the fields it has.
+pub(super) enum Shape<'r, 'a> {
+    /// A native `audit.k8s.io` Event.
+    Event,
+    /// A container of records: its elements, and the format they count as.
+    Container(&'r [&'a RawValue], &'static str),
+    /// GKE: a `LogEntry` with `protoPayload`.
+    Gke(&'r Proto<'a>),
+    /// AKS: the Event in `properties.log` (`None`: the record has no `log`).
+    Aks(Option<&'a RawValue>),
+    /// EKS: the Event in `message`/`@message`.
+    Eks(&'a RawValue),
+    /// A record of a known envelope that holds no audit event (an AKS record of another
+    /// category).
+    Other,
+    /// Valid JSON, but no audit record: why.
+    NotAudit(String),
+}
+
+impl<'a> Record<'a> {
+    /// Recognises the record by its content.
+    pub fn shape(&self) -> Shape<'_, 'a> {
+        let api = self.api_version.as_ref().map(Str::as_str);
+        let kind = self.kind.as_ref().map(Str::as_str);
+        let audit_api = api.is_some_and(|a| a.starts_with("audit.k8s.io/"));
+        if let Some(items) = &self.items {
+            return if audit_api || kind == Some("EventList") {
+                Shape::Container(items, "event-list")
+            } else {
+                Shape::NotAudit(format!(
+                    "a list of {} {}, not audit events",
+                    quote(kind.unwrap_or("?")),
+                    quote(api.unwrap_or("?"))
+                ))
+            };
+        }
+        if audit_api || (api.is_none() && (self.audit_id.is_some() || self.stage.is_some())) {
+            return if kind.is_none_or(|k| k == "Event") {
+                Shape::Event
+            } else {
+                Shape::NotAudit(format!(
+                    "an audit.k8s.io {}, not an Event",
+                    quote(kind.unwrap_or(""))
+                ))
+            };
+        }
+        if let Some(p) = &self.proto_payload {
+            return Shape::Gke(p);
+        }
+        if let Some(records) = &self.records {
+            return Shape::Container(records, "aks");
+        }
+        if let Some(events) = &self.events {
+            return Shape::Container(events, "eks");
+        }
+        if self.properties.is_some() || self.category.is_some() {
+            return match self.category.as_ref().map(Str::as_str) {
+                Some(c)
+                    if !c.eq_ignore_ascii_case("kube-audit")
+                        && !c.eq_ignore_ascii_case("kube-audit-admin") =>
+                {
+                    Shape::Other
+                }
+                _ => Shape::Aks(self.properties.as_ref().and_then(|p| p.log)),
+            };
+        }
+        // `message` alone is a common field name (a core v1 Event has one): a CloudWatch
+        // record has no kind and no apiVersion.
+        let bare = kind.is_none() && api.is_none();
+        if let Some(m) = self.at_message.or(self.message.filter(|_| bare)) {
+            return Shape::Eks(m);
+        }
+        Shape::NotAudit(match (kind, api) {
+            (Some(k), Some(a)) => format!("a {} {}, not an audit event", quote(k), quote(a)),
+            _ => "a JSON object with none of the fields of an audit event (auditID, stage, protoPayload, properties.log, message)".into(),
+        })
+    }
+
+    /// The envelope's time (AKS `time`, EKS `@timestamp`/`timestamp`), for an event whose own
+    /// timestamps were cut away.
+    pub fn envelope_time_us(&self) -> Option<i64> {
+        if let Some(t) = &self.time {
+            return parse_time_loose_us(t.as_str());
+        }
+        [self.at_timestamp, self.timestamp]
+            .into_iter()
+            .flatten()
+            .find_map(raw_time_us)
+    }
+}
+
+/// A time given as a JSON string (RFC 3339, or CloudWatch's `2021-08-11 09:29:13.095`) or as
+/// milliseconds since the epoch.
+pub(super) fn raw_time_us(raw: &RawValue) -> Option<i64> {
+    let s = raw.get();
+    if s.starts_with('"') {
+        let text: Str = serde_json::from_str(s).ok()?;
+        parse_time_loose_us(text.as_str())
+    } else {
+        let ms: i64 = s.parse().ok()?;
+        ms.checked_mul(1000)
+    }
+}
+
+/// A value quoted for a message, cut to a sensible length.
+pub(super) fn quote(s: &str) -> String {
+    let cut = cut_at(s, 80);
+    if cut.len() < s.len() {
+        format!("{:?}…", cut)
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+pub(super) fn cut_at(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    &s[..i]
+}
+
+/// Copies a string into an event, cut at [`MAX_FIELD`] (`cut` is set then).
+fn own(s: &str, cut: &mut bool) -> String {
+    let c = cut_at(s, MAX_FIELD);
+    if c.len() < s.len() {
+        *cut = true;
+    }
+    c.to_owned()
+}
+
+fn own_opt(s: Option<&Str>, cut: &mut bool) -> String {
+    s.map_or_else(String::new, |s| own(s.as_str(), cut))
+}
+
+/// What building an event from a record gave.
+pub(super) enum Built {
+    /// A stage other than ResponseComplete and Panic: not an event here.
+    OtherStage,
+    /// The event; `Some(cause)` when a field was cut (still passed on, with a problem).
+    Event(Box<AuditEvent>, Option<String>),
+    /// A broken record: why.
+    Bad(String),
+}
+
+fn cut_problem(cut: bool) -> Option<String> {
+    cut.then(|| format!("a field longer than {} KiB was cut", MAX_FIELD >> 10))
+}
+
+/// Builds the event of a native Event record. `fallback_us`: the envelope's time, used when
+/// the event's own timestamps are missing and `truncated` (an AKS record cut short).
+pub(super) fn native(rec: &Record, truncated: bool, fallback_us: Option<i64>) -> Built {
+    if let Some(stage) = &rec.stage
+        && !matches!(stage.as_str(), "ResponseComplete" | "Panic")
+    {
+        return Built::OtherStage;
+    }
+    let Some(verb) = &rec.verb else {
+        return Built::Bad("an audit event without verb".into());
+    };
+    let stamp = rec
+        .stage_timestamp
+        .as_ref()
+        .or(rec.request_received_timestamp.as_ref());
+    let time_us = match stamp {
+        Some(s) => match parse_time_us(s.as_str()) {
+            Some(t) => t,
+            None => return Built::Bad(format!("bad stageTimestamp {}", quote(s.as_str()))),
+        },
+        None => match fallback_us.filter(|_| truncated) {
+            Some(t) => t,
+            None => return Built::Bad("an audit event without stageTimestamp".into()),
+        },
+    };
+    let Some(audit_id) = &rec.audit_id else {
+        return Built::Bad("an audit event without auditID".into());
+    };
+    let mut cut = false;
+    let level = match rec.level.as_ref().map(Str::as_str) {
+        Some("Metadata") => Level::Metadata,
+        Some("Request") => Level::Request,
+        Some("RequestResponse") => Level::RequestResponse,
+        _ => Level::Unknown,
+    };
+    let object = rec.object_ref.as_ref().map(|o| ObjectRef {
+        resource: own_opt(o.resource.as_ref(), &mut cut),
+        subresource: own_opt(o.subresource.as_ref(), &mut cut),
+        namespace: own_opt(o.namespace.as_ref(), &mut cut),
+        name: own_opt(o.name.as_ref(), &mut cut),
+        api_group: own_opt(o.api_group.as_ref(), &mut cut),
+        api_version: own_opt(o.api_version.as_ref(), &mut cut),
+        uid: own_opt(o.uid.as_ref(), &mut cut),
+    });
+    let status = rec.response_status.as_ref();
+    let uri = rec.request_uri.as_ref().map_or("", Str::as_str);
+    let response = rec.response_object.as_ref().and_then(|r| r.0.as_ref());
+    let truncated = truncated
+        || rec
+            .annotations
+            .as_ref()
+            .and_then(|a| a.truncated.as_ref())
+            .and_then(LStr::get)
+            == Some("true");
+    let event = AuditEvent {
+        audit_id: own(audit_id.as_str(), &mut cut),
+        level,
+        time_us,
+        verb: own(verb.as_str(), &mut cut),
+        request_uri: own(uri, &mut cut),
+        user: own_opt(
+            rec.user.as_ref().and_then(|u| u.username.as_ref()),
+            &mut cut,
+        ),
+        impersonated_user: rec
+            .impersonated_user
+            .as_ref()
+            .and_then(|u| u.username.as_ref())
+            .map(|u| own(u.as_str(), &mut cut)),
+        user_agent: own_opt(rec.user_agent.as_ref(), &mut cut),
+        object,
+        code: status.and_then(|s| s.code).unwrap_or(0),
+        reason: own_opt(status.and_then(|s| s.reason.as_ref()), &mut cut),
+        deleted_uid: status
+            .and_then(|s| s.details.as_ref())
+            .and_then(|d| d.0.as_ref())
+            .and_then(|d| d.uid.as_ref())
+            .and_then(LStr::get)
+            .map(|u| own(u, &mut cut)),
+        bodies: bodies(
+            verb.as_str(),
+            uri,
+            rec.request_object.as_ref(),
+            response,
+            &mut cut,
+        ),
+        truncated,
+        position: Default::default(),
+    };
+    Built::Event(Box::new(event), cut_problem(cut))
+}
+
+/// Builds an event's [`Bodies`].
+pub(super) fn bodies(
+    verb: &str,
+    uri: &str,
+    request: Option<&ReqBody>,
+    response: Option<&RespObj>,
+    cut: &mut bool,
+) -> Bodies {
+    let mut b = Bodies::default();
+    let deleting = matches!(verb, "delete" | "deletecollection");
+    match request {
+        Some(ReqBody::Obj(o)) if deleting => {
+            b.propagation_policy = o
+                .propagation_policy
+                .as_ref()
+                .and_then(LStr::get)
+                .map(|p| own(p, cut));
+            b.orphan_dependents = o.orphan_dependents.as_ref().and_then(|x| x.0);
+            b.precondition_uid = o
+                .preconditions
+                .as_ref()
+                .and_then(|p| p.0.as_ref())
+                .and_then(|p| p.uid.as_ref())
+                .and_then(LStr::get)
+                .map(|u| own(u, cut));
+        }
+        Some(ReqBody::Obj(o)) => {
+            if let Some(m) = o.metadata.as_ref().and_then(|m| m.0.as_ref()) {
+                b.owner_references = m.owner_references.as_ref().and_then(|l| owner_refs(l, cut));
+                b.finalizers = m.finalizers.as_ref().and_then(|l| strings(l, cut));
+                // Strategic merge patch directives.
+                if let Some(LList::Items(refs)) = &m.owner_references {
+                    for r in refs.iter().filter_map(|r| r.0.as_ref()) {
+                        if r.patch.as_ref().and_then(LStr::get) == Some("delete") {
+                            let uid = r.uid.as_ref().and_then(LStr::get).unwrap_or("");
+                            b.removed_paths.push(format!(
+                                "/metadata/ownerReferences/uid={}",
+                                cut_at(uid, 256)
+                            ));
+                        }
+                    }
+                }
+                if let Some(LList::Items(names)) = &m.delete_finalizers {
+                    for n in names.iter().filter_map(LStr::get) {
+                        b.removed_paths
+                            .push(format!("/metadata/finalizers/value={}", cut_at(n, 256)));
+                    }
+                }
+            }
+        }
+        Some(ReqBody::Patch(ops)) => json_patch(ops, &mut b, cut),
+        _ => {}
+    }
+    if deleting && b.propagation_policy.is_none() && b.orphan_dependents.is_none() {
+        query_options(uri, &mut b, cut);
+    }
+    if let Some(m) = response
+        .and_then(|r| r.metadata.as_ref())
+        .and_then(|m| m.0.as_ref())
+    {
+        b.response_uid = m.uid.as_ref().and_then(LStr::get).map(|u| own(u, cut));
+        b.response_owner_references = m.owner_references.as_ref().and_then(|l| owner_refs(l, cut));
+        b.response_finalizers = m.finalizers.as_ref().and_then(|l| strings(l, cut));
+        b.response_deleting = m.deletion_timestamp.as_ref().and_then(LStr::get).is_some();
+    }
+    b
+}
+
+/// The ownerReferences of a body; directives (`$patch`) are not references.
+fn owner_refs(l: &LList<LObj<RefObj>>, cut: &mut bool) -> Option<Vec<OwnerRefSeen>> {
+    match l {
+        LList::Null => Some(Vec::new()),
+        LList::Invalid => None,
+        LList::Items(items) => {
+            let refs: Vec<OwnerRefSeen> = items
+                .iter()
+                .filter_map(|r| r.0.as_ref())
+                .filter(|r| r.patch.is_none())
+                .map(|r| {
+                    let s = |x: &Option<LStr>, cut: &mut bool| {
+                        x.as_ref()
+                            .and_then(LStr::get)
+                            .map_or_else(String::new, |v| own(v, cut))
+                    };
+                    OwnerRefSeen {
+                        api_version: s(&r.api_version, cut),
+                        kind: s(&r.kind, cut),
+                        name: s(&r.name, cut),
+                        uid: s(&r.uid, cut),
+                    }
+                })
+                .collect();
+            // A list of directives only (the GC's removal patch) sets nothing.
+            (!refs.is_empty() || items.is_empty()).then_some(refs)
+        }
+    }
+}
+
+fn strings(l: &LList<LStr>, cut: &mut bool) -> Option<Vec<String>> {
+    match l {
+        LList::Null => Some(Vec::new()),
+        LList::Invalid => None,
+        LList::Items(items) => Some(
+            items
+                .iter()
+                .filter_map(LStr::get)
+                .map(|s| own(s, cut))
+                .collect(),
+        ),
+    }
+}
+
+/// A JSON patch: removed/replaced paths under ownerReferences and finalizers, and whole lists
+/// set by `add`/`replace`.
+fn json_patch(ops: &[LObj<PatchOp>], b: &mut Bodies, cut: &mut bool) {
+    for op in ops.iter().filter_map(|o| o.0.as_ref()) {
+        let (Some(kind), Some(path)) = (
+            op.op.as_ref().and_then(LStr::get),
+            op.path.as_ref().and_then(LStr::get),
+        ) else {
+            continue;
+        };
+        let under = |p: &str, base: &str| {
+            p == base || p.strip_prefix(base).is_some_and(|r| r.starts_with('/'))
+        };
+        let refs = under(path, "/metadata/ownerReferences");
+        let fins = under(path, "/metadata/finalizers");
+        if !(refs || fins) {
+            continue;
+        }
+        if matches!(kind, "remove" | "replace") && b.removed_paths.len() < MAX_LIST {
+            b.removed_paths.push(own(cut_at(path, 1024), cut));
+        }
+        if matches!(kind, "add" | "replace") {
+            let value = op.value.map_or("null", RawValue::get);
+            if path == "/metadata/finalizers" {
+                if let Ok(l) = serde_json::from_str::<LList<LStr>>(value) {
+                    b.finalizers = strings(&l, cut);
+                }
+            } else if path == "/metadata/ownerReferences"
+                && let Ok(l) = serde_json::from_str::<LList<LObj<RefObj>>>(value)
+            {
+                b.owner_references = owner_refs(&l, cut);
+            }
+        }
+    }
+}
+
+/// DeleteOptions in the query string (`?propagationPolicy=Foreground`), which the API server
+/// reads when the body has none.
+fn query_options(uri: &str, b: &mut Bodies, cut: &mut bool) {
+    let Some((_, query)) = uri.split_once('?') else {
+        return;
+    };
+    for pair in query.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let v = v.replace('+', " ");
+        let v = percent_encoding::percent_decode_str(&v).decode_utf8_lossy();
+        match k {
+            "propagationPolicy" if b.propagation_policy.is_none() => {
+                b.propagation_policy = Some(own(&v, cut));
+            }
+            "orphanDependents" if b.orphan_dependents.is_none() => {
+                b.orphan_dependents = match v.as_ref() {
+                    "true" | "1" => Some(true),
+                    "false" | "0" => Some(false),
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The level a GKE entry's bodies show (GKE drops `level`).
+pub(super) fn level_from_bodies(request: bool, response: bool) -> Level {
+    match (request, response) {
+        (_, true) => Level::RequestResponse,
+        (true, false) => Level::Request,
+        _ => Level::Unknown,
+    }
+}
+
+/// Copies a string into an event (for the other format modules).
+pub(super) fn owned(s: &str, cut: &mut bool) -> String {
+    own(s, cut)
+}
+
+pub(super) fn cut_cause(cut: bool) -> Option<String> {
+    cut_problem(cut)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// RFC 3339 (`2026-11-26T01:49:45.123456Z`, any number of fraction digits, `Z` or `±hh:mm`) to
+/// microseconds since the Unix epoch; `None` for anything else, out-of-range fields included.
+pub(in crate::source::audit) fn parse_time_us(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b.len() > 64 {
+        return None;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shape = digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && matches!(b[10], b'T' | b't')
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19);
+    if !shape {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| b[r].iter().fold(0i64, |a, d| a * 10 + i64::from(d - b'0'));
+    let (y, mo, d) = (n(0..4), n(5..7), n(8..10));
+    if !(1..=12).contains(&mo)
+        || d < 1
+        || d > days_in_month(y, mo)
+        || n(11..13) > 23
+        || n(14..16) > 59
+        || n(17..19) > 59
+    {
+        return None;
+    }
+    let mut rest = &b[19..];
+    let mut us = 0i64;
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let k = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if k == 0 {
+            return None;
+        }
+        for i in 0..6 {
+            us = us * 10
+                + frac
+                    .get(i)
+                    .filter(|_| i < k)
+                    .map_or(0, |c| i64::from(c - b'0'));
+        }
+        rest = &frac[k..];
+    }
+    let zone_ok = match rest {
+        b"Z" | b"z" => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit())
+                && (h1 - b'0') * 10 + (h2 - b'0') <= 23
+                && (m1 - b'0') * 10 + (m2 - b'0') <= 59
+        }
+        _ => false,
+    };
+    if !zone_ok {
+        return None;
+    }
+    Some(crate::snapshot::parse_rfc3339(s)? * 1_000_000 + us)
+}
+
+/// [`parse_time_us`], also accepting a space for `T` and no zone (UTC), as CloudWatch prints.
+pub(super) fn parse_time_loose_us(s: &str) -> Option<i64> {
+    if let Some(t) = parse_time_us(s) {
+        return Some(t);
+    }
+    if s.len() < 19 || s.len() > 40 || !s.is_ascii() {
+        return None;
+    }
+    let mut t = s.to_owned();
+    t.replace_range(10..11, "T");
+    if !t[19..].contains(['Z', 'z', '+', '-']) {
+        t.push('Z');
+    }
+    parse_time_us(&t)
+}

@@ -1,0 +1,325 @@
+//! The input buffer: lines found with `memchr` (JSON lines, the fast path), and JSON values
+//! found by their structure where a record spans lines (a pretty-printed export, an array).
+//!
+//! A raw line break inside a JSON string is invalid JSON, so a scan that meets one stops there:
+//! a line cut short in a JSON-lines file never swallows the lines after it.
+
+use std::io::{self, Read};
+
+/// Longest record (and line) held in memory; longer ones are skipped with a problem.
+pub(super) const MAX_RECORD: usize = 64 << 20;
+/// The buffer's size, and the size of one read.
+const CHUNK: usize = 1 << 20;
+
+/// What a refill gave.
+pub(super) enum Fill {
+    More,
+    Eof,
+    /// The buffer holds [`MAX_RECORD`] bytes of one record.
+    Full,
+}
+
+/// Where the current line ends.
+pub(super) enum LineEnd {
+    /// A newline at this offset.
+    Newline(usize),
+    /// The input ends at this offset without a newline.
+    Eof(usize),
+    /// No newline within [`MAX_RECORD`] bytes.
+    Long,
+}
+
+/// Why a structural scan stopped.
+pub(super) enum Stop {
+    Io(io::Error),
+    /// The input ended inside the value.
+    Cut,
+    /// The value is longer than [`MAX_RECORD`].
+    TooBig,
+    /// Not JSON here: why.
+    Broken(&'static str),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Io(e)
+    }
+}
+
+/// A buffered input; offsets are relative to the first unconsumed byte.
+pub(super) struct Buf<'r> {
+    r: &'r mut dyn Read,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
+    /// The 1-based line of the first unconsumed byte.
+    pub line: u64,
+    /// Bytes read from the input.
+    pub bytes: u64,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+impl<'r> Buf<'r> {
+    pub fn new(r: &'r mut dyn Read) -> Self {
+        Buf {
+            r,
+            buf: vec![0; CHUNK],
+            pos: 0,
+            end: 0,
+            eof: false,
+            line: 1,
+            bytes: 0,
+        }
+    }
+
+    /// The unconsumed bytes in the buffer.
+    pub fn data(&self) -> &[u8] {
+        &self.buf[self.pos..self.end]
+    }
+
+    /// Reads more (keeping the unconsumed bytes, growing the buffer up to [`MAX_RECORD`]).
+    pub fn fill(&mut self) -> io::Result<Fill> {
+        if self.eof {
+            return Ok(Fill::Eof);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        if self.end == self.buf.len() {
+            if self.buf.len() >= MAX_RECORD {
+                return Ok(Fill::Full);
+            }
+            let n = (self.buf.len() * 2).min(MAX_RECORD);
+            self.buf.resize(n, 0);
+        } else if self.end == 0 && self.buf.len() > CHUNK {
+            // Back to the usual size after a long record.
+            self.buf.truncate(CHUNK);
+            self.buf.shrink_to_fit();
+        }
+        loop {
+            match self.r.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(Fill::Eof);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    self.bytes += n as u64;
+                    return Ok(Fill::More);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Consumes `n` bytes, counting the lines they end.
+    pub fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.pos);
+        self.line += memchr::memchr_iter(b'\n', &self.buf[self.pos..self.pos + n]).count() as u64;
+        self.pos += n;
+    }
+
+    /// Consumes a line of `len` bytes (no newline inside) and its newline, if any.
+    pub fn consume_line(&mut self, len: usize) {
+        self.pos = (self.pos + len).min(self.end);
+        if self.pos < self.end && self.buf[self.pos] == b'\n' {
+            self.pos += 1;
+            self.line += 1;
+        }
+    }
+
+    /// Consumes whitespace; the next byte, or `None` at the end of the input.
+    pub fn skip_ws(&mut self) -> io::Result<Option<u8>> {
+        loop {
+            while self.pos < self.end {
+                match self.buf[self.pos] {
+                    b'\n' => self.line += 1,
+                    b' ' | b'\t' | b'\r' => {}
+                    b => return Ok(Some(b)),
+                }
+                self.pos += 1;
+            }
+            match self.fill()? {
+                Fill::More => {}
+                Fill::Eof | Fill::Full => return Ok(None),
+            }
+        }
+    }
+
+    /// Finds the end of the current line.
+    pub fn line_end(&mut self) -> io::Result<LineEnd> {
+        let mut searched = 0;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos + searched..self.end]) {
+                return Ok(LineEnd::Newline(searched + i));
+            }
+            searched = self.end - self.pos;
+            match self.fill()? {
+                Fill::More => {}
+                Fill::Eof => return Ok(LineEnd::Eof(searched)),
+                Fill::Full => return Ok(LineEnd::Long),
+            }
+        }
+    }
+
+    /// Drops everything up to and including the next newline; the bytes dropped.
+    pub fn discard_line(&mut self) -> io::Result<u64> {
+        let mut n = 0u64;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', self.data()) {
+                n += i as u64 + 1;
+                self.pos += i + 1;
+                self.line += 1;
+                return Ok(n);
+            }
+            n += (self.end - self.pos) as u64;
+            self.pos = self.end;
+            match self.fill()? {
+                Fill::More => {}
+                Fill::Eof | Fill::Full => return Ok(n),
+            }
+        }
+    }
+
+    fn more(&mut self) -> Result<(), Stop> {
+        match self.fill()? {
+            Fill::More => Ok(()),
+            Fill::Eof => Err(Stop::Cut),
+            Fill::Full => Err(Stop::TooBig),
+        }
+    }
+
+    /// Skips whitespace from offset `off` without consuming it: the offset and byte after it.
+    pub fn ws_at(&mut self, mut off: usize) -> Result<(usize, u8), Stop> {
+        loop {
+            let data = self.data();
+            while off < data.len() {
+                if !is_ws(data[off]) {
+                    return Ok((off, data[off]));
+                }
+                off += 1;
+            }
+            self.more()?;
+        }
+    }
+
+    /// The end (exclusive offset) of the JSON value that starts at offset `off`, found by its
+    /// structure (strings, escapes, brackets), without validating it.
+    pub fn scan_value(&mut self, off: usize) -> Result<usize, Stop> {
+        let mut i = off;
+        let mut depth: u32 = 0;
+        let mut in_str = false;
+        let first = loop {
+            if let Some(&b) = self.data().get(off) {
+                break b;
+            }
+            self.more()?;
+        };
+        if !matches!(first, b'{' | b'[' | b'"') {
+            // A scalar: up to the next delimiter.
+            loop {
+                let data = self.data();
+                while i < data.len() {
+                    if is_ws(data[i]) || matches!(data[i], b',' | b']' | b'}') {
+                        return Ok(i);
+                    }
+                    i += 1;
+                }
+                match self.fill()? {
+                    Fill::More => {}
+                    Fill::Eof => return Ok(i),
+                    Fill::Full => return Err(Stop::TooBig),
+                }
+            }
+        }
+        loop {
+            let data = self.data();
+            while i < data.len() {
+                if in_str {
+                    match memchr::memchr3(b'"', b'\\', b'\n', &data[i..]) {
+                        None => i = data.len(),
+                        Some(k) => {
+                            i += k;
+                            match data[i] {
+                                b'"' => {
+                                    in_str = false;
+                                    i += 1;
+                                    if depth == 0 {
+                                        return Ok(i);
+                                    }
+                                }
+                                b'\\' => i += 2,
+                                _ => return Err(Stop::Broken("a line break inside a string")),
+                            }
+                        }
+                    }
+                    continue;
+                }
+                match data[i] {
+                    b'"' => in_str = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        if depth == 0 {
+                            return Err(Stop::Broken("a closing bracket without an opening one"));
+                        }
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            self.more()?;
+        }
+    }
+}
+
+/// A JSON object cut short (an AKS `properties.log` cut at 16 KiB), closed after its last
+/// complete top-level member: `{"a":1,"b":{"c` → `{"a":1}`. `None` when no member is complete.
+pub(in crate::source::audit) fn close_truncated(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let start = b.iter().position(|c| !is_ws(*c))?;
+    if b[start] != b'{' {
+        return None;
+    }
+    let mut depth = 0u32;
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut last = None;
+    for (i, &c) in b.iter().enumerate().skip(start) {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                if depth <= 1 {
+                    // Complete after all (or broken): nothing to close.
+                    return None;
+                }
+                depth -= 1;
+            }
+            b',' if depth == 1 => last = Some(i),
+            _ => {}
+        }
+    }
+    let cut = last?;
+    Some(format!("{}}}", &text[..cut]))
+}
