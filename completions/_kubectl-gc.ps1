@@ -194,6 +194,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         }
         'kubectl-gc;check' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
@@ -251,11 +253,14 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'What a restarted GC deletes or strips right after it starts')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'What changes when the GC is upgraded (--to required)')
             [CompletionResult]::new('health', 'health', [CompletionResultType]::ParameterValue, 'Resources the GC cannot list or watch, and deletions that do not progress')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'What the GC does to objects once they are created: manifests, exports, Velero backups')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'kubectl-gc;check;restart' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
@@ -310,6 +315,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         }
         'kubectl-gc;check;upgrade' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
@@ -364,6 +371,64 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         }
         'kubectl-gc;check;health' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit with code 5 when a finding has at least this severity')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Suppress the findings recorded in this baseline file (see --write-baseline)')
+            [CompletionResult]::new('--write-baseline', '--write-baseline', [CompletionResultType]::ParameterName, 'Write the current findings as a baseline file (then exit as usual)')
+            [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form')
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate authority file for the API server''s certificate')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for the API server''s certificate check (default: the server''s host)')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Resources listed concurrently from a live cluster')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]')
+            [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)')
+            [CompletionResult]::new('--strict-coverage', '--strict-coverage', [CompletionResultType]::ParameterName, 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--skip-broken-input', '--skip-broken-input', [CompletionResultType]::ParameterName, '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown')
+            [CompletionResult]::new('--assume-complete', '--assume-complete', [CompletionResultType]::ParameterName, '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kubectl-gc;check;apply' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
@@ -420,6 +485,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'What a restarted GC deletes or strips right after it starts')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'What changes when the GC is upgraded (--to required)')
             [CompletionResult]::new('health', 'health', [CompletionResultType]::ParameterValue, 'Resources the GC cannot list or watch, and deletions that do not progress')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'What the GC does to objects once they are created: manifests, exports, Velero backups')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -430,6 +496,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check;help;health' {
+            break
+        }
+        'kubectl-gc;check;help;apply' {
             break
         }
         'kubectl-gc;check;help;help' {
@@ -836,6 +905,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('restart', 'restart', [CompletionResultType]::ParameterValue, 'What a restarted GC deletes or strips right after it starts')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'What changes when the GC is upgraded (--to required)')
             [CompletionResult]::new('health', 'health', [CompletionResultType]::ParameterValue, 'Resources the GC cannot list or watch, and deletions that do not progress')
+            [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'What the GC does to objects once they are created: manifests, exports, Velero backups')
             break
         }
         'kubectl-gc;help;check;restart' {
@@ -845,6 +915,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;help;check;health' {
+            break
+        }
+        'kubectl-gc;help;check;apply' {
             break
         }
         'kubectl-gc;help;snapshot' {

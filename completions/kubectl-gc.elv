@@ -188,6 +188,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         }
         &'kubectl-gc;check'= {
             cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
+            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
             cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
@@ -245,10 +247,13 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand restart 'What a restarted GC deletes or strips right after it starts'
             cand upgrade 'What changes when the GC is upgraded (--to required)'
             cand health 'Resources the GC cannot list or watch, and deletions that do not progress'
+            cand apply 'What the GC does to objects once they are created: manifests, exports, Velero backups'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-gc;check;restart'= {
             cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
+            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
             cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
@@ -302,6 +307,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         }
         &'kubectl-gc;check;upgrade'= {
             cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
+            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
             cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
@@ -355,6 +362,63 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         }
         &'kubectl-gc;check;health'= {
             cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
+            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
+            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
+            cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
+            cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
+            cand --fail-on 'Exit with code 5 when a finding has at least this severity'
+            cand --baseline 'Suppress the findings recorded in this baseline file (see --write-baseline)'
+            cand --write-baseline 'Write the current findings as a baseline file (then exit as usual)'
+            cand --output-file 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form'
+            cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
+            cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --filename 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --max-input-size '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)'
+            cand -n 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand --namespace 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand -A 'All namespaces (`-A`, `-A=true`, `-A=false`)'
+            cand --all-namespaces 'All namespaces (`-A`, `-A=true`, `-A=false`)'
+            cand -l 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)'
+            cand --selector 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)'
+            cand --kind 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error'
+            cand --field-selector 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)'
+            cand --context 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -s 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)'
+            cand --server 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)'
+            cand --token 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)'
+            cand --certificate-authority 'Path to a certificate authority file for the API server''s certificate'
+            cand --client-certificate 'Path to a client certificate file for TLS'
+            cand --client-key 'Path to a client key file for TLS'
+            cand --tls-server-name 'Server name to use for the API server''s certificate check (default: the server''s host)'
+            cand --insecure-skip-tls-verify 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)'
+            cand --as 'Username to impersonate'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --as-uid 'UID to impersonate'
+            cand --request-timeout 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)'
+            cand --concurrency 'Resources listed concurrently from a live cluster'
+            cand --chunk-size 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]'
+            cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
+            cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
+            cand -v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
+            cand --v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
+            cand --no-headers 'Tables and custom-columns: print the rows only (no header, no detail blocks, no summary line)'
+            cand --strict-coverage 'Exit with code 6 when some resource could not be read (forbidden, failed, discovery errors), even if nothing else is wrong'
+            cand --all-contexts 'Audit every context of the kubeconfig, concurrently, into one report (as --context a,b,c does for the contexts named)'
+            cand -R 'Walk directories given with -f recursively'
+            cand --recursive 'Walk directories given with -f recursively'
+            cand --skip-broken-input '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+            cand --assume-complete '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kubectl-gc;check;apply'= {
+            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
+            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
             cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
@@ -410,6 +474,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand restart 'What a restarted GC deletes or strips right after it starts'
             cand upgrade 'What changes when the GC is upgraded (--to required)'
             cand health 'Resources the GC cannot list or watch, and deletions that do not progress'
+            cand apply 'What the GC does to objects once they are created: manifests, exports, Velero backups'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-gc;check;help;restart'= {
@@ -417,6 +482,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         &'kubectl-gc;check;help;upgrade'= {
         }
         &'kubectl-gc;check;help;health'= {
+        }
+        &'kubectl-gc;check;help;apply'= {
         }
         &'kubectl-gc;check;help;help'= {
         }
@@ -810,12 +877,15 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand restart 'What a restarted GC deletes or strips right after it starts'
             cand upgrade 'What changes when the GC is upgraded (--to required)'
             cand health 'Resources the GC cannot list or watch, and deletions that do not progress'
+            cand apply 'What the GC does to objects once they are created: manifests, exports, Velero backups'
         }
         &'kubectl-gc;help;check;restart'= {
         }
         &'kubectl-gc;help;check;upgrade'= {
         }
         &'kubectl-gc;help;check;health'= {
+        }
+        &'kubectl-gc;help;check;apply'= {
         }
         &'kubectl-gc;help;snapshot'= {
         }

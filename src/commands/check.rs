@@ -15,10 +15,21 @@ use crate::render::sink::Sink;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
+    if args.what == Some(CheckWhat::Apply) {
+        flags::check_report_output(args.output, &args.list, false)?;
+        output::check_templates(args.output, args.list.sort_by.as_deref())?;
+        return super::check_apply::run(g, args).await;
+    }
     if args.what == Some(CheckWhat::Upgrade) && args.to.is_none() {
         return Err(Error::usage(
             "check upgrade needs --to VERSION",
             "e.g. kubectl gc check upgrade --to 1.25",
+        ));
+    }
+    if args.target.is_some() {
+        return Err(Error::usage(
+            "--target is for check apply",
+            "kubectl gc check apply -f PATH --target empty",
         ));
     }
     flags::check_check(args.what, args.to.is_some(), !args.crd.is_empty())?;
@@ -117,6 +128,7 @@ fn analyse(
         Some(CheckWhat::Restart) => (true, false, false),
         Some(CheckWhat::Health) => (false, true, false),
         Some(CheckWhat::Upgrade) => (false, false, true),
+        Some(CheckWhat::Apply) => (false, false, false),
     };
     let mut findings: Vec<Finding> = Vec::new();
     progress::step("checking", || {

@@ -92,8 +92,10 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
     };
     // graph --from-gc reaches the GC's endpoint with the kubeconfig's credentials; history
     // reads no cluster at all.
+    // check apply reads -f as what is applied, and the cluster (or --snapshot) as the target.
     let connects = (file_input.is_none() && cmd != Cmd::History)
-        || matches!(cmd, Cmd::Graph { from_gc: true });
+        || matches!(cmd, Cmd::Graph { from_gc: true })
+        || cmd == Cmd::Check(Some(CheckWhat::Apply));
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
         return Err(Error::usage(
             format!(

@@ -2,6 +2,7 @@
 
 mod audit;
 mod check;
+mod check_apply;
 mod collect;
 pub mod complete;
 mod findings;

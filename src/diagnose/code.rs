@@ -97,11 +97,14 @@ pub enum Code {
     /// GC023: a namespace being deleted that the namespace controller cannot finish (a failed
     /// discovery, a foreign `spec.finalizers` token, content held by finalizers).
     StuckNamespace,
+    /// GC024: `check apply`: ownerReferences written into a manifest or backup (their UIDs
+    /// belong to the source cluster), or stripped by a Velero restore (the object is orphaned).
+    OwnerReferenceInManifest,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 24] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -125,6 +128,7 @@ impl Code {
         Code::OrderDependent,
         Code::OwnerNameNotRequestable,
         Code::StuckNamespace,
+        Code::OwnerReferenceInManifest,
     ];
 
     /// `GC0NN`.
@@ -153,6 +157,7 @@ impl Code {
             Code::OrderDependent => "GC021",
             Code::OwnerNameNotRequestable => "GC022",
             Code::StuckNamespace => "GC023",
+            Code::OwnerReferenceInManifest => "GC024",
         }
     }
 
@@ -184,6 +189,7 @@ impl Code {
             Code::OrderDependent => "order-dependent",
             Code::OwnerNameNotRequestable => "owner-name-not-requestable",
             Code::StuckNamespace => "stuck-namespace",
+            Code::OwnerReferenceInManifest => "owner-reference-in-manifest",
         }
     }
 

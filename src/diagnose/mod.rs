@@ -10,6 +10,7 @@
 //!
 //! This module imports `gc`; `gc` never imports it.
 
+pub mod apply;
 pub mod audit;
 pub mod code;
 pub mod finding;

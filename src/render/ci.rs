@@ -282,6 +282,11 @@ pub fn help(code: Code) -> CodeHelp {
             "The GC's metadata client joins the owner's name into the request path, so the owner is never requested as named: the GC never resolves it and retries the dependent forever.",
             "Fix the ownerReference's name, or remove the reference.",
         ),
+        Code::OwnerReferenceInManifest => (
+            "ownerReferences in a manifest or backup, or stripped by a restore.",
+            "ownerReferences name their owners by UID, and every object created anew gets a new UID: a reference copied from one cluster into a manifest points at nothing in any other, and the GC deletes the object seconds after it is created once no owner is solid. A Velero restore strips every ownerReference instead: the object survives, but the GC will never delete it with its owner.",
+            "Remove ownerReferences from manifests and let the owners' controllers adopt the objects; after a restore, put the references back with the owners' new UIDs (kubectl gc relink).",
+        ),
         Code::StuckNamespace => (
             "A namespace being deleted that the namespace controller cannot finish.",
             "The namespace controller deletes everything in a terminating namespace and removes its `kubernetes` token from spec.finalizers only after a pass with no error and nothing left. A failed discovery of any API group-version blocks that for good, as does a token in spec.finalizers it does not own; content held by finalizers keeps the namespace until their controllers remove them.",

@@ -4,6 +4,7 @@
 //! layout and the environment variables.
 
 mod apply;
+mod check_apply;
 mod cli;
 mod cli_surface;
 mod distribution;

@@ -19,6 +19,7 @@ mod testenv;
 mod apply;
 mod apply_safety;
 mod check;
+mod check_apply;
 mod cli;
 mod differential;
 mod fleet;
@@ -40,12 +41,13 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 14] = [
+    let suites: [&dyn harness::AnySuite; 15] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
         &graph::SUITE,
         &check::SUITE,
+        &check_apply::SUITE,
         &apply::SUITE,
         &apply_safety::SUITE,
         &generate::SUITE,

@@ -1,0 +1,95 @@
+//! `kubectl gc check apply -f PATH`: read what is to be created (`-f`), the target (the live
+//! cluster, `--snapshot`, or `--target empty`), build the cluster right after the apply
+//! (`diagnose::apply`) and audit it: the findings on the created objects are what the GC will do
+//! to them. The report has `check`'s formats, exit codes and `--fail-on`.
+
+use super::findings::{self, Want};
+use super::{gate, progress};
+use crate::cli::{ApplyRestorer, CheckArgs, GlobalArgs};
+use crate::diagnose::Finding;
+use crate::diagnose::apply::{Restorer, apply, input_findings};
+use crate::error::{Error, Result};
+use crate::gc::GarbageCollector;
+use crate::render::audit as view;
+use crate::render::sink::Sink;
+use crate::source::files;
+use std::collections::BTreeMap;
+
+pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
+    if g.filename.is_empty() {
+        return Err(Error::usage(
+            "check apply needs -f PATH: the manifests, export or backup to be applied",
+            "e.g. kubectl gc check apply -f manifests/ -R --target empty",
+        ));
+    }
+    let sink = Sink::open(args.file.output_file.as_deref())?;
+    let (input, _stats, problems) = files::read_files_reporting(&files::FileOptions {
+        paths: g.filename.clone(),
+        recursive: g.recursive,
+        keep_going: g.skip_broken_input,
+        // What is applied is all there is of it.
+        assume_complete: true,
+        max_input_bytes: match g.max_input_size {
+            0 => files::DEFAULT_MAX_INPUT_BYTES,
+            n => n,
+        },
+    })?;
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
+    let target = match args.target.as_deref() {
+        Some("empty") => None,
+        other => {
+            // The target: a snapshot file, or the live cluster (every namespace: owners may
+            // be anywhere).
+            let mut tg = g.clone();
+            tg.filename.clear();
+            tg.snapshot = other.map(std::path::PathBuf::from);
+            Some(super::load_input(&tg, false).await?)
+        }
+    };
+    let restorer = match args.restorer {
+        ApplyRestorer::Apply => Restorer::Apply,
+        ApplyRestorer::Velero => Restorer::Velero,
+    };
+    let applied = progress::step("creating the input in the target", || {
+        apply(target.as_ref().map(|t| &t.snapshot), &input, restorer)
+    });
+    for (kind, why) in &applied.not_restored {
+        eprintln!("note: a {kind} is not restored: {why}");
+    }
+    let version = g
+        .gc_version
+        .or_else(|| target.as_ref().and_then(|t| t.known_gc_version(g)))
+        .unwrap_or_else(|| GarbageCollector::default_gc_version(&applied.snapshot));
+    let snap = &applied.snapshot;
+    let gc = progress::step("building the GC's graph", || {
+        GarbageCollector::new(snap, version)
+    });
+    let mut all: Vec<Finding> = progress::step("judging the created objects", || {
+        crate::diagnose::audit(&gc).findings
+    });
+    all.retain(|f| f.object.is_some_and(|o| applied.from_input[o.index()]));
+    all.extend(input_findings(&applied, restorer));
+    all.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(&b.code))
+            .then(a.object.cmp(&b.object))
+    });
+    let in_scope: Vec<&Finding> = all.iter().collect();
+    let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
+    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    let want = Want::new(args.output, g.color, &args.list, sink.is_file());
+    let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
+    findings::emit_single(
+        sink,
+        "check",
+        args.output,
+        g.color,
+        &args.list,
+        args.fail_on,
+        &args.gate,
+        a,
+    )
+}

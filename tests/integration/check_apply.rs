@@ -1,0 +1,246 @@
+//! `kubectl gc check apply`: manifests, an export and a Velero backup tarball created in a new
+//! cluster (`--target empty`) and in a target snapshot, with kubectl's and Velero's rules.
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn meta(ns: &str, name: &str, uid: &str, owners: Value) -> Value {
+    json!({"namespace": ns, "name": name, "uid": uid, "ownerReferences": owners})
+}
+
+/// An export of a source cluster: a Deployment and its ReplicaSet (controller reference), a
+/// ConfigMap owned by a ConfigMap that is not exported, a Secret in another namespace owned
+/// by the Deployment, and a plain ConfigMap.
+fn export() -> Vec<Value> {
+    let dep = "11111111-0000-4000-8000-000000000001";
+    vec![
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta("shop", "web", dep, json!([]))}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("shop", "web-5d4f", "11111111-0000-4000-8000-000000000002",
+            json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": dep, "controller": true, "blockOwnerDeletion": true}]))}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("shop", "settings", "11111111-0000-4000-8000-000000000003",
+            json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "parent", "uid": "11111111-0000-4000-8000-000000000009"}]))}),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta("billing", "other-ns", "11111111-0000-4000-8000-000000000004",
+            json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "uid": dep}]))}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("shop", "plain", "11111111-0000-4000-8000-000000000005", json!([]))}),
+    ]
+}
+
+fn findings(out: &str) -> Vec<(String, String)> {
+    let doc: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    crate::support::schema::assert_valid("audit-report.schema.json", &doc, "check apply");
+    let mut v: Vec<(String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_owned(),
+                f["object"]["name"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = v
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_export_applied_to_a_new_cluster_is_deleted_where_its_references_are_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.json");
+    std::fs::write(
+        &file,
+        json!({"apiVersion": "v1", "kind": "List", "items": export()}).to_string(),
+    )
+    .unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let (code, out, err) = kubectl_gc(&[
+        "check", "apply", "-f", &file, "--target", "empty", "-o", "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    assert_eq!(
+        findings(&out),
+        pairs(&[
+            // The ReplicaSet's owner is re-created with a new UID: the reference is stale.
+            ("GC002", "web-5d4f"),
+            // The ConfigMap's owner is not in the input: it will not exist.
+            ("GC001", "settings"),
+            // The Secret's owner is in another namespace, where the GC never looks.
+            ("GC001", "other-ns"),
+            ("GC024", "web-5d4f"),
+            ("GC024", "settings"),
+            ("GC024", "other-ns"),
+        ])
+    );
+}
+
+#[test]
+fn an_update_keeps_the_targets_uid_so_a_matching_reference_stays_solid() {
+    let dir = tempfile::tempdir().unwrap();
+    // The target already has the Deployment, with the UID the ReplicaSet names.
+    let target = dir.path().join("target.yaml");
+    std::fs::write(
+        &target,
+        json!({"apiVersion": "v1", "kind": "List", "items": [export()[0].clone()]}).to_string(),
+    )
+    .unwrap();
+    let snap = dir
+        .path()
+        .join("target.ndjson")
+        .to_string_lossy()
+        .into_owned();
+    let (code, _, err) = kubectl_gc(&[
+        "snapshot",
+        "-f",
+        &target.to_string_lossy(),
+        "--assume-complete",
+        "-o",
+        &snap,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let input = dir.path().join("rs.json");
+    std::fs::write(&input, export()[1].to_string()).unwrap();
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &input.to_string_lossy(),
+        "--target",
+        &snap,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        findings(&out),
+        pairs(&[("GC024", "web-5d4f")]),
+        "solid: only the manifest warning"
+    );
+}
+
+/// A Velero backup tarball, laid out as Velero writes it: `metadata/version`,
+/// `resources/<resource>[.<group>]/namespaces/<ns>/<name>.json`, and the same object again under
+/// `<version>-preferredversion/`.
+fn velero_backup(dir: &Path) -> String {
+    let root = dir.join("backup");
+    let put = |rel: &str, v: &Value| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    std::fs::create_dir_all(root.join("metadata")).unwrap();
+    std::fs::write(root.join("metadata/version"), "1").unwrap();
+    for o in export() {
+        let kind = o["kind"].as_str().unwrap();
+        let (res, group) = match kind {
+            "Deployment" => ("deployments", ".apps"),
+            "ReplicaSet" => ("replicasets", ".apps"),
+            "ConfigMap" => ("configmaps", ""),
+            _ => ("secrets", ""),
+        };
+        let ns = o["metadata"]["namespace"].as_str().unwrap();
+        let name = o["metadata"]["name"].as_str().unwrap();
+        put(
+            &format!("resources/{res}{group}/namespaces/{ns}/{name}.json"),
+            &o,
+        );
+        put(
+            &format!("resources/{res}{group}/v1-preferredversion/namespaces/{ns}/{name}.json"),
+            &o,
+        );
+    }
+    let tarball = dir.join("backup.tar.gz");
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(&root)
+        .arg(".")
+        .status()
+        .expect("tar");
+    assert!(status.success());
+    tarball.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_velero_backup_is_read_directly_and_restored_the_way_velero_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let backup = velero_backup(dir.path());
+    // As kubectl apply of the backup's objects would: the stale references delete them.
+    let (code, out, err) = kubectl_gc(&[
+        "check", "apply", "-f", &backup, "--target", "empty", "-o", "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let f = findings(&out);
+    assert!(f.contains(&("GC002".into(), "web-5d4f".into())), "{f:?}");
+    assert_eq!(
+        f.iter().filter(|(c, _)| c == "GC024").count(),
+        3,
+        "each object once, not per copy: {f:?}"
+    );
+    // As Velero restores: references stripped, nothing deleted, the children orphaned.
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &backup,
+        "--target",
+        "empty",
+        "--restorer",
+        "velero",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let f = findings(&out);
+    assert_eq!(
+        f,
+        pairs(&[
+            ("GC024", "web-5d4f"),
+            ("GC024", "settings"),
+            ("GC024", "other-ns")
+        ]),
+        "only the orphaned notices"
+    );
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["severity"] == "info"),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn usage_errors() {
+    let (code, _, err) = kubectl_gc(&["check", "apply", "--target", "empty"]);
+    assert_eq!(code, 2, "no -f: {err}");
+    let (code, _, err) = kubectl_gc(&["check", "restart", "--target", "empty"]);
+    assert_eq!(code, 2, "--target outside check apply: {err}");
+}
