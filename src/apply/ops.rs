@@ -247,6 +247,8 @@ pub enum PatchType {
     Strategic,
     /// `application/merge-patch+json` (RFC 7386).
     Merge,
+    /// `application/json-patch+json` (RFC 6902): `relink`'s guarded additions.
+    Json,
 }
 
 impl PatchType {
@@ -255,6 +257,7 @@ impl PatchType {
         match self {
             PatchType::Strategic => "application/strategic-merge-patch+json",
             PatchType::Merge => "application/merge-patch+json",
+            PatchType::Json => "application/json-patch+json",
         }
     }
 }

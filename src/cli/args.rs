@@ -346,6 +346,42 @@ pub struct WhyArgs {
     pub file: OutputFileArgs,
 }
 
+/// `relink` flags.
+#[derive(Args, Debug)]
+pub struct RelinkArgs {
+    /// The target to relink: a snapshot FILE of it (dry run only); default: the live cluster.
+    #[arg(long, value_name = "SNAPSHOT", value_hint = ValueHint::FilePath)]
+    pub target: Option<std::path::PathBuf>,
+    /// Also link `controller: true` references of workloads whose controllers adopt by
+    /// selector (Pods of ReplicaSets, ReplicaSets of Deployments, Pods of Jobs, …).
+    #[arg(long)]
+    pub include_adoptable: bool,
+    /// Patch the live cluster (each object and owner re-read first; default: dry run).
+    #[arg(long, help_heading = "Apply")]
+    pub apply: bool,
+    /// Apply without asking (required when stdin or stderr is not a terminal).
+    #[arg(long, short = 'y', requires = "apply", help_heading = "Apply")]
+    pub yes: bool,
+    /// The record of every patch --apply sends (NDJSON, mode 0600; default:
+    /// `./kubectl-gc-relink-<UTC time>.json`; never overwritten).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "apply", help_heading = "Apply")]
+    pub record: Option<std::path::PathBuf>,
+    /// Output format: table, json or yaml.
+    #[arg(short, long, value_enum, default_value_t = RelinkFormat::Table)]
+    pub output: RelinkFormat,
+}
+
+/// `relink -o` formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelinkFormat {
+    /// The links and the skipped references, as tables.
+    Table,
+    /// The `RelinkPlan` document as JSON.
+    Json,
+    /// The same as YAML.
+    Yaml,
+}
+
 /// `history` flags.
 #[derive(Args, Debug)]
 pub struct HistoryArgs {

@@ -398,6 +398,35 @@ neither shows is 'unknown', never guessed. history reads no cluster.",
         )
     )]
     History(HistoryArgs),
+    /// Put back the ownerReferences a restore stripped, with the owners' current UIDs.
+    #[command(
+        long_about = "Put back the ownerReferences a restore stripped, with the owners' current UIDs.\n\n\
+Velero strips every ownerReference on restore, so restored children are never collected with \
+their owners again. relink -f BACKUP (a Velero tarball, an export, manifests) finds each object \
+of the target that matches a backup object (group, kind, namespace, name) and lacks one of its \
+references, and sets it again pointing at the owner's current UID (the owner matched the same \
+way, in the dependent's namespace as the GC looks). It never links a missing, terminating or \
+differently-scoped owner, nor creates a reference the GC would act on at once; controller \
+references of workloads whose controllers adopt by selector are left to them unless \
+--include-adoptable. Each skipped reference says why. Dry run by default; --apply asks, re-reads \
+each object and owner, sends a JSON patch that tests the object's UID and resourceVersion, and \
+records every patch.",
+        after_help = concat!(
+            "Examples:\n",
+            "  # What would be relinked after a Velero restore\n",
+            "  kubectl gc relink -f backup.tar.gz\n\n",
+            "  # Do it, with a record\n",
+            "  kubectl gc relink -f backup.tar.gz --apply --record relink.json\n\n",
+            "Exit codes:\n",
+            "  0  planned (or applied)\n",
+            "  7  --apply refused, stopped or incomplete\n",
+            "  2  usage\n",
+            "  3  bad input\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Relink(RelinkArgs),
     /// Explain one object: why it is stuck, why the GC will (not) delete it, what to do.
     #[command(
         long_about = "Explain one object: why it is stuck, why the GC will (not) delete it, what to do.\n\n\

@@ -31,6 +31,8 @@ pub enum Cmd {
     Why,
     /// `history`: audit logs, and the state before from files only.
     History,
+    /// `relink`: -f is the backup, the cluster (or --target) what is relinked.
+    Relink,
     /// `completion`, `options`, `version`: no input at all.
     NoInput(&'static str),
 }
@@ -95,7 +97,8 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
     // check apply reads -f as what is applied, and the cluster (or --snapshot) as the target.
     let connects = (file_input.is_none() && cmd != Cmd::History)
         || matches!(cmd, Cmd::Graph { from_gc: true })
-        || cmd == Cmd::Check(Some(CheckWhat::Apply));
+        || cmd == Cmd::Check(Some(CheckWhat::Apply))
+        || cmd == Cmd::Relink;
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
         return Err(Error::usage(
             format!(
@@ -142,7 +145,7 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
             }
         }
     }
-    if cmd == Cmd::Why {
+    if matches!(cmd, Cmd::Why | Cmd::Relink) {
         for id in ["selector", "kind", "field_selector"] {
             if g.given(id) {
                 return Err(Error::usage(

@@ -16,6 +16,7 @@ mod history;
 mod input;
 mod output;
 pub mod progress;
+mod relink;
 mod select;
 mod snapshot;
 mod watch;
@@ -75,6 +76,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         Command::Watch(args) => {
             flags::check_global(Cmd::Watch, g)?;
             watch::run(g, args).await
+        }
+        Command::Relink(args) => {
+            flags::check_global(Cmd::Relink, g)?;
+            relink::run(g, args).await
         }
         Command::History(args) => {
             flags::check_global(Cmd::History, g)?;

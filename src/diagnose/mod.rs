@@ -16,6 +16,7 @@ pub mod code;
 pub mod finding;
 pub mod health;
 pub mod history;
+pub mod relink;
 pub mod remedy;
 pub mod restart;
 pub mod suppress;

@@ -2,7 +2,8 @@
 //! `kubectl get -o json` (ownerReferences and their UIDs kept), deleted, then applied again to the
 //! same cluster — every object created with a new UID. `check apply` predicts, object by
 //! object, which of them the GC deletes; the real GC must delete exactly those. Restored the way
-//! Velero does (references stripped), nothing is deleted.
+//! Velero does (references stripped), nothing is deleted; `relink --apply` then puts the links
+//! back, and deleting an owner makes the real GC delete its relinked dependents.
 
 use crate::harness::{Suite, Test};
 use crate::testenv::TestEnv;
@@ -22,11 +23,18 @@ pub const SUITE: Suite<Ctx> = Suite {
         env.start_controllers(&["garbagecollector"])?;
         Ok(Ctx { env })
     },
-    tests: &[Test {
-        name: "an_export_reapplied_is_deleted_exactly_where_predicted",
-        needs: &[],
-        run: export_reapplied,
-    }],
+    tests: &[
+        Test {
+            name: "an_export_reapplied_is_deleted_exactly_where_predicted",
+            needs: &[],
+            run: export_reapplied,
+        },
+        Test {
+            name: "relink_restores_the_links_a_velero_restore_stripped",
+            needs: &[],
+            run: relink_after_restore,
+        },
+    ],
 };
 
 fn kgc(env: &TestEnv, args: &[&str]) -> (i32, String, String) {
@@ -197,6 +205,161 @@ fn export_reapplied(ctx: &Ctx) {
         assert!(
             Instant::now() < deadline,
             "the GC deleted {deleted:?}, predicted {predicted:?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn relink_after_restore(ctx: &Ctx) {
+    let env = &ctx.env;
+    env.kubectl(&["create", "namespace", "vel"]).unwrap();
+    env.kubectl(&["create", "configmap", "parent", "-n", "vel"])
+        .unwrap();
+    let uid = |what: &str| {
+        env.kubectl(&["get", what, "-n", "vel", "-o", "jsonpath={.metadata.uid}"])
+            .unwrap()
+    };
+    let parent = uid("configmap/parent");
+    let docs = [
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "child", "namespace": "vel",
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "parent", "uid": parent}]}}),
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "vel"},
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": {"metadata": {"labels": {"app": "x"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}),
+    ];
+    for d in &docs {
+        env.kubectl_stdin(&["apply", "-f", "-"], Some(&d.to_string()))
+            .unwrap();
+    }
+    let rs = uid("replicaset/rs");
+    env.kubectl_stdin(
+        &["apply", "-f", "-"],
+        Some(&json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "vel",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": rs, "controller": true}]},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}]}}).to_string()),
+    )
+    .unwrap();
+    // The backup: what the cluster held, references and UIDs included.
+    let backup = env
+        .kubectl(&[
+            "get",
+            "configmaps,replicasets,pods",
+            "-n",
+            "vel",
+            "-o",
+            "json",
+        ])
+        .unwrap();
+    let file = env.dir.join("vel-backup.json");
+    std::fs::write(&file, &backup).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    // Restored the way Velero does: deleted, then created again without references.
+    env.kubectl(&[
+        "delete",
+        "pods,configmaps,replicasets",
+        "--all",
+        "-n",
+        "vel",
+        "--grace-period=0",
+        "--force",
+    ])
+    .unwrap();
+    let mut doc: Value = serde_json::from_str(&backup).unwrap();
+    for o in doc["items"].as_array_mut().unwrap() {
+        let m = o["metadata"].as_object_mut().unwrap();
+        for k in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "managedFields",
+            "selfLink",
+            "ownerReferences",
+        ] {
+            m.remove(k);
+        }
+        o.as_object_mut().unwrap().remove("status");
+    }
+    doc["items"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|o| o["metadata"]["name"] != "kube-root-ca.crt");
+    env.kubectl_stdin(&["create", "-f", "-"], Some(&doc.to_string()))
+        .unwrap();
+    let new_parent = uid("configmap/parent");
+    assert_ne!(new_parent, parent);
+
+    // The plan: the child to its parent's new UID; the pod left to its ReplicaSet.
+    let (code, out, err) = kgc(env, &["relink", "-f", &file, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let plan: Value = serde_json::from_str(&out).unwrap();
+    let links = plan["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{plan:#}");
+    assert_eq!(links[0]["name"], "child");
+    assert_eq!(links[0]["add"][0]["uid"], new_parent.as_str());
+    assert_eq!(links[0]["add"][0]["oldUid"], parent.as_str());
+    assert!(
+        plan["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["object"].as_str().unwrap().starts_with("Pod/p")
+                && s["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("adopts it by selector")),
+        "{plan:#}"
+    );
+    // Without --yes and no terminal: refused, nothing patched.
+    let (code, _, err) = kgc(env, &["relink", "-f", &file, "--apply"]);
+    assert_eq!(code, 7, "{err}");
+    let record = env.dir.join("relink-record.json");
+    let (code, _, err) = kgc(
+        env,
+        &[
+            "relink",
+            "-f",
+            &file,
+            "--apply",
+            "--yes",
+            "--record",
+            record.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let refs = env
+        .kubectl(&[
+            "get",
+            "configmap",
+            "child",
+            "-n",
+            "vel",
+            "-o",
+            "jsonpath={.metadata.ownerReferences[0].uid}",
+        ])
+        .unwrap();
+    assert_eq!(refs, new_parent);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&record).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let rec = std::fs::read_to_string(&record).unwrap();
+    assert!(rec.contains("\"outcome\":\"patched\""), "{rec}");
+    // Run again: nothing left to do (the reference exists).
+    let (_, out, _) = kgc(env, &["relink", "-f", &file, "-o", "json"]);
+    let again: Value = serde_json::from_str(&out).unwrap();
+    assert!(again["links"].as_array().unwrap().is_empty(), "{again:#}");
+    // The links work: deleting the parent makes the real GC delete the child.
+    env.kubectl(&["delete", "configmap", "parent", "-n", "vel"])
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while env
+        .kubectl(&["get", "configmap", "child", "-n", "vel"])
+        .is_ok()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the GC did not delete the relinked child"
         );
         std::thread::sleep(Duration::from_millis(300));
     }
