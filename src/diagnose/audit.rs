@@ -192,7 +192,7 @@ fn ref_finding(
                         .filter(|_| !o.namespace.is_empty() && owner_kind_namespaced(gc, r));
                     if let Some(&sibling) = sibling {
                         msg.push_str(&format!(
-                            "; GC 1.20 may never collect it: {} references the same missing owner, and if the GC observed it first the owner's virtual node has no namespace and is never verified for namespaced dependents (kubernetes#98040, fixed in 1.21)",
+                            "; GC 1.20 may never collect it: {} references the same missing owner, and if the GC observed it first the owner's virtual node has no namespace and is never verified for namespaced dependents (kubernetes#98040, fixed in 1.20.3)",
                             gc.snap.describe(sibling)
                         ));
                     }
