@@ -33,6 +33,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             0 => files::DEFAULT_MAX_INPUT_BYTES,
             n => n,
         },
+        manifests: true,
     })?;
     for p in &problems {
         eprintln!("warning: {p}");

@@ -109,6 +109,7 @@ fn read_input(line: &Line) -> Option<Snapshot> {
             keep_going: true,
             assume_complete: false,
             max_input_bytes: crate::source::files::DEFAULT_MAX_INPUT_BYTES,
+            manifests: false,
         };
         return bounded(move || crate::source::files::read_files(&opts).ok());
     }

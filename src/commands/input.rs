@@ -131,6 +131,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
                 0 => files::DEFAULT_MAX_INPUT_BYTES,
                 n => n,
             },
+            manifests: false,
         })?;
         // Broken documents skipped with --skip-broken-input are still reported, one line each.
         for p in &problems {

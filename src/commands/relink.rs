@@ -34,6 +34,7 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
             0 => files::DEFAULT_MAX_INPUT_BYTES,
             n => n,
         },
+        manifests: true,
     })?;
     for p in &problems {
         eprintln!("warning: {p}");

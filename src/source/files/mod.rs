@@ -62,6 +62,10 @@ pub struct FileOptions {
     pub assume_complete: bool,
     /// At most this many bytes from one decompressed stream or pipe.
     pub max_input_bytes: u64,
+    /// The input is manifests to be created (`check apply`): an object without
+    /// `metadata.uid` — as people write them — is read with a UID of its own (unique, and
+    /// recognisable: `kgc-manifest-N`) instead of being skipped.
+    pub manifests: bool,
 }
 
 impl Default for FileOptions {
@@ -72,6 +76,7 @@ impl Default for FileOptions {
             keep_going: false,
             assume_complete: false,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            manifests: false,
         }
     }
 }

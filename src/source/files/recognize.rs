@@ -107,6 +107,8 @@ pub(crate) struct Reader<'o> {
     pub sink: Sink,
     /// Namespace and APIService details read from their objects (snapshot::details).
     pub details: crate::snapshot::Details,
+    /// UIDs given to manifests without one (`FileOptions::manifests`).
+    manifest_uids: u64,
     /// Last resolved (apiVersion, kind) → (row, group/kind): consecutive items share it.
     last: Option<(String, String, ResourceId, u32)>,
     /// Last apiVersion split, and where its version starts (`None`: not valid).
@@ -124,6 +126,7 @@ impl<'o> Reader<'o> {
             cov: Coverage::new(sink.batch.hasher().clone()),
             sink,
             details: crate::snapshot::Details::default(),
+            manifest_uids: 0,
             last: None,
             last_split: (String::new(), None),
         }
@@ -461,10 +464,20 @@ impl<'o> Reader<'o> {
             self.unusable(loc, "no metadata", hole);
             return;
         };
+        let mut synthesized;
+        let mut meta = meta;
         if meta.meta.uid.is_empty() {
-            let hole = self.hole_of(&api_version, &kind, doc.namespace());
-            self.unusable(loc, "no metadata.uid", hole);
-            return;
+            if !self.opts.manifests {
+                let hole = self.hole_of(&api_version, &kind, doc.namespace());
+                self.unusable(loc, "no metadata.uid", hole);
+                return;
+            }
+            // A manifest as people write it: the object gets its UID when it is created.
+            self.manifest_uids += 1;
+            synthesized = meta.clone();
+            synthesized.meta.uid =
+                std::borrow::Cow::Owned(format!("kgc-manifest-{}", self.manifest_uids));
+            meta = &synthesized;
         }
         if group == "apiextensions.k8s.io"
             && kind == "CustomResourceDefinition"
