@@ -258,13 +258,19 @@ fn action_of(e: &AuditEvent, actor: &Actor) -> Option<&'static str> {
         "deletecollection" => Some("delete-collection"),
         "update" if sub == "finalize" => Some("remove-finalizer"),
         "patch" | "update" if sub.is_empty() => {
+            // The GC writes references and finalizers only to remove them (its merge patch for
+            // custom resources sets the list that remains); anyone else's body removes them
+            // when it removes paths or sets the list to none.
+            let gc = actor.kind == "garbage-collector";
             let refs_removed = b
                 .removed_paths
                 .iter()
                 .any(|p| p.contains("ownerReferences"))
-                || b.owner_references.is_some();
-            let fins_removed =
-                b.removed_paths.iter().any(|p| p.contains("finalizers")) || b.finalizers.is_some();
+                || b.owner_references
+                    .as_ref()
+                    .is_some_and(|r| gc || r.is_empty());
+            let fins_removed = b.removed_paths.iter().any(|p| p.contains("finalizers"))
+                || b.finalizers.as_ref().is_some_and(|f| gc || f.is_empty());
             if refs_removed {
                 Some("remove-owner-references")
             } else if fins_removed {
@@ -418,6 +424,8 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
     let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
     // Per key: UIDs seen created (create events with a uid) and when.
     let mut created: HashMap<Key, Vec<(i64, String)>> = HashMap::new();
+    // Per key: the ownerReferences a create's body gave the object (Request level and up).
+    let mut created_refs: HashMap<Key, Vec<OwnerRefSeen>> = HashMap::new();
     // The GC's owner reads that answered 404, per key.
     let mut gc_404: HashMap<Key, i64> = HashMap::new();
     let mut gc_seen = false;
@@ -436,6 +444,9 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
         if e.verb == "create" && (200..300).contains(&e.code) {
             if let Some(uid) = o.uid.clone() {
                 created.entry(o.key()).or_default().push((e.time_us, uid));
+            }
+            if let Some(refs) = &e.bodies.owner_references {
+                created_refs.insert(o.key(), refs.clone());
             }
             continue;
         }
@@ -478,6 +489,7 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
         sources: &sources,
         by_key: &by_key,
         created: &created,
+        created_refs: &created_refs,
         gc_404: &gc_404,
         before,
         index: index.as_ref(),
@@ -533,6 +545,7 @@ struct Cx<'a> {
     sources: &'a [&'a AuditEvent],
     by_key: &'a HashMap<Key, Vec<usize>>,
     created: &'a HashMap<Key, Vec<(i64, String)>>,
+    created_refs: &'a HashMap<Key, Vec<OwnerRefSeen>>,
     gc_404: &'a HashMap<Key, i64>,
     before: Option<&'a Snapshot>,
     index: Option<&'a SnapIndex<'a>>,
@@ -746,7 +759,13 @@ impl Cx<'_> {
             .iter()
             .find_map(|p| p.strip_prefix("/metadata/ownerReferences/uid="))
             .map(str::to_owned);
-        let Some((refs, from)) = owner_refs_of(e, &it.object, self.index) else {
+        let from_create = self
+            .created_refs
+            .get(&it.object.key())
+            .filter(|_| e.bodies.response_owner_references.is_none())
+            .map(|r| (r.clone(), "the body of its create request"));
+        let Some((refs, from)) = from_create.or_else(|| owner_refs_of(e, &it.object, self.index))
+        else {
             return unknown(
                 "its owners are not in the inputs: the log's bodies do not show them and no \
                  snapshot of the state before holds the object (--snapshot/-f)"
@@ -1180,6 +1199,35 @@ mod tests {
         assert_eq!(c.type_, "owner-deleted");
         assert_eq!(c.owner.as_ref().unwrap().resource, "replicasets");
         assert_eq!(c.root.as_ref().unwrap().user, USER);
+    }
+
+    #[test]
+    fn a_request_level_create_body_names_the_owners_without_a_snapshot() {
+        let mut create = ev(0, USER, "create", "configmaps", "shop", "dep");
+        create.level = Level::Request;
+        create.bodies.owner_references = Some(vec![OwnerRefSeen {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            name: "owner".into(),
+            uid: "u-owner".into(),
+        }]);
+        let events = [
+            create,
+            ev(10, USER, "delete", "configmaps", "shop", "owner"),
+            ev(15, GC_USER, "delete", "configmaps", "shop", "dep"),
+        ];
+        let h = history(&events, None);
+        let c = cause(&h, "delete", "dep");
+        assert_eq!(c.type_, "owner-deleted");
+        assert_eq!(c.root.as_ref().unwrap().object.name, "owner");
+        // A user's patch that sets references is not a removal; the GC's is.
+        let mut p = ev(20, USER, "patch", "configmaps", "shop", "x");
+        p.bodies.owner_references = Some(vec![OwnerRefSeen::default()]);
+        let mut g = ev(21, GC_USER, "patch", "configmaps", "shop", "y");
+        g.bodies.owner_references = Some(vec![OwnerRefSeen::default()]);
+        let h = history(&[p, g], None);
+        assert_eq!(h.items.len(), 1);
+        assert_eq!(h.items[0].action, "remove-owner-references");
     }
 
     #[test]

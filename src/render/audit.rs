@@ -604,9 +604,7 @@ pub fn summary_line(r: &AuditReport) -> String {
         // Verdicts unknown only because the kinds the input holds are not assumed complete:
         // say how to assume it.
         if !partial.is_empty() && s.classifications.get("unknown").is_some_and(|n| *n > 0) {
-            line.push_str(
-                " (--assume-complete if the input holds every object of those kinds)",
-            );
+            line.push_str(" (--assume-complete if the input holds every object of those kinds)");
         }
     } else if c.complete {
         line.push_str(" · coverage complete");
