@@ -111,6 +111,10 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
                 path.display()
             );
         }
+        let mut snapshot = snapshot;
+        if snapshot.provenance.server_version.is_none() {
+            snapshot.assumed_version = g.gc_version;
+        }
         return Ok(Loaded {
             snapshot,
             input: Input::SnapshotFile,
@@ -139,6 +143,11 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         }
         if stats.files > 0 && says_what_was_read(g) {
             eprintln!("{}", stats.summary_line(start.elapsed()));
+        }
+        let mut snapshot = snapshot;
+        if snapshot.provenance.server_version.is_none() {
+            // --gc-version names the release: its served API versions are the cluster's.
+            snapshot.assumed_version = g.gc_version;
         }
         return Ok(Loaded {
             snapshot,

@@ -70,14 +70,17 @@ pub struct GarbageCollector<'a> {
 
 impl<'a> GarbageCollector<'a> {
     /// The GC of release `gc_version` started on `snap`. Served API versions are judged
-    /// against the snapshot's server version when known, else against `gc_version` for live
-    /// snapshots (files: unknown).
+    /// against the snapshot's server version when known, else against the release the user
+    /// named for an input that records none ([`Snapshot::assumed_version`]: the GC works within
+    /// a skew of its API server, so the emulated release's served versions are the cluster's),
+    /// else they are unknown (files).
     pub fn new(snap: &'a Snapshot, gc_version: KubeVersion) -> Self {
         let server = snap
             .provenance
             .server_version
             .as_deref()
-            .and_then(KubeVersion::parse);
+            .and_then(KubeVersion::parse)
+            .or(snap.assumed_version);
         let graph = Graph::build_for(snap, gc_version);
         let rest_mapper = RestMapper::new(snap, server);
         GarbageCollector {

@@ -191,6 +191,10 @@ pub struct Snapshot {
     pub store: Store,
     /// Namespace and APIService details beyond metadata, where they were read.
     pub details: Details,
+    /// For an input that does not record its server version (files): the release the user
+    /// said to emulate (`--gc-version`), whose served API versions then stand in for the
+    /// cluster's. Never written to a snapshot file.
+    pub assumed_version: Option<crate::catalog::KubeVersion>,
     /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
     resource_syms: Vec<(Sym, Sym)>,
 }
