@@ -483,3 +483,46 @@ fn gc001_on_gc_1_20_warns_that_a_cluster_scoped_sibling_can_strand_it() {
     assert!(!message(21).contains("98040"));
     assert!(!message(19).contains("98040"));
 }
+
+/// Issue 25: where the simulation runs (audit, collect), GC 1.20.0–1.20.2's #98040 makes the
+/// good dependent's end state order-dependent — deleted, or never collected — not only
+/// "deleted" (the restart check already reported both).
+#[test]
+fn gc021_on_gc_1_20_2_reports_both_end_states_of_a_dependent_98040_can_strand() {
+    let mut c = Cluster::new();
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        "bad",
+        "cr",
+    )
+    .owner("v1", "ConfigMap", "parent", "gone");
+    c.obj("v1", "ConfigMap", "ns", "good", "cm")
+        .owner("v1", "ConfigMap", "parent", "gone");
+    let s = c.build();
+    let at = |v: KubeVersion| crate::diagnose::audit(&GarbageCollector::new(&s, v));
+    let a = at(KubeVersion::release(20, 2));
+    let f = finding_on(&s, &a.findings, Code::OrderDependent, "good");
+    assert!(
+        f.consequence.contains("deleted") && f.consequence.contains("kept with ownerReferences"),
+        "{}",
+        f.consequence
+    );
+    let good = a
+        .plan
+        .outcomes
+        .iter()
+        .find(|o| s.store.str(s.store.object(o.target).name) == "good")
+        .expect("good's outcome");
+    assert!(good.alternatives.iter().any(|x| x.never_evaluated));
+    // 1.20.3 has the fix; 1.19 deletes both: one end state.
+    for v in [KubeVersion::release(20, 3), KubeVersion::v1(19)] {
+        let a = at(v);
+        assert!(
+            !a.findings.iter().any(|x| x.code == Code::OrderDependent),
+            "{v}: {:?}",
+            a.findings
+        );
+    }
+}

@@ -181,6 +181,9 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             }
         }
     }
+    if start == Start::SteadyState {
+        stranded_by_98040(gc, &primary, &mut alternatives);
+    }
     // The requests on an order-dependent object that every order makes (an orphan patch that
     // lands before or after the race, say) stay in the plan: later requests (the orphan
     // finalizer's removal) rely on them. Only the ones some order does not make are left out.
@@ -207,6 +210,67 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
         certain.insert(id, common);
     }
     plan_from(gc, primary, alternatives, &certain)
+}
+
+/// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a
+/// cluster-scoped dependent of a missing namespaced owner first gave the owner's virtual node no
+/// namespace, and then never verifies it for the namespaced dependents: they are never
+/// collected. A steady state cannot tell which dependent the GC saw first when it started, so
+/// both end states are open for each namespaced dependent the primary run changes (the restart
+/// simulation models the same order choice directly).
+fn stranded_by_98040(
+    gc: &GarbageCollector<'_>,
+    primary: &Run,
+    alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
+) {
+    use crate::gc::rest_mapper::Mapping;
+    if !gc.rules.namespace_less_virtual_owner_strands() {
+        return;
+    }
+    let store = &gc.snap.store;
+    for v in gc.graph.virtual_nodes() {
+        let deps: Vec<ObjId> = gc
+            .graph
+            .dependents(v)
+            .iter()
+            .filter_map(|&d| gc.graph.object(d))
+            .collect();
+        if !deps.iter().any(|&d| store.object(d).namespace.is_empty()) {
+            continue;
+        }
+        let uid = gc.graph.node(v).id.uid;
+        for &d in deps
+            .iter()
+            .filter(|&&d| !store.object(d).namespace.is_empty())
+        {
+            // Only references to a namespaced owner kind: a cluster-scoped one keeps its
+            // (empty) namespace and is verified.
+            let namespaced_owner = store.owner_refs(d).iter().any(|r| {
+                r.uid == uid
+                    && match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
+                        Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
+                        _ => false,
+                    }
+            });
+            let (state, _) = fate(primary, store, d);
+            if !namespaced_owner || state == EndState::Kept {
+                continue;
+            }
+            let kept = Alternative {
+                state: EndState::Kept,
+                owner_refs: store.owner_refs(d).iter().map(|r| r.uid).collect(),
+                never_evaluated: true,
+                order: OpenOrder::Informers,
+            };
+            let list = alternatives.entry(d).or_default();
+            if !list
+                .iter()
+                .any(|a| a.state == kept.state && a.owner_refs == kept.owner_refs)
+            {
+                list.push(kept);
+            }
+        }
+    }
 }
 
 /// What a request does, whichever step it is sent at.
