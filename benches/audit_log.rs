@@ -16,7 +16,9 @@
 //! | plain | read the file line by line + `serde_json::from_slice::<IgnoredAny>` per line | `source::audit::read`, a sink that counts |
 //! | gzip | the same through `flate2`'s `MultiGzDecoder` | `read` on the `.gz` |
 //!
-//! Knobs: `KGC_BENCH_AUDIT_MB=200` (size of the plain log), `KGC_BENCH_RUNS=3`.
+//! Knobs: `KGC_BENCH_AUDIT_MB=200` (size of the plain log), `KGC_BENCH_RUNS=3`,
+//! `KGC_BENCH_KEEP=1` (keep the generated logs, e.g. to profile one phase:
+//! `perf record target/release/deps/audit_log-… --phase read target/bench-audit-…/audit.log`).
 
 use kubectl_gc::source::audit::{AuditOptions, read};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -51,6 +53,12 @@ fn main() {
         size(&plain) as f64 / 1e6,
         size(&gz) as f64 / 1e6
     );
+    let _guard = if std::env::var_os("KGC_BENCH_KEEP").is_some() {
+        println!("kept in {}", tmp.keep().display());
+        None
+    } else {
+        Some(tmp)
+    };
     for (what, file, floor_phase) in [("plain", &plain, "floor"), ("gzip", &gz, "floor-gz")] {
         let floor = measure(floor_phase, file, runs);
         let read = measure("read", file, runs);

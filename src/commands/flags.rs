@@ -100,6 +100,15 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
         || cmd == Cmd::Check(Some(CheckWhat::Apply))
         || cmd == Cmd::Relink;
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
+        if cmd == Cmd::History {
+            return Err(Error::usage(
+                format!(
+                    "{} applies to a cluster, and history reads no cluster: only audit logs and --snapshot/-f",
+                    flag(id)
+                ),
+                format!("drop {}", flag(id)),
+            ));
+        }
         return Err(Error::usage(
             format!(
                 "{} applies to a cluster, but the input is {}: nothing is read from a cluster",

@@ -61,12 +61,18 @@ pub struct Bodies {
     pub orphan_dependents: Option<bool>,
     /// DeleteOptions' `preconditions.uid`.
     pub precondition_uid: Option<String>,
-    /// A patch or update body's `metadata.ownerReferences` (`Some(empty)`: set to none).
+    /// A create, patch or update body's `metadata.ownerReferences` (`Some(empty)`: set to
+    /// none; a JSON patch `add`/`replace` of the whole list counts too). Strategic-merge
+    /// directives (`$patch: delete`) are not references: they go to `removed_paths`.
     pub owner_references: Option<Vec<OwnerRefSeen>>,
-    /// A patch or update body's `metadata.finalizers` (`Some(empty)`: set to none).
+    /// A create, patch or update body's `metadata.finalizers` (`Some(empty)`: set to none,
+    /// e.g. the merge patch `{"metadata":{"finalizers":null}}`).
     pub finalizers: Option<Vec<String>>,
-    /// A JSON patch (array) that removes `/metadata/ownerReferences…` or
-    /// `/metadata/finalizers…` paths: those paths.
+    /// What a patch removes from ownerReferences and finalizers: the paths of a JSON patch's
+    /// `remove`/`replace` operations under `/metadata/ownerReferences` or
+    /// `/metadata/finalizers`; `/metadata/ownerReferences/uid=<UID>` for each strategic-merge
+    /// `{"$patch":"delete","uid":…}` (the GC's removal patch); `/metadata/finalizers/value=<F>`
+    /// for each strategic-merge `$deleteFromPrimitiveList/finalizers` entry.
     pub removed_paths: Vec<String>,
     /// The response object's `metadata.uid` (RequestResponse).
     pub response_uid: Option<String>,
@@ -83,7 +89,8 @@ pub struct Bodies {
 pub struct Position {
     /// File (and archive member) name.
     pub source: String,
-    /// 1-based line (JSON lines) or record number (other formats).
+    /// 1-based line where the record starts, in every format (the items of a list written on
+    /// one line share it; a problem then names the item). 0: the input as a whole.
     pub line: u64,
 }
 

@@ -95,25 +95,25 @@ impl<'s> Ctx<'s> {
         *self.stats.by_format.entry(format).or_default() += 1;
     }
 
-    /// An event read: counted, and passed on unless it is a read other than a 404.
-    fn emit(&mut self, mut ev: AuditEvent, line: u64) {
+    /// An event read (passed on or not): counted, and its time in the window.
+    fn seen(&mut self, t: i64) {
         let s = &mut self.stats;
         s.events += 1;
-        let t = ev.time_us;
         s.first_us = Some(s.first_us.map_or(t, |f| f.min(t)));
         s.last_us = Some(s.last_us.map_or(t, |l| l.max(t)));
         match self.input_max_us {
             Some(m) if t < m => s.out_of_order += 1,
             _ => self.input_max_us = Some(t),
         }
-        if matches!(ev.verb.as_str(), "get" | "list" | "watch") && ev.code != 404 {
-            return;
-        }
+    }
+
+    /// An event passed on.
+    fn pass(&mut self, mut ev: AuditEvent, line: u64) {
         ev.position = Position {
             source: self.source.clone(),
             line,
         };
-        s.passed += 1;
+        self.stats.passed += 1;
         (self.sink)(ev);
     }
 }
@@ -403,11 +403,13 @@ fn event(
 fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>) {
     match b {
         Built::OtherStage => {}
+        Built::Dropped(t) => ctx.seen(t),
         Built::Event(ev, cut) => {
             if let Some(cause) = cut {
                 ctx.problem(line, || with_item(item, cause));
             }
-            ctx.emit(*ev, line);
+            ctx.seen(ev.time_us);
+            ctx.pass(*ev, line);
         }
         Built::Bad(why) => ctx.problem(line, || with_item(item, why)),
     }
@@ -465,8 +467,11 @@ fn inner(
                 && matches!(ev.shape(), Shape::Event)
             {
                 ctx.count(format);
-                if let Built::Event(e, _) = records::native(&ev, true, rec.envelope_time_us()) {
-                    ctx.emit(*e, line);
+                match records::native(&ev, true, rec.envelope_time_us()) {
+                    // One problem for the record: the cut.
+                    Built::Event(e, _) => built(ctx, Built::Event(e, None), line, item),
+                    b @ Built::Dropped(_) => built(ctx, b, line, item),
+                    Built::OtherStage | Built::Bad(_) => {}
                 }
             }
             Rec::Audit

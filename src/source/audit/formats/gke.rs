@@ -78,12 +78,15 @@ fn build(rec: &Record, p: &Proto) -> Built {
     else {
         return Built::Bad("a GKE audit entry without operation.id or insertId".into());
     };
-    let mut cut = false;
     let segs: Vec<&str> = method.split('.').collect();
     let verb = segs.last().copied().unwrap_or("");
+    let (code, reason) = http_code(p.status.as_ref().and_then(|s| s.code).unwrap_or(0));
+    if records::dropped(verb, code) {
+        return Built::Dropped(time_us);
+    }
+    let mut cut = false;
     let resource_name = p.resource_name.as_ref().map_or("", Str::as_str);
     let object = object_ref(&segs, resource_name, &mut cut);
-    let (code, reason) = http_code(p.status.as_ref().and_then(|s| s.code).unwrap_or(0));
     let response = p.response.as_ref().and_then(|r| r.0.as_ref());
     let event = AuditEvent {
         audit_id: records::owned(id.as_str(), &mut cut),
