@@ -303,7 +303,7 @@ fn generate(dir: &Path, mb: usize) -> (PathBuf, PathBuf, u64) {
                 t,
             )
         } else if roll < 92 {
-            let res = if roll % 2 == 0 {
+            let res = if roll.is_multiple_of(2) {
                 "configmaps"
             } else {
                 "secrets"

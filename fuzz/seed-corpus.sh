@@ -6,8 +6,10 @@ set -eu
 cd "$(dirname "$0")"
 root=..
 real=${KGC_REALDATA:-$root/tests/data/realdata}
-mkdir -p corpus/file_reader corpus/snapshot_reader corpus/timestamp
+mkdir -p corpus/file_reader corpus/snapshot_reader corpus/timestamp corpus/audit_reader
 cp "$root"/examples/*.yaml corpus/file_reader/
+# The audit reader: a real Metadata-level log of a v1.20.2 API server.
+cp "$root"/examples/audit-shop.log corpus/audit_reader/
 cp "$root"/examples/*.json corpus/snapshot_reader/
 if [[ -d $real ]]; then
   # Small real files of every shape: typed lists, kind: List, bare sequences, redacted YAML
@@ -21,4 +23,4 @@ if [[ -d $real ]]; then
 fi
 printf '2021-09-14T10:20:30Z' > corpus/timestamp/basic
 printf '2021-09-14T12:20:30.123456+02:00' > corpus/timestamp/offset
-echo "seeded: $(ls corpus/file_reader | wc -l) file_reader, $(ls corpus/snapshot_reader | wc -l) snapshot_reader, $(ls corpus/timestamp | wc -l) timestamp"
+echo "seeded: $(ls corpus/audit_reader | wc -l) audit_reader, $(ls corpus/file_reader | wc -l) file_reader, $(ls corpus/snapshot_reader | wc -l) snapshot_reader, $(ls corpus/timestamp | wc -l) timestamp"

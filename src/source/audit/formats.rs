@@ -314,7 +314,7 @@ fn record(
         if hint.is_some() {
             return Rec::Bad("an array inside a list".into());
         }
-        return match serde_json::from_slice::<Vec<&RawValue>>(bytes) {
+        return match records::parse::<Vec<&RawValue>>(bytes) {
             Ok(items) => container(ctx, st, &items, line, "event-list"),
             Err(e) if e.is_eof() => Rec::Incomplete,
             Err(e) => Rec::Bad(json_error(&e)),
@@ -323,7 +323,7 @@ fn record(
     if first != Some(b'{') {
         return Rec::Bad("not a JSON object".into());
     }
-    let rec: Record = match serde_json::from_slice(bytes) {
+    let rec: Record = match records::parse(bytes) {
         Ok(r) => r,
         Err(e) if e.is_eof() => return Rec::Incomplete,
         Err(e) => return Rec::Bad(json_error(&e)),

@@ -252,8 +252,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LObj<T> {
     }
 }
 
-/// An object key, as bytes: serde_json hands keys over without checking their UTF-8 (the
-/// key is only compared), which derived structs cannot do.
+/// An object key (compared as bytes). The input is parsed from a `&str` (its UTF-8 checked
+/// once for the whole record), so serde_json borrows keys without checking them again.
 struct Key<'a>(Cow<'a, [u8]>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
@@ -277,7 +277,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
                 Ok(Key(Cow::Owned(v.as_bytes().to_vec())))
             }
         }
-        d.deserialize_bytes(V(PhantomData))
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
+/// Parses a record: from `&str` when it is UTF-8 (checked once, here; serde_json then checks no
+/// string again), else from bytes (serde_json reports where the UTF-8 is broken, if it matters).
+pub(super) fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => serde_json::from_str(s),
+        Err(_) => serde_json::from_slice(bytes),
     }
 }
 
@@ -287,8 +296,17 @@ macro_rules! read_field {
     ($map:ident, $place:expr) => {
         $place = $map.next_value()?
     };
-    ($map:ident, $place:expr, present) => {
+    ($map:ident, $place:expr, present, $out:ident) => {
         $place = Some($map.next_value()?)
+    };
+    // A body of a record already known to be left out (another stage, a read not answered
+    // 404: kube-apiserver writes stage, verb and responseStatus before the bodies) is skipped.
+    ($map:ident, $place:expr, body, $out:ident) => {
+        if $out.left_out() {
+            $map.next_value::<IgnoredAny>()?;
+        } else {
+            $place = $map.next_value()?
+        }
     };
 }
 
@@ -309,7 +327,7 @@ macro_rules! object {
                         let mut out = $name::default();
                         while let Some(Key(k)) = map.next_key::<Key>()? {
                             match k.as_ref() {
-                                $( $key => read_field!(map, out.$field $(, $mode)?), )*
+                                $( $key => read_field!(map, out.$field $(, $mode, out)?), )*
                                 _ => {
                                     map.next_value::<IgnoredAny>()?;
                                 }
@@ -636,8 +654,8 @@ object!(Record, "a JSON object", {
     user_agent = b"userAgent",
     object_ref = b"objectRef",
     response_status = b"responseStatus",
-    request_object = b"requestObject",
-    response_object = b"responseObject",
+    request_object(body) = b"requestObject",
+    response_object(body) = b"responseObject",
     request_received_timestamp = b"requestReceivedTimestamp",
     stage_timestamp = b"stageTimestamp",
     annotations = b"annotations",
@@ -655,6 +673,17 @@ object!(Record, "a JSON object", {
     properties = b"properties",
     time = b"time",
 });
+
+impl Record<'_> {
+    /// Already known not to become a passed event: a stage other than ResponseComplete and
+    /// Panic, or a read answered other than 404.
+    fn left_out(&self) -> bool {
+        let stage = self.stage.as_ref().map(Str::as_str);
+        let code = self.response_status.as_ref().and_then(|s| s.code);
+        stage.is_some_and(|s| s != "ResponseComplete" && s != "Panic")
+            || matches!((self.verb.as_ref().map(Str::as_str), code), (Some(v), Some(c)) if dropped(v, c))
+    }
+}
 
 /// What a record is, by the fields it has.
 pub(super) enum Shape<'r, 'a> {
