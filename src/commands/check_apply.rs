@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
 use crate::render::audit as view;
 use crate::render::sink::Sink;
-use crate::source::files;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
@@ -23,21 +22,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         ));
     }
     let sink = Sink::open(args.file.output_file.as_deref())?;
-    let (input, _stats, problems) = files::read_files_reporting(&files::FileOptions {
-        paths: g.filename.clone(),
-        recursive: g.recursive,
-        keep_going: g.skip_broken_input,
-        // What is applied is all there is of it.
-        assume_complete: true,
-        max_input_bytes: match g.max_input_size {
-            0 => files::DEFAULT_MAX_INPUT_BYTES,
-            n => n,
-        },
-        manifests: true,
-    })?;
-    for p in &problems {
-        eprintln!("warning: {p}");
-    }
+    let input = super::input::read_manifests(g)?;
     let target = match args.target.as_deref() {
         Some("empty") => None,
         other => {

@@ -125,18 +125,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     }
     if !g.filename.is_empty() {
         let start = Instant::now();
-        let (snapshot, stats, problems) = files::read_files_reporting(&files::FileOptions {
-            paths: g.filename.clone(),
-            recursive: g.recursive,
-            keep_going: g.skip_broken_input,
-            assume_complete: g.assume_complete,
-            // `GlobalArgs::default()` (tests) has no limit set: use the default one.
-            max_input_bytes: match g.max_input_size {
-                0 => files::DEFAULT_MAX_INPUT_BYTES,
-                n => n,
-            },
-            manifests: false,
-        })?;
+        let (snapshot, stats, problems) = files::read_files_reporting(&file_options(g))?;
         // Broken documents skipped with --skip-broken-input are still reported, one line each.
         for p in &problems {
             eprintln!("warning: {p}");
@@ -232,4 +221,35 @@ pub fn live_options(g: &GlobalArgs, namespace: Option<String>) -> live::LiveOpti
 /// or a CI log's stderr unasked (where an error must be the first line).
 fn says_what_was_read(g: &GlobalArgs) -> bool {
     super::progress::enabled() || g.verbosity.is_some_and(|v| v >= 1)
+}
+
+/// The `-f` reader's options from the global flags.
+pub fn file_options(g: &GlobalArgs) -> files::FileOptions {
+    files::FileOptions {
+        paths: g.filename.clone(),
+        recursive: g.recursive,
+        keep_going: g.skip_broken_input,
+        assume_complete: g.assume_complete,
+        // `GlobalArgs::default()` (tests) has no limit set: use the default one.
+        max_input_bytes: match g.max_input_size {
+            0 => files::DEFAULT_MAX_INPUT_BYTES,
+            n => n,
+        },
+        manifests: false,
+    }
+}
+
+/// `-f` read as what is to be created or restored (`check apply`, `relink`): every kind it
+/// holds is all there is of it, and objects without a UID (manifests as people write them)
+/// are read too. Broken documents skipped with --skip-broken-input are reported.
+pub fn read_manifests(g: &GlobalArgs) -> Result<crate::snapshot::Snapshot> {
+    let (snapshot, _stats, problems) = files::read_files_reporting(&files::FileOptions {
+        assume_complete: true,
+        manifests: true,
+        ..file_options(g)
+    })?;
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
+    Ok(snapshot)
 }

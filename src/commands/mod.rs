@@ -111,6 +111,38 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
 }
 
 /// `kubectl gc version`.
+/// `--apply`'s confirmation: none with `--yes`; on a terminal, `prompt` (sanitised; default
+/// no); without a terminal, refused. `done` says what did not happen (`applied`, `patched`).
+pub(crate) fn confirm(yes: bool, prompt: &str, done: &str) -> Result<()> {
+    use std::io::IsTerminal;
+    if yes {
+        return Ok(());
+    }
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(crate::Error::ApplyStopped {
+            message: format!(
+                "--apply asks for confirmation, but stdin is not a terminal; nothing was {done}"
+            ),
+            hint: Some("review the dry run, then add --yes to apply without a prompt".into()),
+        });
+    }
+    match dialoguer::Confirm::new()
+        .with_prompt(crate::render::text::sanitized(prompt))
+        .default(false)
+        .interact()
+    {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(crate::Error::ApplyStopped {
+            message: format!("not confirmed; nothing was {done}"),
+            hint: None,
+        }),
+        Err(e) => Err(crate::Error::ApplyStopped {
+            message: format!("cannot ask for confirmation: {e}; nothing was {done}"),
+            hint: Some("add --yes to apply without a prompt".into()),
+        }),
+    }
+}
+
 fn version(format: Option<crate::cli::VersionFormat>) -> Result<u8> {
     use crate::cli::VersionFormat;
     match format {

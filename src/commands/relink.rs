@@ -9,8 +9,7 @@ use crate::diagnose::relink::{Link, Relink, json_patch, plan};
 use crate::error::{Error, Result, exit};
 use crate::render::{self, Styles, text::sanitized};
 use crate::snapshot::Snapshot;
-use crate::source::files;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
     if g.filename.is_empty() {
@@ -25,20 +24,7 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
             "drop --target to relink the live cluster",
         ));
     }
-    let (backup, _stats, problems) = files::read_files_reporting(&files::FileOptions {
-        paths: g.filename.clone(),
-        recursive: g.recursive,
-        keep_going: g.skip_broken_input,
-        assume_complete: true,
-        max_input_bytes: match g.max_input_size {
-            0 => files::DEFAULT_MAX_INPUT_BYTES,
-            n => n,
-        },
-        manifests: true,
-    })?;
-    for p in &problems {
-        eprintln!("warning: {p}");
-    }
+    let backup = super::input::read_manifests(g)?;
     let mut tg = g.clone();
     tg.filename.clear();
     tg.snapshot = args.target.clone();
@@ -74,7 +60,15 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
             message: "--apply needs a live cluster".into(),
             hint: None,
         })?;
-    confirm(args, &conn.server_url, p.links.len())?;
+    super::confirm(
+        args.yes,
+        &format!(
+            "Set ownerReferences on {} object(s) of {}?",
+            p.links.len(),
+            conn.server_url
+        ),
+        "patched",
+    )?;
     apply(args, conn, target, &p).await
 }
 
@@ -121,38 +115,6 @@ fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<()> {
         p.links.len(),
         p.skipped.len()
     )
-}
-
-fn confirm(args: &RelinkArgs, server: &str, n: usize) -> Result<()> {
-    if args.yes {
-        return Ok(());
-    }
-    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(Error::ApplyStopped {
-            message:
-                "--apply asks for confirmation, but stdin is not a terminal; nothing was patched"
-                    .into(),
-            hint: Some("review the dry run, then add --yes to apply without a prompt".into()),
-        });
-    }
-    let prompt = sanitized(&format!(
-        "Set ownerReferences on {n} object(s) of {server}?"
-    ));
-    match dialoguer::Confirm::new()
-        .with_prompt(prompt)
-        .default(false)
-        .interact()
-    {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Error::ApplyStopped {
-            message: "not confirmed; nothing was patched".into(),
-            hint: None,
-        }),
-        Err(e) => Err(Error::ApplyStopped {
-            message: format!("cannot ask for confirmation: {e}; nothing was patched"),
-            hint: Some("add --yes to apply without a prompt".into()),
-        }),
-    }
 }
 
 /// A record file, created new (never overwritten) with mode 0600.

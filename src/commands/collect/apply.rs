@@ -24,7 +24,7 @@ use crate::render::{self, ObjectRef, REPORT_API_VERSION, Styles};
 use crate::snapshot::{Snapshot, now_rfc3339};
 use crate::source::live::{self, Connection, LiveOptions};
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -560,14 +560,6 @@ fn confirm(
     if args.yes {
         return Ok(());
     }
-    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(Error::ApplyStopped {
-            message:
-                "--apply asks for confirmation, but stdin is not a terminal; nothing was applied"
-                    .into(),
-            hint: Some("review the dry run, then add --yes to apply without a prompt".into()),
-        });
-    }
     let cluster = match &conn.context {
         Some(c) => format!("context {} ({})", shown(c), shown(&conn.server_url)),
         None => shown(&conn.server_url),
@@ -596,20 +588,5 @@ fn confirm(
             apply::MAX_ROUNDS
         )
     };
-    let prompt = render::text::sanitized(&format!("{what} on {cluster}?"));
-    match dialoguer::Confirm::new()
-        .with_prompt(prompt)
-        .default(false)
-        .interact()
-    {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(Error::ApplyStopped {
-            message: "not confirmed; nothing was applied".into(),
-            hint: None,
-        }),
-        Err(e) => Err(Error::ApplyStopped {
-            message: format!("cannot ask for confirmation: {e}; nothing was applied"),
-            hint: Some("add --yes to apply without a prompt".into()),
-        }),
-    }
+    crate::commands::confirm(false, &format!("{what} on {cluster}?"), "applied")
 }
