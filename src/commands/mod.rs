@@ -119,7 +119,7 @@ pub(crate) fn confirm(yes: bool, prompt: &str, done: &str) -> Result<()> {
         return Ok(());
     }
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(crate::Error::ApplyStopped {
+        return Err(crate::error::Error::ApplyStopped {
             message: format!(
                 "--apply asks for confirmation, but stdin is not a terminal; nothing was {done}"
             ),
@@ -132,11 +132,11 @@ pub(crate) fn confirm(yes: bool, prompt: &str, done: &str) -> Result<()> {
         .interact()
     {
         Ok(true) => Ok(()),
-        Ok(false) => Err(crate::Error::ApplyStopped {
+        Ok(false) => Err(crate::error::Error::ApplyStopped {
             message: format!("not confirmed; nothing was {done}"),
             hint: None,
         }),
-        Err(e) => Err(crate::Error::ApplyStopped {
+        Err(e) => Err(crate::error::Error::ApplyStopped {
             message: format!("cannot ask for confirmation: {e}; nothing was {done}"),
             hint: Some("add --yes to apply without a prompt".into()),
         }),
