@@ -602,10 +602,11 @@ namespace\t'The namespace controller\'s'
 user\t'People\'s and other controllers\''"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l since -d 'Only actions at or after this time (RFC 3339)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l until -d 'Only actions at or before this time (RFC 3339)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s o -l output -d 'Output format: table, wide, json or yaml' -r -f -a "table\t'Unexplained GC actions first, then every action with its cause'
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s o -l output -d 'Output format: table, wide, json, yaml or html' -r -f -a "table\t'Unexplained GC actions first, then every action with its cause'
 wide\t'The table with full causes, users and where each event was read'
 json\t'The `History` document as JSON (schemas/history.schema.json)'
-yaml\t'The same as YAML'"
+yaml\t'The same as YAML'
+html\t'A self-contained page: the timeline as a picture, then every action'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F

@@ -400,7 +400,7 @@ pub struct HistoryArgs {
     /// Only actions at or before this time (RFC 3339).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
-    /// Output format: table, wide, json or yaml.
+    /// Output format: table, wide, json, yaml or html.
     #[arg(short, long, value_enum, default_value_t = HistoryFormat::Table)]
     pub output: HistoryFormat,
     /// `--output-file`.
@@ -432,6 +432,8 @@ pub enum HistoryFormat {
     Json,
     /// The same as YAML.
     Yaml,
+    /// A self-contained page: the timeline as a picture, then every action.
+    Html,
 }
 
 /// `why -o` formats.

@@ -58,6 +58,7 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         HistoryFormat::Wide => render::history::table(w, &h, true, Styles::for_stdout(g.color))?,
         HistoryFormat::Json => render::write_json(w, &render::history::document(&h))?,
         HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h))?,
+        HistoryFormat::Html => render::history::html(w, &h)?,
     }
     sink.commit()?;
     Ok(exit::OK)

@@ -198,3 +198,134 @@ pub fn gone(
     }
     Ok(())
 }
+
+/// `-o html`: one self-contained page (no script, no external resource) with the timeline as a
+/// picture — a lane per actor, a mark per action (unexplained GC actions red), a line from each
+/// GC or namespace-controller action back to the root of its chain — then every action as a
+/// table. Every string is XML-escaped.
+pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    use super::escape::xml;
+    const LANES: [&str; 4] = [
+        "user",
+        "controller",
+        "garbage-collector",
+        "namespace-controller",
+    ];
+    const LEFT: f64 = 170.0;
+    const WIDTH: f64 = 900.0;
+    const LANE: f64 = 40.0;
+    let (from, to) = match (h.items.first(), h.items.last()) {
+        (Some(a), Some(b)) => (a.time_us, b.time_us.max(a.time_us + 1)),
+        _ => (0, 1),
+    };
+    let x = |t: i64| LEFT + (t - from) as f64 / (to - from) as f64 * (WIDTH - LEFT - 20.0);
+    let y = |kind: &str| 30.0 + LANE * LANES.iter().position(|k| *k == kind).unwrap_or(0) as f64;
+    write!(
+        w,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <title>kubectl-gc history</title>\n<style>\n\
+         body {{ font-family: sans-serif; margin: 2em; }}\n\
+         table {{ border-collapse: collapse; font-size: 90%; }}\n\
+         td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}\n\
+         .unexplained {{ color: #b00; font-weight: bold; }}\n\
+         </style>\n</head>\n<body>\n<h1>GC history</h1>\n"
+    )?;
+    let s = &h.summary;
+    writeln!(
+        w,
+        "<p>{} action(s), {} unexplained{}.</p>",
+        h.items.len(),
+        s.unexplained,
+        match (&s.from, &s.to) {
+            (Some(f), Some(t)) => format!(" · log window {} – {}", xml(f), xml(t)),
+            _ => String::new(),
+        }
+    )?;
+    for n in &s.notes {
+        writeln!(w, "<p>note: {}</p>", xml(n))?;
+    }
+    let height = 30.0 + LANE * LANES.len() as f64;
+    writeln!(
+        w,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
+         role=\"img\" aria-label=\"timeline\">"
+    )?;
+    for lane in LANES {
+        writeln!(
+            w,
+            "<text x=\"4\" y=\"{:.1}\" font-size=\"12\">{lane}</text>\
+             <line class=\"lane\" x1=\"{LEFT}\" x2=\"{WIDTH}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
+            y(lane) + 4.0,
+            y(lane),
+            y(lane)
+        )?;
+    }
+    // Causal lines first, under the marks: each GC/namespace-controller action to its root.
+    for it in &h.items {
+        let Some(root) = it.cause.as_ref().and_then(|c| c.root.as_ref()) else {
+            continue;
+        };
+        let Some(r) = h
+            .items
+            .iter()
+            .find(|r| r.time == root.time && r.object == root.object && r.action == root.action)
+        else {
+            continue;
+        };
+        writeln!(
+            w,
+            "<line class=\"cause\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" \
+             stroke=\"#999\" stroke-dasharray=\"3,3\"/>",
+            x(r.time_us),
+            y(r.actor.kind),
+            x(it.time_us),
+            y(it.actor.kind)
+        )?;
+    }
+    for it in &h.items {
+        let unexplained = it.cause.as_ref().is_some_and(|c| c.type_ == "unexplained");
+        writeln!(
+            w,
+            "<circle class=\"action{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"{}\">\
+             <title>{} {} {} — {}</title></circle>",
+            if unexplained { " unexplained" } else { "" },
+            x(it.time_us),
+            y(it.actor.kind),
+            if unexplained {
+                "#b00"
+            } else if it.actor.kind == "garbage-collector" {
+                "#36c"
+            } else {
+                "#555"
+            },
+            xml(&it.time),
+            it.action,
+            xml(&it.object.display()),
+            xml(&cause_text(it, true))
+        )?;
+    }
+    writeln!(w, "</svg>")?;
+    writeln!(
+        w,
+        "<table>\n<tr><th>time</th><th>actor</th><th>action</th><th>object</th><th>cause</th><th>user</th></tr>"
+    )?;
+    for it in &h.items {
+        let unexplained = it.cause.as_ref().is_some_and(|c| c.type_ == "unexplained");
+        writeln!(
+            w,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if unexplained {
+                " class=\"unexplained\""
+            } else {
+                ""
+            },
+            xml(&it.time),
+            it.actor.kind,
+            it.action,
+            xml(&it.object.display()),
+            xml(&cause_text(it, true)),
+            xml(&it.actor.user)
+        )?;
+    }
+    writeln!(w, "</table>\n</body>\n</html>")
+}

@@ -11,6 +11,7 @@ mod distribution;
 mod fidelity;
 mod from_gc;
 mod graph_render;
+mod history;
 mod hostile;
 mod inputs;
 mod readme;

@@ -1,0 +1,171 @@
+//! `kubectl gc history` offline, on the bundled real audit log (examples/audit-shop.log: a
+//! Metadata-level log of a v1.20.2 API server) and on a crafted hostile one.
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn history(extra: &[&str]) -> Value {
+    let log = example("audit-shop.log");
+    let before = example("audit-shop-before.ndjson");
+    let mut args = vec![
+        "history",
+        "--audit-log",
+        &log,
+        "--snapshot",
+        &before,
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = kubectl_gc(&args);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    crate::support::schema::assert_valid("history.schema.json", &doc, "history");
+    doc
+}
+
+#[test]
+fn the_example_log_names_each_cause_and_root() {
+    let h = history(&[]);
+    let items = h["items"].as_array().unwrap();
+    let gc: Vec<(&str, &str)> = items
+        .iter()
+        .filter(|i| i["actor"]["kind"] == "garbage-collector")
+        .map(|i| {
+            (
+                i["object"]["name"].as_str().unwrap(),
+                i["cause"]["type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gc,
+        [
+            ("orphan-config", "dangling-owner"),
+            ("web-config", "owner-deleted")
+        ]
+    );
+    let web = items
+        .iter()
+        .find(|i| i["object"]["name"] == "web-config")
+        .unwrap();
+    assert_eq!(web["cause"]["policy"], "Background");
+    assert_eq!(web["cause"]["root"]["user"], "admin");
+    assert_eq!(web["cause"]["root"]["object"]["name"], "owner");
+    // Selection: only people's actions; a window that ends before the GC's second deletion.
+    let users = history(&["--actor", "user"]);
+    assert_eq!(users["items"].as_array().unwrap().len(), 1);
+    let early = history(&["--until", "2026-11-26T02:32:30Z"]);
+    assert_eq!(early["items"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn html_is_one_well_formed_page_with_the_timeline() {
+    let log = example("audit-shop.log");
+    let before = example("audit-shop-before.ndjson");
+    let (code, out, err) = kubectl_gc(&[
+        "history",
+        "--audit-log",
+        &log,
+        "--snapshot",
+        &before,
+        "-o",
+        "html",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("<script") && !out.contains("src=\"http"));
+    let doc = roxmltree::Document::parse_with_options(
+        &out,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .expect("well-formed");
+    let circles = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(circles, 3, "one mark per action");
+    assert!(
+        doc.descendants()
+            .any(|n| n.has_tag_name("line") && n.attribute("class") == Some("cause")),
+        "the GC's deletion is linked to the user's"
+    );
+}
+
+#[test]
+fn hostile_strings_are_escaped_and_bad_records_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = |name: &str, user: &str, t: &str| {
+        json!({"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
+            "auditID": format!("id-{t}"), "stage": "ResponseComplete", "verb": "delete",
+            "requestURI": "/api/v1/namespaces/x/configmaps/n",
+            "user": {"username": user}, "userAgent": "ua\u{1b}[2J",
+            "objectRef": {"resource": "configmaps", "namespace": "x", "name": name, "apiVersion": "v1"},
+            "responseStatus": {"code": 200},
+            "requestReceivedTimestamp": t, "stageTimestamp": t})
+        .to_string()
+    };
+    let log = dir.path().join("audit.log");
+    std::fs::write(
+        &log,
+        [
+            event(
+                "evil\u{1b}]0;title\u{7}<b>",
+                "alice\u{202e}",
+                "2026-11-26T01:00:00.000001Z",
+            ),
+            "{not json".to_owned(),
+            event("ok", "bob", "2026-11-26T01:00:01.000001Z"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let log = log.to_string_lossy().into_owned();
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
+    assert!(out.contains("^[]0;title"), "{out}");
+    assert!(
+        err.contains(":2:"),
+        "the bad record is reported with its line: {err}"
+    );
+    assert!(
+        out.contains("could not be read"),
+        "and counted in the summary: {out}"
+    );
+    let (code, out, _) = kubectl_gc(&["history", "--audit-log", &log, "-o", "html"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("evil") && !out.contains("<b>") && out.contains("&lt;b&gt;"),
+        "{out}"
+    );
+}
