@@ -798,7 +798,12 @@ impl Cx<'_> {
             if let Some(d) = self.deletion_before(&key, it.time_us, i) {
                 let deleted_uid = self.items[d].object.uid.clone();
                 let stale = deleted_uid.as_deref().is_some_and(|u| u != k.uid);
-                let policy = self.policy(d);
+                let (policy, inferred) = self.policy_of(d);
+                let how = if inferred {
+                    " — inferred from what the GC did next, not read from the request"
+                } else {
+                    ""
+                };
                 let orphaned = it.action == "remove-owner-references" && policy == "Orphan";
                 let cause = Cause {
                     type_: if stale {
@@ -829,7 +834,7 @@ impl Cx<'_> {
                         )
                     } else {
                         format!(
-                            "its owner {} was deleted at {} by {} (propagationPolicy {policy})",
+                            "its owner {} was deleted at {} by {} (propagationPolicy {policy}{how})",
                             k.obj.display(),
                             self.items[d].time,
                             self.items[d].actor.user
