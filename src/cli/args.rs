@@ -400,6 +400,12 @@ pub struct HistoryArgs {
     /// Only actions at or before this time (RFC 3339).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
+    /// The state after the log: a snapshot FILE or a path as -f takes it (a must-gather's
+    /// resources, a kubectl dump), or `cluster` for the live cluster now (connection flags
+    /// then apply). It shows what became of each object, owners that still exist, and — with
+    /// the state before — what went without a deletion of its own in the log.
+    #[arg(long, value_name = "PATH|cluster", value_hint = ValueHint::AnyPath)]
+    pub after: Option<String>,
     /// Output format: table, wide, json, yaml or html.
     #[arg(short, long, value_enum, default_value_t = HistoryFormat::Table)]
     pub output: HistoryFormat,

@@ -381,13 +381,19 @@ one in another namespace, one recreated under the same name, a foreground deleti
 orphaning that finished, a namespace deleted — chained back to the action that started it. A GC \
 deletion that nothing in the inputs accounts for is 'unexplained', listed first. Owners come \
 from the log's bodies (Request level and above) or from --snapshot/-f, the state before; what \
-neither shows is 'unknown', never guessed. history reads no cluster.",
+neither shows is 'unknown', never guessed. --after adds the state after the log (a file, or \
+`cluster`): what became of each object, owners that still exist, and, with the state before, \
+every object gone without a deletion of its own in the log (a namespace's content, which \
+`deletecollection` removes without naming it; gaps). history reads no cluster unless --after \
+cluster is given.",
         after_help = concat!(
             "Examples:\n",
             "  # Everything in one log, with the state before from a snapshot\n",
             "  kubectl gc history --audit-log /var/log/kubernetes/audit.log --snapshot before.ndjson\n\n",
             "  # Only the GC's actions in one namespace, from a must-gather\n",
             "  kubectl gc history --audit-log must-gather/audit_logs/ --actor gc -n shop\n\n",
+            "  # A must-gather: its audit logs, and its resources as the state after\n",
+            "  kubectl gc history --audit-log must-gather/ --snapshot before.ndjson --after must-gather/\n\n",
             "  # A window of rotated, gzipped logs, as JSON\n",
             "  kubectl gc history --audit-log 'audit-*.log.gz' --since 2026-11-26T01:00:00Z -o json\n\n",
             "Exit codes:\n",

@@ -29,8 +29,14 @@ pub enum Cmd {
     Watch,
     /// `why`.
     Why,
-    /// `history`: audit logs, and the state before from files only.
-    History,
+    /// `history`: audit logs, the state before from files only, the state after from files
+    /// or (`after_cluster`) the cluster.
+    History {
+        /// `--after cluster`: the cluster is read.
+        after_cluster: bool,
+        /// A state (before or after) is given, whose labels `-l` can select by.
+        with_state: bool,
+    },
     /// `relink`: -f is the backup, the cluster (or --target) what is relinked.
     Relink,
     /// `completion`, `options`, `version`: no input at all.
@@ -95,18 +101,29 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
     // graph --from-gc reaches the GC's endpoint with the kubeconfig's credentials; history
     // reads no cluster at all.
     // check apply reads -f as what is applied, and the cluster (or --snapshot) as the target.
-    let connects = (file_input.is_none() && cmd != Cmd::History)
+    let history = matches!(cmd, Cmd::History { .. });
+    let connects = (file_input.is_none() && !history)
         || matches!(cmd, Cmd::Graph { from_gc: true })
+        || matches!(
+            cmd,
+            Cmd::History {
+                after_cluster: true,
+                ..
+            }
+        )
         || cmd == Cmd::Check(Some(CheckWhat::Apply))
         || cmd == Cmd::Relink;
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
-        if cmd == Cmd::History {
+        if history {
             return Err(Error::usage(
                 format!(
-                    "{} applies to a cluster, and history reads no cluster: only audit logs and --snapshot/-f",
+                    "{} applies to a cluster, and history reads no cluster: only audit logs, --snapshot/-f and --after FILE",
                     flag(id)
                 ),
-                format!("drop {}", flag(id)),
+                format!(
+                    "drop {}, or read the cluster as the state after: --after cluster",
+                    flag(id)
+                ),
             ));
         }
         return Err(Error::usage(
@@ -138,8 +155,18 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
             }
         }
     }
-    if cmd == Cmd::History {
+    if let Cmd::History { with_state, .. } = cmd {
         for id in ["selector", "field_selector", "gc_version"] {
+            // -l selects by the labels a state (before or after) holds.
+            if id == "selector" && with_state {
+                continue;
+            }
+            if id == "selector" && g.given(id) {
+                return Err(Error::usage(
+                    "-l selects by labels, and audit events carry none: it needs a state that has them",
+                    "add the state before (--snapshot FILE or -f PATH) or after (--after PATH|cluster), or drop -l",
+                ));
+            }
             if g.given(id) {
                 return Err(Error::usage(
                     format!(

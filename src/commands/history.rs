@@ -1,29 +1,48 @@
-//! `kubectl gc history --audit-log PATH…`: read the audit logs (`source::audit`), and the state
-//! before when given (`--snapshot`/`-f`), explain every GC and namespace-controller action
+//! `kubectl gc history --audit-log PATH…`: read the audit logs (`source::audit`), and the states
+//! before (`--snapshot`/`-f`) and after (`--after`) when given, explain every GC and namespace-controller action
 //! (`diagnose::history`), select, print (`render::history`).
 
 use crate::cli::{GlobalArgs, HistoryActor, HistoryArgs, HistoryFormat};
-use crate::diagnose::history::{History, history};
+use crate::diagnose::history::{History, Obj, Recorder, SnapIndex, States};
 use crate::error::{Error, Result, exit};
+use crate::model::selector::Selector;
 use crate::render::sink::Sink;
 use crate::render::{self, Styles};
-use crate::source::audit::{self, AuditEvent, AuditOptions};
+use crate::snapshot::Snapshot;
+use crate::source::audit::{self, AuditOptions};
 
 pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     let since = args.since.as_deref().map(parse_time).transpose()?;
     let until = args.until.as_deref().map(parse_time).transpose()?;
+    let selector = g
+        .selector
+        .as_deref()
+        .map(|s| {
+            Selector::parse(s).map_err(|e| {
+                Error::usage(
+                    format!("invalid label selector {s:?}: {e}"),
+                    "e.g. -l app=web,tier!=db",
+                )
+            })
+        })
+        .transpose()?;
     let mut sink = Sink::open(args.file.output_file.as_deref())?;
     let before = if g.snapshot.is_some() || !g.filename.is_empty() {
         Some(super::load_input(g, false).await?.snapshot)
     } else {
         None
     };
-    let mut events: Vec<AuditEvent> = Vec::new();
+    let after = match args.after.as_deref() {
+        None => None,
+        Some(path) => Some(load_after(g, path).await?),
+    };
+    // The log is streamed: the recorder keeps only the events the history uses.
+    let mut recorder = Recorder::default();
     let stats = audit::read(
         &AuditOptions {
             paths: args.audit_log.clone(),
         },
-        &mut |e| events.push(e),
+        &mut |e| recorder.push(e),
     )?;
     for p in stats.problems.iter().take(20) {
         eprintln!(
@@ -37,7 +56,10 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     if bad > 20 {
         eprintln!("warning: … {} more unreadable record(s)", bad - 20);
     }
-    let mut h = history(&events, before.as_ref());
+    let mut h = recorder.finish(States {
+        before: before.as_ref(),
+        after: after.as_ref(),
+    });
     if bad > 0 {
         h.summary.notes.push(format!(
             "{bad} record(s) of the log could not be read (listed on stderr): actions in them \
@@ -51,7 +73,8 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
             stats.out_of_order
         ));
     }
-    select(&mut h, g, args, since, until);
+    let states = [before.as_ref(), after.as_ref()];
+    select(&mut h, g, args, since, until, selector.as_ref(), &states);
     let w = sink.writer();
     match args.output {
         HistoryFormat::Table => render::history::table(w, &h, false, Styles::for_stdout(g.color))?,
@@ -62,6 +85,20 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     }
     sink.commit()?;
     Ok(exit::OK)
+}
+
+/// `--after PATH|cluster`: the state after the log, from a file or path as `-f` reads it (a
+/// lone snapshot file is read as one), or from the cluster (every namespace: owners may be
+/// anywhere).
+async fn load_after(g: &GlobalArgs, path: &str) -> Result<Snapshot> {
+    let mut ag = g.clone();
+    ag.snapshot = None;
+    ag.filename.clear();
+    ag.all_namespaces = true;
+    if path != "cluster" {
+        ag.filename = vec![std::path::PathBuf::from(path)];
+    }
+    Ok(super::load_input(&ag, false).await?.snapshot)
 }
 
 /// `--since`/`--until`: RFC 3339.
@@ -76,14 +113,16 @@ fn parse_time(s: &str) -> Result<i64> {
         })
 }
 
-/// -n, --kind (resource names), --actor, --since/--until: what is printed (causes were worked
-/// out on everything).
+/// -n, --kind (resource names), -l (labels in a state before or after), --actor,
+/// --since/--until: what is printed (causes were worked out on everything).
 fn select(
     h: &mut History,
     g: &GlobalArgs,
     args: &HistoryArgs,
     since: Option<i64>,
     until: Option<i64>,
+    selector: Option<&Selector>,
+    states: &[Option<&Snapshot>],
 ) {
     let kinds: Vec<String> = g
         .kind
@@ -92,15 +131,44 @@ fn select(
         .map(|k| k.trim().to_ascii_lowercase())
         .filter(|k| !k.is_empty())
         .collect();
+    let kind_ok = |o: &Obj| {
+        kinds.is_empty()
+            || kinds.iter().any(|k| {
+                *k == o.resource
+                    || o.resource.strip_suffix('s') == Some(k.as_str())
+                    || format!("{}.{}", o.resource, o.group) == *k
+            })
+    };
+    let ns_ok =
+        |o: &Obj| g.all_namespaces || g.namespace.as_deref().is_none_or(|ns| o.namespace == ns);
+    // -l: the labels of the object in the first state that holds it; an object no state
+    // holds has unknown labels and is not shown (counted in a note).
+    let indexes: Vec<(&Snapshot, SnapIndex<'_>)> = match selector {
+        Some(_) => states
+            .iter()
+            .flatten()
+            .map(|s| (*s, SnapIndex::new(s)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut unlabelled = 0usize;
+    let mut labels_ok = |o: &Obj| {
+        let Some(sel) = selector else { return true };
+        match indexes
+            .iter()
+            .find_map(|(s, ix)| ix.find(o).map(|id| (s, id)))
+        {
+            Some((s, id)) => sel.matches(&s.store, id),
+            None => {
+                unlabelled += 1;
+                false
+            }
+        }
+    };
     h.items.retain(|it| {
         let o = &it.object;
-        (g.all_namespaces || g.namespace.as_deref().is_none_or(|ns| o.namespace == ns))
-            && (kinds.is_empty()
-                || kinds.iter().any(|k| {
-                    *k == o.resource
-                        || o.resource.strip_suffix('s') == Some(k.as_str())
-                        || format!("{}.{}", o.resource, o.group) == *k
-                }))
+        ns_ok(o)
+            && kind_ok(o)
             && since.is_none_or(|t| it.time_us >= t)
             && until.is_none_or(|t| it.time_us <= t)
             && match args.actor {
@@ -109,5 +177,15 @@ fn select(
                 HistoryActor::Namespace => it.actor.kind == "namespace-controller",
                 HistoryActor::User => matches!(it.actor.kind, "user" | "controller"),
             }
+            && labels_ok(o)
     });
+    h.unlogged
+        .retain(|u| ns_ok(&u.object) && kind_ok(&u.object) && labels_ok(&u.object));
+    h.summary.count(&h.items);
+    if unlabelled > 0 {
+        h.summary.notes.push(format!(
+            "{unlabelled} action(s) on objects neither state holds are not shown: -l cannot \
+             read their labels"
+        ));
+    }
 }

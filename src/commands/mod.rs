@@ -82,7 +82,15 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             relink::run(g, args).await
         }
         Command::History(args) => {
-            flags::check_global(Cmd::History, g)?;
+            flags::check_global(
+                Cmd::History {
+                    after_cluster: args.after.as_deref() == Some("cluster"),
+                    with_state: args.after.is_some()
+                        || g.snapshot.is_some()
+                        || !g.filename.is_empty(),
+                },
+                g,
+            )?;
             history::run(g, args).await
         }
         Command::Why(args) => {

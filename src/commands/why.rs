@@ -93,14 +93,19 @@ fn gone(
             .map(|b| (b.group.to_owned(), b.plural.to_owned()))
             .collect(),
     };
-    let mut events = Vec::new();
+    let mut recorder = crate::diagnose::history::Recorder::default();
     let stats = crate::source::audit::read(
         &crate::source::audit::AuditOptions {
             paths: args.audit_log.clone(),
         },
-        &mut |e| events.push(e),
+        &mut |e| recorder.push(e),
     )?;
-    let h = crate::diagnose::history::history(&events, Some(snap));
+    // What was read is the state now, after the log: an owner it lacks may have been deleted
+    // before the log's window, so it proves what exists, not what never did.
+    let h = recorder.finish(crate::diagnose::history::States {
+        before: None,
+        after: Some(snap),
+    });
     let items: Vec<&crate::diagnose::history::Item> = h
         .items
         .iter()

@@ -145,6 +145,24 @@ pub struct Item {
     pub level: &'static str,
     /// Where the event was read (`file:line`).
     pub source: String,
+    /// With a state after the log (`--after`): the object there — `gone`, `terminating`
+    /// (still there, deletion pending on finalizers), `present`, `recreated` (the name is
+    /// there with another UID), or `unknown` (the state after did not read it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<&'static str>,
+}
+
+/// An object of the state before that the state after no longer holds, with no deletion of its
+/// own in the log.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unlogged {
+    /// The object (as the state before had it).
+    pub object: Obj,
+    /// The collection deletion of the log that took it (its resource in its namespace), if
+    /// any; absent: it went in a gap of the log or outside its window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<Root>,
 }
 
 /// Counts and what the inputs could not tell.
@@ -169,11 +187,32 @@ pub struct Summary {
     pub notes: Vec<String>,
 }
 
+impl Summary {
+    /// Counts `items` by actor and cause (again after a selection: the counts describe what
+    /// is shown).
+    pub fn count(&mut self, items: &[Item]) {
+        self.by_actor.clear();
+        self.by_cause.clear();
+        self.unexplained = 0;
+        for it in items {
+            *self.by_actor.entry(it.actor.kind).or_default() += 1;
+            if let Some(c) = &it.cause {
+                *self.by_cause.entry(c.type_).or_default() += 1;
+                if c.type_ == "unexplained" {
+                    self.unexplained += 1;
+                }
+            }
+        }
+    }
+}
+
 /// The history.
 #[derive(Clone, Debug, Serialize)]
 pub struct History {
     /// The actions, in time order.
     pub items: Vec<Item>,
+    /// With states before and after: objects gone without a deletion of their own in the log.
+    pub unlogged: Vec<Unlogged>,
     /// Counts and notes.
     pub summary: Summary,
 }
@@ -191,12 +230,21 @@ pub fn format_us(us: i64) -> String {
 
 /// Who a request came from.
 pub fn actor_of(e: &AuditEvent) -> Actor {
-    let user = e
-        .impersonated_user
-        .clone()
-        .unwrap_or_else(|| e.user.clone());
+    Actor {
+        kind: actor_kind(e),
+        user: e
+            .impersonated_user
+            .clone()
+            .unwrap_or_else(|| e.user.clone()),
+        user_agent: e.user_agent.clone(),
+    }
+}
+
+/// [`Actor::kind`] of a request (no string copied: every event of the log is asked).
+fn actor_kind(e: &AuditEvent) -> &'static str {
+    let user = e.impersonated_user.as_deref().unwrap_or(&e.user);
     let ua = e.user_agent.as_str();
-    let kind = if user == GC_USER || ua.ends_with("/generic-garbage-collector") {
+    if user == GC_USER || ua.ends_with("/generic-garbage-collector") {
         "garbage-collector"
     } else if user == NAMESPACE_CONTROLLER_USER || ua.ends_with("/namespace-controller") {
         "namespace-controller"
@@ -204,11 +252,6 @@ pub fn actor_of(e: &AuditEvent) -> Actor {
         "controller"
     } else {
         "user"
-    };
-    Actor {
-        kind,
-        user,
-        user_agent: e.user_agent.clone(),
     }
 }
 
@@ -247,7 +290,7 @@ fn obj_of(e: &AuditEvent) -> Option<Obj> {
 }
 
 /// What a write did, as far as the event tells. `None`: not an action the history reports.
-fn action_of(e: &AuditEvent, actor: &Actor) -> Option<&'static str> {
+fn action_of(e: &AuditEvent, actor_kind: &str) -> Option<&'static str> {
     if !(200..300).contains(&e.code) {
         return None;
     }
@@ -261,7 +304,7 @@ fn action_of(e: &AuditEvent, actor: &Actor) -> Option<&'static str> {
             // The GC writes references and finalizers only to remove them (its merge patch for
             // custom resources sets the list that remains); anyone else's body removes them
             // when it removes paths or sets the list to none.
-            let gc = actor.kind == "garbage-collector";
+            let gc = actor_kind == "garbage-collector";
             let refs_removed = b
                 .removed_paths
                 .iter()
@@ -275,7 +318,7 @@ fn action_of(e: &AuditEvent, actor: &Actor) -> Option<&'static str> {
                 Some("remove-owner-references")
             } else if fins_removed {
                 Some("remove-finalizer")
-            } else if matches!(actor.kind, "garbage-collector" | "namespace-controller") {
+            } else if matches!(actor_kind, "garbage-collector" | "namespace-controller") {
                 // The GC patches only references and finalizers: which one, the caller infers.
                 Some("other-patch")
             } else {
@@ -329,7 +372,7 @@ fn owner_key(snap: Option<&Snapshot>, r: &OwnerRefSeen, dependent_ns: &str) -> O
 
 /// The snapshot's objects by coordinates: one pass over the store, keyed by interned symbols
 /// (no string is copied), so each lookup of the history is a hash probe.
-struct SnapIndex<'s> {
+pub struct SnapIndex<'s> {
     snap: &'s Snapshot,
     by_resource: HashMap<(&'s str, &'s str), Vec<crate::model::ResourceId>>,
     objects: HashMap<
@@ -343,7 +386,8 @@ struct SnapIndex<'s> {
 }
 
 impl<'s> SnapIndex<'s> {
-    fn new(snap: &'s Snapshot) -> Self {
+    /// Indexes `snap` (one pass over its store).
+    pub fn new(snap: &'s Snapshot) -> Self {
         let mut by_resource: HashMap<(&str, &str), Vec<crate::model::ResourceId>> = HashMap::new();
         for (i, r) in snap.resources.iter().enumerate() {
             by_resource
@@ -366,8 +410,46 @@ impl<'s> SnapIndex<'s> {
         }
     }
 
+    /// True when the snapshot read every object of `o`'s resource in `o`'s namespace: only
+    /// then is an object it does not hold absent rather than unknown.
+    fn covers(&self, o: &Obj) -> bool {
+        self.by_resource
+            .get(&(o.group.as_str(), o.resource.as_str()))
+            .is_some_and(|rs| {
+                rs.iter()
+                    .any(|r| self.snap.resources[r.0 as usize].list.covers(&o.namespace))
+            })
+    }
+
+    /// What became of `o` in this (later) state: `gone`, `terminating`, `present`,
+    /// `recreated` (another UID at its coordinates) or `unknown` (not read).
+    fn fate(&self, o: &Obj) -> &'static str {
+        let store = &self.snap.store;
+        match self.find(o) {
+            Some(id) => {
+                let obj = store.object(id);
+                let uid = store.str(obj.uid);
+                if o.uid.as_deref().is_some_and(|u| u != uid) {
+                    "recreated"
+                } else if obj.being_deleted() {
+                    "terminating"
+                } else {
+                    "present"
+                }
+            }
+            None if self.covers(o) => "gone",
+            None => "unknown",
+        }
+    }
+
+    /// The object with this UID, anywhere in the snapshot.
+    fn by_uid(&self, uid: &str) -> Option<crate::model::ObjId> {
+        let store = &self.snap.store;
+        store.strings.get(uid).and_then(|u| store.by_uid(u))
+    }
+
     /// The snapshot object at these coordinates.
-    fn find(&self, o: &Obj) -> Option<crate::model::ObjId> {
+    pub fn find(&self, o: &Obj) -> Option<crate::model::ObjId> {
         let strings = &self.snap.store.strings;
         let ns = if o.namespace.is_empty() {
             crate::model::Sym::EMPTY
@@ -412,10 +494,103 @@ fn owner_refs_of(
 
 type Key = (String, String, String, String);
 
+/// The states around the log, where the user has them: before its window (`--snapshot`/`-f`)
+/// and after it (`--after`: a file, or the cluster now).
+#[derive(Clone, Copy, Default)]
+pub struct States<'a> {
+    /// The state before the log's window.
+    pub before: Option<&'a Snapshot>,
+    /// The state after it.
+    pub after: Option<&'a Snapshot>,
+}
+
+/// Reads a log event by event and keeps only what the history uses — the writes it reports,
+/// the creates that name UIDs or owners, the GC's owner reads that answered 404 — so memory
+/// follows the objects the log touches, not the log (a busy cluster's log is mostly reads and
+/// lease and status updates).
+#[derive(Default)]
+pub struct Recorder {
+    kept: Vec<AuditEvent>,
+    first_us: Option<i64>,
+    last_us: Option<i64>,
+    levels: std::collections::BTreeSet<Level>,
+    gc_seen: bool,
+    seen: u64,
+}
+
+impl Recorder {
+    /// Takes one event (any order).
+    pub fn push(&mut self, e: AuditEvent) {
+        self.seen += 1;
+        self.first_us = Some(self.first_us.map_or(e.time_us, |t| t.min(e.time_us)));
+        self.last_us = Some(self.last_us.map_or(e.time_us, |t| t.max(e.time_us)));
+        self.levels.insert(e.level);
+        let kind = actor_kind(&e);
+        if kind == "garbage-collector" {
+            self.gc_seen = true;
+        }
+        if used(&e, kind) {
+            self.kept.push(e);
+        }
+    }
+
+    /// Events read, kept or not.
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// Events kept for the history.
+    pub fn kept(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The history of what was pushed, with the states around it.
+    pub fn finish(self, states: States<'_>) -> History {
+        build(self, states)
+    }
+}
+
+/// True for the events [`build`] reads: reports, a create that names a UID or owners, or the
+/// GC's owner read that answered 404.
+fn used(e: &AuditEvent, kind: &str) -> bool {
+    let Some(o) = &e.object else { return false };
+    match e.verb.as_str() {
+        "get" => e.code == 404 && kind == "garbage-collector",
+        "create" => {
+            (200..300).contains(&e.code)
+                && (!o.uid.is_empty()
+                    || e.deleted_uid.is_some()
+                    || e.bodies.response_uid.is_some()
+                    || e.bodies.owner_references.is_some())
+        }
+        _ => action_of(e, kind).is_some(),
+    }
+}
+
 /// Builds the history of `events` (any order; sorted here), with the state before them when
 /// given.
 pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
-    let mut order: Vec<&AuditEvent> = events.iter().collect();
+    history_between(
+        events,
+        States {
+            before,
+            after: None,
+        },
+    )
+}
+
+/// [`history`] with the states before and after the log.
+pub fn history_between(events: &[AuditEvent], states: States<'_>) -> History {
+    let mut r = Recorder::default();
+    for e in events {
+        r.push(e.clone());
+    }
+    r.finish(states)
+}
+
+fn build(rec: Recorder, states: States<'_>) -> History {
+    let States { before, after } = states;
+    let mut order: Vec<&AuditEvent> = rec.kept.iter().collect();
     order.sort_by_key(|e| e.time_us);
     let mut items: Vec<Item> = Vec::new();
     // Index of the events each item came from (for bodies and responses).
@@ -428,16 +603,10 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
     let mut created_refs: HashMap<Key, Vec<OwnerRefSeen>> = HashMap::new();
     // The GC's owner reads that answered 404, per key.
     let mut gc_404: HashMap<Key, i64> = HashMap::new();
-    let mut gc_seen = false;
-    let mut levels = std::collections::BTreeSet::new();
     for e in &order {
-        let actor = actor_of(e);
-        if actor.kind == "garbage-collector" {
-            gc_seen = true;
-        }
-        levels.insert(e.level);
+        let kind = actor_kind(e);
         let Some(o) = obj_of(e) else { continue };
-        if e.verb == "get" && e.code == 404 && actor.kind == "garbage-collector" {
+        if e.verb == "get" && e.code == 404 && kind == "garbage-collector" {
             gc_404.insert(o.key(), e.time_us);
             continue;
         }
@@ -450,7 +619,7 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
             }
             continue;
         }
-        let Some(action) = action_of(e, &actor) else {
+        let Some(action) = action_of(e, kind) else {
             continue;
         };
         by_key.entry(o.key()).or_default().push(items.len());
@@ -459,10 +628,11 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
             time_us: e.time_us,
             action,
             object: o,
-            actor,
+            actor: actor_of(e),
             cause: None,
             level: level_str(e.level),
             source: format!("{}:{}", e.position.source, e.position.line),
+            after: None,
         });
         sources.push(e);
     }
@@ -484,6 +654,7 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
     }
 
     let index = before.map(SnapIndex::new);
+    let after_index = after.map(SnapIndex::new);
     let cx = Cx {
         items: &items,
         sources: &sources,
@@ -493,29 +664,38 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
         gc_404: &gc_404,
         before,
         index: index.as_ref(),
+        after_index: after_index.as_ref(),
         memo: std::cell::RefCell::new(HashMap::new()),
     };
     let causes: Vec<Option<Cause>> = (0..items.len()).map(|i| cx.cause(i, 0)).collect();
-    for (item, cause) in items.iter_mut().zip(causes) {
+    let fates: Vec<Option<&'static str>> = items
+        .iter()
+        .map(|it| {
+            // A collection names no object: its fate is the unlogged list's.
+            after_index
+                .as_ref()
+                .filter(|_| !it.object.name.is_empty())
+                .map(|a| a.fate(&it.object))
+        })
+        .collect();
+    let unlogged = match (&index, &after_index) {
+        (Some(b), Some(a)) => unlogged(b, a, &items, &by_key),
+        _ => Vec::new(),
+    };
+    for ((item, cause), fate) in items.iter_mut().zip(causes).zip(fates) {
         item.cause = cause;
+        item.after = fate;
     }
 
     let mut summary = Summary {
-        gc_seen,
-        from: order.first().map(|e| format_us(e.time_us)),
-        to: order.last().map(|e| format_us(e.time_us)),
+        gc_seen: rec.gc_seen,
+        from: rec.first_us.map(format_us),
+        to: rec.last_us.map(format_us),
         ..Summary::default()
     };
-    for it in &items {
-        *summary.by_actor.entry(it.actor.kind).or_default() += 1;
-        if let Some(c) = &it.cause {
-            *summary.by_cause.entry(c.type_).or_default() += 1;
-            if c.type_ == "unexplained" {
-                summary.unexplained += 1;
-            }
-        }
-    }
-    if !events.is_empty() && !gc_seen {
+    summary.count(&items);
+    let any = rec.seen > 0;
+    if any && !rec.gc_seen {
         summary.notes.push(
             "no request of the garbage collector is in the log: either it did nothing in this \
              window, or the audit policy drops it (a rule on system:serviceaccounts:kube-system \
@@ -523,7 +703,7 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
                 .to_owned(),
         );
     }
-    if levels.iter().all(|l| *l <= Level::Metadata) && !events.is_empty() {
+    if any && rec.levels.iter().all(|l| *l <= Level::Metadata) {
         summary.notes.push(
             "Metadata level only: no request bodies, so propagation policies are inferred from \
              what the GC did next, and owners come only from --snapshot/-f"
@@ -537,7 +717,85 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
                 .to_owned(),
         );
     }
-    History { items, summary }
+    if let (Some(a), Some(to)) = (after, rec.last_us)
+        && let Some(at) = crate::snapshot::parse_rfc3339(&a.provenance.captured_at)
+        && at * 1_000_000 < to
+    {
+        summary.notes.push(format!(
+            "the state after (--after) was captured at {}, before the log ends: what happened \
+             later is not in it",
+            a.provenance.captured_at
+        ));
+    }
+    if !unlogged.is_empty() {
+        summary.notes.push(format!(
+            "{} object(s) of the state before are gone from the state after without a deletion \
+             of their own in the log (listed; `unlogged` in -o json)",
+            unlogged.len()
+        ));
+    }
+    History {
+        items,
+        unlogged,
+        summary,
+    }
+}
+
+/// Objects of the state before that the state after (which covers them) no longer holds, with
+/// no deletion of their own in the log: removed with a collection (a namespace's content goes
+/// through `deletecollection`, which names no object — only the two states tell what went), or
+/// gone in a gap of the log or outside its window.
+fn unlogged(
+    before: &SnapIndex<'_>,
+    after: &SnapIndex<'_>,
+    items: &[Item],
+    by_key: &HashMap<Key, Vec<usize>>,
+) -> Vec<Unlogged> {
+    // The first collection deletion per (group, resource, namespace, "").
+    let mut collections: HashMap<Key, usize> = HashMap::new();
+    for (i, it) in items.iter().enumerate() {
+        if it.action == "delete-collection" {
+            collections.entry(it.object.key()).or_insert(i);
+        }
+    }
+    let store = &before.snap.store;
+    let mut out = Vec::new();
+    for id in store.ids() {
+        let o = store.object(id);
+        let res = &before.snap.resources[o.resource.0 as usize];
+        let obj = Obj {
+            group: res.group.clone(),
+            resource: res.plural.clone(),
+            namespace: store.str(o.namespace).to_owned(),
+            name: store.str(o.name).to_owned(),
+            uid: Some(store.str(o.uid).to_owned()),
+        };
+        let deleted = by_key
+            .get(&obj.key())
+            .is_some_and(|v| v.iter().any(|&j| items[j].action == "delete"));
+        if deleted || after.fate(&obj) != "gone" {
+            continue;
+        }
+        // A collection of its resource in its namespace, else across all, that the log has.
+        let mut coll = obj.key();
+        coll.3 = String::new();
+        let collection = collections.get(&coll).or_else(|| {
+            coll.2 = String::new();
+            collections.get(&coll)
+        });
+        let collection = collection.copied();
+        out.push(Unlogged {
+            object: obj,
+            collection: collection.map(|c| Root {
+                time: items[c].time.clone(),
+                user: items[c].actor.user.clone(),
+                action: items[c].action,
+                object: items[c].object.clone(),
+            }),
+        });
+    }
+    out.sort_by(|a, b| a.object.cmp(&b.object));
+    out
 }
 
 struct Cx<'a> {
@@ -549,6 +807,7 @@ struct Cx<'a> {
     gc_404: &'a HashMap<Key, i64>,
     before: Option<&'a Snapshot>,
     index: Option<&'a SnapIndex<'a>>,
+    after_index: Option<&'a SnapIndex<'a>>,
     /// Causes computed so far (a chain's items are asked for again by every later link).
     memo: std::cell::RefCell<HashMap<usize, Option<Cause>>>,
 }
@@ -863,7 +1122,9 @@ impl Cx<'_> {
         }
     }
 
-    /// An owner not deleted in the window: why the GC found it absent.
+    /// An owner not deleted in the window: why the GC found it absent. The state before
+    /// proves most (what existed then); the state after proves what still exists — an owner
+    /// with the reference's UID that exists after the GC's action existed during it.
     fn absent_owner_cause(&self, k: &OwnerKey, it: &Item) -> Cause {
         let key = k.obj.key();
         let evidence = self
@@ -872,20 +1133,21 @@ impl Cx<'_> {
             .filter(|t| **t <= it.time_us)
             .map(|t| format!("; the GC's GET of it answered 404 at {}", format_us(*t)))
             .unwrap_or_default();
+        let with = |type_, policy, detail: String| Cause {
+            type_,
+            owner: Some(k.obj.clone()),
+            policy,
+            root: None,
+            detail: format!("{detail}{evidence}"),
+        };
         let recreated = self
             .created
             .get(&key)
             .and_then(|v| v.iter().find(|(_, u)| *u != k.uid).cloned());
-        let base = |type_, detail: String| Cause {
-            type_,
-            owner: Some(k.obj.clone()),
-            policy: "unknown",
-            root: None,
-            detail: format!("{detail}{evidence}"),
-        };
         if let Some((t, uid)) = recreated {
-            return base(
+            return with(
                 "stale-owner-uid",
+                "unknown",
                 format!(
                     "{} was created at {} with UID {uid}, not the UID {} the reference names",
                     k.obj.display(),
@@ -894,66 +1156,146 @@ impl Cx<'_> {
                 ),
             );
         }
-        let (Some(s), Some(index)) = (self.before, self.index) else {
-            return Cause {
-                type_: "unknown",
-                owner: Some(k.obj.clone()),
-                policy: "unknown",
-                root: None,
-                detail: format!(
-                    "its owner {} was not deleted in the log's window: it was gone before the \
-                     window, or never existed — a snapshot of the state before tells which{evidence}",
-                    k.obj.display()
-                ),
-            };
-        };
-        let store = &s.store;
-        if let Some(found) = index.find(&k.obj) {
-            let uid = store.str(store.object(found).uid);
-            if uid != k.uid {
-                return base(
-                    "stale-owner-uid",
+        let mut unread = None;
+        if let (Some(_), Some(index)) = (self.before, self.index) {
+            if let Some(c) = self.owner_in(index, k, it, "in the snapshot before", &with) {
+                return c;
+            }
+            if index.covers(&k.obj) {
+                return with(
+                    "dangling-owner",
+                    "unknown",
                     format!(
-                        "{} exists with UID {uid}, not the UID {} the reference names: the owner \
-                         was recreated under the same name",
+                        "its owner {} (UID {}) is neither in the snapshot of the state before                          nor created in the log: the reference never pointed at anything there",
                         k.obj.display(),
                         k.uid
                     ),
                 );
             }
-            return Cause {
-                type_: "unexplained",
-                owner: Some(k.obj.clone()),
-                policy: "unknown",
-                root: None,
-                detail: format!(
-                    "its owner {} existed with this UID in the snapshot and no deletion of it is \
-                     in the log: nothing in the inputs accounts for this GC action (a gap in the \
-                     log, or a GC whose view was wrong){evidence}",
+            unread = Some(format!(
+                "the snapshot before did not read {} in {}",
+                k.obj.resource,
+                if k.obj.namespace.is_empty() {
+                    "the cluster scope"
+                } else {
+                    k.obj.namespace.as_str()
+                }
+            ));
+        }
+        if let Some(index) = self.after_index {
+            if let Some(c) = self.owner_in(index, k, it, "in the state after", &with) {
+                return c;
+            }
+            if index.covers(&k.obj) && unread.is_none() {
+                return with(
+                    "unknown",
+                    "unknown",
+                    format!(
+                        "its owner {} (UID {}) was not deleted in the log's window and is not in                          the state after either: it was gone before the window, or never existed                          — a snapshot of the state before tells which",
+                        k.obj.display(),
+                        k.uid
+                    ),
+                );
+            }
+        }
+        with(
+            "unknown",
+            "unknown",
+            match unread {
+                Some(why) => format!(
+                    "its owner {} was not deleted in the log's window, and {why}: whether it                      existed is unknown",
                     k.obj.display()
                 ),
-            };
-        }
-        if let Some(elsewhere) = store.strings.get(&k.uid).and_then(|u| store.by_uid(u)) {
-            let ns = store.str(store.object(elsewhere).namespace);
-            return base(
-                "cross-namespace-owner",
-                format!(
-                    "the owner with UID {} is in namespace {ns}, but the GC looks only in the \
-                     dependent's namespace {}: ownerReferences cannot cross namespaces",
-                    k.uid, it.object.namespace
+                None => format!(
+                    "its owner {} was not deleted in the log's window: it was gone before the                      window, or never existed — a snapshot of the state before tells which",
+                    k.obj.display()
                 ),
-            );
-        }
-        base(
-            "dangling-owner",
-            format!(
-                "its owner {} (UID {}) is neither in the snapshot of the state before nor created \
-                 in the log: the reference never pointed at anything there",
-                k.obj.display(),
-                k.uid
-            ),
+            },
         )
+    }
+
+    /// What a state (`when`: before or after the log) says of owner `k`: there under another
+    /// UID (stale), there with this UID (so the GC's action is unexplained — unless it was
+    /// already being deleted), or in another namespace (cross-namespace). `None`: not there.
+    fn owner_in(
+        &self,
+        index: &SnapIndex<'_>,
+        k: &OwnerKey,
+        it: &Item,
+        when: &str,
+        with: &dyn Fn(&'static str, &'static str, String) -> Cause,
+    ) -> Option<Cause> {
+        let store = &index.snap.store;
+        if let Some(found) = index.find(&k.obj) {
+            let o = store.object(found);
+            let uid = store.str(o.uid);
+            if uid != k.uid {
+                return Some(with(
+                    "stale-owner-uid",
+                    "unknown",
+                    format!(
+                        "{} exists {when} with UID {uid}, not the UID {} the reference names:                          the owner was recreated under the same name",
+                        k.obj.display(),
+                        k.uid
+                    ),
+                ));
+            }
+            if o.being_deleted() {
+                // Its deletion is not in the log: before the window, or in a gap of it.
+                let fins: Vec<&str> = store
+                    .finalizers(found)
+                    .iter()
+                    .map(|f| store.str(*f))
+                    .collect();
+                let policy = if fins.contains(&"foregroundDeletion") {
+                    "Foreground"
+                } else if fins.contains(&"orphan") {
+                    "Orphan"
+                } else {
+                    "unknown"
+                };
+                let type_ = if policy == "Orphan" && it.action == "remove-owner-references" {
+                    "orphaned"
+                } else {
+                    "owner-deleted"
+                };
+                return Some(with(
+                    type_,
+                    policy,
+                    format!(
+                        "its owner {} is being deleted {when} (deletionTimestamp {}), but the                          deletion is not in the log (before its window, or in a gap)",
+                        k.obj.display(),
+                        store.str(o.deletion_timestamp)
+                    ),
+                ));
+            }
+            return Some(with(
+                "unexplained",
+                "unknown",
+                format!(
+                    "its owner {} exists {when} with this UID and no deletion of it is in the \
+                     log: nothing in the inputs accounts for this GC action (a gap in the log, \
+                     or a GC whose view was wrong)",
+                    k.obj.display()
+                ),
+            ));
+        }
+        let elsewhere = index.by_uid(&k.uid)?;
+        let ns = store.str(store.object(elsewhere).namespace);
+        Some(with(
+            "cross-namespace-owner",
+            "unknown",
+            format!(
+                "the owner with UID {} is {when} in {}, but the GC looks only in the dependent's                  namespace {}: ownerReferences cannot cross namespaces",
+                k.uid,
+                if ns.is_empty() {
+                    "the cluster scope".to_owned()
+                } else {
+                    format!("namespace {ns}")
+                },
+                it.object.namespace
+            ),
+        ))
     }
 }
 
@@ -1186,6 +1528,168 @@ mod tests {
                 .all(|i| i.cause.as_ref().unwrap().type_ == "unknown")
         );
         assert!(h.summary.notes.iter().any(|n| n.contains("no snapshot")));
+    }
+
+    #[test]
+    fn an_owner_the_snapshot_before_did_not_read_is_unknown_not_dangling() {
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "d1", "u-1")
+            .owner("v1", "Secret", "ghost", "u-ghost");
+        c.forbid("", "secrets");
+        let events = [ev(1, GC_USER, "delete", "configmaps", "shop", "d1")];
+        let h = history(&events, Some(&c.build()));
+        let d1 = cause(&h, "delete", "d1");
+        assert_eq!(d1.type_, "unknown", "{d1:?}");
+        assert!(d1.detail.contains("did not read secrets in shop"), "{d1:?}");
+    }
+
+    #[test]
+    fn the_state_after_proves_what_exists_never_what_did_not() {
+        // Only the state after: the dependents are gone, their owners' fates differ.
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "other", "far", "u-far");
+        c.obj("v1", "ConfigMap", "shop", "recreated", "u-new");
+        c.obj("v1", "ConfigMap", "shop", "alive", "u-alive");
+        c.obj("v1", "ConfigMap", "shop", "leaving", "u-leaving")
+            .finalizers(&["foregroundDeletion"])
+            .deleting();
+        c.obj("v1", "ConfigMap", "shop", "held", "u-held")
+            .finalizers(&["example.com/keep"])
+            .deleting();
+        let after = c.build();
+        // The dependents' owners come from create bodies (Request level).
+        let mut events = Vec::new();
+        for (i, (name, owner, uid)) in [
+            ("d1", "ghost", "u-ghost"),
+            ("d2", "far", "u-far"),
+            ("d3", "recreated", "u-old"),
+            ("d4", "alive", "u-alive"),
+            ("d5", "leaving", "u-leaving"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut create = ev(i as i64, USER, "create", "configmaps", "shop", name);
+            create.level = Level::Request;
+            create.bodies.owner_references = Some(vec![OwnerRefSeen {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                name: owner.into(),
+                uid: uid.into(),
+            }]);
+            events.push(create);
+            events.push(ev(
+                10 + i as i64,
+                GC_USER,
+                "delete",
+                "configmaps",
+                "shop",
+                name,
+            ));
+        }
+        events.push(ev(20, USER, "delete", "configmaps", "shop", "held"));
+        let h = history_between(
+            &events,
+            States {
+                before: None,
+                after: Some(&after),
+            },
+        );
+        let d1 = cause(&h, "delete", "d1");
+        assert_eq!(
+            d1.type_, "unknown",
+            "absent after is not never-existed: {d1:?}"
+        );
+        assert_eq!(cause(&h, "delete", "d2").type_, "cross-namespace-owner");
+        assert_eq!(cause(&h, "delete", "d3").type_, "stale-owner-uid");
+        assert_eq!(cause(&h, "delete", "d4").type_, "unexplained");
+        let d5 = cause(&h, "delete", "d5");
+        assert_eq!((d5.type_, d5.policy), ("owner-deleted", "Foreground"));
+        // What became of each object.
+        assert_eq!(item(&h, "delete", "d1").after, Some("gone"));
+        assert_eq!(item(&h, "delete", "held").after, Some("terminating"));
+        // Without the state after, nothing is said of it.
+        let h = history(&events, None);
+        assert!(h.items.iter().all(|i| i.after.is_none()));
+    }
+
+    #[test]
+    fn the_states_before_and_after_list_what_went_without_a_deletion_of_its_own() {
+        let mut c = Cluster::new();
+        c.obj("v1", "Namespace", "", "shop", "u-ns");
+        c.obj("v1", "ConfigMap", "shop", "a", "u-a");
+        c.obj("v1", "Secret", "shop", "b", "u-b");
+        c.obj("v1", "ConfigMap", "shop", "kept", "u-kept");
+        c.obj("v1", "ConfigMap", "shop", "logged", "u-logged");
+        let before = c.build();
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "kept", "u-kept");
+        let after = c.build();
+        let events = [
+            ev(0, USER, "delete", "namespaces", "shop", "shop"),
+            ev(1, USER, "delete", "configmaps", "shop", "logged"),
+            ev(
+                5,
+                NAMESPACE_CONTROLLER_USER,
+                "deletecollection",
+                "configmaps",
+                "shop",
+                "",
+            ),
+            ev(
+                9,
+                NAMESPACE_CONTROLLER_USER,
+                "delete",
+                "namespaces",
+                "shop",
+                "shop",
+            ),
+        ];
+        let h = history_between(
+            &events,
+            States {
+                before: Some(&before),
+                after: Some(&after),
+            },
+        );
+        let gone: Vec<(&str, bool)> = h
+            .unlogged
+            .iter()
+            .map(|u| (u.object.name.as_str(), u.collection.is_some()))
+            .collect();
+        assert_eq!(gone, [("a", true), ("b", false)], "{:#?}", h.unlogged);
+        let a = h.unlogged[0].collection.as_ref().unwrap();
+        assert_eq!(a.user, NAMESPACE_CONTROLLER_USER);
+        assert!(h.summary.notes.iter().any(|n| n.contains("2 object(s)")));
+    }
+
+    #[test]
+    fn the_recorder_keeps_only_what_the_history_uses_and_the_whole_window() {
+        let mut r = Recorder::default();
+        r.push(ev(0, USER, "get", "configmaps", "shop", "x"));
+        r.push(ev(
+            1,
+            "system:node:n1",
+            "update",
+            "leases",
+            "kube-node-lease",
+            "n1",
+        ));
+        r.push(ev(2, USER, "list", "pods", "shop", ""));
+        let mut miss = ev(3, GC_USER, "get", "configmaps", "shop", "owner");
+        miss.code = 404;
+        r.push(miss);
+        r.push(ev(4, GC_USER, "delete", "configmaps", "shop", "dep"));
+        r.push(ev(9, USER, "get", "configmaps", "shop", "y"));
+        assert_eq!((r.seen(), r.kept()), (6, 2));
+        let h = r.finish(States {
+            before: Some(&before()),
+            after: None,
+        });
+        assert_eq!(h.items.len(), 1);
+        assert_eq!(h.summary.from.as_deref(), Some(format_us(T0).as_str()));
+        assert_eq!(h.summary.to.as_deref(), Some(format_us(T0 + 9000).as_str()));
+        assert!(cause(&h, "delete", "dep").detail.contains("answered 404"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub fn document(h: &History) -> serde_json::Value {
         "apiVersion": REPORT_API_VERSION,
         "kind": "History",
         "items": h.items,
+        "unlogged": h.unlogged,
         "summary": h.summary,
     })
 }
@@ -84,6 +85,11 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
     }
     let mut t = super::table(styles);
     let mut header = vec!["TIME", "ACTOR", "ACTION", "OBJECT", "CAUSE"];
+    // With a state after the log (--after): what became of each object.
+    let after = h.items.iter().any(|it| it.after.is_some());
+    if after {
+        header.push("AFTER");
+    }
     if wide {
         header.extend(["USER", "SOURCE"]);
     }
@@ -96,6 +102,9 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
             sanitize(&it.object.display()).into_owned(),
             sanitize(&cause_text(it, wide)).into_owned(),
         ];
+        if after {
+            row.push(it.after.unwrap_or("-").to_owned());
+        }
         if wide {
             row.push(sanitize(&it.actor.user).into_owned());
             row.push(sanitize(&it.source).into_owned());
@@ -110,6 +119,7 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
     } else {
         super::write_table(w, &t)?;
     }
+    unlogged(w, h, wide)?;
     writeln!(w)?;
     let s = &h.summary;
     let actors: Vec<String> = s
@@ -135,6 +145,63 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
     )?;
     for n in &s.notes {
         writeln!(w, "note: {}", sanitize(n))?;
+    }
+    Ok(())
+}
+
+/// Objects gone between the states before and after without a deletion of their own in the
+/// log: by collection (how a namespace's content goes), else unaccounted for. The table shows
+/// the first 20 of each unless `wide`.
+fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
+    if h.unlogged.is_empty() {
+        return Ok(());
+    }
+    let (by_collection, other): (Vec<_>, Vec<_>) =
+        h.unlogged.iter().partition(|u| u.collection.is_some());
+    let limit = if wide { usize::MAX } else { 20 };
+    if !other.is_empty() {
+        writeln!(
+            w,
+            "\n{} object(s) gone with no deletion in the log (a gap in it, or outside its window):",
+            other.len()
+        )?;
+        for u in other.iter().take(limit) {
+            writeln!(w, "  {}", sanitize(&u.object.display()))?;
+        }
+        if other.len() > limit {
+            writeln!(
+                w,
+                "  … {} more (-o wide or -o json lists all)",
+                other.len() - limit
+            )?;
+        }
+    }
+    if !by_collection.is_empty() {
+        writeln!(
+            w,
+            "\n{} object(s) deleted with their collection (deletecollection names none; the \
+             states before and after do):",
+            by_collection.len()
+        )?;
+        for u in by_collection.iter().take(limit) {
+            let c = u.collection.as_ref().expect("partitioned on collection");
+            writeln!(
+                w,
+                "  {} — {} {} by {} at {}",
+                sanitize(&u.object.display()),
+                c.action,
+                sanitize(&c.object.display()),
+                sanitize(&c.user),
+                c.time
+            )?;
+        }
+        if by_collection.len() > limit {
+            writeln!(
+                w,
+                "  … {} more (-o wide or -o json lists all)",
+                by_collection.len() - limit
+            )?;
+        }
     }
     Ok(())
 }
@@ -327,5 +394,31 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
             xml(&it.actor.user)
         )?;
     }
-    writeln!(w, "</table>\n</body>\n</html>")
+    writeln!(w, "</table>")?;
+    if !h.unlogged.is_empty() {
+        writeln!(
+            w,
+            "<h2>Gone without a deletion of their own in the log</h2>\n<ul>"
+        )?;
+        for u in &h.unlogged {
+            match &u.collection {
+                Some(c) => writeln!(
+                    w,
+                    "<li>{} — {} {} by {} at {}</li>",
+                    xml(&u.object.display()),
+                    c.action,
+                    xml(&c.object.display()),
+                    xml(&c.user),
+                    xml(&c.time)
+                )?,
+                None => writeln!(
+                    w,
+                    "<li>{} — no deletion in the log</li>",
+                    xml(&u.object.display())
+                )?,
+            }
+        }
+        writeln!(w, "</ul>")?;
+    }
+    writeln!(w, "</body>\n</html>")
 }

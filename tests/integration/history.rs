@@ -169,3 +169,124 @@ fn hostile_strings_are_escaped_and_bad_records_reported() {
         "{out}"
     );
 }
+
+/// The state after, as a snapshot file: the state before without the objects named in `gone`
+/// (no integrity trailer: an edited file, read as unverified).
+fn after_without(dir: &Path, gone: &[&str]) -> String {
+    let before = std::fs::read_to_string(example("audit-shop-before.ndjson")).unwrap();
+    let mut lines: Vec<String> = before
+        .lines()
+        .filter(|l| !l.starts_with("{\"trailer\""))
+        .filter(|l| {
+            !gone
+                .iter()
+                .any(|n| l.contains(&format!("\"name\":\"{n}\"")))
+        })
+        .map(str::to_owned)
+        .collect();
+    let objects = lines.len() - 1;
+    lines[0] = lines[0].replace("\"objects\":165", &format!("\"objects\":{objects}"));
+    let path = dir.join("after.ndjson");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn after_says_what_became_of_each_object_and_what_went_unlogged() {
+    let dir = tempfile::tempdir().unwrap();
+    // After the log: the three ConfigMaps it deletes are gone, and so is a PriorityClass no
+    // request of the log deleted.
+    let after = after_without(
+        dir.path(),
+        &["orphan-config", "owner", "web-config", "workload-low"],
+    );
+    let doc = history(&["--after", &after]);
+    let fates: Vec<(&str, &str)> = doc["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["object"]["name"].as_str().unwrap(),
+                i["after"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fates,
+        [
+            ("orphan-config", "gone"),
+            ("owner", "gone"),
+            ("web-config", "gone")
+        ]
+    );
+    let unlogged: Vec<(&str, bool)> = doc["unlogged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["object"]["name"].as_str().unwrap(),
+                u.get("collection").is_some(),
+            )
+        })
+        .collect();
+    assert_eq!(unlogged, [("workload-low", false)]);
+    // Without the state after nothing is said of it.
+    let doc = history(&[]);
+    assert!(doc["items"][0].get("after").is_none());
+    assert_eq!(doc["unlogged"], json!([]));
+}
+
+#[test]
+fn after_cluster_is_the_only_way_history_reads_a_cluster() {
+    let log = example("audit-shop.log");
+    // --context without --after cluster: refused, with the way to read the cluster.
+    let (code, _, err) = kubectl_gc(&["history", "--audit-log", &log, "--context", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--after cluster"), "{err}");
+    // -l needs a state whose labels it reads.
+    let (code, _, err) = kubectl_gc(&["history", "--audit-log", &log, "-l", "app=web"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--after"), "{err}");
+    // --after cluster reads the kubeconfig (none here): a connection error, not a usage one.
+    let (code, _, err) = kubectl_gc(&["history", "--audit-log", &log, "--after", "cluster"]);
+    assert_ne!(code, 2, "{err}");
+    assert_ne!(code, 0, "{err}");
+}
+
+#[test]
+fn label_selection_reads_the_labels_of_a_state() {
+    let before = example("audit-shop-before.ndjson");
+    let log = example("audit-shop.log");
+    // No object of the log has this label in the state before: nothing is shown, and the
+    // note counts nothing unlabelled (every object is in the state).
+    let (code, out, err) = kubectl_gc(&[
+        "history",
+        "--audit-log",
+        &log,
+        "--snapshot",
+        &before,
+        "-l",
+        "app=none",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["items"], json!([]));
+    let (code, out, err) = kubectl_gc(&[
+        "history",
+        "--audit-log",
+        &log,
+        "--snapshot",
+        &before,
+        "-l",
+        "!app",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["items"].as_array().unwrap().len(), 3);
+}

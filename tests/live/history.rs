@@ -60,11 +60,18 @@ const TESTS: &[Test<Ctx>] = &[
         run: every_format,
     },
     Test {
+        name: "after_cluster_says_what_became_of_each_object",
+        needs: &["every_cause_and_root_from_the_log"],
+        run: after_cluster,
+    },
+    Test {
         name: "why_explains_an_object_that_is_gone",
         needs: &["every_cause_and_root_from_the_log"],
         run: why_gone,
     },
 ];
+
+const NAMESPACE_CONTROLLER: &str = "system:serviceaccount:kube-system:namespace-controller";
 
 fn log_path(ctx: &Ctx) -> String {
     ctx.env
@@ -419,4 +426,40 @@ fn why_gone(ctx: &Ctx) {
     );
     assert_eq!(code, 8, "{err}");
     assert!(err.contains("no deletion of it either"), "{err}");
+}
+
+/// `--after cluster`: the cluster now as the state after the log. What became of each object;
+/// and, with the snapshot before, what went without a deletion of its own in the log — the
+/// content of namespace `doomed`, which the namespace controller's `deletecollection` removed
+/// without naming it.
+fn after_cluster(ctx: &Ctx) {
+    let env = ctx.env.borrow();
+    wait_for(60, "namespace doomed gone", || {
+        gone(&env, "namespace/doomed", "")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let snap = ctx.snapshot.to_str().unwrap();
+    let h = history(
+        &env,
+        &log_path(ctx),
+        &["--snapshot", snap, "--after", "cluster"],
+    );
+    let fate = |action, ns, name| find(&h, action, "configmaps", ns, name)["after"].clone();
+    assert_eq!(fate("delete", "bg", "dep"), "gone");
+    assert_eq!(fate("delete", "start", "crossns"), "gone");
+    // Orphaned: the GC removed its reference, and it is still there.
+    assert_eq!(fate("remove-owner-references", "or", "dep"), "present");
+    let unlogged = h["unlogged"].as_array().unwrap();
+    let c = unlogged
+        .iter()
+        .find(|u| u["object"]["namespace"] == "doomed" && u["object"]["name"] == "c")
+        .unwrap_or_else(|| panic!("doomed/c not listed as unlogged: {unlogged:#?}"));
+    assert_eq!(c["collection"]["action"], "delete-collection", "{c:#}");
+    assert_eq!(c["collection"]["user"], NAMESPACE_CONTROLLER, "{c:#}");
+    // Every object listed went with a collection of the log: none in a gap.
+    assert!(
+        unlogged.iter().all(|u| u.get("collection").is_some()),
+        "{unlogged:#?}"
+    );
+    assert_eq!(h["summary"]["unexplained"], 0, "{:#}", h["summary"]);
 }
