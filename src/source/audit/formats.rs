@@ -38,6 +38,27 @@ const MAX_SKIPPED: usize = 1000;
 /// An input none of whose first records is an audit record is not read further.
 const GIVE_UP_AFTER: u64 = 1000;
 
+/// How JSON lines are read on several threads (see [`parallel_lines`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Parallel {
+    /// Threads that parse blocks (below 2: everything is read on the calling thread).
+    pub workers: usize,
+    /// Records an input is read line by line before it goes parallel.
+    pub after: u64,
+    /// Bytes per block.
+    pub block: usize,
+}
+
+impl Default for Parallel {
+    fn default() -> Self {
+        Parallel {
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            after: 256,
+            block: 1 << 20,
+        }
+    }
+}
+
 /// The reader's state across inputs.
 pub(super) struct Ctx<'s> {
     sink: &'s mut dyn FnMut(AuditEvent),
@@ -46,6 +67,11 @@ pub(super) struct Ctx<'s> {
     source: String,
     /// The latest event time seen in this input.
     input_max_us: Option<i64>,
+    /// How JSON lines are read on several threads.
+    pub parallel: Parallel,
+    /// In a block parsed on another thread: the times of the events seen, in order (the
+    /// calling thread replays them: the window and out-of-order counts are the input's).
+    journal: Option<Vec<i64>>,
 }
 
 impl<'s> Ctx<'s> {
@@ -55,12 +81,24 @@ impl<'s> Ctx<'s> {
             stats: ReadStats::default(),
             source: String::new(),
             input_max_us: None,
+            parallel: Parallel::default(),
+            journal: None,
+        }
+    }
+
+    /// Keeps a problem (within [`MAX_PROBLEMS`]) or counts it.
+    fn keep_problem(&mut self, p: Problem) {
+        if self.stats.problems.len() >= MAX_PROBLEMS {
+            self.stats.more_problems += 1;
+        } else {
+            self.stats.problems.push(p);
         }
     }
 
     /// Records a problem of input `source` (the message is made only if it is kept).
     pub fn problem_in(&mut self, source: &str, line: u64, cause: impl FnOnce() -> String) {
-        if self.stats.problems.len() >= MAX_PROBLEMS {
+        // A block's problems are all kept: the calling thread applies the limit in order.
+        if self.stats.problems.len() >= MAX_PROBLEMS && self.journal.is_none() {
             self.stats.more_problems += 1;
             return;
         }
@@ -97,6 +135,10 @@ impl<'s> Ctx<'s> {
 
     /// An event read (passed on or not): counted, and its time in the window.
     fn seen(&mut self, t: i64) {
+        if let Some(j) = &mut self.journal {
+            j.push(t);
+            return;
+        }
         let s = &mut self.stats;
         s.events += 1;
         s.first_us = Some(s.first_us.map_or(t, |f| f.min(t)));
@@ -144,6 +186,11 @@ struct St {
     multi_ok: bool,
     /// Stop reading this input.
     stop: bool,
+    /// Records read before the input may go parallel again.
+    parallel_from: u64,
+    /// A block on another thread: where a record that may span lines starts (the line and
+    /// the byte offset in the block) — it stops there, and the caller reads on line by line.
+    in_block: Option<Option<(u64, usize)>>,
 }
 
 /// Reads one decompressed input.
@@ -158,6 +205,8 @@ pub(super) fn read_text(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: boo
         known: 0,
         multi_ok: true,
         stop: false,
+        parallel_from: ctx.parallel.after,
+        in_block: None,
     };
     let result = read_lines(ctx, &mut buf, &mut st);
     ctx.stats.bytes += buf.bytes;
@@ -174,6 +223,18 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
         buf.consume(3);
     }
     while !st.stop {
+        if st.in_block.is_none()
+            && ctx.parallel.workers > 1
+            && st.known > 0
+            && st.records >= st.parallel_from
+        {
+            if parallel_lines(ctx, buf, st)? {
+                break;
+            }
+            // Back to line by line for at least one record.
+            st.parallel_from = st.records + 1;
+            continue;
+        }
         if buf.skip_ws()?.is_none() {
             break;
         }
@@ -181,6 +242,10 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
         match buf.line_end()? {
             LineEnd::Long => {
                 if matches!(buf.data()[0], b'{' | b'[') && st.multi_ok {
+                    if let Some(at) = &mut st.in_block {
+                        *at = Some((line, buf.offset()));
+                        break;
+                    }
                     document(ctx, buf, st)?;
                 } else {
                     let n = buf.discard_line()?;
@@ -197,7 +262,13 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
             LineEnd::Newline(len) | LineEnd::Eof(len) => {
                 let text = &buf.data()[..len];
                 match one_line(ctx, st, text, line) {
-                    Some(Rec::Incomplete) if st.multi_ok => document(ctx, buf, st)?,
+                    Some(Rec::Incomplete) if st.multi_ok => {
+                        if let Some(at) = &mut st.in_block {
+                            *at = Some((line, buf.offset()));
+                            break;
+                        }
+                        document(ctx, buf, st)?
+                    }
                     Some(rec) => {
                         outcome(ctx, st, rec, line, None, true);
                         buf.consume_line(len);
@@ -208,6 +279,197 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a block parsed on another thread gave, for the calling thread to replay in order.
+struct BlockDone {
+    events: Vec<AuditEvent>,
+    seen: Vec<i64>,
+    stats: ReadStats,
+    known: u64,
+    /// Where it stopped before a record that may span lines: (line, offset in the block).
+    stopped_at: Option<(u64, usize)>,
+}
+
+/// Parses one block of lines as [`read_lines`] would, on a worker thread.
+fn parse_block(
+    source: &str,
+    walked: bool,
+    multi_ok: bool,
+    block: Vec<u8>,
+    line: u64,
+) -> (BlockDone, Vec<u8>) {
+    let mut events = Vec::new();
+    let mut sink = |e: AuditEvent| events.push(e);
+    let mut ctx = Ctx::new(&mut sink);
+    ctx.source = source.to_owned();
+    ctx.journal = Some(Vec::new());
+    ctx.parallel.workers = 1;
+    let mut st = St {
+        walked,
+        // Past the rules for an input's first records (they were read line by line).
+        records: u64::MAX / 2,
+        known: 1,
+        multi_ok,
+        stop: false,
+        parallel_from: u64::MAX,
+        in_block: Some(None),
+    };
+    let mut none = io::empty();
+    let mut buf = Buf::from_block(&mut none, block, line);
+    // A block is in memory: reading it cannot fail.
+    let _ = read_lines(&mut ctx, &mut buf, &mut st);
+    let block = std::mem::take(buf.inner_mut());
+    let seen = ctx.journal.take().unwrap_or_default();
+    let stats = std::mem::take(&mut ctx.stats);
+    drop(ctx);
+    (
+        BlockDone {
+            events,
+            seen,
+            stats,
+            known: st.known - 1,
+            stopped_at: st.in_block.flatten(),
+        },
+        block,
+    )
+}
+
+/// A block's outcome, in input order, as if it had been read here.
+fn replay(ctx: &mut Ctx, st: &mut St, done: BlockDone) {
+    let s = done.stats;
+    ctx.stats.records += s.records;
+    st.records += s.records;
+    st.known += done.known;
+    ctx.stats.other_records += s.other_records;
+    for (format, n) in s.by_format {
+        *ctx.stats.by_format.entry(format).or_default() += n;
+    }
+    for t in done.seen {
+        ctx.seen(t);
+    }
+    for p in s.problems {
+        ctx.keep_problem(p);
+    }
+    ctx.stats.more_problems += s.more_problems;
+    for ev in done.events {
+        ctx.stats.passed += 1;
+        (ctx.sink)(ev);
+    }
+}
+
+/// JSON lines on several threads: the calling thread reads blocks of whole lines and hands
+/// them to `workers` threads, which parse them as [`read_lines`] would (events, problems and
+/// counts kept aside), and replays each block's outcome in input order — so the sink sees the
+/// same events in the same order, with the same positions, problems and counts, as line by
+/// line. A record that may span lines (a line whose JSON does not end on it) stops its block:
+/// the bytes from there are put back and read line by line. True at the end of the input;
+/// false when the caller should read on line by line (that record, or a line longer than a
+/// block).
+fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool> {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex, mpsc};
+    let Parallel { workers, block, .. } = ctx.parallel;
+    let (walked, multi_ok) = (st.walked, st.multi_ok);
+    let source = ctx.source.clone();
+    let in_flight = workers * 2;
+    std::thread::scope(|scope| {
+        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<u8>, u64)>(in_flight);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (done_tx, done_rx) = mpsc::channel::<(u64, BlockDone, Vec<u8>)>();
+        for _ in 0..workers {
+            let (job_rx, done_tx, source) = (job_rx.clone(), done_tx.clone(), &source);
+            scope.spawn(move || {
+                loop {
+                    let job = job_rx
+                        .lock()
+                        .map_err(|_| ())
+                        .and_then(|rx| rx.recv().map_err(|_| ()));
+                    let Ok((seq, bytes, line)) = job else { break };
+                    let (done, bytes) = parse_block(source, walked, multi_ok, bytes, line);
+                    if done_tx.send((seq, done, bytes)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let (mut sent, mut next) = (0u64, 0u64);
+        let mut spares: Vec<Vec<u8>> = Vec::new();
+        let mut ready: BTreeMap<u64, (BlockDone, Vec<u8>)> = BTreeMap::new();
+        let mut input_left = true;
+        let mut read_error = None;
+        let result = 'read: loop {
+            while input_left && sent - next < in_flight as u64 {
+                match buf.take_block(block, spares.pop()) {
+                    Ok(Some((bytes, line))) => {
+                        if job_tx.send((sent, bytes, line)).is_err() {
+                            break 'read Err(worker_lost());
+                        }
+                        sent += 1;
+                    }
+                    Ok(None) => input_left = false,
+                    // The blocks taken before it are replayed first, as line by line.
+                    Err(e) => {
+                        read_error = Some(e);
+                        input_left = false;
+                    }
+                }
+            }
+            if next == sent {
+                if let Some(e) = read_error.take() {
+                    break Err(e);
+                }
+                // Every block replayed: the end of the input, or a line longer than a block.
+                break Ok(buf.data().is_empty() && buf.at_eof());
+            }
+            let Some((done, bytes)) = wait_for(&done_rx, &mut ready, next) else {
+                break Err(worker_lost());
+            };
+            next += 1;
+            let stopped_at = done.stopped_at;
+            replay(ctx, st, done);
+            let Some((line, offset)) = stopped_at else {
+                spares.push(bytes);
+                continue;
+            };
+            // Put back the rest of this block and every later one, in order.
+            let mut back = bytes[offset..].to_vec();
+            while next < sent {
+                let Some((_, bytes)) = wait_for(&done_rx, &mut ready, next) else {
+                    break;
+                };
+                back.extend_from_slice(&bytes);
+                next += 1;
+            }
+            if next < sent {
+                break Err(worker_lost());
+            }
+            buf.unread(&back, line);
+            break Ok(false);
+        };
+        drop(job_tx);
+        result
+    })
+}
+
+/// Block `seq`'s outcome, waiting for the workers as needed; `None` if they are all gone.
+fn wait_for(
+    rx: &std::sync::mpsc::Receiver<(u64, BlockDone, Vec<u8>)>,
+    ready: &mut std::collections::BTreeMap<u64, (BlockDone, Vec<u8>)>,
+    seq: u64,
+) -> Option<(BlockDone, Vec<u8>)> {
+    while !ready.contains_key(&seq) {
+        let (s, done, bytes) = rx.recv().ok()?;
+        ready.insert(s, (done, bytes));
+    }
+    ready.remove(&seq)
+}
+
+/// A parsing thread ended without its block (it cannot: the reader never panics — but if it
+/// did, the rest of the input is reported lost, never skipped in silence).
+fn worker_lost() -> io::Error {
+    io::Error::other("a parsing thread failed")
 }
 
 /// One line of JSON lines; `None` when it was fully handled.

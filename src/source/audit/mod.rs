@@ -77,11 +77,24 @@ pub struct ReadStats {
 
 /// Streams every kept event of every input to `sink`, in input order. A record that cannot be
 /// read is a Problem, never a panic and never silent; Err only when an input cannot be opened.
+///
+/// JSON lines are parsed on several threads once an input has shown it is one (see
+/// `formats::parallel_lines`); the sink sees the same events, in the same order, either way.
 pub fn read(
     opts: &AuditOptions,
     sink: &mut dyn FnMut(AuditEvent),
 ) -> crate::error::Result<ReadStats> {
+    read_with(opts, formats::Parallel::default(), sink)
+}
+
+/// [`read`] with the threading chosen (tests compare line by line with every split).
+fn read_with(
+    opts: &AuditOptions,
+    parallel: formats::Parallel,
+    sink: &mut dyn FnMut(AuditEvent),
+) -> crate::error::Result<ReadStats> {
     let mut ctx = formats::Ctx::new(sink);
+    ctx.parallel = parallel;
     formats::inputs::read_all(&opts.paths, &mut ctx)?;
     Ok(ctx.stats)
 }

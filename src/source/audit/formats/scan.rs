@@ -119,6 +119,100 @@ impl<'r> Buf<'r> {
         }
     }
 
+    /// A buffer over one block of lines taken by [`Buf::take_block`] (no copy), starting at
+    /// line `line`.
+    pub fn from_block(r: &'r mut dyn Read, block: Vec<u8>, line: u64) -> Self {
+        Buf {
+            r,
+            end: block.len(),
+            bytes: block.len() as u64,
+            buf: block,
+            pos: 0,
+            eof: true,
+            line,
+        }
+    }
+
+    /// True when the input has no more bytes to read (some may be left unconsumed).
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+
+    /// The buffer itself (a block given back once read).
+    pub fn inner_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Byte offset of the first unconsumed byte in what this buffer has read.
+    pub fn offset(&self) -> usize {
+        self.bytes as usize - (self.end - self.pos)
+    }
+
+    /// Takes the unconsumed bytes, after filling the buffer up to `limit` bytes, up to their
+    /// last newline (to the end at the end of the input) as an owned block — the buffer
+    /// itself, swapped for `spare` (a block given back) so nothing is copied but the part
+    /// line after it — with the line it starts at. `None` at the end of the input, or when
+    /// the bytes hold no newline (a line longer than `limit`: the caller reads it line by
+    /// line).
+    pub fn take_block(
+        &mut self,
+        limit: usize,
+        spare: Option<Vec<u8>>,
+    ) -> io::Result<Option<(Vec<u8>, u64)>> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        let limit = limit.min(self.buf.len());
+        while self.end < limit && !self.eof {
+            match self.r.read(&mut self.buf[self.end..limit]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    self.end += n;
+                    self.bytes += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.end == 0 {
+            return Ok(None);
+        }
+        let cut = if self.eof {
+            self.end
+        } else {
+            match memchr::memrchr(b'\n', &self.buf[..self.end]) {
+                Some(i) => i + 1,
+                None => return Ok(None),
+            }
+        };
+        let size = self.buf.len();
+        let mut next = spare.unwrap_or_default();
+        next.resize(size, 0);
+        let rest = self.end - cut;
+        next[..rest].copy_from_slice(&self.buf[cut..self.end]);
+        let mut block = std::mem::replace(&mut self.buf, next);
+        block.truncate(cut);
+        let first = self.line;
+        self.line += memchr::memchr_iter(b'\n', &block).count() as u64;
+        self.end = rest;
+        Ok(Some((block, first)))
+    }
+
+    /// Puts `bytes` back in front of the unconsumed ones, the first of them at line `line`
+    /// (blocks taken but to be read line by line after all).
+    pub fn unread(&mut self, bytes: &[u8], line: u64) {
+        let mut v = Vec::with_capacity((bytes.len() + self.end - self.pos).max(CHUNK));
+        v.extend_from_slice(bytes);
+        v.extend_from_slice(&self.buf[self.pos..self.end]);
+        self.end = v.len();
+        v.resize(v.len().max(CHUNK), 0);
+        self.buf = v;
+        self.pos = 0;
+        self.line = line;
+    }
+
     /// Consumes `n` bytes, counting the lines they end.
     pub fn consume(&mut self, n: usize) {
         let n = n.min(self.end - self.pos);
