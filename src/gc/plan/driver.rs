@@ -6,10 +6,10 @@
 
 use super::orders::{Components, Orders, informer_choices};
 use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Verb};
-use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::simulation::{self, Delays, Race, Run, Start};
+use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
@@ -18,7 +18,11 @@ const MAX_RACE_RUNS: usize = 8;
 
 /// What an object ends as in one run.
 fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
-    let s = &run.state;
+    fate_in(&run.state, store, id)
+}
+
+/// [`fate`] in a given state.
+fn fate_in(s: &State, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
     if !s.exists(id) {
         (EndState::Deleted, vec![])
     } else if s.being_deleted(id) {
@@ -181,14 +185,23 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             }
         }
     }
+    // Objects on which some order makes no request at all (no run stands for that order).
+    let mut untouched_in_some_order: HashSet<ObjId> = HashSet::new();
     if start == Start::SteadyState {
-        stranded_by_98040(gc, &primary, &mut alternatives);
+        let stranded = stranded_by_98040(gc, &primary, &mut alternatives);
+        untouched_in_some_order =
+            below_stranded(gc, &primary, &initial, &stranded, &mut alternatives);
+        untouched_in_some_order.extend(stranded);
     }
     // The requests on an order-dependent object that every order makes (an orphan patch that
     // lands before or after the race, say) stay in the plan: later requests (the orphan
     // finalizer's removal) rely on them. Only the ones some order does not make are left out.
     let mut certain: BTreeMap<ObjId, Vec<Signature>> = BTreeMap::new();
     for &id in alternatives.keys() {
+        if untouched_in_some_order.contains(&id) {
+            certain.insert(id, Vec::new());
+            continue;
+        }
         let mut common: Vec<Signature> = primary
             .actions
             .iter()
@@ -218,14 +231,19 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
 /// collected. A steady state cannot tell which dependent the GC saw first when it started, so
 /// both end states are open for each namespaced dependent the primary run changes (the restart
 /// simulation models the same order choice directly).
+///
+/// Returns the stranded dependents: in that order the GC makes no request on them, so the plan
+/// must not either (upstream's TestConflictingData "cluster-scoped bad child, namespaced good
+/// child, missing parent", run at v1.20.2).
 fn stranded_by_98040(
     gc: &GarbageCollector<'_>,
     primary: &Run,
     alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
-) {
+) -> Vec<ObjId> {
     use crate::gc::rest_mapper::Mapping;
+    let mut stranded = Vec::new();
     if !gc.rules.namespace_less_virtual_owner_strands() {
-        return;
+        return stranded;
     }
     let store = &gc.snap.store;
     for v in gc.graph.virtual_nodes() {
@@ -269,8 +287,57 @@ fn stranded_by_98040(
             {
                 list.push(kept);
             }
+            stranded.push(d);
         }
     }
+    stranded
+}
+
+/// The objects below stranded dependents (their dependents, transitively) that the primary
+/// run changes: in the order that strands their ancestor, the ancestor stays and the cascade
+/// from its deletion never comes. Their other end state is the one they were captured in
+/// (kept or terminating, with their references), and the plan makes no request on them.
+/// Returns them.
+fn below_stranded(
+    gc: &GarbageCollector<'_>,
+    primary: &Run,
+    initial: &State,
+    stranded: &[ObjId],
+    alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
+) -> HashSet<ObjId> {
+    let store = &gc.snap.store;
+    let mut below = HashSet::new();
+    let mut stack: Vec<ObjId> = stranded.to_vec();
+    let mut seen: HashSet<ObjId> = stranded.iter().copied().collect();
+    while let Some(o) = stack.pop() {
+        for &d in gc.graph.dependents(gc.graph.node_of_object(o)) {
+            let Some(d) = gc.graph.object(d) else {
+                continue;
+            };
+            if !seen.insert(d) {
+                continue;
+            }
+            stack.push(d);
+            let (state, owner_refs) = fate_in(initial, store, d);
+            if fate(primary, store, d) == (state.clone(), owner_refs.clone()) {
+                continue;
+            }
+            let list = alternatives.entry(d).or_default();
+            if !list
+                .iter()
+                .any(|a| a.state == state && a.owner_refs == owner_refs)
+            {
+                list.push(Alternative {
+                    state,
+                    owner_refs,
+                    never_evaluated: false,
+                    order: OpenOrder::Informers,
+                });
+            }
+            below.insert(d);
+        }
+    }
+    below
 }
 
 /// What a request does, whichever step it is sent at.

@@ -466,3 +466,45 @@ fn cycle_guard_sees_deleting_dependents_flag_that_outlives_the_finalizer() {
         Some(EndState::Terminating { .. })
     ));
 }
+
+#[test]
+fn steady_state_on_1_20_2_makes_no_request_below_a_dependent_98040_can_strand() {
+    // GC 1.20.0–1.20.2 (#98040, §6.7): `good` may be stranded (never evaluated) when the
+    // cluster-scoped `bad` was observed first. In that order the GC sends nothing on `good`, and
+    // nothing on `good`'s own dependent either (its owner stays): the plan may act on neither,
+    // and reports both end states of both.
+    let mut c = Cluster::new();
+    c.obj("v1", "Node", "", "bad", "bad")
+        .owner("v1", "Pod", "parent", "gone");
+    c.obj("v1", "Pod", "ns", "good", "good")
+        .owner("v1", "Pod", "parent", "gone");
+    c.obj("v1", "ConfigMap", "ns", "below", "below")
+        .owner("v1", "Pod", "good", "good");
+    let s = c.build();
+    let a = GarbageCollector::new(&s, KubeVersion::release(20, 2));
+    let p = Plan::steady_state(&a);
+    for n in ["good", "below"] {
+        let o = p
+            .outcomes
+            .iter()
+            .find(|o| o.target == obj(&s, n))
+            .unwrap_or_else(|| panic!("{n} reported"));
+        let mut states = vec![o.state.clone()];
+        states.extend(o.alternatives.iter().map(|x| x.state.clone()));
+        assert!(
+            states.contains(&EndState::Deleted) && states.contains(&EndState::Kept),
+            "{n}: {states:?}"
+        );
+        assert!(
+            !p.actions.iter().any(|x| x.target == obj(&s, n)),
+            "{n}: {:#?}",
+            p.actions
+        );
+    }
+    // v1.20.3 has the third coordinate check: both are deleted whatever the order.
+    let a = GarbageCollector::new(&s, KubeVersion::release(20, 3));
+    let p = Plan::steady_state(&a);
+    for n in ["good", "below"] {
+        assert!(deleted(&p, &s, n), "{n}");
+    }
+}
