@@ -74,23 +74,33 @@ fn should_delete_pods_created_by_rc_when_not_orphaning() {
     }
 }
 
-/// "should orphan pods created by rc if delete options say so" (propagation policy Orphan) and
-/// "should orphan pods created by rc if deleteOptions.OrphanDependents is nil" (no option: the
-/// RC's default is orphan). Upstream: the RC goes, every pod stays.
-#[test]
-fn should_orphan_pods_created_by_rc() {
+/// The RC deleted with `policy`: it goes, every pod stays, without a reference to it.
+fn rc_orphans_its_pods(policy: Option<Policy>) {
     let (c, pods) = rc_with_pods(10);
     let s = c.build();
     for gc in RELEASES {
-        for policy in [Some(Policy::Orphan), None] {
-            let p = delete(&s, gc, "simpletest.rc", policy);
-            assert_certain(&p, &s, "simpletest.rc", EndState::Deleted);
-            for pod in &pods {
-                assert_certain(&p, &s, pod, EndState::Kept);
-                assert!(owners_left(&p, &s, pod).is_empty(), "{gc} {policy:?}");
-            }
+        let p = delete(&s, gc, "simpletest.rc", policy);
+        assert_certain(&p, &s, "simpletest.rc", EndState::Deleted);
+        for pod in &pods {
+            assert_certain(&p, &s, pod, EndState::Kept);
+            assert!(owners_left(&p, &s, pod).is_empty(), "{gc} {policy:?}");
         }
     }
+}
+
+/// "should orphan pods created by rc if delete options say so": propagation policy Orphan.
+/// Upstream: the RC goes; after 30 s every pod is still there.
+#[test]
+fn should_orphan_pods_created_by_rc_if_delete_options_say_so() {
+    rc_orphans_its_pods(Some(Policy::Orphan));
+}
+
+/// "should orphan pods created by rc if deleteOptions.OrphanDependents is nil": a DELETE with
+/// only a UID precondition; a ReplicationController's default is to orphan (Appendix B).
+/// Upstream: after 30 s every pod is still there.
+#[test]
+fn should_orphan_pods_created_by_rc_if_delete_options_orphan_dependents_is_nil() {
+    rc_orphans_its_pods(None);
 }
 
 /// "should delete RS created by deployment when not orphaning": the Deployment deleted in the

@@ -350,15 +350,15 @@ fn cross_namespace_references() {
         c.obj("v1", "Secret", "b", &format!("valid-{i}"), &format!("v{i}"))
             .owner("v1", "ConfigMap", "parent", "parentuid");
     }
-    for i in 0..3 {
-        c.obj(
-            "v1",
-            "Secret",
-            "a",
-            &format!("invalid-{i}"),
-            &format!("i{i}"),
-        )
-        .owner("v1", "Pod", "invalid", "parentuid");
+    // The wrong kind: a Pod (upstream), or a Secret (as ports of the test write it); both
+    // name `invalid` in `a`, with the parent's UID.
+    for (i, kind) in ["Pod", "Pod", "Pod", "Secret", "Secret"]
+        .into_iter()
+        .enumerate()
+    {
+        let (name, uid) = (format!("invalid-{i}"), format!("i{i}"));
+        c.obj("v1", "Secret", "a", &name, &uid)
+            .owner("v1", kind, "invalid", "parentuid");
     }
     let unresolvable = c.obj("v1", "Secret", "a", "invalid-with-unknown-kinds", "x");
     for i in 0..25 {
@@ -376,7 +376,7 @@ fn cross_namespace_references() {
             for i in 0..10 {
                 assert_certain(&p, &s, &format!("valid-{i}"), EndState::Kept);
             }
-            for i in 0..3 {
+            for i in 0..5 {
                 assert_certain(&p, &s, &format!("invalid-{i}"), EndState::Deleted);
             }
             assert_certain(&p, &s, "parent", EndState::Kept);

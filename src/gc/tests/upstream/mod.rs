@@ -34,7 +34,7 @@
 //! |---|---|
 //! | `TestGarbageCollectorConstruction` (unit) | monitors created and stopped as discovery changes; a snapshot is one discovery result |
 //! | `TestGarbageCollectorSync` (unit) | monitor sets over a sequence of discovery answers and failures, and whether `Sync` blocks; time and retries, no object end state |
-//! | `TestGetDeletableResources` (unit) | filters a discovery response (verbs, unparsable group-versions, partial failures) before any object exists; the snapshot records the filtered result, and the filter is tested where it is applied, in `source/live/discovery.rs` |
+//! | `TestGetDeletableResources` (unit) | filters a discovery response before any object exists; a snapshot records the result: resources without delete/list/watch as not monitored (tested where the live source applies the filter, `source/live/discovery.rs`), a failed group-version in `discovery_failures`, whose kinds are then unknown, not unserved (`gc/tests/scenarios.rs`) |
 //! | `TestDependentsRace` (unit) | Go's race detector on concurrent `addDependentToOwners` and `attemptToOrphan`; no outcome to compare |
 //! | `BenchmarkReferencesDiffs` (unit) | a benchmark |
 //! | `TestOrphanDependentsFailure` (unit) | a 409 from the API server on one PATCH surfaces as an error; a request failure, not a state |
