@@ -508,6 +508,9 @@ fn unblock_owner_reference() {
     }
 }
 
+/// A bare pod of `TestProcessEvent`: its UID and its owners' UIDs.
+type Pod<'a> = (&'a str, &'a [&'a str]);
+
 /// `TestProcessEvent`: four event sequences on bare pods whose references carry only UIDs;
 /// upstream checks the graph invariants after each event (every dependent lists its owner and
 /// every owner its dependents). Here: the invariants of the graph built from each scenario's
@@ -515,7 +518,7 @@ fn unblock_owner_reference() {
 #[test]
 fn process_event() {
     // (name, [(uid, owner uids)]) after the scenario's last event.
-    let scenarios: [(&str, &[(&str, &[&str])]); 4] = [
+    let scenarios: [(&str, &[Pod]); 4] = [
         ("test1", &[("1", &[]), ("2", &["1"]), ("3", &["1", "2"])]),
         // test2 deletes 2: its dependents 3 and 4 keep references to it.
         ("test2", &[("1", &[]), ("3", &["1", "2"]), ("4", &["2"])]),
