@@ -527,3 +527,52 @@ fn file_input_served_versions_follow_the_emulated_release_without_gc_version() {
         ["unresolvable"]
     );
 }
+
+/// A file input that lists objects in a version the emulated release no longer serves (an old
+/// manifest, an export from an older cluster): the release's tables still decide. The v1.25
+/// GC cannot map `policy/v1beta1` PodDisruptionBudget (removed in v1.25), so a reference in it
+/// is unresolvable even though the input holds objects in that version; v1.20.2 serves it, and
+/// the missing owner is dangling there.
+#[test]
+fn file_input_objects_in_an_unserved_version_do_not_make_it_served() {
+    let mut c = Cluster::new();
+    c.resource(
+        "policy",
+        "v1beta1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+    );
+    c.obj(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "ns1",
+        "pdb",
+        "pdbuid",
+    );
+    c.obj("v1", "ConfigMap", "ns1", "solid", "c1").owner(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "pdb",
+        "pdbuid",
+    );
+    c.obj("v1", "ConfigMap", "ns1", "dangling", "c2").owner(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "gone",
+        "goneuid",
+    );
+    let mut s = c.build();
+    s.provenance.source = crate::snapshot::SourceKind::Files;
+    for at in [None, Some(KubeVersion::v1(25))] {
+        s.assumed_version = at;
+        for name in ["solid", "dangling"] {
+            assert_eq!(classes(&s, v(25), name), ["unresolvable"], "{at:?} {name}");
+            assert!(!is_delete(&verdict(&s, v(25), name), Policy::Background));
+        }
+    }
+    s.assumed_version = None;
+    let v1_20_2 = KubeVersion::release(20, 2);
+    assert_eq!(classes(&s, v1_20_2, "solid"), ["solid"]);
+    assert_eq!(classes(&s, v1_20_2, "dangling"), ["dangling"]);
+}
