@@ -125,16 +125,22 @@ mod conflicting_data {
                 "role1",
                 "roleuid1",
             );
-            let s = c.build();
-            for gc in RELEASES {
-                let (class, state) = if role_exists {
-                    ("solid", EndState::Kept)
-                } else {
-                    ("dangling", EndState::Deleted)
-                };
-                assert_eq!(classes(&s, gc, "podname1"), [class], "{gc}");
-                for p in [restart(&s, gc), steady(&s, gc)] {
-                    assert_certain(&p, &s, "podname1", state.clone());
+            let (class, state) = if role_exists {
+                ("solid", EndState::Kept)
+            } else {
+                ("dangling", EndState::Deleted)
+            };
+            // Live, discovery says v1beta1 is served; as a file input, the release's tables
+            // do, and of the two releases only v1.20.2 serves it (removed in v1.22).
+            let [live, files] = live_and_files(c.build());
+            for (s, gc) in RELEASES
+                .map(|gc| (&live, gc))
+                .into_iter()
+                .chain([(&files, V1_20_2)])
+            {
+                assert_eq!(classes(s, gc, "podname1"), [class], "{gc}");
+                for p in [restart(s, gc), steady(s, gc)] {
+                    assert_certain(&p, s, "podname1", state.clone());
                 }
             }
         }
@@ -162,16 +168,17 @@ mod conflicting_data {
                 "deployment1",
                 "deploymentuid1",
             );
-            let s = c.build();
-            for gc in RELEASES {
-                assert_eq!(classes(&s, gc, "podname1"), ["unresolvable"], "{gc}");
-                assert!(matches!(
-                    verdict(&s, gc, "podname1"),
-                    Verdict::NeverCollected { dropped: false, .. }
-                ));
-                for p in [restart(&s, gc), steady(&s, gc)] {
-                    assert!(!deletes(&p, &s, "podname1"), "{gc}: {:#?}", p.actions);
-                    assert_certain(&p, &s, "podname1", EndState::Kept);
+            for s in live_and_files(c.build()) {
+                for gc in RELEASES {
+                    assert_eq!(classes(&s, gc, "podname1"), ["unresolvable"], "{gc}");
+                    assert!(matches!(
+                        verdict(&s, gc, "podname1"),
+                        Verdict::NeverCollected { dropped: false, .. }
+                    ));
+                    for p in [restart(&s, gc), steady(&s, gc)] {
+                        assert!(!deletes(&p, &s, "podname1"), "{gc}: {:#?}", p.actions);
+                        assert_certain(&p, &s, "podname1", EndState::Kept);
+                    }
                 }
             }
         }
@@ -200,15 +207,16 @@ mod conflicting_data {
                 pod(&mut c, "podname2", "poduid2", "apps/v1");
                 pod(&mut c, "podname1", "poduid1", "extensions/v1beta1");
             }
-            let s = c.build();
-            for gc in RELEASES {
-                assert!(matches!(
-                    verdict(&s, gc, "podname1"),
-                    Verdict::NeverCollected { dropped: false, .. }
-                ));
-                for p in [restart(&s, gc), steady(&s, gc)] {
-                    assert_certain(&p, &s, "podname2", EndState::Deleted);
-                    assert_certain(&p, &s, "podname1", EndState::Kept);
+            for s in live_and_files(c.build()) {
+                for gc in RELEASES {
+                    assert!(matches!(
+                        verdict(&s, gc, "podname1"),
+                        Verdict::NeverCollected { dropped: false, .. }
+                    ));
+                    for p in [restart(&s, gc), steady(&s, gc)] {
+                        assert_certain(&p, &s, "podname2", EndState::Deleted);
+                        assert_certain(&p, &s, "podname1", EndState::Kept);
+                    }
                 }
             }
         }

@@ -79,6 +79,18 @@ pub(super) const V1_20_2: KubeVersion = KubeVersion::release(20, 2);
 /// The releases every scenario runs at unless its doc comment says otherwise.
 pub(super) const RELEASES: [KubeVersion; 2] = [KubeVersion::NEWEST, V1_20_2];
 
+/// The snapshot as captured live (discovery says what is served), and the same objects as a
+/// file input that records no server version and gets no `--gc-version`: what is served is
+/// then what the emulated release serves (issue 25 defect 3), so scenarios about API versions
+/// must reach upstream's end state from both.
+pub(super) fn live_and_files(live: Snapshot) -> [Snapshot; 2] {
+    let mut files = live.clone();
+    files.provenance.source = crate::snapshot::SourceKind::Files;
+    files.provenance.server_version = None;
+    files.assumed_version = None;
+    [live, files]
+}
+
 /// The object named `name` (names are unique in these scenarios).
 pub(super) fn obj(snap: &Snapshot, name: &str) -> ObjId {
     snap.store
