@@ -290,27 +290,33 @@ fn should_support_orphan_deletion_of_custom_resources() {
 }
 
 /// "should delete jobs and pods created by cronjob": a CronJob, its Job and the Job's pod;
-/// the CronJob deleted in the background. Upstream: no CronJob, Job or pod left.
+/// the CronJob deleted in the background. Upstream: no CronJob, Job or pod left. CronJob is
+/// `batch/v1` from v1.21; a v1.20.2 cluster serves it as `batch/v1beta1`, and the CronJob
+/// controller names it so in the Job's reference.
 #[test]
 fn should_delete_jobs_and_pods_created_by_cronjob() {
-    let mut c = Cluster::new();
-    c.obj("batch/v1", "CronJob", "gc", "simple", "cj");
-    controlled(
-        &mut c,
-        "batch/v1",
-        "Job",
-        "simple-1",
-        ("batch/v1", "CronJob", "simple", "cj"),
-    );
-    controlled(
-        &mut c,
-        "v1",
-        "Pod",
-        "simple-1-abcde",
-        ("batch/v1", "Job", "simple-1", "uid-simple-1"),
-    );
-    let s = c.build();
-    for gc in RELEASES {
+    for (gc, cronjob_version) in [(KubeVersion::NEWEST, "v1"), (V1_20_2, "v1beta1")] {
+        let mut c = Cluster::new();
+        if cronjob_version != "v1" {
+            c.resource("batch", cronjob_version, "CronJob", "cronjobs", true);
+        }
+        let api = format!("batch/{cronjob_version}");
+        c.obj(&api, "CronJob", "gc", "simple", "cj");
+        controlled(
+            &mut c,
+            "batch/v1",
+            "Job",
+            "simple-1",
+            (&api, "CronJob", "simple", "cj"),
+        );
+        controlled(
+            &mut c,
+            "v1",
+            "Pod",
+            "simple-1-abcde",
+            ("batch/v1", "Job", "simple-1", "uid-simple-1"),
+        );
+        let s = c.build();
         let p = delete(&s, gc, "simple", Some(Policy::Background));
         for name in ["simple", "simple-1", "simple-1-abcde"] {
             assert_certain(&p, &s, name, EndState::Deleted);
