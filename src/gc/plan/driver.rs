@@ -6,10 +6,10 @@
 
 use super::orders::{Components, Orders, informer_choices};
 use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Verb};
+use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::simulation::{self, Delays, Race, Run, Start};
-use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
@@ -18,11 +18,7 @@ const MAX_RACE_RUNS: usize = 8;
 
 /// What an object ends as in one run.
 fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
-    fate_in(&run.state, store, id)
-}
-
-/// [`fate`] in a given state.
-fn fate_in(s: &State, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
+    let s = &run.state;
     if !s.exists(id) {
         (EndState::Deleted, vec![])
     } else if s.being_deleted(id) {
@@ -152,6 +148,12 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             others.push((run, scope, OpenOrder::Requests));
         }
     }
+    if start == Start::SteadyState
+        && let Some(delivery) = stranding_order(gc)
+    {
+        let run = simulation::run(gc, start, &delivery, &Delays::new(), None, &initial);
+        others.push((run, vec![true; store.len()], OpenOrder::Informers));
+    }
     if std::env::var_os("KGC_SIM_STATS").is_some() {
         eprintln!(
             "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary {:?}, all runs {:?}",
@@ -185,23 +187,11 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             }
         }
     }
-    // Objects on which some order makes no request at all (no run stands for that order).
-    let mut untouched_in_some_order: HashSet<ObjId> = HashSet::new();
-    if start == Start::SteadyState {
-        let stranded = stranded_by_98040(gc, &primary, &mut alternatives);
-        untouched_in_some_order =
-            below_stranded(gc, &primary, &initial, &stranded, &mut alternatives);
-        untouched_in_some_order.extend(stranded);
-    }
     // The requests on an order-dependent object that every order makes (an orphan patch that
     // lands before or after the race, say) stay in the plan: later requests (the orphan
     // finalizer's removal) rely on them. Only the ones some order does not make are left out.
     let mut certain: BTreeMap<ObjId, Vec<Signature>> = BTreeMap::new();
     for &id in alternatives.keys() {
-        if untouched_in_some_order.contains(&id) {
-            certain.insert(id, Vec::new());
-            continue;
-        }
         let mut common: Vec<Signature> = primary
             .actions
             .iter()
@@ -227,117 +217,57 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
 
 /// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a
 /// cluster-scoped dependent of a missing namespaced owner first gave the owner's virtual node no
-/// namespace, and then never verifies it for the namespaced dependents: they are never
-/// collected. A steady state cannot tell which dependent the GC saw first when it started, so
-/// both end states are open for each namespaced dependent the primary run changes (the restart
-/// simulation models the same order choice directly).
+/// namespace, never verifies it, and never queued the owner's namespaced dependents (the third
+/// coordinate check came in v1.20.3): they are never collected. A steady state cannot tell which
+/// dependent the GC saw first when it started, so that order is one of the runs: the
+/// cluster-scoped dependents delivered first, the namespaced ones not evaluated at the start.
+/// The restart simulation models the same choice among its informer orders. `None` when the
+/// release or the snapshot has no such owner.
 ///
-/// Returns the stranded dependents: in that order the GC makes no request on them, so the plan
-/// must not either (upstream's TestConflictingData "cluster-scoped bad child, namespaced good
-/// child, missing parent", run at v1.20.2).
-fn stranded_by_98040(
-    gc: &GarbageCollector<'_>,
-    primary: &Run,
-    alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
-) -> Vec<ObjId> {
+/// Upstream: TestConflictingData "cluster-scoped bad child, namespaced good child, missing
+/// parent", whose end state v1.20.2 reaches only with the third check absent in this order.
+fn stranding_order(gc: &GarbageCollector<'_>) -> Option<simulation::Delivery> {
     use crate::gc::rest_mapper::Mapping;
-    let mut stranded = Vec::new();
     if !gc.rules.namespace_less_virtual_owner_strands() {
-        return stranded;
+        return None;
     }
     let store = &gc.snap.store;
+    let mut delivery = simulation::Delivery::default();
     for v in gc.graph.virtual_nodes() {
+        let uid = gc.graph.node(v).id.uid;
         let deps: Vec<ObjId> = gc
             .graph
             .dependents(v)
             .iter()
             .filter_map(|&d| gc.graph.object(d))
             .collect();
-        if !deps.iter().any(|&d| store.object(d).namespace.is_empty()) {
+        let (cluster, namespaced): (Vec<ObjId>, Vec<ObjId>) = deps
+            .into_iter()
+            .partition(|&d| store.object(d).namespace.is_empty());
+        if cluster.is_empty() {
             continue;
         }
-        let uid = gc.graph.node(v).id.uid;
-        for &d in deps
-            .iter()
-            .filter(|&&d| !store.object(d).namespace.is_empty())
-        {
-            // Only references to a namespaced owner kind: a cluster-scoped one keeps its
-            // (empty) namespace and is verified.
-            let namespaced_owner = store.owner_refs(d).iter().any(|r| {
-                r.uid == uid
-                    && match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
-                        Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
-                        _ => false,
-                    }
-            });
-            let (state, _) = fate(primary, store, d);
-            if !namespaced_owner || state == EndState::Kept {
-                continue;
-            }
-            let kept = Alternative {
-                state: EndState::Kept,
-                owner_refs: store.owner_refs(d).iter().map(|r| r.uid).collect(),
-                never_evaluated: true,
-                order: OpenOrder::Informers,
-            };
-            let list = alternatives.entry(d).or_default();
-            if !list
-                .iter()
-                .any(|a| a.state == kept.state && a.owner_refs == kept.owner_refs)
-            {
-                list.push(kept);
-            }
-            stranded.push(d);
+        // Only references to a namespaced owner kind: a cluster-scoped one keeps its (empty)
+        // namespace and is verified.
+        let stranded: Vec<ObjId> = namespaced
+            .into_iter()
+            .filter(|&d| {
+                store.owner_refs(d).iter().any(|r| {
+                    r.uid == uid
+                        && match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
+                            Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
+                            _ => false,
+                        }
+                })
+            })
+            .collect();
+        if stranded.is_empty() {
+            continue;
         }
+        delivery.first.extend(cluster);
+        delivery.unseeded.extend(stranded);
     }
-    stranded
-}
-
-/// The objects below stranded dependents (their dependents, transitively) that the primary
-/// run changes: in the order that strands their ancestor, the ancestor stays and the cascade
-/// from its deletion never comes. Their other end state is the one they were captured in
-/// (kept or terminating, with their references), and the plan makes no request on them.
-/// Returns them.
-fn below_stranded(
-    gc: &GarbageCollector<'_>,
-    primary: &Run,
-    initial: &State,
-    stranded: &[ObjId],
-    alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
-) -> HashSet<ObjId> {
-    let store = &gc.snap.store;
-    let mut below = HashSet::new();
-    let mut stack: Vec<ObjId> = stranded.to_vec();
-    let mut seen: HashSet<ObjId> = stranded.iter().copied().collect();
-    while let Some(o) = stack.pop() {
-        for &d in gc.graph.dependents(gc.graph.node_of_object(o)) {
-            let Some(d) = gc.graph.object(d) else {
-                continue;
-            };
-            if !seen.insert(d) {
-                continue;
-            }
-            stack.push(d);
-            let (state, owner_refs) = fate_in(initial, store, d);
-            if fate(primary, store, d) == (state.clone(), owner_refs.clone()) {
-                continue;
-            }
-            let list = alternatives.entry(d).or_default();
-            if !list
-                .iter()
-                .any(|a| a.state == state && a.owner_refs == owner_refs)
-            {
-                list.push(Alternative {
-                    state,
-                    owner_refs,
-                    never_evaluated: false,
-                    order: OpenOrder::Informers,
-                });
-            }
-            below.insert(d);
-        }
-    }
-    below
+    (!delivery.unseeded.is_empty()).then_some(delivery)
 }
 
 /// What a request does, whichever step it is sent at.
