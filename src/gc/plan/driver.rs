@@ -151,8 +151,11 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     if start == Start::SteadyState
         && let Some(delivery) = stranding_order(gc)
     {
-        let run = simulation::run(gc, start, &delivery, &Delays::new(), None, &initial);
-        others.push((run, vec![true; store.len()], OpenOrder::Informers));
+        // Only the components of the stranded dependents can end differently.
+        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+        let scope = c.scope(gc, delivery.unseeded.iter().map(|d| d.0));
+        let run = simulation::run(gc, start, &delivery, &none, Some(&scope), &initial);
+        others.push((run, scope, OpenOrder::Informers));
     }
     if std::env::var_os("KGC_SIM_STATS").is_some() {
         eprintln!(
