@@ -11,7 +11,9 @@ use crate::testkit::Cluster;
 
 /// `TestConflictingData`: sixteen scripted scenarios of references whose coordinates disagree
 /// with what exists (§7.1). Each test here is one scenario (or the two orders of one), named
-/// after it; the end state of upstream's script is the assertion.
+/// after it; the end state of upstream's script is the assertion, and the graph invariants
+/// upstream checks after every step (`verifyGraphInvariants`) hold for the graph of the
+/// scenario's objects.
 mod conflicting_data {
     use super::*;
 
@@ -25,6 +27,7 @@ mod conflicting_data {
             .owner("v1", "Node", "nodename", "nodeuid1");
         let s = c.build();
         for gc in RELEASES {
+            graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
             assert_eq!(classes(&s, gc, "podname1"), ["solid"], "{gc}");
             assert_eq!(
                 verdict(&s, gc, "podname1"),
@@ -51,6 +54,7 @@ mod conflicting_data {
         }
         let s = c.build();
         for gc in RELEASES {
+            graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
             assert_eq!(classes(&s, gc, "podname1"), ["dangling"], "{gc}");
             for p in [restart(&s, gc), steady(&s, gc)] {
                 assert_certain(&p, &s, "podname1", EndState::Deleted);
@@ -89,6 +93,7 @@ mod conflicting_data {
             }
             let s = c.build();
             for gc in RELEASES {
+                graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
                 assert_eq!(classes(&s, gc, "nodename"), ["invalid-scope"], "{gc}");
                 assert!(matches!(
                     verdict(&s, gc, "nodename"),
@@ -170,6 +175,7 @@ mod conflicting_data {
             );
             for s in live_and_files(c.build()) {
                 for gc in RELEASES {
+                    graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
                     assert_eq!(classes(&s, gc, "podname1"), ["unresolvable"], "{gc}");
                     assert!(matches!(
                         verdict(&s, gc, "podname1"),
@@ -209,6 +215,7 @@ mod conflicting_data {
             }
             for s in live_and_files(c.build()) {
                 for gc in RELEASES {
+                    graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
                     assert!(matches!(
                         verdict(&s, gc, "podname1"),
                         Verdict::NeverCollected { dropped: false, .. }
@@ -263,6 +270,7 @@ mod conflicting_data {
             }
             let s = c.build();
             for gc in RELEASES {
+                graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
                 assert_eq!(classes(&s, gc, "badpod"), ["dangling"], "{gc}");
                 assert_eq!(classes(&s, gc, "goodpod"), ["solid"], "{gc}");
                 for p in [restart(&s, gc), steady(&s, gc)] {
@@ -313,6 +321,9 @@ mod conflicting_data {
     #[test]
     fn cluster_scoped_bad_child_namespaced_good_child_missing_parent() {
         let s = cluster_scoped_bad_child_and_namespaced_good_child(false, true);
+        for gc in RELEASES {
+            graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
+        }
         for p in [
             restart(&s, KubeVersion::NEWEST),
             steady(&s, KubeVersion::NEWEST),
@@ -342,6 +353,7 @@ mod conflicting_data {
     fn cluster_scoped_bad_child_namespaced_good_child_late_observed_parent() {
         let s = cluster_scoped_bad_child_and_namespaced_good_child(true, true);
         for gc in RELEASES {
+            graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
             assert_eq!(classes(&s, gc, "podname2"), ["solid"], "{gc}");
             assert!(matches!(
                 verdict(&s, gc, "nodename"),
@@ -364,6 +376,9 @@ mod conflicting_data {
     #[test]
     fn namespaced_good_child_cluster_scoped_bad_child_missing_parent() {
         let s = cluster_scoped_bad_child_and_namespaced_good_child(false, false);
+        for gc in RELEASES {
+            graph_invariants(&s, &Graph::build_for(&s, gc), &gc.to_string());
+        }
         for p in [
             restart(&s, KubeVersion::NEWEST),
             steady(&s, KubeVersion::NEWEST),
