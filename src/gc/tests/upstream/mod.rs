@@ -28,6 +28,12 @@
 //! **Disagreements found** while writing the suite, and how each was resolved: see the table at
 //! the end of this comment.
 //!
+//! **Versions read.** `garbagecollector_test.go` and `garbage_collector.go` (e2e) as of their
+//! recent versions (`context`-based); of the integration tests, `cluster_scoped_owner_test.go`
+//! and a 2019 version of `garbage_collector_test.go` (the tests up to
+//! `TestCRDDeletionCascading`); `TestCrossNamespaceReferences…`, added later, as gc-model §7.6
+//! records it.
+//!
 //! # Upstream scenarios a snapshot cannot express
 //!
 //! | upstream test (file) | why it is not here |
@@ -52,7 +58,7 @@
 //!
 //! # Disagreements found
 //!
-//! Every scenario below agrees with upstream's end state. The disagreements found on the way are
+//! Every scenario of the suite agrees with upstream's end state. The disagreements found on the way are
 //! listed here; a new one is fixed in the engine (test first) or, if upstream's outcome depends
 //! on an order a snapshot cannot fix, asserted as order-dependent with both end states.
 //!
