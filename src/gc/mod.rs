@@ -71,16 +71,19 @@ pub struct GarbageCollector<'a> {
 impl<'a> GarbageCollector<'a> {
     /// The GC of release `gc_version` started on `snap`. Served API versions are judged
     /// against the snapshot's server version when known, else against the release the user
-    /// named for an input that records none ([`Snapshot::assumed_version`]: the GC works within
-    /// a skew of its API server, so the emulated release's served versions are the cluster's),
-    /// else they are unknown (files).
+    /// named for an input that records none ([`Snapshot::assumed_version`]), else against
+    /// `gc_version` itself: the GC works within a skew of its API server, so the emulated
+    /// release's served versions are the cluster's, and where its tables say an owner's
+    /// version is served or not, the GC has a verdict (solid, or unresolvable and retried
+    /// forever, §6.8) that does not depend on the input saying which release ran.
     pub fn new(snap: &'a Snapshot, gc_version: KubeVersion) -> Self {
         let server = snap
             .provenance
             .server_version
             .as_deref()
             .and_then(KubeVersion::parse)
-            .or(snap.assumed_version);
+            .or(snap.assumed_version)
+            .or(Some(gc_version));
         let graph = Graph::build_for(snap, gc_version);
         let rest_mapper = RestMapper::new(snap, server);
         GarbageCollector {

@@ -264,6 +264,18 @@ impl RestMapper {
             .by_gvk
             .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
         {
+            // A file input lists what it holds, in whatever version it was written; which
+            // versions the server serves is the release's (§5.3). Objects in a version the
+            // release no longer serves (an old manifest) do not make the GC's REST mapper map it.
+            if self.source == SourceKind::Files
+                && let (Some(at), Some(b)) = (self.cluster_version, builtin::find(group, kind))
+                && b.serves(version, at) == Some(false)
+            {
+                return Mapping::Unresolvable(format!(
+                    "{api_version} {} is not served by Kubernetes {at}",
+                    b.kind
+                ));
+            }
             return Mapping::Resolved(gr);
         }
         let gv = api_version.to_owned();

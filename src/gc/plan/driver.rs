@@ -148,6 +148,15 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             others.push((run, scope, OpenOrder::Requests));
         }
     }
+    if start == Start::SteadyState
+        && let Some(delivery) = stranding_order(gc)
+    {
+        // Only the components of the stranded dependents can end differently.
+        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+        let scope = c.scope(gc, delivery.unseeded.iter().map(|d| d.0));
+        let run = simulation::run(gc, start, &delivery, &none, Some(&scope), &initial);
+        others.push((run, scope, OpenOrder::Informers));
+    }
     if std::env::var_os("KGC_SIM_STATS").is_some() {
         eprintln!(
             "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary {:?}, all runs {:?}",
@@ -181,9 +190,6 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             }
         }
     }
-    if start == Start::SteadyState {
-        stranded_by_98040(gc, &primary, &mut alternatives);
-    }
     // The requests on an order-dependent object that every order makes (an orphan patch that
     // lands before or after the race, say) stay in the plan: later requests (the orphan
     // finalizer's removal) rely on them. Only the ones some order does not make are left out.
@@ -214,63 +220,57 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
 
 /// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a
 /// cluster-scoped dependent of a missing namespaced owner first gave the owner's virtual node no
-/// namespace, and then never verifies it for the namespaced dependents: they are never
-/// collected. A steady state cannot tell which dependent the GC saw first when it started, so
-/// both end states are open for each namespaced dependent the primary run changes (the restart
-/// simulation models the same order choice directly).
-fn stranded_by_98040(
-    gc: &GarbageCollector<'_>,
-    primary: &Run,
-    alternatives: &mut BTreeMap<ObjId, Vec<Alternative>>,
-) {
+/// namespace, never verifies it, and never queued the owner's namespaced dependents (the third
+/// coordinate check came in v1.20.3): they are never collected. A steady state cannot tell which
+/// dependent the GC saw first when it started, so that order is one of the runs: the
+/// cluster-scoped dependents delivered first, the namespaced ones not evaluated at the start.
+/// The restart simulation models the same choice among its informer orders. `None` when the
+/// release or the snapshot has no such owner.
+///
+/// Upstream: TestConflictingData "cluster-scoped bad child, namespaced good child, missing
+/// parent", whose end state v1.20.2 reaches only with the third check absent in this order.
+fn stranding_order(gc: &GarbageCollector<'_>) -> Option<simulation::Delivery> {
     use crate::gc::rest_mapper::Mapping;
     if !gc.rules.namespace_less_virtual_owner_strands() {
-        return;
+        return None;
     }
     let store = &gc.snap.store;
+    let mut delivery = simulation::Delivery::default();
     for v in gc.graph.virtual_nodes() {
+        let uid = gc.graph.node(v).id.uid;
         let deps: Vec<ObjId> = gc
             .graph
             .dependents(v)
             .iter()
             .filter_map(|&d| gc.graph.object(d))
             .collect();
-        if !deps.iter().any(|&d| store.object(d).namespace.is_empty()) {
+        let (cluster, namespaced): (Vec<ObjId>, Vec<ObjId>) = deps
+            .into_iter()
+            .partition(|&d| store.object(d).namespace.is_empty());
+        if cluster.is_empty() {
             continue;
         }
-        let uid = gc.graph.node(v).id.uid;
-        for &d in deps
-            .iter()
-            .filter(|&&d| !store.object(d).namespace.is_empty())
-        {
-            // Only references to a namespaced owner kind: a cluster-scoped one keeps its
-            // (empty) namespace and is verified.
-            let namespaced_owner = store.owner_refs(d).iter().any(|r| {
-                r.uid == uid
-                    && match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
-                        Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
-                        _ => false,
-                    }
-            });
-            let (state, _) = fate(primary, store, d);
-            if !namespaced_owner || state == EndState::Kept {
-                continue;
-            }
-            let kept = Alternative {
-                state: EndState::Kept,
-                owner_refs: store.owner_refs(d).iter().map(|r| r.uid).collect(),
-                never_evaluated: true,
-                order: OpenOrder::Informers,
-            };
-            let list = alternatives.entry(d).or_default();
-            if !list
-                .iter()
-                .any(|a| a.state == kept.state && a.owner_refs == kept.owner_refs)
-            {
-                list.push(kept);
-            }
+        // Only references to a namespaced owner kind: a cluster-scoped one keeps its (empty)
+        // namespace and is verified.
+        let stranded: Vec<ObjId> = namespaced
+            .into_iter()
+            .filter(|&d| {
+                store.owner_refs(d).iter().any(|r| {
+                    r.uid == uid
+                        && match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
+                            Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
+                            _ => false,
+                        }
+                })
+            })
+            .collect();
+        if stranded.is_empty() {
+            continue;
         }
+        delivery.first.extend(cluster);
+        delivery.unseeded.extend(stranded);
     }
+    (!delivery.unseeded.is_empty()).then_some(delivery)
 }
 
 /// What a request does, whichever step it is sent at.

@@ -222,6 +222,7 @@ impl Orders {
         }
         Delivery {
             first: constrained_order(edges),
+            unseeded: Vec::new(),
         }
     }
 }

@@ -87,6 +87,10 @@ pub enum Start {
 pub struct Delivery {
     /// The objects whose order matters, in the order they are delivered.
     pub first: Vec<ObjId>,
+    /// A steady state only: objects the running GC never queued when they were delivered,
+    /// and that nothing queued since (GC 1.20.0–1.20.2, kubernetes#98040: a namespaced
+    /// dependent of a namespace-less virtual owner). They are not evaluated at the start.
+    pub unseeded: Vec<ObjId>,
 }
 
 /// What one run produced.
@@ -276,6 +280,7 @@ pub fn run(
                 .ids()
                 .filter(|&id| gc.graph.monitors(id) && in_scope(id))
                 .filter(|&id| !quiet(gc, &sim.state, id))
+                .filter(|id| !delivery.unseeded.contains(id))
             {
                 if let Some(n) = sim.graph.uid_to_node(store.object(id).uid) {
                     extra.push(Enqueued {

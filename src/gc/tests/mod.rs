@@ -3,3 +3,4 @@
 mod graph;
 mod plan;
 mod scenarios;
+mod upstream;

@@ -1,4 +1,5 @@
-//! Plan scenarios: GC cascades pinned to the upstream integration and e2e outcomes (§7.6, §7.7).
+//! Plan scenarios: GC cascades beyond the upstream integration and e2e outcomes (§7.6, §7.7),
+//! which are in the upstream suite (`upstream::integration`, `upstream::e2e`).
 
 use crate::catalog::KubeVersion;
 use crate::gc::plan::*;
@@ -116,73 +117,6 @@ fn foreground_cascade_deletes_bottom_up_and_owner_last() {
 }
 
 #[test]
-fn orphan_delete_keeps_dependents_without_the_reference() {
-    // TestOrphaning: RC deleted with orphanDependents=true; pods remain with no ownerReferences.
-    let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
-    for i in 0..3 {
-        c.obj("v1", "Pod", "ns", &format!("p{i}"), &format!("p{i}"))
-            .owner("v1", "ReplicationController", "rc", "rc");
-    }
-    let s = c.build();
-    let p = preview(&s, "rc", Some(Policy::Orphan));
-    assert!(deleted(&p, &s, "rc"));
-    for i in 0..3 {
-        let id = obj(&s, &format!("p{i}"));
-        assert!(p.end.exists(id));
-        assert!(p.end.owner_refs(&s.store, id).is_empty());
-        assert_eq!(end(&p, &s, &format!("p{i}")), Some(EndState::Kept));
-    }
-}
-
-#[test]
-fn type_default_for_replication_controller_is_orphan() {
-    // TestStressingCascadingDeletion collection 1: RC deleted with default options → pods remain.
-    let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
-    c.obj("v1", "Pod", "ns", "p", "p")
-        .owner("v1", "ReplicationController", "rc", "rc");
-    let s = c.build();
-    let p = preview(&s, "rc", None);
-    assert!(deleted(&p, &s, "rc") && !deleted(&p, &s, "p"));
-    let p = preview(&s, "rc", Some(Policy::Background));
-    assert!(
-        deleted(&p, &s, "p"),
-        "explicit background deletes the pods (TestCascadingDeletion)"
-    );
-}
-
-#[test]
-fn cascading_deletion_keeps_pods_with_another_owner() {
-    // TestCascadingDeletion: pod.3 owned by both RCs survives deletion of rc.1.
-    let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc1", "rc1");
-    c.obj("v1", "ReplicationController", "ns", "rc2", "rc2");
-    c.obj("v1", "Pod", "ns", "pod1", "p1")
-        .owner("v1", "ReplicationController", "rc1", "rc1");
-    c.obj("v1", "Pod", "ns", "pod2", "p2");
-    c.obj("v1", "Pod", "ns", "pod3", "p3")
-        .owner("v1", "ReplicationController", "rc1", "rc1")
-        .owner("v1", "ReplicationController", "rc2", "rc2");
-    let s = c.build();
-    let p = preview(&s, "rc1", Some(Policy::Background));
-    assert!(deleted(&p, &s, "pod1"));
-    assert!(!deleted(&p, &s, "pod2") && !deleted(&p, &s, "pod3"));
-    let pod3 = obj(&s, "pod3");
-    let left: Vec<&str> = p
-        .end
-        .owner_refs(&s.store, pod3)
-        .iter()
-        .map(|r| s.store.str(r.uid))
-        .collect();
-    assert_eq!(
-        left,
-        ["rc2"],
-        "the dangling rc1 reference is stripped (row 8)"
-    );
-}
-
-#[test]
 fn foreground_chain_blocked_by_dependent_with_its_own_finalizer() {
     // TestBlockingOwnerRefDoesBlock, one level deeper: the pod holds x/y; RS and Deployment wait.
     let mut c = deployment_chain();
@@ -220,120 +154,6 @@ fn foreground_chain_blocked_by_dependent_with_its_own_finalizer() {
         .clone()
         .unwrap();
     assert!(why.contains("Pod/stuck"), "{why}");
-}
-
-#[test]
-fn non_blocking_refs_do_not_block_foreground_deletion() {
-    // TestNonBlockingOwnerRefDoesNotBlock: RC deleted; both pods (finalizer x/y) still exist.
-    let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "rc", "rc");
-    c.obj("v1", "Pod", "ns", "unset", "p1")
-        .owner("v1", "ReplicationController", "rc", "rc")
-        .finalizers(&["x/y"]);
-    c.obj("v1", "Pod", "ns", "false", "p2")
-        .owner("v1", "ReplicationController", "rc", "rc")
-        .block(false)
-        .finalizers(&["x/y"]);
-    let s = c.build();
-    let p = preview(&s, "rc", Some(Policy::Foreground));
-    assert!(deleted(&p, &s, "rc"));
-    assert!(p.end.exists(obj(&s, "unset")) && p.end.exists(obj(&s, "false")));
-}
-
-#[test]
-fn solid_owner_does_not_block_waiting_owner() {
-    // TestSolidOwnerDoesNotBlockWaitingOwner.
-    let mut c = Cluster::new();
-    c.obj("v1", "ReplicationController", "ns", "tbd", "tbd");
-    c.obj("v1", "ReplicationController", "ns", "remaining", "rem");
-    c.obj("v1", "Pod", "ns", "p", "p")
-        .owner("v1", "ReplicationController", "tbd", "tbd")
-        .block(true)
-        .owner("v1", "ReplicationController", "remaining", "rem");
-    let s = c.build();
-    let p = preview(&s, "tbd", Some(Policy::Foreground));
-    assert!(deleted(&p, &s, "tbd"));
-    let left: Vec<&str> = p
-        .end
-        .owner_refs(&s.store, obj(&s, "p"))
-        .iter()
-        .map(|r| s.store.str(r.uid))
-        .collect();
-    assert_eq!(left, ["rem"]);
-}
-
-#[test]
-fn dependency_circle_does_not_block_foreground_deletion() {
-    // e2e "should not be blocked by dependency circle".
-    let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "pod1", "u1")
-        .owner("v1", "Pod", "pod3", "u3")
-        .block(true)
-        .controller(true);
-    c.obj("v1", "Pod", "ns", "pod2", "u2")
-        .owner("v1", "Pod", "pod1", "u1")
-        .block(true)
-        .controller(true);
-    c.obj("v1", "Pod", "ns", "pod3", "u3")
-        .owner("v1", "Pod", "pod2", "u2")
-        .block(true)
-        .controller(true);
-    let s = c.build();
-    let p = preview(&s, "pod1", Some(Policy::Foreground));
-    for n in ["pod1", "pod2", "pod3"] {
-        assert!(deleted(&p, &s, n), "{n} survives: {:#?}", p.actions);
-    }
-    assert!(
-        p.count(Verb::UnblockOwnerReferences) >= 1,
-        "the cycle guard fires"
-    );
-}
-
-#[test]
-fn double_deletion_with_finalizer_leaves_only_the_foreign_finalizer() {
-    // TestDoubleDeletionWithFinalizer.
-    let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns", "p", "p").finalizers(&["x/y"]);
-    let s = c.build();
-    let p = preview(&s, "p", Some(Policy::Foreground));
-    let Some(EndState::Terminating { finalizers }) = end(&p, &s, "p") else {
-        panic!()
-    };
-    assert_eq!(
-        finalizers
-            .iter()
-            .map(|f| s.store.str(*f))
-            .collect::<Vec<_>>(),
-        ["x/y"]
-    );
-}
-
-#[test]
-fn mixed_relationships_custom_resource_and_configmap() {
-    // TestMixedRelationships / TestCustomResourceCascadingDeletion.
-    let mut c = Cluster::new();
-    c.resource("example.com", "v1", "Widget", "widgets", true);
-    c.obj("example.com/v1", "Widget", "ns", "owner-cr", "cr1");
-    c.obj("v1", "ConfigMap", "ns", "dep-cm", "cm1").owner(
-        "example.com/v1",
-        "Widget",
-        "owner-cr",
-        "cr1",
-    );
-    c.obj("v1", "ConfigMap", "ns", "owner-cm", "cm2");
-    c.obj("example.com/v1", "Widget", "ns", "dep-cr", "cr2")
-        .owner("v1", "ConfigMap", "owner-cm", "cm2");
-    let s = c.build();
-    assert!(deleted(
-        &preview(&s, "owner-cr", Some(Policy::Foreground)),
-        &s,
-        "dep-cm"
-    ));
-    assert!(deleted(
-        &preview(&s, "owner-cm", Some(Policy::Foreground)),
-        &s,
-        "dep-cr"
-    ));
 }
 
 #[test]
@@ -465,4 +285,46 @@ fn cycle_guard_sees_deleting_dependents_flag_that_outlives_the_finalizer() {
         end(&p, &s, "d"),
         Some(EndState::Terminating { .. })
     ));
+}
+
+#[test]
+fn steady_state_on_1_20_2_makes_no_request_below_a_dependent_98040_can_strand() {
+    // GC 1.20.0–1.20.2 (#98040, §6.7): `good` may be stranded (never evaluated) when the
+    // cluster-scoped `bad` was observed first. In that order the GC sends nothing on `good`, and
+    // nothing on `good`'s own dependent either (its owner stays): the plan may act on neither,
+    // and reports both end states of both.
+    let mut c = Cluster::new();
+    c.obj("v1", "Node", "", "bad", "bad")
+        .owner("v1", "Pod", "parent", "gone");
+    c.obj("v1", "Pod", "ns", "good", "good")
+        .owner("v1", "Pod", "parent", "gone");
+    c.obj("v1", "ConfigMap", "ns", "below", "below")
+        .owner("v1", "Pod", "good", "good");
+    let s = c.build();
+    let a = GarbageCollector::new(&s, KubeVersion::release(20, 2));
+    let p = Plan::steady_state(&a);
+    for n in ["good", "below"] {
+        let o = p
+            .outcomes
+            .iter()
+            .find(|o| o.target == obj(&s, n))
+            .unwrap_or_else(|| panic!("{n} reported"));
+        let mut states = vec![o.state.clone()];
+        states.extend(o.alternatives.iter().map(|x| x.state.clone()));
+        assert!(
+            states.contains(&EndState::Deleted) && states.contains(&EndState::Kept),
+            "{n}: {states:?}"
+        );
+        assert!(
+            !p.actions.iter().any(|x| x.target == obj(&s, n)),
+            "{n}: {:#?}",
+            p.actions
+        );
+    }
+    // v1.20.3 has the third coordinate check: both are deleted whatever the order.
+    let a = GarbageCollector::new(&s, KubeVersion::release(20, 3));
+    let p = Plan::steady_state(&a);
+    for n in ["good", "below"] {
+        assert!(deleted(&p, &s, n), "{n}");
+    }
 }

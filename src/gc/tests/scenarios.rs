@@ -38,219 +38,7 @@ fn is_delete(v: &Verdict, policy: Policy) -> bool {
     matches!(v, Verdict::Delete { policy: p, .. } if *p == policy)
 }
 
-// ---- §7.1 TestConflictingData, end states -------------------------------------------------
-
-#[test]
-fn conflicting_data_1_good_child_of_cluster_scoped_owner_is_solid() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1");
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1")
-        .owner("v1", "Node", "nodename", "nodeuid1");
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "podname1"), ["solid"]);
-    assert_eq!(
-        verdict(&s, v(28), "podname1"),
-        Verdict::Keep { unknown: vec![] }
-    );
-}
-
-#[test]
-fn conflicting_data_2_3_bad_child_in_ns1_of_owner_in_ns2_is_deleted_in_either_order() {
-    for child_first in [true, false] {
-        let mut c = Cluster::new();
-        if !child_first {
-            c.obj("v1", "Pod", "ns2", "podname2", "poduid2");
-        }
-        c.obj("v1", "Pod", "ns1", "podname1", "poduid1")
-            .owner("v1", "Pod", "podname2", "poduid2");
-        if child_first {
-            c.obj("v1", "Pod", "ns2", "podname2", "poduid2");
-        }
-        let s = c.build();
-        assert_eq!(classes(&s, v(28), "podname1"), ["dangling"]);
-        assert!(is_delete(
-            &verdict(&s, v(28), "podname1"),
-            Policy::Background
-        ));
-        assert_eq!(
-            verdict(&s, v(28), "podname2"),
-            Verdict::NoOwners,
-            "the real owner is untouched"
-        );
-    }
-}
-
-#[test]
-fn conflicting_data_4_5_cluster_scoped_child_of_namespaced_owner_is_never_collected() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1")
-        .owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1");
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "nodename"), ["invalid-scope"]);
-    assert!(matches!(
-        verdict(&s, v(28), "nodename"),
-        Verdict::NeverCollected { dropped: true, .. }
-    ));
-}
-
-#[test]
-fn conflicting_data_6_non_preferred_served_api_version_is_solid() {
-    let mut c = Cluster::new();
-    c.served_version("rbac.authorization.k8s.io", "v1beta1", "Role");
-    c.obj(
-        "rbac.authorization.k8s.io/v1",
-        "Role",
-        "ns1",
-        "role1",
-        "roleuid1",
-    );
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
-        "rbac.authorization.k8s.io/v1beta1",
-        "Role",
-        "role1",
-        "roleuid1",
-    );
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "podname1"), ["solid"]);
-}
-
-#[test]
-fn conflicting_data_6_then_owner_deleted_child_is_deleted() {
-    let mut c = Cluster::new();
-    c.served_version("rbac.authorization.k8s.io", "v1beta1", "Role");
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
-        "rbac.authorization.k8s.io/v1beta1",
-        "Role",
-        "role1",
-        "roleuid1",
-    );
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "podname1"), ["dangling"]);
-}
-
-#[test]
-fn conflicting_data_7_8_inaccessible_api_version_is_retried_forever() {
-    // extensions/v1beta1 Deployment is not served (the fake mapper of the upstream test).
-    for owner_exists in [true, false] {
-        let mut c = Cluster::new();
-        if owner_exists {
-            c.obj(
-                "apps/v1",
-                "Deployment",
-                "ns1",
-                "deployment1",
-                "deploymentuid1",
-            );
-        }
-        c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
-            "extensions/v1beta1",
-            "Deployment",
-            "deployment1",
-            "deploymentuid1",
-        );
-        let s = c.build();
-        assert_eq!(classes(&s, v(28), "podname1"), ["unresolvable"]);
-        assert!(matches!(
-            verdict(&s, v(28), "podname1"),
-            Verdict::NeverCollected { dropped: false, .. }
-        ));
-    }
-}
-
-#[test]
-fn conflicting_data_9_10_sibling_with_accessible_version_is_deleted_other_retried() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1").owner(
-        "extensions/v1beta1",
-        "Deployment",
-        "deployment1",
-        "deploymentuid1",
-    );
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2").owner(
-        "apps/v1",
-        "Deployment",
-        "deployment1",
-        "deploymentuid1",
-    );
-    let s = c.build();
-    assert!(matches!(
-        verdict(&s, v(28), "podname1"),
-        Verdict::NeverCollected { .. }
-    ));
-    assert!(is_delete(
-        &verdict(&s, v(28), "podname2"),
-        Policy::Background
-    ));
-}
-
-#[test]
-fn conflicting_data_11_13_wrong_kind_for_existing_uid_is_dangling_good_child_kept() {
-    let mut c = Cluster::new();
-    c.obj(
-        "apps/v1",
-        "Deployment",
-        "ns1",
-        "deployment1",
-        "deploymentuid1",
-    );
-    c.obj("v1", "Pod", "ns1", "badpod", "badpoduid").owner(
-        "v1",
-        "Secret",
-        "secretname",
-        "deploymentuid1",
-    );
-    c.obj("v1", "Pod", "ns1", "goodpod", "goodpoduid").owner(
-        "apps/v1",
-        "Deployment",
-        "deployment1",
-        "deploymentuid1",
-    );
-    let s = c.build();
-    assert_eq!(classes(&s, v(28), "badpod"), ["dangling"]);
-    assert!(is_delete(&verdict(&s, v(28), "badpod"), Policy::Background));
-    assert_eq!(
-        verdict(&s, v(28), "goodpod"),
-        Verdict::Keep { unknown: vec![] }
-    );
-}
-
-#[test]
-fn conflicting_data_14_16_missing_parent_namespaced_child_deleted_cluster_child_stuck() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1")
-        .owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2")
-        .owner("v1", "Pod", "podname1", "poduid1");
-    let s = c.build();
-    assert!(is_delete(
-        &verdict(&s, v(28), "podname2"),
-        Policy::Background
-    ));
-    assert!(matches!(
-        verdict(&s, v(28), "nodename"),
-        Verdict::NeverCollected { dropped: true, .. }
-    ));
-}
-
-#[test]
-fn conflicting_data_15_late_observed_parent_keeps_namespaced_child() {
-    let mut c = Cluster::new();
-    c.obj("v1", "Node", "", "nodename", "nodeuid1")
-        .owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname2", "poduid2")
-        .owner("v1", "Pod", "podname1", "poduid1");
-    c.obj("v1", "Pod", "ns1", "podname1", "poduid1");
-    let s = c.build();
-    assert_eq!(
-        verdict(&s, v(28), "podname2"),
-        Verdict::Keep { unknown: vec![] }
-    );
-    assert!(matches!(
-        verdict(&s, v(28), "nodename"),
-        Verdict::NeverCollected { dropped: true, .. }
-    ));
-}
+// §7.1 TestConflictingData: in the upstream suite, `upstream::garbagecollector_test`.
 
 // ---- §7.8 kubectl-check-ownerreferences TestVerify -----------------------------------------
 
@@ -672,4 +460,119 @@ fn two_captures_of_a_recreated_owner_make_its_refs_unknown_not_dangling() {
         );
     }
     assert_eq!(classes(&s, v(28), "p-ghost"), ["dangling"]);
+}
+
+// ---- issue 25 defect 3: the emulated release's served versions, not the input -------------
+
+/// A file input (no server version recorded, no `--gc-version`): the GC emulated is the
+/// default release, and that release's served API versions decide what its REST mapper
+/// resolves (§5.3, §6.8, §6.16). An owner named by a version the release serves besides the
+/// preferred one is solid; one the release never served (or no longer does) is unresolvable,
+/// retried for ever. Unknown only where the release's tables cannot tell: a group they do not
+/// have (it may be a custom resource the input does not show).
+#[test]
+fn file_input_served_versions_follow_the_emulated_release_without_gc_version() {
+    let mut c = Cluster::new();
+    c.obj(
+        "apps/v1",
+        "Deployment",
+        "ns1",
+        "deployment1",
+        "deploymentuid1",
+    );
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "Role",
+        "ns1",
+        "role1",
+        "roleuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "extensions", "p1").owner(
+        "extensions/v1beta1",
+        "Deployment",
+        "deployment1",
+        "deploymentuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "rbac-v1beta1", "p2").owner(
+        "rbac.authorization.k8s.io/v1beta1",
+        "Role",
+        "role1",
+        "roleuid1",
+    );
+    c.obj("v1", "Pod", "ns1", "unknown-group", "p3").owner(
+        "unknown.group/v1",
+        "UnknownType",
+        "x",
+        "xuid",
+    );
+    let mut s = c.build();
+    s.provenance.source = crate::snapshot::SourceKind::Files;
+    assert!(s.provenance.server_version.is_none() && s.assumed_version.is_none());
+    // extensions/v1beta1 Deployment: removed in 1.16.
+    for gc in [KubeVersion::NEWEST, KubeVersion::release(20, 2)] {
+        assert_eq!(classes(&s, gc, "extensions"), ["unresolvable"], "{gc}");
+        assert!(matches!(
+            verdict(&s, gc, "extensions"),
+            Verdict::NeverCollected { dropped: false, .. }
+        ));
+        assert_eq!(classes(&s, gc, "unknown-group"), ["unknown"], "{gc}");
+    }
+    // rbac.authorization.k8s.io/v1beta1: served, not preferred, up to 1.21; removed in 1.22.
+    assert_eq!(
+        classes(&s, KubeVersion::release(20, 2), "rbac-v1beta1"),
+        ["solid"]
+    );
+    assert_eq!(
+        classes(&s, KubeVersion::NEWEST, "rbac-v1beta1"),
+        ["unresolvable"]
+    );
+}
+
+/// A file input that lists objects in a version the emulated release no longer serves (an old
+/// manifest, an export from an older cluster): the release's tables still decide. The v1.25
+/// GC cannot map `policy/v1beta1` PodDisruptionBudget (removed in v1.25), so a reference in it
+/// is unresolvable even though the input holds objects in that version; v1.20.2 serves it, and
+/// the missing owner is dangling there.
+#[test]
+fn file_input_objects_in_an_unserved_version_do_not_make_it_served() {
+    let mut c = Cluster::new();
+    c.resource(
+        "policy",
+        "v1beta1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+    );
+    c.obj(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "ns1",
+        "pdb",
+        "pdbuid",
+    );
+    c.obj("v1", "ConfigMap", "ns1", "solid", "c1").owner(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "pdb",
+        "pdbuid",
+    );
+    c.obj("v1", "ConfigMap", "ns1", "dangling", "c2").owner(
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        "gone",
+        "goneuid",
+    );
+    let mut s = c.build();
+    s.provenance.source = crate::snapshot::SourceKind::Files;
+    for at in [None, Some(KubeVersion::v1(25))] {
+        s.assumed_version = at;
+        for name in ["solid", "dangling"] {
+            assert_eq!(classes(&s, v(25), name), ["unresolvable"], "{at:?} {name}");
+            assert!(!is_delete(&verdict(&s, v(25), name), Policy::Background));
+        }
+    }
+    s.assumed_version = None;
+    let v1_20_2 = KubeVersion::release(20, 2);
+    assert_eq!(classes(&s, v1_20_2, "solid"), ["solid"]);
+    assert_eq!(classes(&s, v1_20_2, "dangling"), ["dangling"]);
 }
