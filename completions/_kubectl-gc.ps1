@@ -609,6 +609,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only actions at or after this time (RFC 3339)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only actions at or before this time (RFC 3339)')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather''s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml or html')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml or html')
             [CompletionResult]::new('--output-file', '--output-file', [CompletionResultType]::ParameterName, 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form')

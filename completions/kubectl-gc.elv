@@ -590,6 +590,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --actor 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all'
             cand --since 'Only actions at or after this time (RFC 3339)'
             cand --until 'Only actions at or before this time (RFC 3339)'
+            cand --after 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather''s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log'
             cand -o 'Output format: table, wide, json, yaml or html'
             cand --output 'Output format: table, wide, json, yaml or html'
             cand --output-file 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form'
