@@ -51,8 +51,11 @@ pub(super) struct Parallel {
 
 impl Default for Parallel {
     fn default() -> Self {
+        // Asked once: on Linux the answer reads cgroup files, a cost per block otherwise.
+        static WORKERS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         Parallel {
-            workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
+            workers: *WORKERS
+                .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4))),
             after: 256,
             block: 1 << 20,
         }
