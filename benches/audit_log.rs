@@ -15,6 +15,7 @@
 //! |---|---|---|
 //! | plain | read the file line by line + `serde_json::from_slice::<IgnoredAny>` per line | `source::audit::read`, a sink that counts |
 //! | gzip | the same through `flate2`'s `MultiGzDecoder` | `read` on the `.gz` |
+//! | history (each input) | the floor of that input | the `history` command but its flag parsing: `read` keeping what the history uses, the explanation, the JSON written to a sink |
 //!
 //! Knobs: `KGC_BENCH_AUDIT_MB=200` (size of the plain log), `KGC_BENCH_RUNS=3`,
 //! `KGC_BENCH_KEEP=1` (keep the generated logs, e.g. to profile one phase:
@@ -62,6 +63,7 @@ fn main() {
     for (what, file, floor_phase) in [("plain", &plain, "floor"), ("gzip", &gz, "floor-gz")] {
         let floor = measure(floor_phase, file, runs);
         let read = measure("read", file, runs);
+        let history = measure("history", file, runs);
         println!(
             "  {what}: read ÷ floor = {:.2} wall, {:.2} CPU; {:.0} MB/s of log read; peak RSS {} MiB (floor {} MiB)",
             read.wall / floor.wall,
@@ -69,6 +71,12 @@ fn main() {
             size(&plain) as f64 / 1e6 / read.wall,
             read.rss >> 10,
             floor.rss >> 10
+        );
+        println!(
+            "  {what}: history ÷ floor = {:.2} wall, {:.2} CPU; peak RSS {} MiB",
+            history.wall / floor.wall,
+            history.cpu / floor.cpu.max(0.01),
+            history.rss >> 10
         );
     }
 }
@@ -467,6 +475,7 @@ fn child(phase: &str, path: &Path) {
             let stats = read(
                 &AuditOptions {
                     paths: vec![path.to_path_buf()],
+                    keep: None,
                 },
                 &mut |e| {
                     n += 1;
@@ -476,6 +485,31 @@ fn child(phase: &str, path: &Path) {
             .expect("read");
             assert!(stats.problems.is_empty(), "{:?}", &stats.problems[..1]);
             format!("{} events, {n} passed", stats.events)
+        }
+        // The whole `history` command but its flag parsing: the read (dropping on the parsing
+        // threads what the history does not use), the explanation, the JSON written out.
+        "history" => {
+            use kubectl_gc::diagnose::history::{Recorder, States, used_by_history};
+            let mut recorder = Recorder::default();
+            let stats = read(
+                &AuditOptions {
+                    paths: vec![path.to_path_buf()],
+                    keep: Some(used_by_history),
+                },
+                &mut |e| recorder.push(e),
+            )
+            .expect("read");
+            recorder.read_all(&stats);
+            let kept = recorder.kept();
+            let h = recorder.finish(States::default());
+            let mut out = std::io::BufWriter::new(std::io::sink());
+            kubectl_gc::render::write_json(&mut out, &kubectl_gc::render::history::document(&h))
+                .expect("write");
+            format!(
+                "{} events, {kept} kept, {} actions",
+                stats.events,
+                h.items.len()
+            )
         }
         other => panic!("unknown phase {other}"),
     };

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let mut passed = 0u64;
     let opts = AuditOptions {
         paths: vec![path.clone()],
+        keep: None,
     };
     if let Ok(stats) = read(&opts, &mut |_| passed += 1) {
         assert_eq!(stats.passed, passed);

@@ -41,9 +41,11 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     let stats = audit::read(
         &AuditOptions {
             paths: args.audit_log.clone(),
+            keep: Some(crate::diagnose::history::used_by_history),
         },
         &mut |e| recorder.push(e),
     )?;
+    recorder.read_all(&stats);
     for p in stats.problems.iter().take(20) {
         eprintln!(
             "warning: {}:{}: {}",

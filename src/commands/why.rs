@@ -97,9 +97,11 @@ fn gone(
     let stats = crate::source::audit::read(
         &crate::source::audit::AuditOptions {
             paths: args.audit_log.clone(),
+            keep: Some(crate::diagnose::history::used_by_history),
         },
         &mut |e| recorder.push(e),
     )?;
+    recorder.read_all(&stats);
     // What was read is the state now, after the log: an owner it lacks may have been deleted
     // before the log's window, so it proves what exists, not what never did.
     let h = recorder.finish(crate::diagnose::history::States {
@@ -126,7 +128,7 @@ fn gone(
                     "{}; the audit log{} ({} event(s)) has no deletion of it either",
                     hint.unwrap_or_default(),
                     if args.audit_log.len() == 1 { "" } else { "s" },
-                    stats.passed
+                    stats.events
                 )),
             },
             other => other,

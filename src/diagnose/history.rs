@@ -534,6 +534,18 @@ impl Recorder {
         }
     }
 
+    /// What the reader saw of the whole log, where it dropped events before they were pushed
+    /// ([`used_by_history`] as its `keep`): the window and the count cover every event.
+    pub fn read_all(&mut self, stats: &crate::source::audit::ReadStats) {
+        self.seen = self.seen.max(stats.events);
+        if let Some(t) = stats.first_us {
+            self.first_us = Some(self.first_us.map_or(t, |f| f.min(t)));
+        }
+        if let Some(t) = stats.last_us {
+            self.last_us = Some(self.last_us.map_or(t, |l| l.max(t)));
+        }
+    }
+
     /// Events read, kept or not.
     pub fn seen(&self) -> u64 {
         self.seen
@@ -548,6 +560,12 @@ impl Recorder {
     pub fn finish(self, states: States<'_>) -> History {
         build(self, states)
     }
+}
+
+/// True for the events the history reads (for [`crate::source::audit::AuditOptions::keep`]:
+/// the reader drops the rest where it parses them).
+pub fn used_by_history(e: &AuditEvent) -> bool {
+    used(e, actor_kind(e))
 }
 
 /// True for the events [`build`] reads: reports, a create that names a UID or owners, or the

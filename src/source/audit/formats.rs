@@ -75,6 +75,8 @@ pub(super) struct Ctx<'s> {
     /// In a block parsed on another thread: the times of the events seen, in order (the
     /// calling thread replays them: the window and out-of-order counts are the input's).
     journal: Option<Vec<i64>>,
+    /// [`super::AuditOptions::keep`].
+    pub keep: Option<fn(&AuditEvent) -> bool>,
 }
 
 impl<'s> Ctx<'s> {
@@ -86,6 +88,7 @@ impl<'s> Ctx<'s> {
             input_max_us: None,
             parallel: Parallel::default(),
             journal: None,
+            keep: None,
         }
     }
 
@@ -154,6 +157,9 @@ impl<'s> Ctx<'s> {
 
     /// An event passed on.
     fn pass(&mut self, mut ev: AuditEvent, line: u64) {
+        if self.keep.is_some_and(|keep| !keep(&ev)) {
+            return;
+        }
         ev.position = Position {
             source: self.source.clone(),
             line,
@@ -299,6 +305,7 @@ fn parse_block(
     source: &str,
     walked: bool,
     multi_ok: bool,
+    keep: Option<fn(&AuditEvent) -> bool>,
     block: Vec<u8>,
     line: u64,
 ) -> (BlockDone, Vec<u8>) {
@@ -307,6 +314,7 @@ fn parse_block(
     let mut ctx = Ctx::new(&mut sink);
     ctx.source = source.to_owned();
     ctx.journal = Some(Vec::new());
+    ctx.keep = keep;
     ctx.parallel.workers = 1;
     let mut st = St {
         walked,
@@ -355,8 +363,8 @@ fn replay(ctx: &mut Ctx, st: &mut St, done: BlockDone) {
         ctx.keep_problem(p);
     }
     ctx.stats.more_problems += s.more_problems;
+    ctx.stats.passed += s.passed;
     for ev in done.events {
-        ctx.stats.passed += 1;
         (ctx.sink)(ev);
     }
 }
@@ -373,7 +381,7 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex, mpsc};
     let Parallel { workers, block, .. } = ctx.parallel;
-    let (walked, multi_ok) = (st.walked, st.multi_ok);
+    let (walked, multi_ok, keep) = (st.walked, st.multi_ok, ctx.keep);
     let source = ctx.source.clone();
     let in_flight = workers * 2;
     std::thread::scope(|scope| {
@@ -389,7 +397,7 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
                         .map_err(|_| ())
                         .and_then(|rx| rx.recv().map_err(|_| ()));
                     let Ok((seq, bytes, line)) = job else { break };
-                    let (done, bytes) = parse_block(source, walked, multi_ok, bytes, line);
+                    let (done, bytes) = parse_block(source, walked, multi_ok, keep, bytes, line);
                     if done_tx.send((seq, done, bytes)).is_err() {
                         break;
                     }

@@ -28,6 +28,10 @@ pub struct AuditOptions {
     /// Files, directories (read recursively), shell-style globs the shell did not expand (`*`,
     /// `?`, `[…]` in the last component), and `-` for standard input.
     pub paths: Vec<std::path::PathBuf>,
+    /// Only events this keeps reach the sink (and count as passed). It runs where the event
+    /// was parsed — on a parsing thread for JSON lines — so what the caller does not want is
+    /// dropped there and never crosses threads.
+    pub keep: Option<fn(&AuditEvent) -> bool>,
 }
 
 /// A record that could not be read, or was read only in part.
@@ -50,7 +54,8 @@ pub struct ReadStats {
     pub records: u64,
     /// `ResponseComplete` (and `Panic`) events parsed, with a valid time.
     pub events: u64,
-    /// Events handed to the sink (all but the reads not answered 404).
+    /// Events handed to the sink (all but the reads not answered 404, and those
+    /// [`AuditOptions::keep`] drops).
     pub passed: u64,
     /// Audit records recognised, by format: `json-lines`, `event-list` (events in an
     /// `EventList` or a JSON array), `eks`, `gke`, `aks`.
@@ -95,6 +100,7 @@ fn read_with(
 ) -> crate::error::Result<ReadStats> {
     let mut ctx = formats::Ctx::new(sink);
     ctx.parallel = parallel;
+    ctx.keep = opts.keep;
     formats::inputs::read_all(&opts.paths, &mut ctx)?;
     Ok(ctx.stats)
 }

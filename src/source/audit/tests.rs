@@ -68,6 +68,7 @@ fn read_paths(paths: &[PathBuf]) -> crate::error::Result<(Vec<AuditEvent>, ReadS
     let stats = read(
         &AuditOptions {
             paths: paths.to_vec(),
+            keep: None,
         },
         &mut |e| events.push(e),
     )?;
@@ -1077,7 +1078,14 @@ fn read_any(bytes: &[u8]) -> (Vec<AuditEvent>, ReadStats) {
     let path = dir.path().join("in");
     std::fs::write(&path, bytes).unwrap();
     let mut events = Vec::new();
-    let stats = read(&AuditOptions { paths: vec![path] }, &mut |e| events.push(e)).unwrap();
+    let stats = read(
+        &AuditOptions {
+            paths: vec![path],
+            keep: None,
+        },
+        &mut |e| events.push(e),
+    )
+    .unwrap();
     (events, stats)
 }
 
@@ -1177,6 +1185,7 @@ fn read_parallel(path: &Path, parallel: Parallel) -> (Vec<AuditEvent>, ReadStats
     let stats = read_with(
         &AuditOptions {
             paths: vec![path.to_owned()],
+            keep: None,
         },
         parallel,
         &mut |e| events.push(e),
@@ -1287,6 +1296,29 @@ fn parallel_blocks_read_exactly_as_line_by_line() {
                         ),
                         "{what}"
                     );
+                    // A keep filter runs on the parsing threads: the same kept events.
+                    if block == 700 {
+                        let only_deletes: fn(&AuditEvent) -> bool = |e| e.verb == "delete";
+                        let filtered = |p: Parallel| {
+                            let mut events = Vec::new();
+                            let stats = read_with(
+                                &AuditOptions {
+                                    paths: vec![plain.clone()],
+                                    keep: Some(only_deletes),
+                                },
+                                p,
+                                &mut |e| events.push(e),
+                            )
+                            .unwrap();
+                            (events, stats.passed)
+                        };
+                        let (kept, passed) = filtered(p);
+                        assert_eq!(
+                            (&kept, passed),
+                            (&filtered(sequential).0, kept.len() as u64)
+                        );
+                        assert!(!kept.is_empty() && kept.iter().all(|e| e.verb == "delete"));
+                    }
                     // gzip: the same through the decoder.
                     if block == 700 && after == 5 {
                         let (events, got) = read_parallel(&gz, p);
