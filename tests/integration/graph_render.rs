@@ -8,6 +8,7 @@
 //! `empty.dot`, `upstream-simple.dot` and `escaping.dot` are byte-identical to the endpoint's
 //! own golden files (kubernetes `pkg/controller/garbagecollector/testdata/`).
 
+use crate::support::run::kubectl_gc;
 use kubectl_gc::catalog::KubeVersion;
 use kubectl_gc::gc::GarbageCollector;
 use kubectl_gc::gc::classify::RefClassLabel;
@@ -627,20 +628,6 @@ fn which(name: &str) -> Option<PathBuf> {
 
 // ---------------------------------------------------------------------------------------------
 // The command line
-
-fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,9 +1,9 @@
 //! `kubectl gc history` offline, on the bundled real audit log (examples/audit-shop.log: a
 //! Metadata-level log of a v1.20.2 API server) and on a crafted hostile one.
 
+use crate::support::run::kubectl_gc;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -11,21 +11,6 @@ fn example(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn history(extra: &[&str]) -> Value {

@@ -5,6 +5,7 @@
 //! regenerate them after an intended change with
 //! `KGC_UPDATE_GOLDEN=1 cargo test --test integration reports::` and review the diff.
 
+use crate::support::run::kubectl_gc;
 use crate::support::schema::{assert_valid, assert_valid_sarif, schemas};
 use kubectl_gc::catalog::KubeVersion;
 use kubectl_gc::diagnose::{Finding, Severity};
@@ -15,7 +16,6 @@ use kubectl_gc::snapshot::Snapshot;
 use kubectl_gc::testkit::Cluster;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/reports")
@@ -49,21 +49,6 @@ fn example(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn json(text: &str) -> Value {

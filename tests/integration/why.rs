@@ -3,10 +3,10 @@
 //! against `schemas/why.schema.json`. The live scenarios (the namespace controller on a real
 //! control plane) are in `tests/live/why.rs`.
 
+use crate::support::run::kubectl_gc;
 use crate::support::schema::assert_valid;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn example(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,21 +14,6 @@ fn example(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `why … -o json`, checked against the schema, and its YAML twin too.

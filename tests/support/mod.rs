@@ -2,4 +2,5 @@
 //! directory with `#[path = "../support/mod.rs"] mod support;`.
 
 pub mod readme;
+pub mod run;
 pub mod schema;
