@@ -1356,6 +1356,141 @@ async fn rounds_are_bounded() {
     assert!(why.contains("(round limit)"), "{why}");
 }
 
+#[tokio::test]
+async fn an_orphaning_owner_is_finished_when_its_dependents_fate_is_order_dependent() {
+    // `dep` references `owner` (being deleted with the orphan finalizer) from another
+    // namespace: the GC's graph links it by UID, so attemptToOrphan patches it, while dep's
+    // own attemptToDelete looks the owner up in dep's namespace, finds nothing and deletes
+    // dep. Which worker gets there first decides dep's fate (order-dependent), but every
+    // order ends with dep no longer referencing the owner and `orphan` removed. The plan
+    // used to leave out both dep's requests and, waiting for them, the finalizer removal:
+    // `--apply` stopped with the owner terminating and dep referencing it, and exited 0.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns-a", "owner", "u-owner")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns-b", "dep", "u-dep")
+        .owner("v1", "ConfigMap", "owner", "u-owner");
+    let snap = c.build();
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
+    let dep_outcome = plan
+        .outcomes
+        .iter()
+        .find(|o| o.target == obj(&snap, "dep"))
+        .unwrap();
+    assert!(dep_outcome.order_dependent(), "{dep_outcome:?}");
+    // The orphan patch (every order sends it while dep references the owner) precedes the
+    // finalizer removal; dep's delete, which only some orders make, is not planned.
+    let order = execution_order(&plan.actions.iter().collect::<Vec<_>>());
+    let steps: Vec<(&str, &str)> = order
+        .iter()
+        .map(|&i| {
+            let x = &plan.actions[i];
+            (
+                x.verb.as_str(),
+                snap.store.str(snap.store.object(x.target).name),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("remove-owner-references", "dep"),
+            ("remove-finalizer", "owner")
+        ]
+    );
+    let fake = FakeCluster::from_snapshot(&snap);
+    let (s, lines, _) = converge_on_fake(&snap, &fake).await;
+    assert!(fake.object(&key(&snap, "owner")).is_none(), "{lines:#?}");
+    let dep = fake
+        .object(&key(&snap, "dep"))
+        .expect("orphaned, not deleted");
+    assert!(dep.owner_references.is_empty(), "{dep:?}");
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+    assert!(s.converged);
+    assert_eq!((s.done(), s.skipped()), (2, 0), "{lines:#?}");
+}
+
+#[tokio::test]
+async fn a_foreground_deletion_is_finished_when_a_non_blocking_dependents_fate_is_order_dependent()
+{
+    // `root` is in foreground deletion (and held by a finalizer nobody removes). `mid`
+    // references it without blocking; `leaf` references both, blocks `mid` and is itself in
+    // foreground deletion. Whether mid is deleted (evaluated while root still waits) or kept
+    // (root's `foregroundDeletion` removed first, then root is solid) is order-dependent, but
+    // no order holds root's `foregroundDeletion`: processDeletingDependentsItem waits only for
+    // blocking dependents. The plan used to leave that removal out because mid references
+    // root; `--apply` then left root in foreground deletion and exited 0.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "root", "u-root")
+        .finalizers(&["example.com/hold", "foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "mid", "u-mid")
+        .owner("v1", "ConfigMap", "root", "u-root");
+    c.obj("v1", "Secret", "ns", "leaf", "u-leaf")
+        .owner("v1", "ConfigMap", "root", "u-root")
+        .owner("v1", "ConfigMap", "mid", "u-mid")
+        .block(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    let snap = c.build();
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
+    assert!(
+        plan.outcomes
+            .iter()
+            .any(|o| o.target == obj(&snap, "mid") && o.order_dependent()),
+        "{:?}",
+        plan.outcomes
+    );
+    assert!(plan.withheld.is_empty(), "{:?}", plan.withheld);
+    let fake = FakeCluster::from_snapshot(&snap);
+    let (s, lines, _) = converge_on_fake(&snap, &fake).await;
+    let root = fake.object(&key(&snap, "root")).unwrap();
+    assert_eq!(root.finalizers, ["example.com/hold"], "{lines:#?}");
+    assert!(fake.object(&key(&snap, "leaf")).is_none());
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+}
+
+#[tokio::test]
+async fn a_request_withheld_behind_an_order_dependent_one_is_reported_left() {
+    // A request every order makes but the plan withholds (it waits for an order-dependent
+    // one) is never performed, and the apply never ends as "nothing left" while a re-plan
+    // still withholds it: it is named as left and the apply is incomplete (exit 7).
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "root", "u-root")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let withholding = |gc: &GarbageCollector<'_>| {
+        let mut plan = Plan::steady_state(gc);
+        let (removal, rest): (Vec<Action>, Vec<Action>) = plan
+            .actions
+            .drain(..)
+            .partition(|x| x.verb == Verb::RemoveFinalizer);
+        assert_eq!(removal.len(), usize::from(gc.snap.store.len() == 1));
+        plan.actions = rest;
+        plan.withheld = removal;
+        plan
+    };
+    let mut relist = fake::FakeRelist {
+        fake: &fake,
+        template: &snap,
+        count: 0,
+    };
+    let (s, lines) = converge_planned(&snap, &fake, &mut relist, &withholding).await;
+    assert!(writes(&fake).is_empty());
+    assert_eq!(s.left.len(), 1, "{lines:#?}");
+    assert_eq!(s.left[0].verb, "remove-finalizer");
+    assert_eq!(s.left[0].target.name, "root");
+    assert!(!s.complete());
+    let why = s.incomplete_reason().unwrap();
+    assert!(why.contains("still predicts were not performed"), "{why}");
+    assert_eq!(lines.last().unwrap()["left"][0]["target"]["name"], "root");
+}
+
 #[test]
 fn out_of_range_options_are_refused_before_anything_is_sent() {
     for q in [1e-300, 0.0, -1.0, f64::NAN, f64::INFINITY, 1e9] {
