@@ -380,8 +380,8 @@ fn plan_from(
         .filter(|a| (sure(a) && !withheld_by_order(a)) || orphan_patches.contains(a))
         .cloned()
         .collect();
-    // The patches no run of the primary order made go into their owner's wave, before its
-    // finalizer removal (patches run first within a wave); the sort is stable.
+    // The patches the race-free order did not make go into their owner's orphan wave (at the
+    // latest its finalizer removal's: patches run first within a wave); the sort is stable.
     actions.extend(
         orphan_patches
             .into_iter()
