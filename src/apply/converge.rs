@@ -13,7 +13,9 @@
 //! appeared since was never shown to the user); an object whose action was skipped because
 //! the cluster changed in a way nobody planned, because the GC would not perform it, or that
 //! failed, is left alone for the rest of the apply. What the last re-plan still predicts is
-//! reported as `left`.
+//! reported as `left`: its actions, and the requests every order makes that it withholds
+//! because they wait for an order-dependent one ([`Plan::withheld`]) — never performed, and
+//! never a silent "nothing left".
 
 use super::{
     Applier, ClusterOps, EntryResult, NotDone, Progress, Record, SkipCause, Stop, Stopped,
@@ -127,6 +129,19 @@ pub async fn converge<C: ClusterOps, W: Write, R: Relist>(
                 verb: act.verb.as_str(),
                 target,
             });
+        }
+        // What every order still does but waits for an order-dependent request (the plan
+        // withholds it): never performed, and never a silent "nothing left".
+        for act in &next.withheld {
+            let o = snap.store.object(act.target);
+            if first_uids.contains(snap.store.str(o.uid)) {
+                remaining.push(NotDone {
+                    round,
+                    wave: act.wave,
+                    verb: act.verb.as_str(),
+                    target: ObjectRef::of(&snap, act.target),
+                });
+            }
         }
         if selected.is_empty() {
             applier.settle(remaining, true);

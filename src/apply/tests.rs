@@ -1356,6 +1356,344 @@ async fn rounds_are_bounded() {
     assert!(why.contains("(round limit)"), "{why}");
 }
 
+#[tokio::test]
+async fn an_orphaning_owner_is_finished_when_its_dependents_fate_is_order_dependent() {
+    // `dep` references `owner` (being deleted with the orphan finalizer) from another
+    // namespace: the GC's graph links it by UID, so attemptToOrphan patches it, while dep's
+    // own attemptToDelete looks the owner up in dep's namespace, finds nothing and deletes
+    // dep. Which worker gets there first decides dep's fate (order-dependent), but every
+    // order ends with dep no longer referencing the owner and `orphan` removed. The plan
+    // used to leave out both dep's requests and, waiting for them, the finalizer removal:
+    // `--apply` stopped with the owner terminating and dep referencing it, and exited 0.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns-a", "owner", "u-owner")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns-b", "dep", "u-dep")
+        .owner("v1", "ConfigMap", "owner", "u-owner");
+    let snap = c.build();
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
+    let dep_outcome = plan
+        .outcomes
+        .iter()
+        .find(|o| o.target == obj(&snap, "dep"))
+        .unwrap();
+    assert!(dep_outcome.order_dependent(), "{dep_outcome:?}");
+    // The orphan patch (every order sends it while dep references the owner) precedes the
+    // finalizer removal; dep's delete, which only some orders make, is not planned.
+    let order = execution_order(&plan.actions.iter().collect::<Vec<_>>());
+    let steps: Vec<(&str, &str)> = order
+        .iter()
+        .map(|&i| {
+            let x = &plan.actions[i];
+            (
+                x.verb.as_str(),
+                snap.store.str(snap.store.object(x.target).name),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("remove-owner-references", "dep"),
+            ("remove-finalizer", "owner")
+        ]
+    );
+    let fake = FakeCluster::from_snapshot(&snap);
+    let (s, lines, _) = converge_on_fake(&snap, &fake).await;
+    assert!(fake.object(&key(&snap, "owner")).is_none(), "{lines:#?}");
+    let dep = fake
+        .object(&key(&snap, "dep"))
+        .expect("orphaned, not deleted");
+    assert!(dep.owner_references.is_empty(), "{dep:?}");
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+    assert!(s.converged);
+    assert_eq!((s.done(), s.skipped()), (2, 0), "{lines:#?}");
+}
+
+#[tokio::test]
+async fn a_foreground_deletion_is_finished_when_a_non_blocking_dependents_fate_is_order_dependent()
+{
+    // `root` is in foreground deletion (and held by a finalizer nobody removes). `mid`
+    // references it without blocking; `leaf` references both, blocks `mid` and is itself in
+    // foreground deletion. Whether mid is deleted (evaluated while root still waits) or kept
+    // (root's `foregroundDeletion` removed first, then root is solid) is order-dependent, but
+    // no order holds root's `foregroundDeletion`: processDeletingDependentsItem waits only for
+    // blocking dependents. The plan used to leave that removal out because mid references
+    // root; `--apply` then left root in foreground deletion and exited 0.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "root", "u-root")
+        .finalizers(&["example.com/hold", "foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "mid", "u-mid")
+        .owner("v1", "ConfigMap", "root", "u-root");
+    c.obj("v1", "Secret", "ns", "leaf", "u-leaf")
+        .owner("v1", "ConfigMap", "root", "u-root")
+        .owner("v1", "ConfigMap", "mid", "u-mid")
+        .block(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    let snap = c.build();
+    let a = GarbageCollector::new(&snap, KubeVersion::v1(20));
+    let plan = Plan::steady_state(&a);
+    assert!(
+        plan.outcomes
+            .iter()
+            .any(|o| o.target == obj(&snap, "mid") && o.order_dependent()),
+        "{:?}",
+        plan.outcomes
+    );
+    assert!(plan.withheld.is_empty(), "{:?}", plan.withheld);
+    let fake = FakeCluster::from_snapshot(&snap);
+    let (s, lines, _) = converge_on_fake(&snap, &fake).await;
+    let root = fake.object(&key(&snap, "root")).unwrap();
+    assert_eq!(root.finalizers, ["example.com/hold"], "{lines:#?}");
+    assert!(fake.object(&key(&snap, "leaf")).is_none());
+    assert!(s.complete(), "{:?}", s.incomplete_reason());
+}
+
+#[tokio::test]
+async fn a_request_withheld_behind_an_order_dependent_one_is_reported_left() {
+    // A request every order makes but the plan withholds (it waits for an order-dependent
+    // one) is never performed, and the apply never ends as "nothing left" while a re-plan
+    // still withholds it: it is named as left and the apply is incomplete (exit 7).
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "root", "u-root")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let withholding = |gc: &GarbageCollector<'_>| {
+        let mut plan = Plan::steady_state(gc);
+        let (removal, rest): (Vec<Action>, Vec<Action>) = plan
+            .actions
+            .drain(..)
+            .partition(|x| x.verb == Verb::RemoveFinalizer);
+        assert_eq!(removal.len(), usize::from(gc.snap.store.len() == 1));
+        plan.actions = rest;
+        plan.withheld = removal;
+        plan
+    };
+    let mut relist = fake::FakeRelist {
+        fake: &fake,
+        template: &snap,
+        count: 0,
+    };
+    let (s, lines) = converge_planned(&snap, &fake, &mut relist, &withholding).await;
+    assert!(writes(&fake).is_empty());
+    assert_eq!(s.left.len(), 1, "{lines:#?}");
+    assert_eq!(s.left[0].verb, "remove-finalizer");
+    assert_eq!(s.left[0].target.name, "root");
+    assert!(!s.complete());
+    let why = s.incomplete_reason().unwrap();
+    assert!(why.contains("still predicts were not performed"), "{why}");
+    assert_eq!(lines.last().unwrap()["left"][0]["target"]["name"], "root");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random forests with deletion states (the shapes of tests/live/forests.rs, offline)
+
+/// One object of a random forest: kind (index into [`FOREST_KINDS`]), namespace, name, UID,
+/// references (apiVersion, kind, name, uid, blockOwnerDeletion), a custom finalizer, and the
+/// deletion (`None`, or the policy: 0 background, 1 orphan, 2 foreground).
+struct ForestObj {
+    kind: usize,
+    ns: String,
+    name: String,
+    uid: String,
+    refs: Vec<(String, String, String, String, Option<bool>)>,
+    hold: bool,
+    delete: Option<u8>,
+}
+
+const FOREST_KINDS: [(&str, &str); 3] = [
+    ("v1", "ConfigMap"),
+    ("v1", "Secret"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+];
+
+/// The shapes of the live suites' generator (tests/live/forests.rs, not its random stream):
+/// references to earlier objects of the forest (some with a wrong kind or name, some from
+/// another namespace) and to owners that never existed, every blockOwnerDeletion value,
+/// custom finalizers, deletions with each policy.
+fn random_forests(seed: u64, forests: usize) -> Vec<ForestObj> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut below = move |n: usize| (next() % n as u64) as usize;
+    let nss = ["diff-a", "diff-b", "diff-c"];
+    let mut out: Vec<ForestObj> = Vec::new();
+    for f in 0..forests {
+        let base = out.len();
+        let n = 1 + below(3) + below(4);
+        let mut missing: Vec<(usize, String, String)> = Vec::new();
+        for j in 0..n {
+            let kind = match below(100) {
+                0..=69 => 0,
+                70..=89 => 1,
+                _ => 2,
+            };
+            let ns = if kind == 2 {
+                String::new()
+            } else if below(100) < 8 {
+                nss[(f + 1 + below(2)) % 3].to_owned()
+            } else {
+                nss[f % 3].to_owned()
+            };
+            let wanted = usize::from(j > 0) + usize::from(below(100) < 35);
+            let mut refs = Vec::new();
+            for _ in 0..wanted {
+                let (api, k, name, uid) = if j > 0 && below(100) < 72 {
+                    let t = &out[base + below(j)];
+                    let twist = below(100);
+                    let (api, k) = match (twist, t.kind) {
+                        (0..=4, 0) => ("v1", "Secret"),
+                        (0..=4, _) => ("v1", "ConfigMap"),
+                        _ => FOREST_KINDS[t.kind],
+                    };
+                    let name = if (5..=7).contains(&twist) {
+                        format!("{}-renamed", t.name)
+                    } else {
+                        t.name.clone()
+                    };
+                    (api.to_owned(), k.to_owned(), name, t.uid.clone())
+                } else {
+                    if missing.is_empty() || below(100) < 40 {
+                        let mk = below(3);
+                        let m = missing.len();
+                        missing.push((mk, format!("ghost-{f}-{m}"), format!("u-ghost-{f}-{m}")));
+                    }
+                    let (mk, name, uid) = missing[below(missing.len())].clone();
+                    let (api, k) = FOREST_KINDS[mk];
+                    (api.to_owned(), k.to_owned(), name, uid)
+                };
+                if refs
+                    .iter()
+                    .any(|r: &(String, String, String, String, Option<bool>)| r.3 == uid)
+                {
+                    continue;
+                }
+                let block = match below(10) {
+                    0..=3 => None,
+                    4..=7 => Some(true),
+                    _ => Some(false),
+                };
+                refs.push((api, k, name, uid, block));
+            }
+            let hold = below(100) < 15;
+            let delete = match below(100) {
+                0..=64 => None,
+                65..=76 => Some(0),
+                77..=88 => Some(1),
+                _ => Some(2),
+            };
+            out.push(ForestObj {
+                kind,
+                ns,
+                name: format!("f{f}-{j}"),
+                uid: format!("u-{f}-{j}"),
+                refs,
+                hold,
+                delete,
+            });
+        }
+    }
+    out
+}
+
+/// The forests as the API server holds them after the deletions (a background deletion
+/// without finalizers removes the object at once).
+fn forest_cluster(objs: &[ForestObj]) -> Cluster {
+    let mut c = Cluster::new();
+    for o in objs {
+        let mut fins: Vec<&str> = Vec::new();
+        if o.hold {
+            fins.push("example.com/hold");
+        }
+        match o.delete {
+            Some(1) => fins.push("orphan"),
+            Some(2) => fins.push("foregroundDeletion"),
+            _ => {}
+        }
+        if o.delete.is_some() && fins.is_empty() {
+            continue;
+        }
+        let (api, kind) = FOREST_KINDS[o.kind];
+        let spec = c.obj(api, kind, &o.ns, &o.name, &o.uid);
+        for (api, kind, name, uid, block) in &o.refs {
+            spec.owner(api, kind, name, uid);
+            if let Some(b) = block {
+                spec.block(*b);
+            }
+        }
+        spec.finalizers(&fins);
+        if o.delete.is_some() {
+            spec.deleting();
+        }
+    }
+    c
+}
+
+#[tokio::test]
+async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
+    // Every GC order orphans an orphaning owner's dependents and removes `orphan`, and removes
+    // `foregroundDeletion` once no dependent blocks. An apply that reports itself complete
+    // must not end short of that; one that cannot finish says so (incomplete, the owner left).
+    let mut orphan_owners = 0;
+    for seed in 1..=8u64 {
+        let snap = forest_cluster(&random_forests(seed, 60)).build();
+        orphan_owners += snap
+            .store
+            .ids()
+            .filter(|&id| snap.store.has_finalizer(id, "orphan"))
+            .count();
+        let fake = FakeCluster::from_snapshot(&snap);
+        let (s, _, _) = converge_on_fake(&snap, &fake).await;
+        let all: Vec<(ObjectKey, LiveMeta)> =
+            fake.with_objects(|o| o.all().map(|(k, m)| (k.clone(), m.clone())).collect());
+        for (k, m) in &all {
+            let held_by = |blocking: bool| {
+                all.iter()
+                    .filter(|(_, d)| {
+                        d.owner_references
+                            .iter()
+                            .any(|r| r.uid == m.uid && (!blocking || r.blocks()))
+                    })
+                    .map(|(dk, _)| dk.describe())
+                    .collect::<Vec<_>>()
+            };
+            let short = if m.has_finalizer("orphan") {
+                Some(held_by(false))
+            } else if m.has_finalizer("foregroundDeletion") && held_by(true).is_empty() {
+                Some(vec![])
+            } else {
+                None
+            };
+            let Some(deps) = short else { continue };
+            let named = s.left.iter().any(|l| l.target.name == k.name);
+            assert!(
+                !s.complete() && named,
+                "seed {seed}: {} ends with {:?} (dependents still referencing it: {deps:?}); \
+                 complete {}, left {:?}",
+                k.describe(),
+                m.finalizers,
+                s.complete(),
+                s.left
+            );
+        }
+    }
+    assert!(
+        orphan_owners > 20,
+        "the forests exercise orphaning: {orphan_owners}"
+    );
+}
+
 #[test]
 fn out_of_range_options_are_refused_before_anything_is_sent() {
     for q in [1e-300, 0.0, -1.0, f64::NAN, f64::INFINITY, 1e9] {

@@ -142,5 +142,7 @@ fn collect_plan(gc: &GarbageCollector<'_>, selection: &Selection) -> Plan {
     let mut plan = Plan::steady_state(gc);
     plan.actions
         .retain(|a| selection.includes(gc.snap, a.target));
+    plan.withheld
+        .retain(|a| selection.includes(gc.snap, a.target));
     plan
 }

@@ -856,7 +856,10 @@ fn build_forests(env: &TestEnv, objs: &[Obj]) {
 ///   the object. Which worker gets there first decides whether it survives; the real GC
 ///   took either order in repeated runs (issue 14 item 1);
 /// - what the plan itself reports as order-dependent, and the owners whose finalizer removal
-///   waits for such a dependent.
+///   the plan withholds behind such a dependent (`--apply` reports them left, exit 7).
+///
+/// An owner deleted with the orphan policy is never among them: every order orphans its
+/// dependents and removes `orphan` (issue 25: `--apply` used to leave it terminating).
 fn order_dependent(snapshot: &Path) -> BTreeMap<String, String> {
     use kubectl_gc::gc::plan::{Plan, Reason};
     let snap = kubectl_gc::snapshot::format::read_file(snapshot).expect("read snapshot");
@@ -883,27 +886,18 @@ fn order_dependent(snapshot: &Path) -> BTreeMap<String, String> {
         .collect();
     let plan = Plan::steady_state(&gc);
     // The plan's own order-dependent objects (the queue-faithful simulation runs every order
-    // upstream leaves open), and the owners that wait for them: an orphan or foreground
-    // finalizer is removed only after the dependents' fate, which `--apply` does not guess,
-    // so it leaves such an owner terminating where the real GC's order finishes it.
-    let racing: BTreeSet<_> = plan
-        .outcomes
-        .iter()
-        .filter(|o| o.order_dependent())
-        .map(|o| o.target)
-        .collect();
-    for &id in &racing {
-        out.insert(key(id), "order-dependent in the plan (GC021)".into());
-        for r in store.owner_refs(id) {
-            if let Some(owner) = store.by_uid(r.uid)
-                && store.object(owner).being_deleted()
-            {
-                out.insert(
-                    key(owner),
-                    "its finalizer's removal waits for an order-dependent dependent".into(),
-                );
-            }
-        }
+    // upstream leaves open), and the owners whose finalizer removal every order makes but the
+    // plan withholds behind one of them (a foreground deletion waiting for a blocking
+    // dependent whose deletion is order-dependent): `--apply` leaves those terminating where
+    // the real GC's order finishes them, and says so.
+    for o in plan.outcomes.iter().filter(|o| o.order_dependent()) {
+        out.insert(key(o.target), "order-dependent in the plan (GC021)".into());
+    }
+    for a in &plan.withheld {
+        out.insert(
+            key(a.target),
+            "its finalizer's removal waits for an order-dependent dependent".into(),
+        );
     }
     for a in &plan.actions {
         let deletes_or_strips = !matches!(a.reason, Reason::Orphan { .. })

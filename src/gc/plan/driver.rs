@@ -5,7 +5,7 @@
 //! [`super`].
 
 use super::orders::{Components, Orders, informer_choices};
-use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Verb};
+use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, Verb};
 use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
@@ -296,21 +296,102 @@ fn plan_from(
     // orphan patches of attemptToOrphan, the deletions a foreground deletion waits for. When
     // one of those is left out as order-dependent, the removal is left out too; sent alone it
     // would run ahead of the GC (and `--apply`'s re-verification refuses it: the dependent
-    // still references the owner).
-    let waiting_owners: HashSet<Sym> = run
-        .actions
-        .iter()
-        .filter(|a| !sure(a))
-        .flat_map(|a| store.owner_refs(a.target).iter().map(|r| r.uid))
+    // still references the owner). A foreground deletion waits only for dependents whose
+    // reference blocks it (processDeletingDependentsItem's blockingDependents, §3.5); a
+    // dependent that merely references the owner is no reason to hold the removal back.
+    let unsure_refs = || {
+        run.actions
+            .iter()
+            .filter(|a| !sure(a))
+            .flat_map(|a| store.owner_refs(a.target).iter())
+    };
+    let waiting_owners: HashSet<Sym> = unsure_refs().map(|r| r.uid).collect();
+    let blocked_owners: HashSet<Sym> = unsure_refs()
+        .filter(|r| r.blocks())
+        .map(|r| r.uid)
         .collect();
-    let actions: Vec<Action> = run
+    // attemptToOrphan (§4) finishes in every order: its worker patches every dependent of the
+    // owner's node that still references the owner, then removes `orphan`. A dependent whose
+    // fate is order-dependent (its own attemptToDelete may delete it or strip the reference
+    // before the orphan patch lands, which then changes nothing) still gets that patch in
+    // every order where it still references the owner; so the patch stays in the plan, and
+    // the finalizer removal after it. Without it `--apply` left the owner terminating and
+    // the dependent referencing it, an end state no order produces. Of the orders, this is
+    // the one where the orphan worker gets there first: it deletes nothing, and the
+    // dependent's own fate is re-planned from there.
+    let mut orphan_patches: Vec<Action> = Vec::new();
+    let mut orphaned_owners: HashSet<Sym> = HashSet::new();
+    for done in run
         .actions
         .iter()
-        .filter(|a| {
-            sure(a)
-                && !(a.verb == Verb::RemoveFinalizer
-                    && waiting_owners.contains(&store.object(a.target).uid))
-        })
+        .filter(|a| a.reason == Reason::OrphanDone && sure(a))
+    {
+        let owner = done.target;
+        let uid = store.object(owner).uid;
+        let reason = Reason::Orphan { owner };
+        let wave = run
+            .actions
+            .iter()
+            .filter(|a| a.reason == reason)
+            .map(|a| a.wave)
+            .min()
+            .unwrap_or(done.wave);
+        let mut deps: Vec<ObjId> = gc
+            .graph
+            .dependents(gc.graph.node_of_object(owner))
+            .iter()
+            .filter_map(|&n| gc.graph.object(n))
+            .filter(|d| {
+                certain.contains_key(d) && store.owner_refs(*d).iter().any(|r| r.uid == uid)
+            })
+            .collect();
+        deps.sort();
+        deps.dedup();
+        for d in deps {
+            match run
+                .actions
+                .iter()
+                .find(|a| a.target == d && a.reason == reason)
+            {
+                Some(made) if !sure(made) => orphan_patches.push(made.clone()),
+                Some(_) => {}
+                None => orphan_patches.push(gc.orphan_patch(owner, d, wave)),
+            }
+        }
+        orphaned_owners.insert(uid);
+    }
+    // Requests every order makes that wait for an order-dependent one (a foreground
+    // deletion's finalizer removal after a dependent whose deletion is order-dependent):
+    // left out of the actions, and kept as withheld so that `--apply` says what is left.
+    let withheld_by_order = |a: &Action| {
+        let uid = store.object(a.target).uid;
+        a.verb == Verb::RemoveFinalizer
+            && match a.reason {
+                Reason::OrphanDone => {
+                    !orphaned_owners.contains(&uid) && waiting_owners.contains(&uid)
+                }
+                Reason::ForegroundDone => blocked_owners.contains(&uid),
+                _ => waiting_owners.contains(&uid),
+            }
+    };
+    let mut actions: Vec<Action> = run
+        .actions
+        .iter()
+        .filter(|a| (sure(a) && !withheld_by_order(a)) || orphan_patches.contains(a))
+        .cloned()
+        .collect();
+    // The patches the race-free order did not make go into their owner's orphan wave (at the
+    // latest its finalizer removal's: patches run first within a wave); the sort is stable.
+    actions.extend(
+        orphan_patches
+            .into_iter()
+            .filter(|p| !run.actions.contains(p)),
+    );
+    actions.sort_by_key(|a| a.wave);
+    let withheld: Vec<Action> = run
+        .actions
+        .iter()
+        .filter(|a| sure(a) && withheld_by_order(a))
         .cloned()
         .collect();
     let visits: BTreeMap<ObjId, VisitCause> = run
@@ -375,6 +456,7 @@ fn plan_from(
     Plan {
         waves: actions.last().map_or(0, |a| a.wave),
         actions,
+        withheld,
         outcomes,
         end: run.state,
         truncated: run.truncated,

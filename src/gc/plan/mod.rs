@@ -198,6 +198,11 @@ pub struct Alternative {
 pub struct Plan {
     /// Actions in wave order.
     pub actions: Vec<Action>,
+    /// Requests every order makes that the plan leaves out of `actions` because they wait for
+    /// an order-dependent one (a foreground deletion's finalizer removal after a blocking
+    /// dependent whose deletion is order-dependent): what `--apply` reports as left, never
+    /// performs.
+    pub withheld: Vec<Action>,
     /// End states, sorted by target (at most one per object).
     pub outcomes: Vec<Outcome>,
     /// The state after the last wave.
