@@ -293,3 +293,53 @@ mod tests {
         assert_eq!(m.owner_references[0].block_owner_deletion, None);
     }
 }
+
+/// The metadata two copies of one object disagree on, among what kubectl-gc reads (UIDs
+/// aside: the caller knows whether they are the same): `namespace`, `name`,
+/// `deletionTimestamp`, `finalizers`, `labels` (as a set), `ownerReferences` (in order, every
+/// field) and the `kubectl-gc.io/ignore` annotation. Empty when they agree.
+pub fn differences(a: &MetaIn<'_>, b: &MetaIn<'_>) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if a.namespace != b.namespace {
+        out.push("namespace");
+    }
+    if a.name != b.name {
+        out.push("name");
+    }
+    if a.deletion_timestamp.is_some() != b.deletion_timestamp.is_some() {
+        out.push("deletionTimestamp");
+    }
+    if a.finalizers != b.finalizers {
+        out.push("finalizers");
+    }
+    fn sorted<'l>(l: &'l Labels<'_>) -> Vec<(&'l str, &'l str)> {
+        let mut v: Vec<(&str, &str)> = l.0.iter().map(|(k, v)| (&**k, &**v)).collect();
+        v.sort_unstable();
+        v
+    }
+    if sorted(&a.labels) != sorted(&b.labels) {
+        out.push("labels");
+    }
+    let refs = |m: &MetaIn<'_>| {
+        m.owner_references
+            .iter()
+            .map(|r| {
+                (
+                    r.api_version.to_string(),
+                    r.kind.to_string(),
+                    r.name.to_string(),
+                    r.uid.to_string(),
+                    r.controller,
+                    r.block_owner_deletion,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    if refs(a) != refs(b) {
+        out.push("ownerReferences");
+    }
+    if a.ignore != b.ignore {
+        out.push("annotations");
+    }
+    out
+}

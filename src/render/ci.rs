@@ -330,6 +330,7 @@ mod tests {
             related: Vec::new(),
             remedies: Vec::new(),
             evidence: Vec::new(),
+            source: None,
         }
     }
 

@@ -340,3 +340,174 @@ fn the_ci_recipe_and_the_pre_commit_hook_run_as_documented() {
     assert_eq!(hook(&["manifests/ok.json", "manifests/bad.json"]), Some(5));
     assert_eq!(hook(&[]), Some(0), "no staged manifest: nothing to judge");
 }
+
+/// The 1-based line of the first line of `text` containing `needle` at or after line `from`.
+fn line_of(text: &str, needle: &str, from: usize) -> i64 {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i as i64 + 1)
+        .unwrap_or_else(|| panic!("{needle} not in the text"))
+}
+
+/// SARIF (and JUnit) point each finding at the manifest's file and the line of the
+/// ownerReference involved — in a multi-document YAML file as Helm writes it, in a kubectl
+/// `List` export as JSON, and in a list item of a YAML export.
+#[test]
+fn sarif_names_the_manifest_file_and_the_line_of_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    std::fs::create_dir_all(repo.join("manifests")).unwrap();
+    let yaml = "\
+# Source: shop/templates/base.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: base
+  namespace: shop
+---
+# Source: shop/templates/child.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: child
+  namespace: shop
+  ownerReferences:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: base
+    uid: 11111111-0000-4000-8000-00000000000a
+  - apiVersion: v1
+    kind: ConfigMap
+    name: missing-owner
+    uid: 11111111-0000-4000-8000-00000000000b
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: listed
+    namespace: shop
+    ownerReferences:
+    - {apiVersion: v1, kind: ConfigMap, name: list-owner, uid: 11111111-0000-4000-8000-00000000000c}
+";
+    std::fs::write(repo.join("manifests/chart.yaml"), yaml).unwrap();
+    let json_text =
+        serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": [
+            export()[4].clone(),
+            export()[2].clone(),
+        ]}))
+        .unwrap();
+    std::fs::write(repo.join("manifests/export.json"), &json_text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "check",
+            "apply",
+            "-f",
+            "manifests",
+            "--target",
+            "empty",
+            "-o",
+            "sarif",
+        ])
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: Vec<(String, String, String, i64)> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{r:#}");
+            (
+                r["ruleId"].as_str().unwrap().to_owned(),
+                r["properties"]["object"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+                loc["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
+                loc["region"]["startLine"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let child_refs = line_of(yaml, "ownerReferences:", 1) + 1;
+    // (The first item has an empty `ownerReferences`: the second's are after its name.)
+    let json_ref = line_of(
+        &json_text,
+        "\"ownerReferences\"",
+        line_of(&json_text, "\"settings\"", 1) as usize,
+    ) + 1;
+    let y = "manifests/chart.yaml".to_owned();
+    let j = "manifests/export.json".to_owned();
+    let mut want = vec![
+        // Each reference at its own line: the solid-looking one (a new UID: GC002) and the
+        // missing owner (GC001) of the second document.
+        ("GC002".into(), "child".into(), y.clone(), child_refs),
+        (
+            "GC001".into(),
+            "child".into(),
+            y.clone(),
+            line_of(yaml, "missing-owner", 1) - 2,
+        ),
+        ("GC024".into(), "child".into(), y.clone(), child_refs),
+        // A list item of the third document: its reference, written in flow style.
+        (
+            "GC001".into(),
+            "listed".into(),
+            y.clone(),
+            line_of(yaml, "list-owner", 1),
+        ),
+        (
+            "GC024".into(),
+            "listed".into(),
+            y.clone(),
+            line_of(yaml, "list-owner", 1),
+        ),
+        // The JSON export's second item.
+        ("GC001".into(), "settings".into(), j.clone(), json_ref),
+        ("GC024".into(), "settings".into(), j.clone(), json_ref),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    crate::support::schema::assert_valid_sarif(&sarif, "check apply -o sarif");
+    // JUnit: the same file and line as attributes of each case.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "check",
+            "apply",
+            "-f",
+            "manifests",
+            "--target",
+            "empty",
+            "-o",
+            "junit",
+        ])
+        .current_dir(repo)
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let junit = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        junit.contains(&format!(
+            "name=\"ConfigMap/listed -n shop (owner ConfigMap/list-owner)\" file=\"manifests/chart.yaml\" line=\"{}\"",
+            line_of(yaml, "list-owner", 1)
+        )),
+        "{junit}"
+    );
+}
