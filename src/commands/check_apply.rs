@@ -6,7 +6,9 @@
 use super::findings::{self, Want};
 use super::{gate, progress};
 use crate::cli::{ApplyRestorer, CheckArgs, GlobalArgs};
-use crate::diagnose::apply::{Applied, Restorer, apply, input_findings};
+use crate::diagnose::apply::{
+    Applied, Restorer, apply, block_owner_deletion_findings, duplicate_findings, input_findings,
+};
 use crate::diagnose::{Code, Finding};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
@@ -57,7 +59,10 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         crate::diagnose::audit(&gc).findings
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
+    let bod = block_owner_deletion_findings(&all, snap);
+    all.extend(bod);
     all.extend(input_findings(&applied, restorer));
+    all.extend(duplicate_findings(&applied, &origins));
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)

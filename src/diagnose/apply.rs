@@ -281,3 +281,101 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
     }
     out
 }
+
+/// GC025: `blockOwnerDeletion: true` on references whose owner will not exist — those the
+/// audit of the applied cluster classified dangling. The reference holds no foreground
+/// deletion; what the GC does to the object is the dangling finding's consequence.
+pub fn block_owner_deletion_findings(audit: &[Finding], snap: &Snapshot) -> Vec<Finding> {
+    let mut seen: Vec<(ObjId, crate::model::OwnerRef)> = Vec::new();
+    let mut out = Vec::new();
+    for f in audit {
+        let (Some(id), Some(r), Some("dangling")) = (f.object, f.owner_ref, f.classification)
+        else {
+            continue;
+        };
+        if !r.blocks() || seen.contains(&(id, r)) {
+            continue;
+        }
+        seen.push((id, r));
+        let store = &snap.store;
+        out.push(
+            Finding::new(
+                Code::BlockOwnerDeletionToNothing,
+                Severity::Warning,
+                id,
+                f.consequence.clone(),
+                format!(
+                    "blockOwnerDeletion=true on its reference to {}/{} (uid {}), which will not \
+                     exist once the input is created: it holds no foreground deletion",
+                    store.str(r.kind),
+                    store.str(r.name),
+                    store.str(r.uid)
+                ),
+            )
+            .with_ref(r, Some("dangling")),
+        );
+    }
+    out
+}
+
+/// GC026: copies of one object in the input that disagree — a second copy with the same UID
+/// (`origins.duplicates`, dropped by the reader) or another object at the same coordinates
+/// ([`Applied::conflicts`], merged into the first). Each names both sources (file names are
+/// hostile text: the renderers sanitise messages like every other string) and what differs;
+/// copies that agree are one object and not reported. Error when the copies disagree on what
+/// decides the GC's verdict (UID, ownerReferences, namespace, name), else warning.
+pub fn duplicate_findings(
+    applied: &Applied,
+    origins: &crate::source::files::Origins,
+) -> Vec<Finding> {
+    let mut applied_of: HashMap<ObjId, ObjId> = HashMap::new();
+    for (i, iid) in applied.input_of.iter().enumerate() {
+        if let Some(iid) = iid {
+            applied_of.insert(*iid, ObjId(i as u32));
+        }
+    }
+    let where_ = |iid: ObjId| {
+        origins
+            .of(iid)
+            .map_or_else(|| "the input".to_owned(), |o| o.label())
+    };
+    let mut out = Vec::new();
+    let mut push = |kept: ObjId, copy: String, differs: &[&'static str]| {
+        let Some(&id) = applied_of.get(&kept) else {
+            // Not created (Velero skips it, or the target keeps its own): nothing to judge.
+            return;
+        };
+        let grave = differs
+            .iter()
+            .any(|d| matches!(*d, "uid" | "ownerReferences" | "namespace" | "name"));
+        out.push(Finding::new(
+            Code::ConflictingDuplicateInput,
+            if grave {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            id,
+            "which copy is created depends on the tool and the order it reads them in: what \
+             the GC does to this object cannot be told"
+                .into(),
+            format!(
+                "written twice, differently ({} differ): at {} and at {}; the first is judged here",
+                differs.join(", "),
+                where_(kept),
+                copy,
+            ),
+        ));
+    };
+    for d in &origins.duplicates {
+        if !d.differs.is_empty() {
+            let mut differs = d.differs.clone();
+            differs.dedup();
+            push(d.kept, d.copy.label(), &differs);
+        }
+    }
+    for (first, second, differs) in &applied.conflicts {
+        push(*first, where_(*second), differs);
+    }
+    out
+}

@@ -94,6 +94,8 @@ fn an_export_applied_to_a_new_cluster_is_deleted_where_its_references_are_stale(
             ("GC024", "web-5d4f"),
             ("GC024", "settings"),
             ("GC024", "other-ns"),
+            // The ReplicaSet's blockOwnerDeletion points at a UID that will not exist.
+            ("GC025", "web-5d4f"),
         ])
     );
 }
@@ -509,5 +511,106 @@ items:
             line_of(yaml, "list-owner", 1)
         )),
         "{junit}"
+    );
+}
+
+/// Copies of one object that disagree are reported with both sources (GC026); copies that
+/// agree — Velero's preferred-version copies, the same manifest twice — are one object.
+#[test]
+fn duplicates_that_disagree_are_reported_with_both_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("backup");
+    let put = |rel: &str, v: &Value| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    std::fs::create_dir_all(root.join("metadata")).unwrap();
+    std::fs::write(root.join("metadata/version"), "1").unwrap();
+    let settings = export()[2].clone();
+    put(
+        "resources/configmaps/namespaces/shop/settings.json",
+        &settings,
+    );
+    // The preferred-version copy names another owner: same UID, different references.
+    let mut edited = settings.clone();
+    edited["metadata"]["ownerReferences"][0]["name"] = json!("other-parent");
+    put(
+        "resources/configmaps/v1-preferredversion/namespaces/shop/settings.json",
+        &edited,
+    );
+    // An identical copy of another object: silently one.
+    let plain = export()[4].clone();
+    put("resources/configmaps/namespaces/shop/plain.json", &plain);
+    put(
+        "resources/configmaps/v1-preferredversion/namespaces/shop/plain.json",
+        &plain,
+    );
+    let tarball = dir.path().join("backup.tar");
+    assert!(
+        Command::new("tar")
+            .arg("-cf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&root)
+            .arg(".")
+            .status()
+            .unwrap()
+            .success()
+    );
+    // And two manifests at the same coordinates, without UIDs, one with a label.
+    let manifests = dir.path().join("m.yaml");
+    std::fs::write(
+        &manifests,
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: shop}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: shop, labels: {a: b}}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: shop}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: shop}\n",
+    )
+    .unwrap();
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &tarball.to_string_lossy(),
+        "-f",
+        &manifests.to_string_lossy(),
+        "--target",
+        "empty",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let dups: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GC026")
+        .collect();
+    assert_eq!(dups.len(), 2, "{doc:#}");
+    let settings = dups
+        .iter()
+        .find(|f| f["object"]["name"] == "settings")
+        .expect("the backup's copies");
+    assert_eq!(settings["severity"], "error", "they disagree on references");
+    let msg = settings["message"].as_str().unwrap();
+    assert!(msg.contains("ownerReferences"), "{msg}");
+    assert!(
+        msg.contains("resources/configmaps/namespaces/shop/settings.json")
+            && msg
+                .contains("resources/configmaps/v1-preferredversion/namespaces/shop/settings.json"),
+        "both sources: {msg}"
+    );
+    let secret = dups
+        .iter()
+        .find(|f| f["object"]["name"] == "s")
+        .expect("the manifests' copies");
+    assert_eq!(secret["severity"], "warning", "only labels differ");
+    let msg = secret["message"].as_str().unwrap();
+    let m = manifests.to_string_lossy();
+    assert!(
+        msg.contains(&format!("{m}:1")) && msg.contains(&format!("{m}:5")),
+        "both lines: {msg}"
     );
 }
