@@ -614,3 +614,205 @@ fn duplicates_that_disagree_are_reported_with_both_sources() {
         "both lines: {msg}"
     );
 }
+
+fn tar_of(dir: &Path, root: &Path, name: &str) -> String {
+    let tarball = dir.join(name);
+    assert!(
+        Command::new("tar")
+            .arg("-czf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(root)
+            .arg(".")
+            .status()
+            .unwrap()
+            .success()
+    );
+    tarball.to_string_lossy().into_owned()
+}
+
+/// A tarball holding no Kubernetes object (not a Velero backup, not a dump): one error line
+/// that says so and a hint naming what check apply reads, exit 3.
+#[test]
+fn a_tarball_that_is_not_a_backup_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/config.json"), r#"{"hello": "world"}"#).unwrap();
+    std::fs::write(root.join("docs/notes.yaml"), "just: text\n").unwrap();
+    std::fs::write(root.join("README.txt"), "not read").unwrap();
+    let tarball = tar_of(dir.path(), &root, "photos.tar.gz");
+    let (code, out, err) = kubectl_gc(&["check", "apply", "-f", &tarball, "--target", "empty"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains("no Kubernetes object in the input"),
+        "{err}"
+    );
+    assert!(
+        lines.len() == 2 && lines[1].starts_with("hint: ") && lines[1].contains("Velero backup"),
+        "{err}"
+    );
+}
+
+/// A backup that stores one HorizontalPodAutoscaler at two API versions (Velero writes the
+/// preferred one under `<version>-preferredversion/`): one object, no conflict; the
+/// dependents of both versions' owners are judged as usual.
+#[test]
+fn objects_stored_at_several_api_versions_are_one_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("backup");
+    let put = |rel: &str, v: &Value| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    std::fs::create_dir_all(root.join("metadata")).unwrap();
+    std::fs::write(root.join("metadata/version"), "1").unwrap();
+    let hpa = |api: &str| {
+        json!({"apiVersion": api, "kind": "HorizontalPodAutoscaler",
+            "metadata": meta("shop", "web", "22222222-0000-4000-8000-000000000001", json!([])),
+            "spec": {"maxReplicas": 3}})
+    };
+    put(
+        "resources/horizontalpodautoscalers.autoscaling/namespaces/shop/web.json",
+        &hpa("autoscaling/v1"),
+    );
+    put(
+        "resources/horizontalpodautoscalers.autoscaling/v2-preferredversion/namespaces/shop/web.json",
+        &hpa("autoscaling/v2"),
+    );
+    // A ConfigMap owned by the HPA, restored with it.
+    put(
+        "resources/configmaps/namespaces/shop/hpa-child.json",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("shop", "hpa-child", "22222222-0000-4000-8000-000000000002",
+            json!([{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "name": "web", "uid": "22222222-0000-4000-8000-000000000001"}]))}),
+    );
+    let tarball = tar_of(dir.path(), &root, "backup.tar.gz");
+    let (code, out, err) = kubectl_gc(&[
+        "check", "apply", "-f", &tarball, "--target", "empty", "-o", "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["summary"]["objects"], 2, "{doc:#}");
+    // The HPA is re-created with a new UID: the child's reference is stale (GC002), through
+    // either version of the kind.
+    assert_eq!(
+        findings(&out),
+        pairs(&[("GC002", "hpa-child"), ("GC024", "hpa-child")]),
+        "no GC026: the two copies agree"
+    );
+}
+
+/// Objects without a name are refused by the API server: an error naming the document,
+/// exit 3; with --skip-broken-input the rest is judged, and an object with `generateName`
+/// is created under a name of its own.
+#[test]
+fn objects_without_names_are_errors_unless_generate_name_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: shop\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: job-\n  namespace: shop\n  \
+         ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: p, uid: q}]\n",
+    )
+    .unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let (code, _, err) = kubectl_gc(&["check", "apply", "-f", &file, "--target", "empty"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("(document 1): no metadata.name (nor generateName)"),
+        "{err}"
+    );
+    assert!(!err.contains("document 2"), "generateName names it: {err}");
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &file,
+        "--target",
+        "empty",
+        "--skip-broken-input",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("job-kgc-generated-")),
+        "{names:?}"
+    );
+}
+
+/// Hostile names, namespaces, kinds, UIDs and file names (terminal escapes, shell
+/// metacharacters): findings as usual, nothing run, no escape sequence reaches the terminal,
+/// and the machine formats keep the text as it was.
+#[test]
+fn hostile_names_and_uids_are_judged_and_shown_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}[31mred\u{1b}]0;title\u{7}";
+    let marker = dir.path().join("pwned");
+    let m = marker.display();
+    let docs = [
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": format!("a{esc}"), "namespace": format!("shop{esc}"),
+            "uid": format!("$(touch {m}){esc}"),
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": format!("o;touch {m}{esc}"),
+                "uid": format!("`touch {m}`{esc}"), "blockOwnerDeletion": true}]}}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": format!("a{esc}"), "namespace": format!("shop{esc}"), "uid": format!("other{esc}"),
+            "labels": {"k": "v"}}}),
+    ];
+    let sub = dir.path().join("in");
+    std::fs::create_dir_all(&sub).unwrap();
+    let file = sub.join(format!("evil{esc}.json"));
+    std::fs::write(
+        &file,
+        docs.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let input = sub.to_string_lossy().into_owned();
+    for format in ["table", "wide", "markdown", "junit", "sarif", "json"] {
+        let (code, out, err) = kubectl_gc(&[
+            "check", "apply", "-f", &input, "--target", "empty", "-o", format,
+        ]);
+        assert_eq!(code, 5, "{format}: {err}");
+        assert!(
+            !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+            "{format}: an escape sequence got through: {out:?} {err:?}"
+        );
+        assert!(!out.contains('\u{7}'), "{format}: BEL: {out:?}");
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&out).unwrap();
+            let codes: Vec<&str> = doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["code"].as_str().unwrap())
+                .collect();
+            // The two copies disagree (UIDs, labels, references), and the rest is judged.
+            assert!(
+                codes.contains(&"GC026") && codes.contains(&"GC024"),
+                "{codes:?}"
+            );
+            let f = &doc["findings"][0];
+            assert_eq!(
+                f["object"]["name"],
+                format!("a{esc}"),
+                "JSON keeps the text"
+            );
+        }
+    }
+    assert!(!marker.exists(), "a name was run as a command");
+}

@@ -219,10 +219,12 @@ fn check(
         return Err(Error::input(
             inputs,
             format!("no Kubernetes object in the input ({})", what.join("; ")),
-            Some(
+            Some(if opts.manifests {
+                "pass manifests (YAML or JSON, -R for directories), a kubectl List export, Helm or Kustomize output, or a Velero backup tarball (metadata/version and resources/<resource>/…/<name>.json); objects need kind, apiVersion and metadata.name".into()
+            } else {
                 "pass `kubectl get -o json|yaml` output, a must-gather or a support bundle; objects need kind, apiVersion and metadata.uid"
-                    .into(),
-            ),
+                    .into()
+            }),
         ));
     }
     Ok(())

@@ -479,6 +479,28 @@ impl<'o> Reader<'o> {
         };
         let mut synthesized;
         let mut meta = meta;
+        if self.opts.manifests && meta.meta.name.is_empty() {
+            // The API server refuses an object without a name unless it has a
+            // `generateName`, from which it makes a unique one.
+            match meta.generate_name.as_deref().filter(|g| !g.is_empty()) {
+                Some(g) => {
+                    self.manifest_uids += 1;
+                    synthesized = meta.clone();
+                    synthesized.meta.name =
+                        std::borrow::Cow::Owned(format!("{g}kgc-generated-{}", self.manifest_uids));
+                    meta = &synthesized;
+                }
+                None => {
+                    let hole = self.hole_of(&api_version, &kind, doc.namespace());
+                    self.broken(
+                        loc,
+                        "no metadata.name (nor generateName): the API server refuses to create it",
+                        hole,
+                    );
+                    return;
+                }
+            }
+        }
         if meta.meta.uid.is_empty() {
             if !self.opts.manifests {
                 let hole = self.hole_of(&api_version, &kind, doc.namespace());
