@@ -198,9 +198,11 @@ pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) ->
             }
         }
     }
-    // The rest of the input: created, each with a new UID (unique and recognisable: no real
-    // UID looks like it).
-    for (n, &iid) in order.iter().enumerate() {
+    // The rest of the input: created, each with a new UID — recognisable (no real UID looks
+    // like it), unique (one object per coordinate) and made of the coordinates rather than a
+    // count, so that a finding's identity (its SARIF fingerprint, its baseline entry) stays
+    // the same when other manifests are added or removed.
+    for &iid in &order {
         if updated.contains(&iid) {
             continue;
         }
@@ -210,11 +212,9 @@ pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) ->
             .find_resource(&r.group, &r.version, &r.kind)
             .expect("the input's row was added");
         let mut stripped = Vec::new();
-        let meta = created(
-            iid,
-            Cow::Owned(format!("kgc-created-{n:08}")),
-            &mut stripped,
-        );
+        let (group, kind, ns, name) = coordinates(input, iid);
+        let uid = format!("kgc-created-{group}/{kind}/{ns}/{name}");
+        let meta = created(iid, Cow::Owned(uid), &mut stripped);
         if let crate::model::Added::New(id) = b.add_object(rid, &meta) {
             input_of.push(Some(iid));
             if !stripped.is_empty() {

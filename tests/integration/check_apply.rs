@@ -816,3 +816,47 @@ fn hostile_names_and_uids_are_judged_and_shown_as_text() {
     }
     assert!(!marker.exists(), "a name was run as a command");
 }
+
+/// A finding's SARIF fingerprint does not change when other manifests are added: code
+/// scanning keeps tracking the same alert.
+#[test]
+fn fingerprints_stay_when_other_manifests_are_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::write(m.join("settings.json"), export()[2].to_string()).unwrap();
+    let prints = || {
+        let (code, out, err) = kubectl_gc(&[
+            "check",
+            "apply",
+            "-f",
+            &m.to_string_lossy(),
+            "--target",
+            "empty",
+            "-o",
+            "sarif",
+        ]);
+        assert_eq!(code, 5, "{err}");
+        let sarif: Value = serde_json::from_str(&out).unwrap();
+        let mut v: Vec<String> = sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["properties"]["object"]["name"] == "settings")
+            .map(|r| {
+                r["partialFingerprints"]["kubectlGc/v1"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = prints();
+    assert_eq!(before.len(), 2, "GC001 and GC024");
+    // Read before it: created first.
+    let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "aaa", "namespace": "shop"}});
+    std::fs::write(m.join("aaa.json"), other.to_string()).unwrap();
+    assert_eq!(prints(), before);
+}
