@@ -321,8 +321,13 @@ fn run(
     let mut reader = result?;
     reader.stats.added = added;
     reader.stats.duplicates = duplicates;
+    // Only manifests keep origins: a cluster dump's million objects pay nothing for them.
     let mut origins = origin::Origins {
-        of_object: vec![None; store.len()],
+        of_object: if manifests {
+            vec![None; store.len()]
+        } else {
+            Vec::new()
+        },
         duplicates: Vec::new(),
     };
     // Every object pushed has a UID in manifests mode, so the log and the origins pair up.
@@ -339,7 +344,9 @@ fn run(
     }
     let inputs = opts.paths.iter().map(|p| p.display().to_string()).collect();
     let snapshot = finish(&mut reader, store, newest, files_provenance(inputs));
-    origins.of_object.resize(snapshot.store.len(), None);
+    if manifests {
+        origins.of_object.resize(snapshot.store.len(), None);
+    }
     Ok((snapshot, reader.stats, reader.problems, origins))
 }
 
