@@ -6,12 +6,15 @@
 use super::findings::{self, Want};
 use super::{gate, progress};
 use crate::cli::{ApplyRestorer, CheckArgs, GlobalArgs};
-use crate::diagnose::Finding;
-use crate::diagnose::apply::{Restorer, apply, input_findings};
+use crate::diagnose::apply::{
+    Applied, Restorer, apply, block_owner_deletion_findings, duplicate_findings, input_findings,
+};
+use crate::diagnose::{Code, Finding};
 use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
-use crate::render::audit as view;
+use crate::render::audit::{self as view, SourceLocation};
 use crate::render::sink::Sink;
+use crate::source::files::Origins;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
@@ -22,7 +25,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         ));
     }
     let sink = Sink::open(args.file.output_file.as_deref())?;
-    let input = super::input::read_manifests(g)?;
+    let (input, origins) = super::input::read_manifests(g)?;
     let target = match args.target.as_deref() {
         Some("empty") => None,
         other => {
@@ -55,8 +58,11 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let mut all: Vec<Finding> = progress::step("judging the created objects", || {
         crate::diagnose::audit(&gc).findings
     });
-    all.retain(|f| f.object.is_some_and(|o| applied.from_input[o.index()]));
+    all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
+    let bod = block_owner_deletion_findings(&all, snap);
+    all.extend(bod);
     all.extend(input_findings(&applied, restorer));
+    all.extend(duplicate_findings(&applied, &origins));
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -65,7 +71,11 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     });
     let in_scope: Vec<&Finding> = all.iter().collect();
     let (in_scope, suppressed) = gate::suppress(snap, &args.gate, in_scope)?;
-    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    let mut report =
+        view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    for (json, f) in report.findings.iter_mut().zip(&in_scope) {
+        json.source = source_of(&applied, &origins, f);
+    }
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
     let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
     findings::emit_single(
@@ -78,4 +88,24 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         &args.gate,
         a,
     )
+}
+
+/// Where a finding's object is written in the input: the manifest's file, and the line of the
+/// reference involved (GC024, about the references as a whole: the first), else of the object.
+fn source_of(applied: &Applied, origins: &Origins, f: &Finding) -> Option<SourceLocation> {
+    let id = f.object?;
+    let origin = origins.of(applied.input_of.get(id.index()).copied().flatten()?)?;
+    let store = &applied.snapshot.store;
+    let line = match (&f.owner_ref, f.code) {
+        (Some(r), _) => match store.owner_refs(id).iter().position(|x| x == r) {
+            Some(i) => origin.line_of_ref(i),
+            None => origin.line,
+        },
+        (None, Code::OwnerReferenceInManifest) => origin.line_of_ref(0),
+        (None, _) => origin.line,
+    };
+    Some(SourceLocation {
+        file: origin.file.to_string(),
+        line,
+    })
 }

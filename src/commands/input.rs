@@ -242,14 +242,16 @@ pub fn file_options(g: &GlobalArgs) -> files::FileOptions {
 /// `-f` read as what is to be created or restored (`check apply`, `relink`): every kind it
 /// holds is all there is of it, and objects without a UID (manifests as people write them)
 /// are read too. Broken documents skipped with --skip-broken-input are reported.
-pub fn read_manifests(g: &GlobalArgs) -> Result<crate::snapshot::Snapshot> {
-    let (snapshot, _stats, problems) = files::read_files_reporting(&files::FileOptions {
-        assume_complete: true,
-        manifests: true,
-        ..file_options(g)
-    })?;
+/// Also returns where each object came from (file, line), for findings to point at.
+pub fn read_manifests(g: &GlobalArgs) -> Result<(crate::snapshot::Snapshot, files::Origins)> {
+    let (snapshot, _stats, problems, origins) =
+        files::read_files_with_origins(&files::FileOptions {
+            assume_complete: true,
+            manifests: true,
+            ..file_options(g)
+        })?;
     for p in &problems {
         eprintln!("warning: {p}");
     }
-    Ok(snapshot)
+    Ok((snapshot, origins))
 }

@@ -24,7 +24,7 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
             "drop --target to relink the live cluster",
         ));
     }
-    let backup = super::input::read_manifests(g)?;
+    let (backup, _) = super::input::read_manifests(g)?;
     let mut tg = g.clone();
     tg.filename.clear();
     tg.snapshot = args.target.clone();

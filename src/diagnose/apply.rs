@@ -16,10 +16,10 @@
 
 use super::code::{Code, Severity};
 use super::finding::Finding;
-use crate::model::{MetaIn, ObjId, OwnerRefIn, Store, Sym};
+use crate::model::ObjId;
 use crate::snapshot::{ListOutcome, Snapshot, SnapshotBuilder};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How the input is created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,41 +35,42 @@ pub enum Restorer {
 pub struct Applied {
     /// Target plus input.
     pub snapshot: Snapshot,
-    /// Per object of `snapshot`: created or updated from the input.
-    pub from_input: Vec<bool>,
-    /// Input objects Velero does not restore (kind, namespace/name), with the reason.
+    /// Per object of `snapshot`: the input object it was created or updated from.
+    pub input_of: Vec<Option<ObjId>>,
+    /// Input objects Velero does not restore (kind, why).
     pub not_restored: Vec<(String, String)>,
     /// Input objects whose references were stripped (Velero), each with the owners they named.
     pub stripped: Vec<(ObjId, Vec<String>)>,
+    /// Input objects at the coordinates of an earlier one (group, kind, namespace, name) that
+    /// disagree with it: (the object created, the input object merged into it, what differs).
+    /// Copies that agree are one object, silently (a backup stores some objects twice).
+    pub conflicts: Vec<(ObjId, ObjId, Vec<&'static str>)>,
 }
 
-/// The metadata of a stored object, borrowing the store's strings.
-fn meta_of(store: &Store, id: ObjId) -> MetaIn<'_> {
-    let s = |sym: Sym| Cow::Borrowed(store.str(sym));
-    let o = store.object(id);
-    MetaIn {
-        namespace: s(o.namespace),
-        name: s(o.name),
-        uid: s(o.uid),
-        resource_version: s(o.resource_version),
-        creation_timestamp: s(o.creation_timestamp),
-        deletion_timestamp: o.being_deleted().then(|| s(o.deletion_timestamp)),
-        finalizers: store.finalizers(id).iter().map(|&f| s(f)).collect(),
-        labels: Default::default(),
-        owner_references: store
-            .owner_refs(id)
-            .iter()
-            .map(|r| OwnerRefIn {
-                api_version: s(r.api_version),
-                kind: s(r.kind),
-                name: s(r.name),
-                uid: s(r.uid),
-                controller: r.controller,
-                block_owner_deletion: r.block_owner_deletion,
-            })
-            .collect(),
-        ignore: (!o.ignore.is_empty()).then(|| s(o.ignore)),
+impl Applied {
+    /// True when object `id` of the applied cluster was created or updated from the input.
+    pub fn from_input(&self, id: ObjId) -> bool {
+        self.input_of.get(id.index()).is_some_and(Option::is_some)
     }
+}
+
+/// What an apply matches on: group, kind, namespace, name.
+type Coordinates<'s> = (&'s str, &'s str, &'s str, &'s str);
+
+fn coordinates(snap: &Snapshot, id: ObjId) -> Coordinates<'_> {
+    let o = snap.store.object(id);
+    let r = snap.resource_of(o);
+    (
+        r.group.as_str(),
+        r.kind.as_str(),
+        snap.store.str(o.namespace),
+        snap.store.str(o.name),
+    )
+}
+
+/// A UID the reader gave a manifest that had none: not a real object's identity.
+fn synthesized(uid: &str) -> bool {
+    uid.starts_with("kgc-manifest-")
 }
 
 /// Why Velero does not restore an input object, if it does not. (It also skips completed pods
@@ -85,6 +86,9 @@ fn velero_skips(kind: &str, group: &str) -> Option<&'static str> {
 
 /// The cluster right after `input` is created in `target` (`None`: an empty, new cluster of
 /// the same served kinds), the way `restorer` creates objects.
+///
+/// Objects are matched by coordinates through one index per side (each lookup is a hash
+/// probe, so a large backup against a large target costs their sizes, not their product).
 pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) -> Applied {
     let provenance = target.map_or_else(|| input.provenance.clone(), |t| t.provenance.clone());
     let mut b = SnapshotBuilder::new(provenance);
@@ -106,96 +110,126 @@ pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) ->
             b.add_resource(r);
         }
     }
-    // The target's objects, keyed by what an apply matches on.
-    let mut existing: HashMap<(String, String, String, String), String> = HashMap::new();
-    let mut from_input = Vec::new();
+    // The input, by coordinates: the first object at each is the one created; later ones are
+    // merged into it (a conflict when they disagree).
+    let mut not_restored = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut wanted: HashMap<Coordinates<'_>, ObjId> = HashMap::new();
+    let mut order: Vec<ObjId> = Vec::new();
+    for id in input.store.ids() {
+        let key = coordinates(input, id);
+        if restorer == Restorer::Velero
+            && let Some(why) = velero_skips(key.1, key.0)
+        {
+            not_restored.push((key.1.to_owned(), why.to_owned()));
+            continue;
+        }
+        match wanted.get(&key) {
+            Some(&first) => {
+                let (a, c) = (input.store.meta_of(first), input.store.meta_of(id));
+                let mut differs = crate::model::meta::differences(&a, &c);
+                if a.uid != c.uid && !(synthesized(&a.uid) && synthesized(&c.uid)) {
+                    differs.insert(0, "uid");
+                }
+                if !differs.is_empty() {
+                    conflicts.push((first, id, differs));
+                }
+            }
+            None => {
+                wanted.insert(key, id);
+                order.push(id);
+            }
+        }
+    }
+    let mut input_of: Vec<Option<ObjId>> = Vec::new();
+    let mut stripped_refs: Vec<(ObjId, Vec<String>)> = Vec::new();
+    // The input object `iid` as created (`uid`: its UID in the target).
+    let created = |iid: ObjId, uid: Cow<'_, str>, stripped: &mut Vec<String>| {
+        let mut meta = input.store.meta_of(iid);
+        meta.uid = Cow::Owned(uid.into_owned());
+        meta.deletion_timestamp = None;
+        meta.resource_version = Cow::Borrowed("");
+        if restorer == Restorer::Velero {
+            stripped.extend(
+                meta.owner_references
+                    .iter()
+                    .map(|r| format!("{}/{}", r.kind, r.name)),
+            );
+            meta.owner_references.clear();
+        }
+        meta
+    };
+    // The target's objects, in order; those the input updates carry the input's metadata
+    // under the target's UID (Velero leaves an existing object as it is).
+    let mut updated: HashSet<ObjId> = HashSet::new();
     if let Some(t) = target {
         for id in t.store.ids() {
-            let o = t.store.object(id);
-            let r = t.resource_of(o);
+            let r = t.resource_of(t.store.object(id));
             let rid = b
                 .find_resource(&r.group, &r.version, &r.kind)
                 .expect("the target's row was added");
-            existing.insert(
-                (
-                    r.group.clone(),
-                    r.kind.clone(),
-                    t.store.str(o.namespace).to_owned(),
-                    t.store.str(o.name).to_owned(),
-                ),
-                t.store.str(o.uid).to_owned(),
-            );
-            b.add_object(rid, &meta_of(&t.store, id));
+            let hit = wanted.get(&coordinates(t, id)).copied();
+            let added = match hit {
+                Some(iid) if restorer == Restorer::Apply => {
+                    updated.insert(iid);
+                    let mut stripped = Vec::new();
+                    let mut meta = created(
+                        iid,
+                        Cow::Borrowed(t.store.str(t.store.object(id).uid)),
+                        &mut stripped,
+                    );
+                    // An update keeps what the server set at creation.
+                    meta.creation_timestamp =
+                        Cow::Borrowed(t.store.str(t.store.object(id).creation_timestamp));
+                    b.add_object(rid, &meta)
+                }
+                Some(iid) => {
+                    updated.insert(iid);
+                    not_restored.push((
+                        r.kind.clone(),
+                        "it already exists in the target, and Velero leaves existing objects as they are".to_owned(),
+                    ));
+                    b.add_object(rid, &t.store.meta_of(id))
+                }
+                None => b.add_object(rid, &t.store.meta_of(id)),
+            };
+            if let crate::model::Added::New(_) = added {
+                input_of.push(hit.filter(|_| restorer == Restorer::Apply));
+            }
         }
-        from_input.resize(b.store().len(), false);
     }
-    let mut not_restored = Vec::new();
-    let mut stripped_refs: Vec<(usize, Vec<String>)> = Vec::new();
-    let store = &input.store;
-    for (n, id) in store.ids().enumerate() {
-        let o = store.object(id);
-        let r = input.resource_of(o);
-        if restorer == Restorer::Velero
-            && let Some(why) = velero_skips(&r.kind, &r.group)
-        {
-            not_restored.push((r.kind.clone(), why.to_owned()));
+    // The rest of the input: created, each with a new UID — recognisable (no real UID looks
+    // like it), unique (one object per coordinate) and made of the coordinates rather than a
+    // count, so that a finding's identity (its SARIF fingerprint, its baseline entry) stays
+    // the same when other manifests are added or removed.
+    for &iid in &order {
+        if updated.contains(&iid) {
             continue;
         }
-        let key = (
-            r.group.clone(),
-            r.kind.clone(),
-            store.str(o.namespace).to_owned(),
-            store.str(o.name).to_owned(),
-        );
-        let mut meta = meta_of(store, id);
-        // An update keeps the target's UID; a create gets a new one (made unique and
-        // recognisable: no real UID looks like it).
-        let uid = existing
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| format!("kgc-created-{n:08}"));
-        meta.uid = Cow::Owned(uid);
-        meta.deletion_timestamp = None;
-        meta.resource_version = Cow::Borrowed("");
-        if restorer == Restorer::Velero && !meta.owner_references.is_empty() {
-            let owners = meta
-                .owner_references
-                .iter()
-                .map(|r| format!("{}/{}", r.kind, r.name))
-                .collect();
-            meta.owner_references.clear();
-            stripped_refs.push((b.store().len(), owners));
-        }
+        let o = input.store.object(iid);
+        let r = input.resource_of(o);
         let rid = b
             .find_resource(&r.group, &r.version, &r.kind)
             .expect("the input's row was added");
-        if existing.contains_key(&key) {
-            // Updated in place: the target's object is replaced by the applied one.
-            let pos = b.store().ids().find(|&t| {
-                let to = b.store().object(t);
-                to.resource == rid
-                    && b.store().str(to.namespace) == key.2
-                    && b.store().str(to.name) == key.3
-            });
-            if let Some(pos) = pos {
-                from_input[pos.index()] = true;
+        let mut stripped = Vec::new();
+        let (group, kind, ns, name) = coordinates(input, iid);
+        let uid = format!("kgc-created-{group}/{kind}/{ns}/{name}");
+        let meta = created(iid, Cow::Owned(uid), &mut stripped);
+        if let crate::model::Added::New(id) = b.add_object(rid, &meta) {
+            input_of.push(Some(iid));
+            if !stripped.is_empty() {
+                stripped_refs.push((id, stripped));
             }
-            continue;
         }
-        b.add_object(rid, &meta);
-        from_input.push(true);
     }
     let snapshot = b.finish();
-    from_input.resize(snapshot.store.len(), false);
-    let stripped = stripped_refs
-        .into_iter()
-        .filter_map(|(i, owners)| snapshot.store.ids().nth(i).map(|id| (id, owners)))
-        .collect();
+    input_of.resize(snapshot.store.len(), None);
     Applied {
         snapshot,
-        from_input,
+        input_of,
         not_restored,
-        stripped,
+        stripped: stripped_refs,
+        conflicts,
     }
 }
 
@@ -207,7 +241,7 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
     let mut out = Vec::new();
     match restorer {
         Restorer::Apply => {
-            for id in store.ids().filter(|id| applied.from_input[id.index()]) {
+            for id in store.ids().filter(|&id| applied.from_input(id)) {
                 if store.owner_refs(id).is_empty() {
                     continue;
                 }
@@ -244,6 +278,104 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
                 ));
             }
         }
+    }
+    out
+}
+
+/// GC025: `blockOwnerDeletion: true` on references whose owner will not exist — those the
+/// audit of the applied cluster classified dangling. The reference holds no foreground
+/// deletion; what the GC does to the object is the dangling finding's consequence.
+pub fn block_owner_deletion_findings(audit: &[Finding], snap: &Snapshot) -> Vec<Finding> {
+    let mut seen: Vec<(ObjId, crate::model::OwnerRef)> = Vec::new();
+    let mut out = Vec::new();
+    for f in audit {
+        let (Some(id), Some(r), Some("dangling")) = (f.object, f.owner_ref, f.classification)
+        else {
+            continue;
+        };
+        if !r.blocks() || seen.contains(&(id, r)) {
+            continue;
+        }
+        seen.push((id, r));
+        let store = &snap.store;
+        out.push(
+            Finding::new(
+                Code::BlockOwnerDeletionToNothing,
+                Severity::Warning,
+                id,
+                f.consequence.clone(),
+                format!(
+                    "blockOwnerDeletion=true on its reference to {}/{} (uid {}), which will not \
+                     exist once the input is created: it holds no foreground deletion",
+                    store.str(r.kind),
+                    store.str(r.name),
+                    store.str(r.uid)
+                ),
+            )
+            .with_ref(r, Some("dangling")),
+        );
+    }
+    out
+}
+
+/// GC026: copies of one object in the input that disagree — a second copy with the same UID
+/// (`origins.duplicates`, dropped by the reader) or another object at the same coordinates
+/// ([`Applied::conflicts`], merged into the first). Each names both sources (file names are
+/// hostile text: the renderers sanitise messages like every other string) and what differs;
+/// copies that agree are one object and not reported. Error when the copies disagree on what
+/// decides the GC's verdict (UID, ownerReferences, namespace, name), else warning.
+pub fn duplicate_findings(
+    applied: &Applied,
+    origins: &crate::source::files::Origins,
+) -> Vec<Finding> {
+    let mut applied_of: HashMap<ObjId, ObjId> = HashMap::new();
+    for (i, iid) in applied.input_of.iter().enumerate() {
+        if let Some(iid) = iid {
+            applied_of.insert(*iid, ObjId(i as u32));
+        }
+    }
+    let where_ = |iid: ObjId| {
+        origins
+            .of(iid)
+            .map_or_else(|| "the input".to_owned(), |o| o.label())
+    };
+    let mut out = Vec::new();
+    let mut push = |kept: ObjId, copy: String, differs: &[&'static str]| {
+        let Some(&id) = applied_of.get(&kept) else {
+            // Not created (Velero skips it, or the target keeps its own): nothing to judge.
+            return;
+        };
+        let grave = differs
+            .iter()
+            .any(|d| matches!(*d, "uid" | "ownerReferences" | "namespace" | "name"));
+        out.push(Finding::new(
+            Code::ConflictingDuplicateInput,
+            if grave {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            id,
+            "which copy is created depends on the tool and the order it reads them in: what \
+             the GC does to this object cannot be told"
+                .into(),
+            format!(
+                "written twice, differently ({} differ): at {} and at {}; the first is judged here",
+                differs.join(", "),
+                where_(kept),
+                copy,
+            ),
+        ));
+    };
+    for d in &origins.duplicates {
+        if !d.differs.is_empty() {
+            let mut differs = d.differs.clone();
+            differs.dedup();
+            push(d.kept, d.copy.label(), &differs);
+        }
+    }
+    for (first, second, differs) in &applied.conflicts {
+        push(*first, where_(*second), differs);
     }
     out
 }

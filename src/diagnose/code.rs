@@ -100,11 +100,18 @@ pub enum Code {
     /// GC024: `check apply`: ownerReferences written into a manifest or backup (their UIDs
     /// belong to the source cluster), or stripped by a Velero restore (the object is orphaned).
     OwnerReferenceInManifest,
+    /// GC025: `check apply`: `blockOwnerDeletion: true` on a reference whose owner will not
+    /// exist: it holds no foreground deletion, and the object is collected anyway.
+    BlockOwnerDeletionToNothing,
+    /// GC026: `check apply`: two copies of one object in the input (same group, kind,
+    /// namespace and name) that disagree on what the GC reads; which one is created depends
+    /// on the tool.
+    ConflictingDuplicateInput,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 24] = [
+    pub const ALL: [Code; 26] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -129,6 +136,8 @@ impl Code {
         Code::OwnerNameNotRequestable,
         Code::StuckNamespace,
         Code::OwnerReferenceInManifest,
+        Code::BlockOwnerDeletionToNothing,
+        Code::ConflictingDuplicateInput,
     ];
 
     /// `GC0NN`.
@@ -158,6 +167,8 @@ impl Code {
             Code::OwnerNameNotRequestable => "GC022",
             Code::StuckNamespace => "GC023",
             Code::OwnerReferenceInManifest => "GC024",
+            Code::BlockOwnerDeletionToNothing => "GC025",
+            Code::ConflictingDuplicateInput => "GC026",
         }
     }
 
@@ -190,6 +201,8 @@ impl Code {
             Code::OwnerNameNotRequestable => "owner-name-not-requestable",
             Code::StuckNamespace => "stuck-namespace",
             Code::OwnerReferenceInManifest => "owner-reference-in-manifest",
+            Code::BlockOwnerDeletionToNothing => "block-owner-deletion-to-nothing",
+            Code::ConflictingDuplicateInput => "conflicting-duplicate-input",
         }
     }
 

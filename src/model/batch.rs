@@ -345,6 +345,48 @@ impl MetaView for RecView<'_> {
     }
 }
 
+impl Batch {
+    /// Object `i` of the batch, as [`MetaIn`] borrowing the batch's text.
+    pub fn meta_in(&self, i: usize) -> MetaIn<'_> {
+        use std::borrow::Cow;
+        let v = RecView {
+            batch: self,
+            rec: self.recs[i],
+        };
+        let c = |k: u32| Cow::Borrowed(self.str_at(v.rec.first + k).text);
+        MetaIn {
+            namespace: c(NAMESPACE),
+            name: c(NAME),
+            uid: c(UID),
+            resource_version: c(RESOURCE_VERSION),
+            creation_timestamp: c(CREATION_TIMESTAMP),
+            deletion_timestamp: v.rec.deletion.then(|| c(FIXED)),
+            finalizers: (0..v.rec.finalizers).map(|k| c(v.fin0() + k)).collect(),
+            labels: super::meta::Labels(
+                (0..v.rec.labels)
+                    .map(|k| (c(v.label0() + 2 * k), c(v.label0() + 2 * k + 1)))
+                    .collect(),
+            ),
+            owner_references: (0..v.rec.refs)
+                .map(|k| {
+                    let at = v.ref0() + 4 * k;
+                    let (controller, block_owner_deletion) =
+                        self.flags[(v.rec.first_ref + k) as usize];
+                    super::OwnerRefIn {
+                        api_version: c(at),
+                        kind: c(at + 1),
+                        name: c(at + 2),
+                        uid: c(at + 3),
+                        controller,
+                        block_owner_deletion,
+                    }
+                })
+                .collect(),
+            ignore: v.rec.ignore.then(|| c(v.ref0() + 4 * v.rec.refs)),
+        }
+    }
+}
+
 impl Store {
     /// Adds every object of a batch, in order (as [`Store::add`] would one by one). The batch
     /// must have been made with this store's hasher ([`crate::model::Interner::hasher`]).

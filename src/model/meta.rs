@@ -235,6 +235,56 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// The metadata two copies of one object disagree on, among what kubectl-gc reads (UIDs
+/// aside: the caller knows whether they are the same): `namespace`, `name`,
+/// `deletionTimestamp`, `finalizers`, `labels` (as a set), `ownerReferences` (in order, every
+/// field) and the `kubectl-gc.io/ignore` annotation. Empty when they agree.
+pub fn differences(a: &MetaIn<'_>, b: &MetaIn<'_>) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if a.namespace != b.namespace {
+        out.push("namespace");
+    }
+    if a.name != b.name {
+        out.push("name");
+    }
+    if a.deletion_timestamp.is_some() != b.deletion_timestamp.is_some() {
+        out.push("deletionTimestamp");
+    }
+    if a.finalizers != b.finalizers {
+        out.push("finalizers");
+    }
+    fn sorted<'l>(l: &'l Labels<'_>) -> Vec<(&'l str, &'l str)> {
+        let mut v: Vec<(&str, &str)> = l.0.iter().map(|(k, v)| (&**k, &**v)).collect();
+        v.sort_unstable();
+        v
+    }
+    if sorted(&a.labels) != sorted(&b.labels) {
+        out.push("labels");
+    }
+    let refs = |m: &MetaIn<'_>| {
+        m.owner_references
+            .iter()
+            .map(|r| {
+                (
+                    r.api_version.to_string(),
+                    r.kind.to_string(),
+                    r.name.to_string(),
+                    r.uid.to_string(),
+                    r.controller,
+                    r.block_owner_deletion,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    if refs(a) != refs(b) {
+        out.push("ownerReferences");
+    }
+    if a.ignore != b.ignore {
+        out.push("annotations");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +341,30 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.owner_references[0].block_owner_deletion, None);
+    }
+
+    #[test]
+    fn differences_name_what_two_copies_disagree_on() {
+        let a: MetaIn<'_> = serde_json::from_str(
+            r#"{"name":"x","uid":"1","labels":{"a":"1","b":"2"},"finalizers":["f"],
+                "ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"u"}]}"#,
+        )
+        .unwrap();
+        // The same labels in another order, another resourceVersion and UID: the same object.
+        let same: MetaIn<'_> = serde_json::from_str(
+            r#"{"name":"x","uid":"2","resourceVersion":"9","labels":{"b":"2","a":"1"},"finalizers":["f"],
+                "ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"u"}]}"#,
+        )
+        .unwrap();
+        assert!(differences(&a, &same).is_empty());
+        let other: MetaIn<'_> = serde_json::from_str(
+            r#"{"name":"x","labels":{"a":"1"},
+                "ownerReferences":[{"apiVersion":"v1","kind":"K","name":"o","uid":"u","controller":true}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            differences(&a, &other),
+            ["finalizers", "labels", "ownerReferences"]
+        );
     }
 }

@@ -122,6 +122,65 @@ impl Object {
     }
 }
 
+/// An object's metadata held as symbols: a [`Store`]'s object with its side vectors, or
+/// another holder's view of one (watch's world). [`SymMeta::to_meta_in`] is the one way back
+/// to [`MetaIn`], so every holder re-adds an object the same way.
+#[derive(Clone, Copy, Debug)]
+pub struct SymMeta<'s> {
+    /// Namespace; [`Sym::EMPTY`] when cluster-scoped.
+    pub namespace: Sym,
+    /// Name.
+    pub name: Sym,
+    /// UID.
+    pub uid: Sym,
+    /// resourceVersion.
+    pub resource_version: Sym,
+    /// creationTimestamp.
+    pub creation_timestamp: Sym,
+    /// [`Sym::EMPTY`] when the object is not terminating.
+    pub deletion_timestamp: Sym,
+    /// [`Sym::EMPTY`] when there is no `kubectl-gc.io/ignore` annotation.
+    pub ignore: Sym,
+    /// Finalizers.
+    pub finalizers: &'s [Sym],
+    /// Labels (empty where the holder keeps none).
+    pub labels: &'s [(Sym, Sym)],
+    /// ownerReferences.
+    pub owner_refs: &'s [OwnerRef],
+}
+
+impl SymMeta<'_> {
+    /// The metadata, borrowing each symbol's text from `text`.
+    pub fn to_meta_in<'t>(&self, text: impl Fn(Sym) -> &'t str) -> MetaIn<'t> {
+        use std::borrow::Cow;
+        let s = |sym: Sym| Cow::Borrowed(text(sym));
+        MetaIn {
+            namespace: s(self.namespace),
+            name: s(self.name),
+            uid: s(self.uid),
+            resource_version: s(self.resource_version),
+            creation_timestamp: s(self.creation_timestamp),
+            deletion_timestamp: (!self.deletion_timestamp.is_empty())
+                .then(|| s(self.deletion_timestamp)),
+            finalizers: self.finalizers.iter().map(|&f| s(f)).collect(),
+            labels: meta::Labels(self.labels.iter().map(|&(k, v)| (s(k), s(v))).collect()),
+            owner_references: self
+                .owner_refs
+                .iter()
+                .map(|r| OwnerRefIn {
+                    api_version: s(r.api_version),
+                    kind: s(r.kind),
+                    name: s(r.name),
+                    uid: s(r.uid),
+                    controller: r.controller,
+                    block_owner_deletion: r.block_owner_deletion,
+                })
+                .collect(),
+            ignore: (!self.ignore.is_empty()).then(|| s(self.ignore)),
+        }
+    }
+}
+
 /// Result of adding an object to the store.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Added {
@@ -281,6 +340,28 @@ impl Store {
         }
         self.by_uid[uid.index()] = id.0;
         Added::New(id)
+    }
+
+    /// The symbols of an object's metadata.
+    pub fn sym_meta(&self, id: ObjId) -> SymMeta<'_> {
+        let o = self.object(id);
+        SymMeta {
+            namespace: o.namespace,
+            name: o.name,
+            uid: o.uid,
+            resource_version: o.resource_version,
+            creation_timestamp: o.creation_timestamp,
+            deletion_timestamp: o.deletion_timestamp,
+            ignore: o.ignore,
+            finalizers: self.finalizers(id),
+            labels: self.labels(id),
+            owner_refs: self.owner_refs(id),
+        }
+    }
+
+    /// An object's metadata, borrowing the store's strings (to add it to another store).
+    pub fn meta_of(&self, id: ObjId) -> MetaIn<'_> {
+        self.sym_meta(id).to_meta_in(|s| self.str(s))
     }
 
     /// The object with this id.

@@ -66,6 +66,22 @@ pub struct FindingJson {
     /// object (live audits with `--events`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<String>,
+    /// `check apply`: where the object is written in the input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+}
+
+/// Where a finding's object is written: a manifest's file (or archive member) and, where
+/// known, the line of the ownerReference involved, else of the object.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLocation {
+    /// The file as given on the command line (joined with the path inside a directory or
+    /// archive).
+    pub file: String,
+    /// 1-based line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
 }
 
 /// Counts and coverage.
@@ -234,6 +250,7 @@ pub fn report_of_kind(
             related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
             remedies: f.remedies.clone(),
             evidence: Vec::new(),
+            source: None,
         })
         .collect();
     let mut by_severity = BTreeMap::new();

@@ -287,6 +287,16 @@ pub fn help(code: Code) -> CodeHelp {
             "ownerReferences name their owners by UID, and every object created anew gets a new UID: a reference copied from one cluster into a manifest points at nothing in any other, and the GC deletes the object seconds after it is created once no owner is solid. A Velero restore strips every ownerReference instead: the object survives, but the GC will never delete it with its owner.",
             "Remove ownerReferences from manifests and let the owners' controllers adopt the objects; after a restore, put the references back with the owners' new UIDs (kubectl gc relink).",
         ),
+        Code::BlockOwnerDeletionToNothing => (
+            "blockOwnerDeletion on a reference whose owner will not exist.",
+            "blockOwnerDeletion=true makes an owner's foreground deletion wait for this dependent. Its owner will not exist once the input is created (its UID belongs to the source cluster, or the owner is re-created with a new one): the reference holds nothing, and the GC deletes the object once no owner is solid.",
+            "Remove the reference (and let the owner's controller adopt the object), or set it after the apply with the owner's new UID (kubectl gc relink).",
+        ),
+        Code::ConflictingDuplicateInput => (
+            "The input holds two different copies of one object.",
+            "Two documents (or backup files) name the same group, kind, namespace and name but disagree on what the GC reads (UID, ownerReferences, finalizers, labels, deletion): which copy ends up in the cluster depends on the tool and the order it reads them in, so what the GC does to the object cannot be told. Identical copies (as Velero stores objects of several API versions) are one object and not reported.",
+            "Keep one copy of the object in the input.",
+        ),
         Code::StuckNamespace => (
             "A namespace being deleted that the namespace controller cannot finish.",
             "The namespace controller deletes everything in a terminating namespace and removes its `kubernetes` token from spec.finalizers only after a pass with no error and nothing left. A failed discovery of any API group-version blocks that for good, as does a token in spec.finalizers it does not own; content held by finalizers keeps the namespace until their controllers remove them.",
@@ -330,6 +340,7 @@ mod tests {
             related: Vec::new(),
             remedies: Vec::new(),
             evidence: Vec::new(),
+            source: None,
         }
     }
 

@@ -46,6 +46,9 @@ use std::io::{self, Write};
 struct Case {
     classname: String,
     name: String,
+    /// The manifest's file and line (`check apply`): the `file` and `line` attributes
+    /// GitLab and Jenkins link to.
+    source: Option<super::audit::SourceLocation>,
     result: CaseResult,
     system_out: Option<String>,
 }
@@ -86,6 +89,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                 }
                 cases.push(Case {
                     classname: format!("{class_prefix}.{}", r.command),
+                    source: None,
                     name: format!("read and analyse {}", c.name),
                     result: CaseResult::Error {
                         message: e.message.clone(),
@@ -141,6 +145,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                     cases.push(Case {
                         classname: format!("{class_prefix}.{} {}", f.code, f.name),
                         name,
+                        source: f.source.clone(),
                         result,
                         system_out: None,
                     });
@@ -183,6 +188,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                 };
                 cases.push(Case {
                     classname: format!("{class_prefix}.coverage"),
+                    source: None,
                     name: "coverage".into(),
                     result: if r.strict_coverage && incomplete {
                         CaseResult::Failure {
@@ -232,6 +238,12 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                 xml_line(&case.classname),
                 xml_line(&case.name)
             );
+            if let Some(src) = &case.source {
+                let _ = write!(suites, " file=\"{}\"", xml_line(&src.file));
+                if let Some(l) = src.line {
+                    let _ = write!(suites, " line=\"{l}\"");
+                }
+            }
             if matches!(case.result, CaseResult::Passed) && case.system_out.is_none() {
                 suites.push_str("/>\n");
                 continue;

@@ -32,6 +32,17 @@ fn icon(s: Severity) -> &'static str {
 }
 
 fn object_cell(f: &FindingJson) -> String {
+    let cell = object_only(f);
+    match &f.source {
+        Some(src) => match src.line {
+            Some(l) => format!("{cell} at {}", code(&format!("{}:{l}", src.file))),
+            None => format!("{cell} at {}", code(&src.file)),
+        },
+        None => cell,
+    }
+}
+
+fn object_only(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
         (Some(o), _) if o.namespace.is_empty() => code(&format!("{}/{}", o.kind, o.name)),
         (Some(o), _) => format!(

@@ -15,7 +15,10 @@
 //!   cluster-scoped objects, `_resources/<plural.group>` for resource-level findings; every
 //!   segment percent-encoded) and as a logical location (`fullyQualifiedName`
 //!   `<namespace>/<Kind>/<name>`). Code scanning needs a physical location; the URI does not
-//!   name a file of the repository, so alerts show without a source snippet.
+//!   name a file of the repository, so alerts show without a source snippet — except for
+//!   `check apply`, whose findings are about manifests: there the location is the manifest's
+//!   file (relative to `%SRCROOT%`, as given to `-f`) and the line of the ownerReference
+//!   involved, else of the object.
 //! * `partialFingerprints["kubectlGc/v1"]`: the finding's identity (code, object UID or
 //!   resource, owner UID — [`super::ci::fingerprint`]), so code scanning tracks an alert across
 //!   runs while the problem stays, and closes it when it is fixed.
@@ -129,15 +132,55 @@ fn location(cluster: &str, f: &FindingJson) -> s::Location {
         .fully_qualified_name(fqn)
         .kind("resource")
         .build();
+    let physical = match &f.source {
+        // A manifest (`check apply`): its file, relative to the repository root like the
+        // path given to -f, and the line of the reference or object, so code scanning
+        // annotates that line.
+        Some(src) => {
+            let artifact = s::ArtifactLocation::builder().uri(file_uri(&src.file));
+            let artifact = if src.file.starts_with('/') {
+                artifact.build()
+            } else {
+                artifact.uri_base_id("%SRCROOT%").build()
+            };
+            match src.line {
+                Some(l) => s::PhysicalLocation::builder()
+                    .artifact_location(artifact)
+                    .region(s::Region::builder().start_line(i64::from(l)).build())
+                    .build(),
+                None => s::PhysicalLocation::builder()
+                    .artifact_location(artifact)
+                    .build(),
+            }
+        }
+        None => s::PhysicalLocation::builder()
+            .artifact_location(s::ArtifactLocation::builder().uri(uri).build())
+            .region(s::Region::builder().start_line(1).build())
+            .build(),
+    };
     s::Location::builder()
-        .physical_location(
-            s::PhysicalLocation::builder()
-                .artifact_location(s::ArtifactLocation::builder().uri(uri).build())
-                .region(s::Region::builder().start_line(1).build())
-                .build(),
-        )
+        .physical_location(physical)
         .logical_locations(vec![logical])
         .build()
+}
+
+/// A file path as a URI reference: each segment percent-encoded (`./` dropped), absolute
+/// paths as `file://` URIs.
+fn file_uri(path: &str) -> String {
+    let rel = path.trim_start_matches("./");
+    let encoded: Vec<String> = rel
+        .split('/')
+        .map(|seg| match seg {
+            "" | "." | ".." => seg.to_owned(),
+            _ => utf8_percent_encode(seg, SEGMENT).to_string(),
+        })
+        .collect();
+    let joined = encoded.join("/");
+    if path.starts_with('/') {
+        format!("file://{joined}")
+    } else {
+        joined
+    }
 }
 
 fn result(cluster: &str, f: &FindingJson) -> s::Result {

@@ -68,6 +68,7 @@ pub fn finding_json(f: &WatchFinding) -> FindingJson {
         related: f.related.clone(),
         remedies: f.remedies.clone(),
         evidence: Vec::new(),
+        source: None,
     }
 }
 

@@ -12,10 +12,9 @@
 //! just those objects, exactly as they would on the whole cluster as long as the set is closed
 //! under ownership (see [`World::closure`]).
 
-use crate::model::{MetaIn, OwnerRef, OwnerRefIn, ResourceId, Sym};
+use crate::model::{MetaIn, OwnerRef, ResourceId, Sym};
 use crate::snapshot::{ListOutcome, Resource, Snapshot, SnapshotBuilder};
 use hashbrown::{HashMap, HashSet};
-use std::borrow::Cow;
 
 /// An object changed since the base was built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -499,30 +498,20 @@ impl World {
 
     /// The metadata of a held object, borrowing the world's strings.
     pub fn meta_of<'a>(&'a self, v: &View<'a>) -> MetaIn<'a> {
-        let s = |sym: Sym| Cow::Borrowed(self.str(sym));
-        MetaIn {
-            namespace: s(v.namespace),
-            name: s(v.name),
-            uid: s(v.uid),
-            resource_version: s(v.resource_version),
-            creation_timestamp: s(v.creation_timestamp),
-            deletion_timestamp: (!v.deletion_timestamp.is_empty()).then(|| s(v.deletion_timestamp)),
-            finalizers: v.finalizers.iter().map(|&f| s(f)).collect(),
-            labels: Default::default(),
-            owner_references: v
-                .owner_refs
-                .iter()
-                .map(|r| OwnerRefIn {
-                    api_version: s(r.api_version),
-                    kind: s(r.kind),
-                    name: s(r.name),
-                    uid: s(r.uid),
-                    controller: r.controller,
-                    block_owner_deletion: r.block_owner_deletion,
-                })
-                .collect(),
-            ignore: (!v.ignore.is_empty()).then(|| s(v.ignore)),
+        // The world holds no labels.
+        crate::model::SymMeta {
+            namespace: v.namespace,
+            name: v.name,
+            uid: v.uid,
+            resource_version: v.resource_version,
+            creation_timestamp: v.creation_timestamp,
+            deletion_timestamp: v.deletion_timestamp,
+            ignore: v.ignore,
+            finalizers: v.finalizers,
+            labels: &[],
+            owner_refs: v.owner_refs,
         }
+        .to_meta_in(|s| self.str(s))
     }
 
     /// The objects whose findings `seeds` can affect, and the objects their evaluation reads:

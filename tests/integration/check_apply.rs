@@ -94,6 +94,8 @@ fn an_export_applied_to_a_new_cluster_is_deleted_where_its_references_are_stale(
             ("GC024", "web-5d4f"),
             ("GC024", "settings"),
             ("GC024", "other-ns"),
+            // The ReplicaSet's blockOwnerDeletion points at a UID that will not exist.
+            ("GC025", "web-5d4f"),
         ])
     );
 }
@@ -339,4 +341,522 @@ fn the_ci_recipe_and_the_pre_commit_hook_run_as_documented() {
     assert_eq!(hook(&["manifests/ok.json"]), Some(0));
     assert_eq!(hook(&["manifests/ok.json", "manifests/bad.json"]), Some(5));
     assert_eq!(hook(&[]), Some(0), "no staged manifest: nothing to judge");
+}
+
+/// The 1-based line of the first line of `text` containing `needle` at or after line `from`.
+fn line_of(text: &str, needle: &str, from: usize) -> i64 {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i as i64 + 1)
+        .unwrap_or_else(|| panic!("{needle} not in the text"))
+}
+
+/// SARIF (and JUnit) point each finding at the manifest's file and the line of the
+/// ownerReference involved — in a multi-document YAML file as Helm writes it, in a kubectl
+/// `List` export as JSON, and in a list item of a YAML export.
+#[test]
+fn sarif_names_the_manifest_file_and_the_line_of_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    std::fs::create_dir_all(repo.join("manifests")).unwrap();
+    let yaml = "\
+# Source: shop/templates/base.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: base
+  namespace: shop
+---
+# Source: shop/templates/child.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: child
+  namespace: shop
+  ownerReferences:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: base
+    uid: 11111111-0000-4000-8000-00000000000a
+  - apiVersion: v1
+    kind: ConfigMap
+    name: missing-owner
+    uid: 11111111-0000-4000-8000-00000000000b
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: listed
+    namespace: shop
+    ownerReferences:
+    - {apiVersion: v1, kind: ConfigMap, name: list-owner, uid: 11111111-0000-4000-8000-00000000000c}
+";
+    std::fs::write(repo.join("manifests/chart.yaml"), yaml).unwrap();
+    let json_text =
+        serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": [
+            export()[4].clone(),
+            export()[2].clone(),
+        ]}))
+        .unwrap();
+    std::fs::write(repo.join("manifests/export.json"), &json_text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "check",
+            "apply",
+            "-f",
+            "manifests",
+            "--target",
+            "empty",
+            "-o",
+            "sarif",
+        ])
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: Vec<(String, String, String, i64)> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{r:#}");
+            (
+                r["ruleId"].as_str().unwrap().to_owned(),
+                r["properties"]["object"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+                loc["artifactLocation"]["uri"].as_str().unwrap().to_owned(),
+                loc["region"]["startLine"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    let child_refs = line_of(yaml, "ownerReferences:", 1) + 1;
+    // (The first item has an empty `ownerReferences`: the second's are after its name.)
+    let json_ref = line_of(
+        &json_text,
+        "\"ownerReferences\"",
+        line_of(&json_text, "\"settings\"", 1) as usize,
+    ) + 1;
+    let y = "manifests/chart.yaml".to_owned();
+    let j = "manifests/export.json".to_owned();
+    let mut want = vec![
+        // Each reference at its own line: the solid-looking one (a new UID: GC002) and the
+        // missing owner (GC001) of the second document.
+        ("GC002".into(), "child".into(), y.clone(), child_refs),
+        (
+            "GC001".into(),
+            "child".into(),
+            y.clone(),
+            line_of(yaml, "missing-owner", 1) - 2,
+        ),
+        ("GC024".into(), "child".into(), y.clone(), child_refs),
+        // A list item of the third document: its reference, written in flow style.
+        (
+            "GC001".into(),
+            "listed".into(),
+            y.clone(),
+            line_of(yaml, "list-owner", 1),
+        ),
+        (
+            "GC024".into(),
+            "listed".into(),
+            y.clone(),
+            line_of(yaml, "list-owner", 1),
+        ),
+        // The JSON export's second item.
+        ("GC001".into(), "settings".into(), j.clone(), json_ref),
+        ("GC024".into(), "settings".into(), j.clone(), json_ref),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+    crate::support::schema::assert_valid_sarif(&sarif, "check apply -o sarif");
+    // JUnit: the same file and line as attributes of each case.
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "check",
+            "apply",
+            "-f",
+            "manifests",
+            "--target",
+            "empty",
+            "-o",
+            "junit",
+        ])
+        .current_dir(repo)
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let junit = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        junit.contains(&format!(
+            "name=\"ConfigMap/listed -n shop (owner ConfigMap/list-owner)\" file=\"manifests/chart.yaml\" line=\"{}\"",
+            line_of(yaml, "list-owner", 1)
+        )),
+        "{junit}"
+    );
+}
+
+/// Copies of one object that disagree are reported with both sources (GC026); copies that
+/// agree — Velero's preferred-version copies, the same manifest twice — are one object.
+#[test]
+fn duplicates_that_disagree_are_reported_with_both_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("backup");
+    let put = |rel: &str, v: &Value| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    std::fs::create_dir_all(root.join("metadata")).unwrap();
+    std::fs::write(root.join("metadata/version"), "1").unwrap();
+    let settings = export()[2].clone();
+    put(
+        "resources/configmaps/namespaces/shop/settings.json",
+        &settings,
+    );
+    // The preferred-version copy names another owner: same UID, different references.
+    let mut edited = settings.clone();
+    edited["metadata"]["ownerReferences"][0]["name"] = json!("other-parent");
+    put(
+        "resources/configmaps/v1-preferredversion/namespaces/shop/settings.json",
+        &edited,
+    );
+    // An identical copy of another object: silently one.
+    let plain = export()[4].clone();
+    put("resources/configmaps/namespaces/shop/plain.json", &plain);
+    put(
+        "resources/configmaps/v1-preferredversion/namespaces/shop/plain.json",
+        &plain,
+    );
+    let tarball = dir.path().join("backup.tar");
+    assert!(
+        Command::new("tar")
+            .arg("-cf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&root)
+            .arg(".")
+            .status()
+            .unwrap()
+            .success()
+    );
+    // And two manifests at the same coordinates, without UIDs, one with a label.
+    let manifests = dir.path().join("m.yaml");
+    std::fs::write(
+        &manifests,
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: shop}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: shop, labels: {a: b}}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: shop}\n---\n\
+         apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: shop}\n",
+    )
+    .unwrap();
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &tarball.to_string_lossy(),
+        "-f",
+        &manifests.to_string_lossy(),
+        "--target",
+        "empty",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let dups: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GC026")
+        .collect();
+    assert_eq!(dups.len(), 2, "{doc:#}");
+    let settings = dups
+        .iter()
+        .find(|f| f["object"]["name"] == "settings")
+        .expect("the backup's copies");
+    assert_eq!(settings["severity"], "error", "they disagree on references");
+    let msg = settings["message"].as_str().unwrap();
+    assert!(msg.contains("ownerReferences"), "{msg}");
+    assert!(
+        msg.contains("resources/configmaps/namespaces/shop/settings.json")
+            && msg
+                .contains("resources/configmaps/v1-preferredversion/namespaces/shop/settings.json"),
+        "both sources: {msg}"
+    );
+    let secret = dups
+        .iter()
+        .find(|f| f["object"]["name"] == "s")
+        .expect("the manifests' copies");
+    assert_eq!(secret["severity"], "warning", "only labels differ");
+    let msg = secret["message"].as_str().unwrap();
+    let m = manifests.to_string_lossy();
+    assert!(
+        msg.contains(&format!("{m}:1")) && msg.contains(&format!("{m}:5")),
+        "both lines: {msg}"
+    );
+}
+
+fn tar_of(dir: &Path, root: &Path, name: &str) -> String {
+    let tarball = dir.join(name);
+    assert!(
+        Command::new("tar")
+            .arg("-czf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(root)
+            .arg(".")
+            .status()
+            .unwrap()
+            .success()
+    );
+    tarball.to_string_lossy().into_owned()
+}
+
+/// A tarball holding no Kubernetes object (not a Velero backup, not a dump): one error line
+/// that says so and a hint naming what check apply reads, exit 3.
+#[test]
+fn a_tarball_that_is_not_a_backup_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/config.json"), r#"{"hello": "world"}"#).unwrap();
+    std::fs::write(root.join("docs/notes.yaml"), "just: text\n").unwrap();
+    std::fs::write(root.join("README.txt"), "not read").unwrap();
+    let tarball = tar_of(dir.path(), &root, "photos.tar.gz");
+    let (code, out, err) = kubectl_gc(&["check", "apply", "-f", &tarball, "--target", "empty"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains("no Kubernetes object in the input"),
+        "{err}"
+    );
+    assert!(
+        lines.len() == 2 && lines[1].starts_with("hint: ") && lines[1].contains("Velero backup"),
+        "{err}"
+    );
+}
+
+/// A backup that stores one HorizontalPodAutoscaler at two API versions (Velero writes the
+/// preferred one under `<version>-preferredversion/`): one object, no conflict; the
+/// dependents of both versions' owners are judged as usual.
+#[test]
+fn objects_stored_at_several_api_versions_are_one_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("backup");
+    let put = |rel: &str, v: &Value| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, v.to_string()).unwrap();
+    };
+    std::fs::create_dir_all(root.join("metadata")).unwrap();
+    std::fs::write(root.join("metadata/version"), "1").unwrap();
+    let hpa = |api: &str| {
+        json!({"apiVersion": api, "kind": "HorizontalPodAutoscaler",
+            "metadata": meta("shop", "web", "22222222-0000-4000-8000-000000000001", json!([])),
+            "spec": {"maxReplicas": 3}})
+    };
+    put(
+        "resources/horizontalpodautoscalers.autoscaling/namespaces/shop/web.json",
+        &hpa("autoscaling/v1"),
+    );
+    put(
+        "resources/horizontalpodautoscalers.autoscaling/v2-preferredversion/namespaces/shop/web.json",
+        &hpa("autoscaling/v2"),
+    );
+    // A ConfigMap owned by the HPA, restored with it.
+    put(
+        "resources/configmaps/namespaces/shop/hpa-child.json",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("shop", "hpa-child", "22222222-0000-4000-8000-000000000002",
+            json!([{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "name": "web", "uid": "22222222-0000-4000-8000-000000000001"}]))}),
+    );
+    let tarball = tar_of(dir.path(), &root, "backup.tar.gz");
+    let (code, out, err) = kubectl_gc(&[
+        "check", "apply", "-f", &tarball, "--target", "empty", "-o", "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["summary"]["objects"], 2, "{doc:#}");
+    // The HPA is re-created with a new UID: the child's reference is stale (GC002), through
+    // either version of the kind.
+    assert_eq!(
+        findings(&out),
+        pairs(&[("GC002", "hpa-child"), ("GC024", "hpa-child")]),
+        "no GC026: the two copies agree"
+    );
+}
+
+/// Objects without a name are refused by the API server: an error naming the document,
+/// exit 3; with --skip-broken-input the rest is judged, and an object with `generateName`
+/// is created under a name of its own.
+#[test]
+fn objects_without_names_are_errors_unless_generate_name_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: shop\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: job-\n  namespace: shop\n  \
+         ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: p, uid: q}]\n",
+    )
+    .unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let (code, _, err) = kubectl_gc(&["check", "apply", "-f", &file, "--target", "empty"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("(document 1): no metadata.name (nor generateName)"),
+        "{err}"
+    );
+    assert!(!err.contains("document 2"), "generateName names it: {err}");
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &file,
+        "--target",
+        "empty",
+        "--skip-broken-input",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.starts_with("job-kgc-generated-")),
+        "{names:?}"
+    );
+}
+
+/// Hostile names, namespaces, kinds, UIDs and file names (terminal escapes, shell
+/// metacharacters): findings as usual, nothing run, no escape sequence reaches the terminal,
+/// and the machine formats keep the text as it was.
+#[test]
+fn hostile_names_and_uids_are_judged_and_shown_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}[31mred\u{1b}]0;title\u{7}";
+    let marker = dir.path().join("pwned");
+    let m = marker.display();
+    let docs = [
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": format!("a{esc}"), "namespace": format!("shop{esc}"),
+            "uid": format!("$(touch {m}){esc}"),
+            "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": format!("o;touch {m}{esc}"),
+                "uid": format!("`touch {m}`{esc}"), "blockOwnerDeletion": true}]}}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": format!("a{esc}"), "namespace": format!("shop{esc}"), "uid": format!("other{esc}"),
+            "labels": {"k": "v"}}}),
+    ];
+    let sub = dir.path().join("in");
+    std::fs::create_dir_all(&sub).unwrap();
+    let file = sub.join(format!("evil{esc}.json"));
+    std::fs::write(
+        &file,
+        docs.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .unwrap();
+    let input = sub.to_string_lossy().into_owned();
+    for format in ["table", "wide", "markdown", "junit", "sarif", "json"] {
+        let (code, out, err) = kubectl_gc(&[
+            "check", "apply", "-f", &input, "--target", "empty", "-o", format,
+        ]);
+        assert_eq!(code, 5, "{format}: {err}");
+        assert!(
+            !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+            "{format}: an escape sequence got through: {out:?} {err:?}"
+        );
+        assert!(!out.contains('\u{7}'), "{format}: BEL: {out:?}");
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&out).unwrap();
+            let codes: Vec<&str> = doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["code"].as_str().unwrap())
+                .collect();
+            // The two copies disagree (UIDs, labels, references), and the rest is judged.
+            assert!(
+                codes.contains(&"GC026") && codes.contains(&"GC024"),
+                "{codes:?}"
+            );
+            let f = &doc["findings"][0];
+            assert_eq!(
+                f["object"]["name"],
+                format!("a{esc}"),
+                "JSON keeps the text"
+            );
+        }
+    }
+    assert!(!marker.exists(), "a name was run as a command");
+}
+
+/// A finding's SARIF fingerprint does not change when other manifests are added: code
+/// scanning keeps tracking the same alert.
+#[test]
+fn fingerprints_stay_when_other_manifests_are_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::write(m.join("settings.json"), export()[2].to_string()).unwrap();
+    let prints = || {
+        let (code, out, err) = kubectl_gc(&[
+            "check",
+            "apply",
+            "-f",
+            &m.to_string_lossy(),
+            "--target",
+            "empty",
+            "-o",
+            "sarif",
+        ]);
+        assert_eq!(code, 5, "{err}");
+        let sarif: Value = serde_json::from_str(&out).unwrap();
+        let mut v: Vec<String> = sarif["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["properties"]["object"]["name"] == "settings")
+            .map(|r| {
+                r["partialFingerprints"]["kubectlGc/v1"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = prints();
+    assert_eq!(before.len(), 2, "GC001 and GC024");
+    // Read before it: created first.
+    let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "aaa", "namespace": "shop"}});
+    std::fs::write(m.join("aaa.json"), other.to_string()).unwrap();
+    assert_eq!(prints(), before);
 }

@@ -1,5 +1,6 @@
 //! Unit tests of the diagnostics, one file per part.
 
+mod apply;
 mod audit;
 mod check;
 mod fidelity;

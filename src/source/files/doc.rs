@@ -89,6 +89,8 @@ pub(crate) struct Meta<'a> {
     pub continue_token: Option<Cow<'a, str>>,
     /// A list's `remainingItemCount` is set: the list is one page of a longer one.
     pub remaining: bool,
+    /// `generateName`: a manifest without a name gets one made from it when created.
+    pub generate_name: Option<Cow<'a, str>>,
 }
 
 impl<'a> Doc<'a> {
@@ -238,6 +240,7 @@ impl Meta<'_> {
             self_link: self.self_link.map(own),
             continue_token: self.continue_token.map(own),
             remaining: self.remaining,
+            generate_name: self.generate_name.map(own),
         }
     }
 }

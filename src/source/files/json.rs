@@ -183,6 +183,11 @@ struct Buf {
     eof: bool,
     /// Offset of `text[0]` in the input.
     base: u64,
+    /// Count lines (manifests read directly: `check apply` names them): newlines are counted
+    /// up to `nl_at` (an offset in the input, never before `base`), which is on line `nl_line`.
+    track: bool,
+    nl_at: u64,
+    nl_line: u32,
 }
 
 impl Buf {
@@ -197,7 +202,23 @@ impl Buf {
             invalid: first.invalid,
             eof: first.eof,
             base: 0,
+            track: false,
+            nl_at: 0,
+            nl_line: 1,
         }
+    }
+
+    /// The 1-based line of input offset `at` (at or after the last one asked; `None` when
+    /// lines are not counted).
+    fn line_at(&mut self, at: u64) -> Option<u32> {
+        if !self.track || at < self.nl_at || self.nl_at < self.base {
+            return None;
+        }
+        let from = (self.nl_at - self.base) as usize;
+        let to = ((at - self.base) as usize).min(self.text.len());
+        self.nl_line += memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..to]).count() as u32;
+        self.nl_at = self.base + to as u64;
+        Some(self.nl_line)
     }
 
     fn offset(&self) -> u64 {
@@ -209,6 +230,11 @@ impl Buf {
         if self.eof || self.invalid {
             return Ok(false);
         }
+        if self.ahead.is_none() {
+            return Ok(false);
+        }
+        // The text before `pos` goes: count its lines first.
+        let _ = self.line_at(self.offset());
         let Some(ahead) = &self.ahead else {
             return Ok(false);
         };
@@ -374,7 +400,9 @@ pub(crate) fn read(
     // the reads after it go on while they work.
     let first = chunks.next(None, 0, chunk.min(FIRST_CHUNK))?;
     if first.eof || first.invalid {
-        return read_values(name, &mut Buf::new(first, None, headroom), reader);
+        let mut b = Buf::new(first, None, headroom);
+        b.track = reader.track_lines;
+        return read_values(name, &mut b, reader);
     }
     // More than one chunk: this thread reads ahead while another parses. (The reader stays
     // here, so it need not be `Send`: archive members are not.)
@@ -389,6 +417,7 @@ pub(crate) fn read(
                 spare: spare_tx,
             };
             let mut b = Buf::new(first, Some(ahead), headroom);
+            b.track = reader.track_lines;
             let mut out = read_values(name, &mut b, reader);
             if let Ok(Outcome::NotJson(start, _)) = &mut out {
                 // The input goes to the YAML reader whole: what was read ahead follows the
@@ -514,11 +543,16 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
             _ => {}
         }
         let item_loc = loc.item(i, Some(b.offset()));
+        let line = b.line_at(b.offset());
         let parsed = b.parse(|t| {
             let mut doc = Doc::default();
             let (object, n) = element(t, &mut doc)?;
             if object {
+                if let Some(line) = line {
+                    reader.lines = super::origin::json_lines(&t[..n], line, Some(i));
+                }
                 reader.value_in_place(&item_loc, &mut doc, None, Some(&mut frame));
+                reader.lines = None;
             } else {
                 reader.not_kubernetes("not an object");
             }
@@ -535,6 +569,7 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
 /// A top-level object: parsed whole when small, key by key when large.
 fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     // Whole, if the value ends within `WHOLE_UP_TO` bytes.
+    let line = b.line_at(b.offset());
     loop {
         let text = b.text();
         let mut window = text.len().min(WHOLE_UP_TO);
@@ -543,7 +578,11 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
         }
         match one::<TopValue>(&text[..window]) {
             Ok((v, n)) => {
+                if let Some(line) = line {
+                    reader.lines = super::origin::json_lines(&text[..n], line, None);
+                }
                 reader.document(loc, v);
+                reader.lines = None;
                 b.pos += n;
                 return Ok(());
             }
@@ -620,6 +659,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
                     _ => {}
                 }
                 let item_loc = loc.item(i, Some(b.offset()));
+                let line = b.line_at(b.offset());
                 let parsed = b.parse(|t| {
                     let mut d = Doc::default();
                     let (object, n) = element(t, &mut d)?;
@@ -629,7 +669,11 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
                         // Items without a kind wait for the list's (it often comes last).
                         pending.push((item_loc.clone(), d.into_owned()))
                     } else {
+                        if let Some(line) = line {
+                            reader.lines = super::origin::json_lines(&t[..n], line, Some(i));
+                        }
                         reader.value_in_place(&item_loc, &mut d, None, Some(&mut frame));
+                        reader.lines = None;
                     }
                     Ok(((), n))
                 });

@@ -261,6 +261,7 @@ enum MetaKey {
     CreationTimestamp,
     DeletionTimestamp,
     SelfLink,
+    GenerateName,
     Continue,
     RemainingItemCount,
     Finalizers,
@@ -281,6 +282,7 @@ impl<'de> Deserialize<'de> for Key<MetaKey> {
                 "creationTimestamp" => MetaKey::CreationTimestamp,
                 "deletionTimestamp" => MetaKey::DeletionTimestamp,
                 "selfLink" => MetaKey::SelfLink,
+                "generateName" => MetaKey::GenerateName,
                 "continue" => MetaKey::Continue,
                 "remainingItemCount" => MetaKey::RemainingItemCount,
                 "finalizers" => MetaKey::Finalizers,
@@ -336,6 +338,10 @@ impl<'de: 'a, 'a> Visitor<'de> for MetaSeed<'_, 'a> {
                 }
                 MetaKey::SelfLink => {
                     out.self_link = m.next_value_seed(StrSeed::new(err, "metadata.selfLink"))?
+                }
+                MetaKey::GenerateName => {
+                    out.generate_name =
+                        m.next_value_seed(StrSeed::new(err, "metadata.generateName"))?
                 }
                 MetaKey::Continue => {
                     out.continue_token =

@@ -26,6 +26,7 @@ pub(crate) mod doc;
 pub(crate) mod hints;
 pub(crate) mod json;
 pub(crate) mod meta;
+pub mod origin;
 pub(crate) mod recognize;
 pub(crate) mod resources;
 pub(crate) mod walk;
@@ -35,6 +36,7 @@ pub(crate) mod yaml;
 mod tests;
 
 pub use accounting::{FileStats, Problem};
+pub use origin::{DuplicateCopy, Origin, Origins};
 
 use crate::error::{Error, Result};
 use crate::model::{Added, Batch, Store};
@@ -96,6 +98,14 @@ pub fn read_files_with_stats(opts: &FileOptions) -> Result<(Snapshot, FileStats)
 /// [`read_files_with_stats`], also returning the broken documents that were skipped
 /// ([`FileOptions::keep_going`]).
 pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+    read_files_with_origins(opts).map(|(s, st, p, _)| (s, st, p))
+}
+
+/// [`read_files_reporting`], also returning where each object came from (recorded with
+/// [`FileOptions::manifests`]; empty otherwise, and for a lone snapshot file).
+pub fn read_files_with_origins(
+    opts: &FileOptions,
+) -> Result<(Snapshot, FileStats, Vec<Problem>, origin::Origins)> {
     if opts.paths.is_empty() {
         return Err(Error::usage(
             "no input files",
@@ -108,7 +118,7 @@ pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, 
             let mut r = BufReader::with_capacity(1 << 16, std::io::stdin());
             if starts_like_snapshot(&mut r) {
                 return format::read_from("<stdin>", r)
-                    .map(|(s, _)| (s, FileStats::default(), Vec::new()));
+                    .map(|(s, _)| (s, FileStats::default(), Vec::new(), Default::default()));
             }
             stdin = Some(Box::new(r));
         } else if std::fs::metadata(only).is_ok_and(|m| m.is_file())
@@ -116,10 +126,11 @@ pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, 
                 .map(|f| starts_like_snapshot(&mut BufReader::new(f)))
                 .unwrap_or(false)
         {
-            return format::read_file(only).map(|s| (s, FileStats::default(), Vec::new()));
+            return format::read_file(only)
+                .map(|s| (s, FileStats::default(), Vec::new(), Default::default()));
         }
     }
-    let (snapshot, stats, problems) = run(opts, |reader| {
+    let (snapshot, stats, problems, origins) = run(opts, |reader| {
         let mut stdin_read = false;
         for p in &opts.paths {
             if p.as_os_str() == "-" {
@@ -144,7 +155,7 @@ pub fn read_files_reporting(opts: &FileOptions) -> Result<(Snapshot, FileStats, 
         Ok(())
     })?;
     check(opts, &snapshot, &stats, &problems)?;
-    Ok((snapshot, stats, problems))
+    Ok((snapshot, stats, problems, origins))
 }
 
 /// Reads one in-memory input (tests, fuzzing): like `-f` of a file holding `bytes`, without
@@ -154,6 +165,16 @@ pub fn read_bytes(
     bytes: &[u8],
     opts: &FileOptions,
 ) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+    read_bytes_with_origins(name, bytes, opts).map(|(s, st, p, _)| (s, st, p))
+}
+
+/// [`read_bytes`], also returning where each object came from
+/// ([`FileOptions::manifests`]).
+pub fn read_bytes_with_origins(
+    name: &str,
+    bytes: &[u8],
+    opts: &FileOptions,
+) -> Result<(Snapshot, FileStats, Vec<Problem>, origin::Origins)> {
     run(opts, |reader| {
         let source = walk::Source {
             explicit: true,
@@ -198,10 +219,12 @@ fn check(
         return Err(Error::input(
             inputs,
             format!("no Kubernetes object in the input ({})", what.join("; ")),
-            Some(
+            Some(if opts.manifests {
+                "pass manifests (YAML or JSON, -R for directories), a kubectl List export, Helm or Kustomize output, or a Velero backup tarball (metadata/version and resources/<resource>/…/<name>.json); objects need kind, apiVersion and metadata.name".into()
+            } else {
                 "pass `kubectl get -o json|yaml` output, a must-gather or a support bundle; objects need kind, apiVersion and metadata.uid"
-                    .into(),
-            ),
+                    .into()
+            }),
         ));
     }
     Ok(())
@@ -245,19 +268,23 @@ pub fn files_provenance(inputs: Vec<String>) -> Provenance {
 fn run(
     opts: &FileOptions,
     f: impl FnOnce(&mut Reader<'_>) -> Result<()>,
-) -> Result<(Snapshot, FileStats, Vec<Problem>)> {
+) -> Result<(Snapshot, FileStats, Vec<Problem>, origin::Origins)> {
     let mut store = Store::new();
     let hasher = store.strings.hasher();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
-    let (result, (store, added, duplicates, newest)) = std::thread::scope(|scope| {
+    let manifests = opts.manifests;
+    let (result, (store, added, duplicates, newest, log)) = std::thread::scope(|scope| {
         let interner = scope.spawn(move || {
             let (mut added, mut duplicates) = (0, 0);
             // The capture-time bound is taken here, while the parser goes on, rather than in
             // a pass over the whole store once reading is done.
             let mut newest = Newest::default();
+            // Manifests: what became of each object pushed, and how a second copy differs
+            // from the first (compared here, while the copy's text is in the batch).
+            let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
             for mut batch in rx {
-                for a in store.add_batch(&mut batch) {
+                for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
                     match a {
                         Added::New(id) => {
                             added += 1;
@@ -266,11 +293,21 @@ fn run(
                         Added::Duplicate(_) => duplicates += 1,
                         Added::NoUid => {}
                     }
+                    if manifests {
+                        let differs = match a {
+                            Added::Duplicate(kept) => crate::model::meta::differences(
+                                &store.meta_of(kept),
+                                &batch.meta_in(i),
+                            ),
+                            _ => Vec::new(),
+                        };
+                        log.push((a, differs));
+                    }
                 }
                 batch.clear();
                 let _ = recycle_tx.send(batch);
             }
-            (store, added, duplicates, newest)
+            (store, added, duplicates, newest, log)
         });
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));
         let r = f(&mut reader);
@@ -284,9 +321,33 @@ fn run(
     let mut reader = result?;
     reader.stats.added = added;
     reader.stats.duplicates = duplicates;
+    // Only manifests keep origins: a cluster dump's million objects pay nothing for them.
+    let mut origins = origin::Origins {
+        of_object: if manifests {
+            vec![None; store.len()]
+        } else {
+            Vec::new()
+        },
+        duplicates: Vec::new(),
+    };
+    // Every object pushed has a UID in manifests mode, so the log and the origins pair up.
+    for ((a, differs), o) in log.into_iter().zip(std::mem::take(&mut reader.origins)) {
+        match a {
+            Added::New(id) => origins.of_object[id.index()] = Some(o),
+            Added::Duplicate(kept) => origins.duplicates.push(origin::DuplicateCopy {
+                kept,
+                copy: o,
+                differs,
+            }),
+            Added::NoUid => {}
+        }
+    }
     let inputs = opts.paths.iter().map(|p| p.display().to_string()).collect();
     let snapshot = finish(&mut reader, store, newest, files_provenance(inputs));
-    Ok((snapshot, reader.stats, reader.problems))
+    if manifests {
+        origins.of_object.resize(snapshot.store.len(), None);
+    }
+    Ok((snapshot, reader.stats, reader.problems, origins))
 }
 
 /// Resolves kindless objects, completes the resource table and provenance.

@@ -109,6 +109,15 @@ pub(crate) struct Reader<'o> {
     pub details: crate::snapshot::Details,
     /// UIDs given to manifests without one (`FileOptions::manifests`).
     manifest_uids: u64,
+    /// Where each object pushed came from, in push order (`FileOptions::manifests` only).
+    pub origins: Vec<super::origin::Origin>,
+    /// The lines of the objects of the document being read, when lines are kept.
+    pub lines: Option<super::origin::DocLines>,
+    /// Keep lines for the stream being read (a manifest file read directly, not an archive
+    /// member).
+    pub track_lines: bool,
+    /// The file of the last origin: the objects of one file share its name.
+    last_file: Option<std::sync::Arc<str>>,
     /// Last resolved (apiVersion, kind) → (row, group/kind): consecutive items share it.
     last: Option<(String, String, ResourceId, u32)>,
     /// Last apiVersion split, and where its version starts (`None`: not valid).
@@ -127,6 +136,10 @@ impl<'o> Reader<'o> {
             sink,
             details: crate::snapshot::Details::default(),
             manifest_uids: 0,
+            origins: Vec::new(),
+            lines: None,
+            track_lines: false,
+            last_file: None,
             last: None,
             last_split: (String::new(), None),
         }
@@ -466,6 +479,28 @@ impl<'o> Reader<'o> {
         };
         let mut synthesized;
         let mut meta = meta;
+        if self.opts.manifests && meta.meta.name.is_empty() {
+            // The API server refuses an object without a name unless it has a
+            // `generateName`, from which it makes a unique one.
+            match meta.generate_name.as_deref().filter(|g| !g.is_empty()) {
+                Some(g) => {
+                    self.manifest_uids += 1;
+                    synthesized = meta.clone();
+                    synthesized.meta.name =
+                        std::borrow::Cow::Owned(format!("{g}kgc-generated-{}", self.manifest_uids));
+                    meta = &synthesized;
+                }
+                None => {
+                    let hole = self.hole_of(&api_version, &kind, doc.namespace());
+                    self.broken(
+                        loc,
+                        "no metadata.name (nor generateName): the API server refuses to create it",
+                        hole,
+                    );
+                    return;
+                }
+            }
+        }
         if meta.meta.uid.is_empty() {
             if !self.opts.manifests {
                 let hole = self.hole_of(&api_version, &kind, doc.namespace());
@@ -490,12 +525,36 @@ impl<'o> Reader<'o> {
         }
         let (rid, gk) = self.resolve(&api_version, group, version, &kind);
         self.stats.objects += 1;
+        if self.opts.manifests {
+            self.origin(loc);
+        }
         let ns_hash = self.sink.push(rid, &meta.meta);
         let namespace = &meta.meta.namespace;
         let pair = self.cov.object_hashed(gk, namespace, ns_hash, version);
         if let Some(frame) = frame {
             frame.item(gk, pair);
         }
+    }
+
+    /// Records where the object about to be pushed came from (manifests: every object has a
+    /// UID by then, so every one is pushed and origins stay in push order).
+    fn origin(&mut self, loc: &Loc) {
+        let file = match &self.last_file {
+            Some(f) if **f == *loc.file => f.clone(),
+            _ => {
+                let f: std::sync::Arc<str> = std::sync::Arc::from(&*loc.file);
+                self.last_file = Some(f.clone());
+                f
+            }
+        };
+        let lines = self.lines.as_ref().and_then(|l| l.get(loc.item));
+        self.origins.push(super::origin::Origin {
+            file,
+            doc: (loc.many && loc.doc > 0).then_some(loc.doc as u32),
+            item: loc.item.map(|i| i as u32),
+            line: lines.map(|l| l.start),
+            ref_lines: lines.map(|l| l.refs.clone()).unwrap_or_default(),
+        });
     }
 
     /// Keeps what a Namespace or an APIService says beyond its metadata. A file's APIServices

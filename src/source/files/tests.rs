@@ -762,7 +762,7 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
                 walk::read_stream("input", &mut Failing(cut), source, reader)
             });
             json::TEST_CHUNK.set(None);
-            let (_, stats, problems) = out.unwrap();
+            let (_, stats, problems, _) = out.unwrap();
             assert!(
                 problems
                     .iter()
@@ -770,6 +770,59 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
                 "{what}, chunks of {chunk:?}: {problems:?}"
             );
             assert!(stats.broken > 0, "{what}, chunks of {chunk:?}");
+        }
+    }
+}
+
+/// Manifests keep each object's line and its references' lines: in a List larger than the
+/// whole-value window (streamed item by item, across chunk joins), in a top-level array, and
+/// in concatenated values.
+#[test]
+fn manifest_origins_keep_lines_across_chunks() {
+    let pad = "x".repeat(400);
+    let item = |i: usize| {
+        format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\n \"metadata\": {{\"name\": \"o{i}\", \"namespace\": \"n\", \"annotations\": {{\"pad\": \"{pad}\"}},\n  \"ownerReferences\": [\n   {{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"name\": \"p\", \"uid\": \"u{i}\"}}]}}}}"
+        )
+    };
+    let n = 3000;
+    let items: Vec<String> = (0..n).map(item).collect();
+    // Line 1 opens the list; item i starts on line 2 + 4i, its reference on the 4th line.
+    let list = format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n{}\n]}}\n",
+        items.join(",\n")
+    );
+    assert!(list.len() > json::WHOLE_UP_TO, "streamed, not parsed whole");
+    let array = format!("[\n{}\n]\n", items.join(",\n"));
+    let concatenated = format!("\n{}\n", items.join("\n"));
+    let manifests = FileOptions {
+        manifests: true,
+        ..opts()
+    };
+    for (what, text, first) in [
+        ("list", &list, 2),
+        ("array", &array, 2),
+        ("concatenated", &concatenated, 2),
+    ] {
+        for chunk in [None, Some(1 << 16), Some(100_003)] {
+            json::TEST_CHUNK.set(chunk);
+            let out = read_bytes_with_origins("m.json", text.as_bytes(), &manifests);
+            json::TEST_CHUNK.set(None);
+            let (s, _, problems, origins) = out.unwrap();
+            assert!(problems.is_empty(), "{what}: {problems:?}");
+            assert_eq!(s.store.len(), n, "{what}");
+            for id in s.store.ids() {
+                let name = s.store.str(s.store.object(id).name);
+                let i: u32 = name[1..].parse().unwrap();
+                let o = origins.of(id).unwrap_or_else(|| panic!("{what}: {name}"));
+                let start = first + 4 * i;
+                assert_eq!(
+                    (o.line, o.ref_lines.clone()),
+                    (Some(start), vec![start + 3]),
+                    "{what}, chunks of {chunk:?}: {name}"
+                );
+                assert_eq!(&*o.file, "m.json");
+            }
         }
     }
 }

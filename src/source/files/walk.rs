@@ -486,6 +486,8 @@ fn read_decoded(
         return Ok(());
     }
     reader.stats.files += 1;
+    // Lines of manifests name a file of the repository only outside archives.
+    reader.track_lines = reader.opts.manifests && source.depth == 0;
     let start = head
         .strip_prefix("\u{feff}".as_bytes())
         .unwrap_or(&head)

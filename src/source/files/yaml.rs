@@ -165,7 +165,11 @@ fn flush(
                 );
             }
             loc.line = None;
+            if reader.track_lines {
+                reader.lines = super::origin::yaml_lines(text, start);
+            }
             reader.document(&loc, v);
+            reader.lines = None;
         }
         Err(e) => {
             if let Some(l) = e.location() {
