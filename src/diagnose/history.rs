@@ -906,9 +906,13 @@ impl Cx<'_> {
                 && (owner.object.namespace.is_empty()
                     || x.object.namespace == owner.object.namespace)
         };
-        let deleted = self.items.iter().any(|x| near(x) && x.action == "delete");
-        let unlinked = self
-            .items
+        // Items are in time order: only those between the deletion and the removal are read
+        // (a scan of every item per deletion is quadratic on a busy log).
+        let lo = self.items.partition_point(|x| x.time_us < from);
+        let hi = self.items.partition_point(|x| x.time_us <= to);
+        let window = &self.items[lo..hi.max(lo)];
+        let deleted = window.iter().any(|x| near(x) && x.action == "delete");
+        let unlinked = window
             .iter()
             .any(|x| near(x) && x.action == "remove-owner-references");
         match (deleted, unlinked) {

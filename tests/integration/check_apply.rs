@@ -1,24 +1,10 @@
 //! `kubectl gc check apply`: manifests, an export and a Velero backup tarball created in a new
 //! cluster (`--target empty`) and in a target snapshot, with kubectl's and Velero's rules.
 
+use crate::support::run::kubectl_gc;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Stdio};
-
-fn kubectl_gc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn meta(ns: &str, name: &str, uid: &str, owners: Value) -> Value {
     json!({"namespace": ns, "name": name, "uid": uid, "ownerReferences": owners})
