@@ -12,15 +12,28 @@ use crate::diagnose::history::{History, Item};
 use owo_colors::OwoColorize;
 use std::io::Write;
 
-/// The JSON document: `{"apiVersion", "kind": "History", "items": […], "summary": {…}}`.
-pub fn document(h: &History) -> serde_json::Value {
-    serde_json::json!({
-        "apiVersion": REPORT_API_VERSION,
-        "kind": "History",
-        "items": h.items,
-        "unlogged": h.unlogged,
-        "summary": h.summary,
-    })
+/// The JSON document: `{"apiVersion", "kind": "History", "items": […], "unlogged": […],
+/// "summary": {…}}`, borrowed from the history and written as it is serialised (no value tree
+/// of a busy log's actions in between).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document<'h> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: &'h [Item],
+    unlogged: &'h [crate::diagnose::history::Unlogged],
+    summary: &'h crate::diagnose::history::Summary,
+}
+
+/// The [`Document`] of `h`.
+pub fn document(h: &History) -> Document<'_> {
+    Document {
+        api_version: REPORT_API_VERSION,
+        kind: "History",
+        items: &h.items,
+        unlogged: &h.unlogged,
+        summary: &h.summary,
+    }
 }
 
 fn cause_text(it: &Item, wide: bool) -> String {
