@@ -49,6 +49,9 @@ fn chunk_size() -> usize {
 /// window is small: 1 MiB holds any single Kubernetes object (etcd's limit is 1.5 MiB, and
 /// a larger one reads the same key by key).
 pub(super) const WHOLE_UP_TO: usize = 1 << 20;
+/// What a fresh chunk buffer reserves before its first read (below the allocator's mapping
+/// threshold); reading grows it.
+const FIRST_RESERVE: usize = 64 << 10;
 /// The largest single value (list item, or top-level value that is not streamed) accepted.
 pub(crate) const MAX_VALUE: usize = 512 << 20;
 
@@ -111,7 +114,15 @@ impl Chunks<'_> {
         buf.clear();
         buf.resize(headroom, b' ');
         buf.append(&mut self.carry);
-        buf.reserve(size);
+        // The first read of an input starts small and grows as it fills: most inputs of an
+        // archive (a Velero backup's members, a must-gather's files) are a few KiB, and a
+        // 1 MiB allocation each — mapped and unmapped by the allocator every time — cost more
+        // than reading them. The reads after it (large inputs only) reserve their whole size.
+        if size <= FIRST_CHUNK {
+            buf.reserve(size.min(buf.capacity().max(FIRST_RESERVE)));
+        } else {
+            buf.reserve(size);
+        }
         let n = (&mut *self.r).take(size as u64).read_to_end(&mut buf)?;
         // `read_to_end` stops early only at the end of the input.
         let eof = n < size;
