@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::{cpu_seconds, machine, peak_rss_kib};
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--phase") {
@@ -519,46 +523,4 @@ fn child(phase: &str, path: &Path) {
         peak_rss_kib(),
         cpu_seconds()
     );
-}
-
-/// CPU time of this process, user + system, in seconds (`/proc/self/stat` fields 14 and 15).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = after
-        .split_whitespace()
-        .map(|x| x.parse().unwrap_or(0))
-        .collect();
-    (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
-}
-
-/// Peak resident set size of this process in KiB (`VmHWM`).
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// One line describing the machine (CPU model, cores, load).
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    format!("machine: {cpu}, {cores} cores, load average {load}")
 }

@@ -29,6 +29,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "common/mod.rs"]
+mod common;
+use common::peak_rss_kib;
+
 /// Bump when the generator's output changes, so cached files are regenerated.
 const DATA_VERSION: u32 = 1;
 
@@ -196,18 +200,6 @@ fn run_child(phase: &str, file: &Path) -> (f64, u64) {
     let secs: f64 = it.next().unwrap().parse().unwrap();
     let rss: u64 = it.next().unwrap().parse().unwrap();
     (secs, rss)
-}
-
-/// Peak resident set size of this process in KiB (`VmHWM`).
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn child(phase: &str, file: &Path) {

@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+#[path = "common/mod.rs"]
+mod common;
+
 /// Bump when the generated backup changes.
 const DATA_VERSION: u32 = 1;
 
@@ -54,12 +57,7 @@ fn main() {
         std::fs::metadata(&backup)
             .map(|m| m.len() >> 20)
             .unwrap_or(0),
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        common::load_average()
     );
     let floor = measure("floor", &backup, runs);
     let read = measure("read", &backup, runs);
@@ -292,18 +290,9 @@ fn child(phase: &str, path: &Path) {
         _ => panic!("unknown phase {phase}"),
     }
     let wall = t.elapsed().as_secs_f64();
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, r)| r.split_whitespace().collect())
-        .unwrap_or_default();
-    let tick = 100.0; // USER_HZ on Linux
-    let cpu = (f[11].parse::<f64>().unwrap_or(0.0) + f[12].parse::<f64>().unwrap_or(0.0)) / tick;
-    let rss = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .unwrap_or(0);
-    println!("{wall} {cpu} {rss}");
+    println!(
+        "{wall} {} {}",
+        common::cpu_seconds(),
+        common::peak_rss_kib()
+    );
 }

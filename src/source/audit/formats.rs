@@ -233,6 +233,7 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
     }
     while !st.stop {
         if st.in_block.is_none()
+            && !buf.failing()
             && ctx.parallel.workers > 1
             && st.known > 0
             && st.records >= st.parallel_from
@@ -409,7 +410,6 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
         let mut spares: Vec<Vec<u8>> = Vec::new();
         let mut ready: BTreeMap<u64, (BlockDone, Vec<u8>)> = BTreeMap::new();
         let mut input_left = true;
-        let mut read_error = None;
         let result = 'read: loop {
             while input_left && sent - next < in_flight as u64 {
                 match buf.take_block(block, spares.pop()) {
@@ -420,17 +420,10 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
                         sent += 1;
                     }
                     Ok(None) => input_left = false,
-                    // The blocks taken before it are replayed first, as line by line.
-                    Err(e) => {
-                        read_error = Some(e);
-                        input_left = false;
-                    }
+                    Err(e) => break 'read Err(e),
                 }
             }
             if next == sent {
-                if let Some(e) = read_error.take() {
-                    break Err(e);
-                }
                 // Every block replayed: the end of the input, or a line longer than a block.
                 break Ok(buf.data().is_empty() && buf.at_eof());
             }

@@ -1331,3 +1331,66 @@ fn parallel_blocks_read_exactly_as_line_by_line() {
         }
     }
 }
+
+/// Bytes, then a read error.
+struct FailingAfter<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl std::io::Read for FailingAfter<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at >= self.bytes.len() {
+            return Err(std::io::Error::other("disk gone"));
+        }
+        let n = out.len().min(self.bytes.len() - self.at).min(4096);
+        out[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A read error part-way: the events before it and the problem at its line are the same with
+/// blocks read ahead on other threads as line by line — also when a block is put back (a record
+/// that spans lines) with the error already met behind it.
+#[test]
+fn a_read_error_part_way_is_met_where_line_by_line_meets_it() {
+    let log = mixed_log(600, 29);
+    for cut in [log.len() / 3, log.len() / 2 + 17, log.len() - 5] {
+        let bytes = &log.as_bytes()[..cut];
+        let read = |p: Parallel| {
+            let mut events = Vec::new();
+            let mut sink = |e: AuditEvent| events.push(e);
+            let mut ctx = formats::Ctx::new(&mut sink);
+            ctx.parallel = p;
+            formats::read_text(
+                &mut ctx,
+                "in.log",
+                &mut FailingAfter { bytes, at: 0 },
+                false,
+            );
+            let stats = std::mem::take(&mut ctx.stats);
+            drop(ctx);
+            (events, stats)
+        };
+        let (want_events, want) = read(Parallel {
+            workers: 1,
+            ..Parallel::default()
+        });
+        assert!(
+            want.problems.iter().any(|p| p.cause.contains("disk gone")),
+            "{:?}",
+            want.problems
+        );
+        for block in [64, 700, 4096] {
+            let p = Parallel {
+                workers: 2,
+                after: 5,
+                block,
+            };
+            let (events, got) = read(p);
+            assert_eq!(events, want_events, "{p:?} cut at {cut}");
+            assert_eq!(got.problems, want.problems, "{p:?} cut at {cut}");
+        }
+    }
+}

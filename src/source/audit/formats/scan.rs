@@ -57,6 +57,9 @@ pub(super) struct Buf<'r> {
     pub line: u64,
     /// Bytes read from the input.
     pub bytes: u64,
+    /// A read error met while taking blocks: the next read returns it, after the bytes read
+    /// before it — where reading line by line meets it.
+    failed: Option<io::Error>,
 }
 
 fn is_ws(b: u8) -> bool {
@@ -73,6 +76,7 @@ impl<'r> Buf<'r> {
             eof: false,
             line: 1,
             bytes: 0,
+            failed: None,
         }
     }
 
@@ -83,6 +87,9 @@ impl<'r> Buf<'r> {
 
     /// Reads more (keeping the unconsumed bytes, growing the buffer up to [`MAX_RECORD`]).
     pub fn fill(&mut self) -> io::Result<Fill> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if self.eof {
             return Ok(Fill::Eof);
         }
@@ -130,7 +137,14 @@ impl<'r> Buf<'r> {
             pos: 0,
             eof: true,
             line,
+            failed: None,
         }
+    }
+
+    /// True when a read error waits behind the unconsumed bytes (see [`Buf::take_block`]):
+    /// they are read line by line up to it.
+    pub fn failing(&self) -> bool {
+        self.failed.is_some()
     }
 
     /// True when the input has no more bytes to read (some may be left unconsumed).
@@ -164,6 +178,9 @@ impl<'r> Buf<'r> {
             self.end -= self.pos;
             self.pos = 0;
         }
+        if self.failed.is_some() {
+            return Ok(None);
+        }
         let limit = limit.min(self.buf.len());
         while self.end < limit && !self.eof {
             match self.r.read(&mut self.buf[self.end..limit]) {
@@ -173,7 +190,12 @@ impl<'r> Buf<'r> {
                     self.bytes += n as u64;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // The whole lines before it are a block; the rest is read line by line,
+                    // which meets the error where reading line by line meets it.
+                    self.failed = Some(e);
+                    break;
+                }
             }
         }
         if self.end == 0 {
