@@ -116,6 +116,12 @@ impl ObjSpec {
         self
     }
 
+    /// Sets the creationTimestamp (default 2026-01-01T00:00:00Z).
+    pub fn created_at(&mut self, when: &str) -> &mut Self {
+        self.meta.creation_timestamp = Cow::Owned(when.to_owned());
+        self
+    }
+
     /// Sets the `kubectl-gc.io/ignore` annotation.
     pub fn ignore(&mut self, codes: &str) -> &mut Self {
         self.meta.ignore = Some(Cow::Owned(codes.to_owned()));

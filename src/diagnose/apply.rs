@@ -286,17 +286,18 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
 /// audit of the applied cluster classified dangling. The reference holds no foreground
 /// deletion; what the GC does to the object is the dangling finding's consequence.
 pub fn block_owner_deletion_findings(audit: &[Finding], snap: &Snapshot) -> Vec<Finding> {
-    let mut seen: Vec<(ObjId, crate::model::OwnerRef)> = Vec::new();
+    // A set, not a list: a restored backup has a dangling reference on most objects.
+    let mut seen: std::collections::HashSet<(ObjId, crate::model::OwnerRef)> =
+        std::collections::HashSet::new();
     let mut out = Vec::new();
     for f in audit {
         let (Some(id), Some(r), Some("dangling")) = (f.object, f.owner_ref, f.classification)
         else {
             continue;
         };
-        if !r.blocks() || seen.contains(&(id, r)) {
+        if !r.blocks() || !seen.insert((id, r)) {
             continue;
         }
-        seen.push((id, r));
         let store = &snap.store;
         out.push(
             Finding::new(

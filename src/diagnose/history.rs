@@ -413,23 +413,30 @@ impl<'s> SnapIndex<'s> {
     /// True when the snapshot read every object of `o`'s resource in `o`'s namespace: only
     /// then is an object it does not hold absent rather than unknown.
     fn covers(&self, o: &Obj) -> bool {
-        self.by_resource
-            .get(&(o.group.as_str(), o.resource.as_str()))
-            .is_some_and(|rs| {
-                rs.iter()
-                    .any(|r| self.snap.resources[r.0 as usize].list.covers(&o.namespace))
-            })
+        self.covers_at(&o.group, &o.resource, &o.namespace)
     }
 
-    /// What became of `o` in this (later) state: `gone`, `terminating`, `present`,
-    /// `recreated` (another UID at its coordinates) or `unknown` (not read).
-    fn fate(&self, o: &Obj) -> &'static str {
+    fn covers_at(&self, group: &str, resource: &str, namespace: &str) -> bool {
+        self.by_resource.get(&(group, resource)).is_some_and(|rs| {
+            rs.iter()
+                .any(|r| self.snap.resources[r.0 as usize].list.covers(namespace))
+        })
+    }
+
+    /// What became of `o`, acted on at `at_us`, in this (later) state: `gone`,
+    /// `terminating`, `present`, `recreated` (another UID at its coordinates — or, where the
+    /// log names no UID, an object created after the action) or `unknown` (not read).
+    fn fate(&self, o: &Obj, at_us: i64) -> &'static str {
         let store = &self.snap.store;
         match self.find(o) {
             Some(id) => {
                 let obj = store.object(id);
-                let uid = store.str(obj.uid);
-                if o.uid.as_deref().is_some_and(|u| u != uid) {
+                let recreated = match o.uid.as_deref() {
+                    Some(u) => u != store.str(obj.uid),
+                    None => crate::snapshot::parse_rfc3339(store.str(obj.creation_timestamp))
+                        .is_some_and(|created| created * 1_000_000 > at_us),
+                };
+                if recreated {
                     "recreated"
                 } else if obj.being_deleted() {
                     "terminating"
@@ -450,15 +457,25 @@ impl<'s> SnapIndex<'s> {
 
     /// The snapshot object at these coordinates.
     pub fn find(&self, o: &Obj) -> Option<crate::model::ObjId> {
+        self.find_at(&o.group, &o.resource, &o.namespace, &o.name)
+    }
+
+    fn find_at(
+        &self,
+        group: &str,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<crate::model::ObjId> {
         let strings = &self.snap.store.strings;
-        let ns = if o.namespace.is_empty() {
+        let ns = if namespace.is_empty() {
             crate::model::Sym::EMPTY
         } else {
-            strings.get(&o.namespace)?
+            strings.get(namespace)?
         };
-        let name = strings.get(&o.name)?;
+        let name = strings.get(name)?;
         self.by_resource
-            .get(&(o.group.as_str(), o.resource.as_str()))?
+            .get(&(group, resource))?
             .iter()
             .find_map(|&r| self.objects.get(&(r, ns, name)).copied())
     }
@@ -586,7 +603,8 @@ fn used(e: &AuditEvent, kind: &str) -> bool {
 }
 
 /// Builds the history of `events` (any order; sorted here), with the state before them when
-/// given.
+/// given. (The commands stream through a [`Recorder`]; this copies every event.)
+#[cfg(test)]
 pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
     history_between(
         events,
@@ -598,6 +616,7 @@ pub fn history(events: &[AuditEvent], before: Option<&Snapshot>) -> History {
 }
 
 /// [`history`] with the states before and after the log.
+#[cfg(test)]
 pub fn history_between(events: &[AuditEvent], states: States<'_>) -> History {
     let mut r = Recorder::default();
     for e in events {
@@ -693,7 +712,7 @@ fn build(rec: Recorder, states: States<'_>) -> History {
             after_index
                 .as_ref()
                 .filter(|_| !it.object.name.is_empty())
-                .map(|a| a.fate(&it.object))
+                .map(|a| a.fate(&it.object, it.time_us))
         })
         .collect();
     let unlogged = match (&index, &after_index) {
@@ -759,8 +778,8 @@ fn build(rec: Recorder, states: States<'_>) -> History {
     }
 }
 
-/// Objects of the state before that the state after (which covers them) no longer holds, with
-/// no deletion of their own in the log: removed with a collection (a namespace's content goes
+/// Objects of the state before that the state after (which covers them) no longer holds (or
+/// holds under another UID), with no deletion of their own in the log: removed with a collection (a namespace's content goes
 /// through `deletecollection`, which names no object — only the two states tell what went), or
 /// gone in a gap of the log or outside its window.
 fn unlogged(
@@ -781,6 +800,20 @@ fn unlogged(
     for id in store.ids() {
         let o = store.object(id);
         let res = &before.snap.resources[o.resource.0 as usize];
+        let (ns, name) = (store.str(o.namespace), store.str(o.name));
+        // Most objects are still there: asked by borrowed coordinates, nothing is copied. One
+        // whose name is there under another UID is gone too (recreated).
+        // Not read in the state after: unknown, never gone.
+        let kept_or_unknown = match after.find_at(&res.group, &res.plural, ns, name) {
+            Some(a) => {
+                let a_store = &after.snap.store;
+                a_store.str(a_store.object(a).uid) == store.str(o.uid)
+            }
+            None => !after.covers_at(&res.group, &res.plural, ns),
+        };
+        if kept_or_unknown {
+            continue;
+        }
         let obj = Obj {
             group: res.group.clone(),
             resource: res.plural.clone(),
@@ -791,7 +824,7 @@ fn unlogged(
         let deleted = by_key
             .get(&obj.key())
             .is_some_and(|v| v.iter().any(|&j| items[j].action == "delete"));
-        if deleted || after.fate(&obj) != "gone" {
+        if deleted {
             continue;
         }
         // A collection of its resource in its namespace, else across all, that the log has.
@@ -1068,7 +1101,10 @@ impl Cx<'_> {
         let mut best: Option<(i64, Cause)> = None;
         let mut notes: Vec<String> = Vec::new();
         for r in &refs {
-            let Some(k) = owner_key(self.before, r, &it.object.namespace) else {
+            // The resource a kind maps to: either state's table knows the cluster's own kinds
+            // (custom resources included), the built-in catalogue the rest.
+            let table = self.before.or(self.after_index.map(|a| a.snap));
+            let Some(k) = owner_key(table, r, &it.object.namespace) else {
                 notes.push(format!(
                     "{}/{} ({}): a kind kubectl-gc cannot map to a resource",
                     r.kind, r.name, r.api_version
@@ -1683,6 +1719,64 @@ mod tests {
         let a = h.unlogged[0].collection.as_ref().unwrap();
         assert_eq!(a.user, NAMESPACE_CONTROLLER_USER);
         assert!(h.summary.notes.iter().any(|n| n.contains("2 object(s)")));
+    }
+
+    #[test]
+    fn an_object_recreated_after_the_log_is_recreated_not_present_and_went_unlogged() {
+        // The log names no UIDs (Metadata level): the state after's creation time tells an
+        // object made again after the deletion from one the deletion did not remove.
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "again", "u-old");
+        c.obj("v1", "ConfigMap", "shop", "renewed", "u-r1");
+        let before = c.build();
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "again", "u-new")
+            .created_at("2027-01-01T00:00:00Z");
+        c.obj("v1", "ConfigMap", "shop", "renewed", "u-r2");
+        let after = c.build();
+        let events = [ev(1, USER, "delete", "configmaps", "shop", "again")];
+        let h = history_between(
+            &events,
+            States {
+                before: Some(&before),
+                after: Some(&after),
+            },
+        );
+        assert_eq!(item(&h, "delete", "again").after, Some("recreated"));
+        // `renewed` is there under another UID with no deletion in the log: the object of
+        // the state before went unlogged.
+        let gone: Vec<&str> = h.unlogged.iter().map(|u| u.object.name.as_str()).collect();
+        assert_eq!(gone, ["renewed"]);
+    }
+
+    #[test]
+    fn a_custom_resource_owner_is_mapped_by_the_state_after_alone() {
+        let mut c = Cluster::new();
+        c.resource("example.com", "v1", "Widget", "widgets", true);
+        c.obj("example.com/v1", "Widget", "shop", "w", "u-w");
+        let after = c.build();
+        let mut create = ev(0, USER, "create", "configmaps", "shop", "dep");
+        create.level = Level::Request;
+        create.bodies.owner_references = Some(vec![OwnerRefSeen {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            name: "w".into(),
+            uid: "u-w".into(),
+        }]);
+        let events = [
+            create,
+            ev(5, GC_USER, "delete", "configmaps", "shop", "dep"),
+        ];
+        let h = history_between(
+            &events,
+            States {
+                before: None,
+                after: Some(&after),
+            },
+        );
+        // The owner exists after the log with the reference's UID: the GC's deletion is
+        // unexplained (before, the kind could not be mapped without a state before).
+        assert_eq!(cause(&h, "delete", "dep").type_, "unexplained");
     }
 
     #[test]

@@ -55,7 +55,7 @@ impl Span {
 
 /// One `metadata.ownerReferences` entry, kept complete: the GC compares all four coordinates
 /// and reads `blockOwnerDeletion`; `controller` is kept for reporting and patches.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct OwnerRef {
     /// `apiVersion` exactly as written in the reference (may be non-preferred or unserved).
     pub api_version: Sym,
