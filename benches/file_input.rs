@@ -21,10 +21,17 @@
 //!
 //! Knobs: `KGC_BENCH_META=1000000` (objects of the metadata-only List), `KGC_BENCH_FULL=200000`
 //! (full objects, and a metadata-only List of the same objects for the RSS comparison),
-//! `KGC_BENCH_YAML=100000`, `KGC_BENCH_RUNS=3`, `KGC_BENCH_STRICT=1` (exit 1 on a missed target).
+//! `KGC_BENCH_YAML=100000`, `KGC_BENCH_RUNS=3`, `KGC_BENCH_STRICT=1` (exit 1 on a missed target),
+//! `KGC_BENCH_CASES=meta,e2e,full,yaml` (which of the cases below run).
+//!
+//! `e2e`: the whole commands on the metadata-only List, as a user runs them (the `kubectl-gc`
+//! binary under `/usr/bin/time -v`, output discarded), against the same floor: `audit -f`,
+//! `audit --snapshot` of the same objects (the snapshot written once by `snapshot -f`), and
+//! `check restart -f` (the queue-faithful simulation; its target is 3 × the floor).
 
 use kubectl_gc::source::files::{FileOptions, read_files_with_stats};
 use kubectl_gc::testkit::generate::{Body, GenOptions, generate};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -61,6 +68,8 @@ fn main() {
         println!("  {} {what}", if ok { "MET " } else { "MISS" });
     };
 
+    let cases = std::env::var("KGC_BENCH_CASES").unwrap_or_else(|_| "meta,e2e,full,yaml".into());
+
     // 1. Metadata-only kubectl List.
     let file = list_file(meta_n, Body::MetadataOnly);
     let floor = measure("floor-json", &file, runs);
@@ -80,34 +89,86 @@ fn main() {
         ),
     );
 
+    // 1b. The whole commands on that List, end to end: the binary as a user runs it, output
+    // discarded. `audit` (the default table) and `check restart` (the queue-faithful
+    // simulation) from `-f`, and `audit` from a snapshot of the same objects.
+    if cases.contains("e2e") {
+        let snap = snapshot_of(&file);
+        let e2e: [(&str, Vec<&OsStr>, f64); 3] = [
+            (
+                "audit -f",
+                vec!["audit".as_ref(), "-f".as_ref(), file.as_os_str()],
+                1.5,
+            ),
+            (
+                "audit --snapshot",
+                vec!["audit".as_ref(), "--snapshot".as_ref(), snap.as_os_str()],
+                1.5,
+            ),
+            (
+                "check restart -f",
+                vec![
+                    "check".as_ref(),
+                    "restart".as_ref(),
+                    "-f".as_ref(),
+                    file.as_os_str(),
+                ],
+                3.0,
+            ),
+        ];
+        for (what, args, target) in e2e {
+            let m = measure_command(what, &args, runs);
+            check(
+                m.wall <= target * floor.wall,
+                format!(
+                    "{what} end to end ÷ floor = {:.2} ≤ {target} (wall: {:.3}s ÷ {:.3}s; CPU {:.2} = {:.3}s ÷ {:.3}s)",
+                    m.wall / floor.wall,
+                    m.wall,
+                    floor.wall,
+                    m.cpu / floor.cpu,
+                    m.cpu,
+                    floor.cpu
+                ),
+            );
+            check(
+                m.rss <= 1 << 20,
+                format!("{what}: peak RSS {} MiB ≤ 1024 MiB", m.rss >> 10),
+            );
+        }
+    }
+
     // 2. Full objects, and the same objects metadata-only for the memory comparison.
-    let full = list_file(full_n, Body::Full);
-    let meta = list_file(full_n, Body::MetadataOnly);
-    let floor = measure("floor-json", &full, runs);
-    let read = measure("read", &full, runs);
-    let rss_full = read.rss;
-    let rss_meta = measure("read", &meta, runs).rss;
-    ratios(&mut check, &format!("{full_n} full objects"), &read, &floor);
-    check(
-        rss_full as f64 <= 1.3 * rss_meta as f64,
-        format!(
-            "{full_n} full objects: peak RSS {} MiB ≤ 1.3 × {} MiB (the same objects metadata-only) = {:.2}×",
-            rss_full >> 10,
-            rss_meta >> 10,
-            rss_full as f64 / rss_meta as f64
-        ),
-    );
+    if cases.contains("full") {
+        let full = list_file(full_n, Body::Full);
+        let meta = list_file(full_n, Body::MetadataOnly);
+        let floor = measure("floor-json", &full, runs);
+        let read = measure("read", &full, runs);
+        let rss_full = read.rss;
+        let rss_meta = measure("read", &meta, runs).rss;
+        ratios(&mut check, &format!("{full_n} full objects"), &read, &floor);
+        check(
+            rss_full as f64 <= 1.3 * rss_meta as f64,
+            format!(
+                "{full_n} full objects: peak RSS {} MiB ≤ 1.3 × {} MiB (the same objects metadata-only) = {:.2}×",
+                rss_full >> 10,
+                rss_meta >> 10,
+                rss_full as f64 / rss_meta as f64
+            ),
+        );
+    }
 
     // 3. YAML, must-gather layout.
-    let dir = must_gather(yaml_n);
-    let floor = measure("floor-yaml", &dir, runs);
-    let read = measure("read-dir", &dir, runs);
-    ratios(
-        &mut check,
-        &format!("{yaml_n} objects, must-gather YAML"),
-        &read,
-        &floor,
-    );
+    if cases.contains("yaml") {
+        let dir = must_gather(yaml_n);
+        let floor = measure("floor-yaml", &dir, runs);
+        let read = measure("read-dir", &dir, runs);
+        ratios(
+            &mut check,
+            &format!("{yaml_n} objects, must-gather YAML"),
+            &read,
+            &floor,
+        );
+    }
     if misses > 0 {
         println!("\n{misses} target(s) missed");
         if std::env::var_os("KGC_BENCH_STRICT").is_some() {
@@ -242,6 +303,66 @@ fn measure(phase: &str, path: &Path, runs: usize) -> Measured {
         cpu,
         rss,
     }
+}
+
+/// The kubectl-gc binary this bench was built with.
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+}
+
+/// A snapshot (the project's own format) of the objects of `list`, written once by the binary.
+fn snapshot_of(list: &Path) -> PathBuf {
+    let snap = list.with_extension("snapshot.ndjson");
+    if !snap.exists() {
+        let tmp = snap.with_extension("tmp");
+        let t = common::timed_command(
+            binary(),
+            &[
+                "snapshot".as_ref(),
+                "-f".as_ref(),
+                list.as_os_str(),
+                "-o".as_ref(),
+                tmp.as_os_str(),
+            ],
+        );
+        assert_eq!(t.code, Some(0), "snapshot -f failed: {}", t.stderr);
+        std::fs::rename(&tmp, &snap).expect("rename");
+    }
+    snap
+}
+
+/// Medians and largest peak RSS of `runs` runs of the binary with `args`; prints a line.
+fn measure_command(what: &str, args: &[&OsStr], runs: usize) -> Measured {
+    let (mut walls, mut cpus, mut rss) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..runs {
+        let t = common::timed_command(binary(), args);
+        // 0: nothing found; 5: findings at or above --fail-on; 6: verdicts left unknown by
+        // what the input does not cover. Anything else is a failure.
+        assert!(
+            matches!(t.code, Some(0) | Some(5) | Some(6)),
+            "{what} exited {:?}: {}",
+            t.code,
+            t.stderr
+        );
+        walls.push(t.wall);
+        cpus.push(t.cpu);
+        rss = rss.max(t.rss_kib);
+    }
+    walls.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    let m = Measured {
+        wall: walls[walls.len() / 2],
+        cpu: cpus[cpus.len() / 2],
+        rss,
+    };
+    println!(
+        "{what:<18} {:>7.3}s wall (min {:.3}s) {:>7.3}s CPU {:>6} MiB peak",
+        m.wall,
+        walls[0],
+        m.cpu,
+        m.rss >> 10
+    );
+    m
 }
 
 fn file_size(p: &Path) -> u64 {

@@ -216,42 +216,21 @@ fn measure(phase: &str, path: &Path, runs: usize) -> Measured {
 
 /// The binary under `/usr/bin/time -v`: wall seconds, CPU seconds, peak RSS (KiB).
 fn check_apply(path: &Path) -> (f64, f64, u64) {
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(["check", "apply", "-f"])
-        .arg(path)
-        .args(["--target", "empty", "-o", "json"])
-        .env("KUBECONFIG", "/nonexistent")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("/usr/bin/time");
-    let err = String::from_utf8_lossy(&out.stderr);
+    let args = ["check", "apply", "-f"].map(std::ffi::OsStr::new);
+    let rest = ["--target", "empty", "-o", "json"].map(std::ffi::OsStr::new);
+    let args: Vec<&std::ffi::OsStr> = args
+        .into_iter()
+        .chain([path.as_os_str()])
+        .chain(rest)
+        .collect();
+    let t = common::timed_command(Path::new(env!("CARGO_BIN_EXE_kubectl-gc")), &args);
     // Exit 5: findings (the synthetic cluster's owners get new UIDs) — the run completed.
     assert!(
-        matches!(out.status.code(), Some(0) | Some(5)),
-        "check apply failed: {err}"
+        matches!(t.code, Some(0) | Some(5)),
+        "check apply failed: {}",
+        t.stderr
     );
-    let field = |name: &str| {
-        err.lines()
-            .find_map(|l| l.trim().strip_prefix(name))
-            .map(str::trim)
-            .unwrap_or_else(|| panic!("{name} not in: {err}"))
-            .to_owned()
-    };
-    let secs = |t: &str| {
-        // h:mm:ss or m:ss.ss
-        t.split(':')
-            .fold(0.0, |acc, p| acc * 60.0 + p.parse::<f64>().unwrap())
-    };
-    let wall = secs(&field("Elapsed (wall clock) time (h:mm:ss or m:ss):"));
-    let cpu = field("User time (seconds):").parse::<f64>().unwrap()
-        + field("System time (seconds):").parse::<f64>().unwrap();
-    let rss = field("Maximum resident set size (kbytes):")
-        .parse()
-        .unwrap();
-    (wall, cpu, rss)
+    (t.wall, t.cpu, t.rss_kib)
 }
 
 /// One phase, in this (fresh) process; prints `wall cpu rss_kib`.

@@ -54,3 +54,59 @@ pub fn load_average() -> String {
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_default()
 }
+
+/// What one run of a whole command took, as `/usr/bin/time -v` saw it: the process itself,
+/// from exec to exit, with its own threads (this is what a user waits for).
+pub struct Timed {
+    /// Wall-clock seconds.
+    pub wall: f64,
+    /// CPU seconds, user + system.
+    pub cpu: f64,
+    /// Peak RSS, KiB.
+    pub rss_kib: u64,
+    /// The command's exit code.
+    pub code: Option<i32>,
+    /// Its standard error, less `time`'s report.
+    pub stderr: String,
+}
+
+/// Runs `program args…` under `/usr/bin/time -v`, standard output discarded.
+pub fn timed_command(program: &std::path::Path, args: &[&std::ffi::OsStr]) -> Timed {
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg(program)
+        .args(args)
+        // Never a cluster: a bench that reached one would measure the network.
+        .env("KUBECONFIG", "/nonexistent")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("/usr/bin/time (Debian: apt install time)");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let field = |name: &str| {
+        err.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("{name} not in /usr/bin/time's report: {err}"))
+            .to_owned()
+    };
+    // h:mm:ss or m:ss.ss
+    let secs = |t: &str| {
+        t.split(':')
+            .fold(0.0, |acc, p| acc * 60.0 + p.parse::<f64>().unwrap_or(0.0))
+    };
+    let num = |name: &str| field(name).parse::<f64>().unwrap_or(0.0);
+    let code = field("Exit status:").parse().ok();
+    let stderr = err
+        .split("\tCommand being timed:")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    Timed {
+        wall: secs(&field("Elapsed (wall clock) time (h:mm:ss or m:ss):")),
+        cpu: num("User time (seconds):") + num("System time (seconds):"),
+        rss_kib: num("Maximum resident set size (kbytes):") as u64,
+        code,
+        stderr,
+    }
+}

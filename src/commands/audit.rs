@@ -82,13 +82,15 @@ async fn analyse(
         })
         .collect();
     let (in_scope, suppressed) = gate::suppress(&loaded.snapshot, gate_args, in_scope)?;
-    let mut report = view::report_of_kind(
-        &gc,
-        "AuditReport",
-        &audit.classifications,
-        &in_scope,
-        suppressed,
-    );
+    let mut report = super::progress::step("building the report", || {
+        view::report_of_kind(
+            &gc,
+            "AuditReport",
+            &audit.classifications,
+            &in_scope,
+            suppressed,
+        )
+    });
     if args.events {
         attach_events(loaded, &mut report).await?;
     }

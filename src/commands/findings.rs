@@ -90,18 +90,11 @@ pub fn finish(
         Vec::new()
     };
     let table = match want.format {
-        ReportFormat::Table | ReportFormat::Wide => {
+        ReportFormat::Table | ReportFormat::Wide => super::progress::step("rendering", || {
             let mut buf = Vec::new();
-            view::write_table_report_with(
-                &mut buf,
-                gc,
-                &report,
-                in_scope,
-                &want.table,
-                want.styles,
-            )?;
-            Some(buf)
-        }
+            view::write_table_report_with(&mut buf, gc, &report, in_scope, &want.table, want.styles)
+                .map(|()| Some(buf))
+        })?,
         _ => None,
     };
     let baseline = want.baseline.then(|| Baseline::of(gc.snap, in_scope));

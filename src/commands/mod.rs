@@ -187,6 +187,9 @@ fn init_logging(level: Option<u8>) {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
     let Some(level) = level else { return };
+    if level >= 4 {
+        progress::LOG_STEPS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let (ours, libraries) = match level {
         0..=3 => (LevelFilter::WARN, LevelFilter::WARN),
         4..=5 => (LevelFilter::INFO, LevelFilter::WARN),

@@ -9,6 +9,10 @@ use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Set at `-v 4` and more: each step's duration is printed on stderr when it ends, as kubectl
+/// logs its own steps at that level.
+pub static LOG_STEPS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// How long a step runs before its spinner appears.
 pub const DELAY: Duration = Duration::from_millis(250);
 
@@ -20,6 +24,8 @@ pub fn enabled() -> bool {
 /// A spinner with a message and the elapsed time, shown after [`DELAY`]; cleared when dropped.
 pub struct Spinner {
     bar: ProgressBar,
+    /// When the step began: its duration is logged at `-v 4`, as kubectl logs its steps.
+    started: std::time::Instant,
     /// Set when the step is over; the delayed thread shows the bar only while it is not.
     done: Arc<Mutex<bool>>,
 }
@@ -62,7 +68,11 @@ impl Spinner {
                 }
             });
         }
-        Spinner { bar, done }
+        Spinner {
+            bar,
+            done,
+            started: std::time::Instant::now(),
+        }
     }
 
     /// Sets the count of a [`Spinner::counter`].
@@ -76,6 +86,13 @@ impl Drop for Spinner {
         let mut over = self.done.lock().unwrap_or_else(|e| e.into_inner());
         *over = true;
         self.bar.finish_and_clear();
+        if LOG_STEPS.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "{} took {:.3}s",
+                self.bar.message(),
+                self.started.elapsed().as_secs_f64()
+            );
+        }
     }
 }
 

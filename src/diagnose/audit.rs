@@ -28,8 +28,39 @@ pub struct Audit {
 
 /// Runs every check on the snapshot as captured.
 pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
+    std::thread::scope(|scope| {
+        // The plan (a simulation of every wave) and the per-object checks are independent
+        // until `terminating::findings` needs both: run them side by side.
+        let plan = std::thread::Builder::new()
+            .name("plan".into())
+            .spawn_scoped(scope, || Plan::steady_state(gc));
+        let (state, mut out, classifications) = per_object(gc);
+        let plan = match plan {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: the same work, one after the other.
+            Err(_) => Plan::steady_state(gc),
+        };
+        finish(gc, state, &plan, &mut out);
+        out.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then(a.code.cmp(&b.code))
+                .then(a.object.cmp(&b.object))
+        });
+        Audit {
+            findings: out,
+            plan,
+            classifications,
+        }
+    })
+}
+
+/// The checks of each object's own references: their classification, the decision, and the
+/// findings about them.
+fn per_object(gc: &GarbageCollector<'_>) -> (State, Vec<Finding>, BTreeMap<&'static str, usize>) {
     let state = gc.initial_state();
-    let plan = Plan::steady_state(gc);
     let mut out = Vec::new();
     let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
     let store = &gc.snap.store;
@@ -56,24 +87,18 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
         }
         duplicate_refs(gc, id, refs, &mut out);
     }
-    terminating::findings(gc, &state, &plan, &mut out);
-    terminating::stuck_namespaces(gc, &mut out);
-    cycles(gc, &state, &mut out);
+    (state, out, classifications)
+}
+
+/// The checks that need the plan, and the whole graph's.
+fn finish(gc: &GarbageCollector<'_>, state: State, plan: &Plan, out: &mut Vec<Finding>) {
+    terminating::findings(gc, &state, plan, out);
+    terminating::stuck_namespaces(gc, out);
+    cycles(gc, &state, out);
     if !gc.rules.coordinate_keyed_absent_cache() {
-        collateral(gc, &state, &mut out);
+        collateral(gc, &state, out);
     }
-    order_dependent(gc, &plan, &mut out);
-    out.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then(a.code.cmp(&b.code))
-            .then(a.object.cmp(&b.object))
-    });
-    Audit {
-        findings: out,
-        plan,
-        classifications,
-    }
+    order_dependent(gc, plan, out);
 }
 
 /// What the GC does to the object because of a dangling reference, and how bad that is.
@@ -112,6 +137,10 @@ fn ref_finding(
     verdict: &Verdict,
     siblings: &HashMap<Sym, ObjId>,
 ) -> Option<Finding> {
+    if let RefClass::Solid { .. } = class {
+        // Nearly every reference: decided before any text is formatted for it.
+        return None;
+    }
     let store = &gc.snap.store;
     let o = store.object(id);
     let ns = store.str(o.namespace);

@@ -84,8 +84,21 @@ impl<'a> GarbageCollector<'a> {
             .and_then(KubeVersion::parse)
             .or(snap.assumed_version)
             .or(Some(gc_version));
-        let graph = Graph::build_for(snap, gc_version);
-        let rest_mapper = RestMapper::new(snap, server);
+        // The graph and the REST mapper are built from the snapshot alone, each in one pass
+        // over every object: side by side.
+        let (graph, rest_mapper) = std::thread::scope(|scope| {
+            let mapper = std::thread::Builder::new()
+                .name("rest-mapper".into())
+                .spawn_scoped(scope, || RestMapper::new(snap, server));
+            let graph = Graph::build_for(snap, gc_version);
+            let rest_mapper = match mapper {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => RestMapper::new(snap, server),
+            };
+            (graph, rest_mapper)
+        });
         GarbageCollector {
             snap,
             graph,

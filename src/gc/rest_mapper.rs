@@ -76,7 +76,10 @@ pub struct RestMapper {
     /// Bit per object: it is the one `by_name` returns for its own coordinates (the first
     /// object listed with them). Lets [`RestMapper::find_ref`] answer from the UID alone.
     name_winner: Vec<u64>,
-    cache: std::cell::RefCell<HashMap<(Sym, Sym), Mapping>>,
+    /// The mapping of every apiVersion/kind pair the snapshot's ownerReferences use, computed
+    /// once when the mapper is built (clusters have few distinct pairs): read-only, so the
+    /// mapper can be shared by threads.
+    mapped: HashMap<(Sym, Sym), Mapping>,
 }
 
 impl RestMapper {
@@ -125,7 +128,7 @@ impl RestMapper {
                 name_winner[id.index() / 64] |= 1 << (id.index() % 64);
             }
         }
-        RestMapper {
+        let mut mapper = RestMapper {
             grs,
             by_gvk,
             known_groups,
@@ -140,8 +143,26 @@ impl RestMapper {
             gr_of_resource,
             by_name,
             name_winner,
-            cache: Default::default(),
+            mapped: HashMap::new(),
+        };
+        let mut mapped = HashMap::new();
+        let mut last = None;
+        for id in snap.store.ids() {
+            for r in snap.store.owner_refs(id) {
+                // References of one kind come in runs (a resource's objects are listed
+                // together): skip the hash lookup for a repeat of the previous pair.
+                let pair = (r.api_version, r.kind);
+                if last == Some(pair) {
+                    continue;
+                }
+                last = Some(pair);
+                mapped.entry(pair).or_insert_with(|| {
+                    mapper.map_uncached(snap.store.str(r.api_version), snap.store.str(r.kind))
+                });
+            }
         }
+        mapper.mapped = mapped;
+        mapper
     }
 
     /// The group/resource of a row of the resource table.
@@ -201,17 +222,14 @@ impl RestMapper {
             .then_some(c)
     }
 
-    /// REST-maps an ownerReference's apiVersion/kind (memoised: clusters have few distinct
-    /// pairs).
+    /// REST-maps an ownerReference's apiVersion/kind: the snapshot's own pairs were mapped
+    /// when the mapper was built; any other pair (a reference made up later, e.g. by a plan)
+    /// is mapped now.
     pub fn map(&self, snap: &Snapshot, api_version: Sym, kind: Sym) -> Mapping {
-        if let Some(m) = self.cache.borrow().get(&(api_version, kind)) {
-            return m.clone();
+        match self.mapped.get(&(api_version, kind)) {
+            Some(m) => m.clone(),
+            None => self.map_uncached(snap.store.str(api_version), snap.store.str(kind)),
         }
-        let m = self.map_uncached(snap.store.str(api_version), snap.store.str(kind));
-        self.cache
-            .borrow_mut()
-            .insert((api_version, kind), m.clone());
-        m
     }
 
     /// The group/resource listed as `group`/`plural`, if the input has it.

@@ -151,12 +151,17 @@ impl Coverage {
         // File inputs: the namespaces the input holds objects in, to say where a resource is
         // not held.
         let input_namespaces: std::collections::BTreeSet<&str> = if files {
-            snap.store
-                .objects
-                .iter()
-                .map(|o| snap.store.str(o.namespace))
-                .filter(|n| !n.is_empty())
-                .collect()
+            // Deduplicated by symbol first: a million objects in a few hundred namespaces
+            // (and grouped by resource, so a namespace repeats in runs).
+            let mut seen = std::collections::HashSet::new();
+            let mut last = crate::model::Sym::EMPTY;
+            for o in &snap.store.objects {
+                if o.namespace != last && !o.namespace.is_empty() {
+                    last = o.namespace;
+                    seen.insert(o.namespace);
+                }
+            }
+            seen.into_iter().map(|n| snap.store.str(n)).collect()
         } else {
             Default::default()
         };

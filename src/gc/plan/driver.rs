@@ -63,47 +63,60 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     };
     let none = Delays::new();
     let t_choices = clock.elapsed();
-    let primary = simulation::run(
-        gc,
-        start,
-        &orders.delivery(&choices, 0),
-        &none,
-        None,
-        &initial,
-    );
-    let t_primary = clock.elapsed();
+    // The primary run covers the whole graph; the other informer orders' runs only their
+    // components. They are independent of one another, so the primary runs beside them.
+    let primary_delivery = orders.delivery(&choices, 0);
+    let run_primary = || simulation::run(gc, start, &primary_delivery, &none, None, &initial);
     let mut others: Vec<(Run, Vec<bool>, OpenOrder)> = Vec::new();
     let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
-    if !primary.races.is_empty() {
-        raced.push((0, primary.races.clone()));
-    }
-    if orders.runs > 1 {
-        let c = comps.get_or_insert_with(|| Components::new(gc, target));
-        for k in 1..orders.runs {
-            // Only the components that have a `k`-th order.
-            let seeds: Vec<u32> = orders
-                .groups
-                .iter()
-                .zip(&orders.group_runs)
-                .filter(|&(_, &n)| n > k)
-                .flat_map(|(g, _)| g.iter())
-                .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
-                .chain(target)
-                .collect();
-            let scope = c.scope(gc, seeds);
-            let run = simulation::run(
-                gc,
-                start,
-                &orders.delivery(&choices, k),
-                &none,
-                Some(&scope),
-                &initial,
-            );
-            if !run.races.is_empty() {
-                raced.push((k, run.races.clone()));
+    let primary = std::thread::scope(|threads| {
+        let beside = if orders.runs > 1 {
+            std::thread::Builder::new()
+                .name("primary-run".into())
+                .spawn_scoped(threads, run_primary)
+                .ok()
+        } else {
+            None
+        };
+        if orders.runs > 1 {
+            let c = comps.get_or_insert_with(|| Components::new(gc, target));
+            for k in 1..orders.runs {
+                // Only the components that have a `k`-th order.
+                let seeds: Vec<u32> = orders
+                    .groups
+                    .iter()
+                    .zip(&orders.group_runs)
+                    .filter(|&(_, &n)| n > k)
+                    .flat_map(|(g, _)| g.iter())
+                    .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
+                    .chain(target)
+                    .collect();
+                let scope = c.scope(gc, seeds);
+                let run = simulation::run(
+                    gc,
+                    start,
+                    &orders.delivery(&choices, k),
+                    &none,
+                    Some(&scope),
+                    &initial,
+                );
+                if !run.races.is_empty() {
+                    raced.push((k, run.races.clone()));
+                }
+                others.push((run, scope, OpenOrder::Informers));
             }
-            others.push((run, scope, OpenOrder::Informers));
         }
+        match beside {
+            Some(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => run_primary(),
+        }
+    });
+    let t_primary = clock.elapsed();
+    // The primary run's races come first, as when the runs were made one after the other.
+    if !primary.races.is_empty() {
+        raced.insert(0, (0, primary.races.clone()));
     }
     // Races: re-run with the chain that got there first held back. Races of different
     // components cannot interact, so round `r` takes the `r`-th race of every component (a
@@ -159,7 +172,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     }
     if std::env::var_os("KGC_SIM_STATS").is_some() {
         eprintln!(
-            "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary {:?}, all runs {:?}",
+            "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary and informer orders {:?}, all runs {:?}",
             choices.len(),
             orders.runs,
             others.len(),
