@@ -53,8 +53,8 @@ if [[ -z "$bin" ]]; then
   (cd "$here" && cargo build --release --quiet --features testkit)
   bin="$here/target/release/kubectl-gc"
 fi
-# kubectl-gc's own defaults, from its help text.
-default_of() { "$bin" snapshot --help | grep -A3 -- "--$1" | grep -o 'default: [0-9]*' | head -1 | grep -o '[0-9]*'; }
+# kubectl-gc's own defaults, from `kubectl gc options` (the global flags' help).
+default_of() { "$bin" options | grep -A3 -- "--$1" | grep -o 'default: [0-9]*' | head -1 | grep -o '[0-9]*'; }
 page="${MAX_PAGE:-10000}"
 conc="${CONCURRENCY:-$(default_of concurrency)}"
 

@@ -284,6 +284,46 @@ impl SnapshotBuilder {
         &mut self.snapshot.resources[id.index()]
     }
 
+    /// Reorders the resource table: row `order[i]` becomes row `i`, and every object added so
+    /// far follows its row. For a source that adds rows in the order their discovery answers
+    /// arrive and wants the table (and so the snapshot's output) in the server's order.
+    /// Returns false, changing nothing, when `order` is not a permutation of the rows.
+    pub fn reorder_resources(&mut self, order: &[ResourceId]) -> bool {
+        let n = self.snapshot.resources.len();
+        if order.len() != n {
+            return false;
+        }
+        let mut new_of_old = vec![u32::MAX; n];
+        for (new, old) in order.iter().enumerate() {
+            match new_of_old.get_mut(old.index()) {
+                Some(slot) if *slot == u32::MAX => *slot = new as u32,
+                _ => return false,
+            }
+        }
+        if new_of_old.iter().enumerate().all(|(i, &n)| i as u32 == n) {
+            return true;
+        }
+        let mut rows: Vec<(u32, Resource)> = std::mem::take(&mut self.snapshot.resources)
+            .into_iter()
+            .zip(&new_of_old)
+            .map(|(row, &new)| (new, row))
+            .collect();
+        rows.sort_unstable_by_key(|(new, _)| *new);
+        self.snapshot.resources = rows.into_iter().map(|(_, row)| row).collect();
+        let renumber = |id: &mut ResourceId| {
+            if let Some(&new) = new_of_old.get(id.index()) {
+                *id = ResourceId(new);
+            }
+        };
+        self.by_gvk.values_mut().for_each(renumber);
+        self.snapshot
+            .store
+            .objects
+            .iter_mut()
+            .for_each(|o| renumber(&mut o.resource));
+        true
+    }
+
     /// Read access to the rows added so far.
     pub fn resources(&self) -> &[Resource] {
         &self.snapshot.resources

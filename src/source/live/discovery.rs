@@ -14,6 +14,11 @@
 //! concurrently) is used on every server version: aggregated discovery only exists since 1.26.
 //! A group-version whose document cannot be read is reported as a discovery failure and the
 //! walk continues.
+//!
+//! The pieces are separate ([`groups`], [`group_version_doc`], [`group_outcome`]) so that
+//! `snapshot` can start listing a group's resources as soon as that group's documents are in,
+//! while the other groups' documents are still on their way (`super::snapshot`); [`discover`]
+//! is the whole walk at once, for `watch`.
 
 use super::request::{self, Failure, Stats};
 use crate::catalog::KubeVersion;
@@ -60,7 +65,7 @@ struct ApiResourceListIn {
 
 #[derive(Deserialize, Default, Clone)]
 #[serde(default)]
-struct ApiResourceIn {
+pub(crate) struct ApiResourceIn {
     name: String,
     namespaced: bool,
     kind: String,
@@ -106,7 +111,7 @@ fn group_version(group: &str, version: &str) -> String {
 }
 
 /// Fetches `/api` and `/apis`. Failures here are fatal (nothing can be listed without them).
-async fn groups(
+pub(crate) async fn groups(
     client: &kube::Client,
     timeout: Option<Duration>,
     stats: &Stats,
@@ -157,6 +162,62 @@ fn decode<T: serde::de::DeserializeOwned>(body: &[u8], what: &str) -> Result<T, 
     })
 }
 
+/// One group version's discovery document: its resources (subresources included), or why it
+/// could not be read.
+pub(crate) type GroupVersionDoc = Result<Vec<ApiResourceIn>, String>;
+
+/// Fetches and decodes `/api/<version>` or `/apis/<group>/<version>`.
+pub(crate) async fn group_version_doc(
+    client: &kube::Client,
+    timeout: Option<Duration>,
+    stats: &Stats,
+    group: &str,
+    version: &str,
+) -> GroupVersionDoc {
+    let path = super::path::group_version(group, version);
+    let build = || {
+        http::Request::get(path.as_str())
+            .body(Vec::new())
+            .map_err(|e| e.to_string())
+    };
+    match request::get(client, timeout, stats, &build).await {
+        Ok(answer) => serde_json::from_slice::<ApiResourceListIn>(&answer.body)
+            .map(|d| d.resources.unwrap_or_default())
+            .map_err(|e| format!("cannot decode {path}: {e}")),
+        Err(f) => Err(f.describe()),
+    }
+}
+
+/// What one group contributes to the resource table: its rows, and `(group/version, message)`
+/// for each of its versions whose document could not be read. `docs` are the group's version
+/// documents in `group.versions` order (`None`: never fetched).
+///
+/// Which version a resource is listed in depends on every version of its group (the preferred
+/// one wins, else the first serving it), so a group is decided only once all its documents
+/// are in — and a version that could not be read is left out of that choice, exactly as the
+/// GC's discovery leaves it out; its failure makes the group's kinds unknown in the analysis.
+pub(crate) fn group_outcome(
+    group: &Group,
+    docs: Vec<Option<GroupVersionDoc>>,
+    server: Option<KubeVersion>,
+) -> (Vec<Resource>, Vec<(String, String)>) {
+    let mut failures = Vec::new();
+    let mut per_version: Vec<(String, Vec<ApiResourceIn>)> = Vec::new();
+    let mut docs = docs.into_iter();
+    for v in &group.versions {
+        match docs.next().flatten() {
+            Some(Ok(resources)) => per_version.push((v.clone(), resources)),
+            Some(Err(message)) => failures.push((group_version(&group.name, v), message)),
+            None => failures.push((
+                group_version(&group.name, v),
+                "discovery did not run".to_owned(),
+            )),
+        }
+    }
+    let rows = group_rows(&group.name, &group.preferred, &per_version, server);
+    (rows, failures)
+}
+
 /// Runs discovery. `Err` only when `/api` or `/apis` cannot be read.
 pub(crate) async fn discover(
     client: &kube::Client,
@@ -166,52 +227,36 @@ pub(crate) async fn discover(
     stats: &Stats,
 ) -> Result<Discovered, Failure> {
     let groups = groups(client, timeout, stats).await?;
-    let gvs: Vec<(usize, String, String)> = groups
+    let gvs: Vec<(usize, usize)> = groups
         .iter()
-        .flat_map(|g| g.versions.iter().map(|v| (g.name.clone(), v.clone())))
         .enumerate()
-        .map(|(i, (g, v))| (i, g, v))
+        .flat_map(|(gi, g)| (0..g.versions.len()).map(move |vi| (gi, vi)))
         .collect();
-    let mut docs: Vec<Option<Result<Vec<ApiResourceIn>, String>>> = vec![None; gvs.len()];
-    let fetched = futures::stream::iter(gvs.iter().cloned())
-        .map(|(i, g, v)| async move {
-            let path = super::path::group_version(&g, &v);
-            let build = || {
-                http::Request::get(path.as_str())
-                    .body(Vec::new())
-                    .map_err(|e| e.to_string())
-            };
-            let doc = match request::get(client, timeout, stats, &build).await {
-                Ok(answer) => serde_json::from_slice::<ApiResourceListIn>(&answer.body)
-                    .map(|d| d.resources.unwrap_or_default())
-                    .map_err(|e| format!("cannot decode {path}: {e}")),
-                Err(f) => Err(f.describe()),
-            };
-            (i, doc)
+    let mut docs: Vec<Vec<Option<GroupVersionDoc>>> = groups
+        .iter()
+        .map(|g| vec![None; g.versions.len()])
+        .collect();
+    let groups_ref = &groups;
+    let fetched = futures::stream::iter(gvs)
+        .map(|(gi, vi)| async move {
+            let g = &groups_ref[gi];
+            let doc = group_version_doc(client, timeout, stats, &g.name, &g.versions[vi]).await;
+            (gi, vi, doc)
         })
         .buffer_unordered(concurrency.max(1))
         .collect::<Vec<_>>()
         .await;
-    for (i, doc) in fetched {
-        docs[i] = Some(doc);
+    for (gi, vi, doc) in fetched {
+        if let Some(slot) = docs.get_mut(gi).and_then(|d| d.get_mut(vi)) {
+            *slot = Some(doc);
+        }
     }
 
     let mut out = Discovered::default();
-    let mut docs = docs.into_iter();
-    for g in &groups {
-        let mut per_version: Vec<(String, Vec<ApiResourceIn>)> = Vec::new();
-        for v in &g.versions {
-            match docs.next().flatten() {
-                Some(Ok(resources)) => per_version.push((v.clone(), resources)),
-                Some(Err(message)) => out.failures.push((group_version(&g.name, v), message)),
-                None => out.failures.push((
-                    group_version(&g.name, v),
-                    "discovery did not run".to_owned(),
-                )),
-            }
-        }
-        out.rows
-            .extend(group_rows(&g.name, &g.preferred, &per_version, server));
+    for (g, docs) in groups.iter().zip(docs) {
+        let (rows, failures) = group_outcome(g, docs, server);
+        out.rows.extend(rows);
+        out.failures.extend(failures);
     }
     Ok(out)
 }

@@ -42,9 +42,11 @@ pub use watch::{
 
 use crate::catalog::KubeVersion;
 use crate::error::{Error, Result};
+use crate::model::ResourceId;
 use crate::snapshot::{
     ListOutcome, Provenance, Snapshot, SnapshotBuilder, SourceKind, now_rfc3339,
 };
+use futures::StreamExt;
 use list::{ListContext, PageSink, Target};
 use request::{Failure, Stats};
 use std::io::{IsTerminal, Write};
@@ -184,16 +186,17 @@ impl Default for LiveOptions {
 /// Which step a snapshot is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Phase {
-    /// Reading the discovery documents.
+    /// Reading the discovery documents (the groups already read are being listed meanwhile,
+    /// so `resources_total` still grows).
     #[default]
     Discovery,
-    /// Listing resources.
+    /// Listing resources (every discovery document is in).
     Listing,
     /// Finished.
     Done,
 }
 
-/// A progress report (sent after discovery, after every page and after every resource).
+/// A progress report (sent after every discovery document, every page and every resource).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
     /// Current step.
@@ -214,7 +217,8 @@ pub struct Progress {
 struct Counters {
     stats: Arc<Stats>,
     done: AtomicUsize,
-    total: usize,
+    /// Grows as groups' documents arrive (lists start before discovery has finished).
+    total: AtomicUsize,
     objects: AtomicU64,
     pages: AtomicU64,
 }
@@ -224,7 +228,7 @@ impl Counters {
         Progress {
             phase,
             resources_done: self.done.load(Ordering::Relaxed),
-            resources_total: self.total,
+            resources_total: self.total.load(Ordering::Relaxed),
             objects: self.objects.load(Ordering::Relaxed),
             pages: self.pages.load(Ordering::Relaxed),
             retries: self.stats.retries.load(Ordering::Relaxed),
@@ -296,8 +300,14 @@ pub async fn list_full(
     details::object(&conn.client, conn.request_timeout, &Stats::default(), &path).await
 }
 
-/// Takes a snapshot: GC-style discovery, then every monitored resource listed (metadata only,
-/// paginated, `opts.concurrency` resources at a time), reporting progress along the way.
+/// Takes a snapshot: GC-style discovery and every monitored resource listed (metadata only,
+/// paginated), reporting progress along the way.
+///
+/// Discovery and listing overlap: a group's resources are listed as soon as that group's
+/// version documents are in, while the other groups' documents are still being fetched (the
+/// core group, which holds most objects, is usually first). Document fetches and lists share
+/// one limit of `opts.concurrency` requests. The resource table is put back in the server's
+/// order at the end, so the snapshot does not depend on which answer came first.
 ///
 /// Only a failure to read `/api` or `/apis` (or to connect at all) is an error; a failed
 /// group-version or list is recorded in the snapshot's coverage instead.
@@ -307,21 +317,13 @@ pub async fn snapshot(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Snapshot> {
     let stats = Arc::new(Stats::default());
-    let server = conn.server_version.as_deref().and_then(KubeVersion::parse);
-    let mut builder = SnapshotBuilder::new(conn.provenance());
+    let builder = SnapshotBuilder::new(conn.provenance());
     progress(Progress::default());
 
-    let concurrency = opts.concurrency.max(1);
     // The namespaces and APIServices in full (the namespace controller's model) are read
-    // while discovery runs; both are small.
-    let (discovered, details) = futures::join!(
-        discovery::discover(
-            &conn.client,
-            conn.request_timeout,
-            concurrency,
-            server,
-            &stats,
-        ),
+    // while discovery and the lists run; both are small.
+    let (listed, details) = futures::join!(
+        discover_and_list(conn, opts, builder, &stats, progress),
         details::read(
             &conn.client,
             conn.request_timeout,
@@ -329,10 +331,7 @@ pub async fn snapshot(
             opts.namespace.as_deref()
         ),
     );
-    let discovered = discovered.map_err(|f| discovery_error(conn, &f))?;
-    for (gv, message) in discovered.failures {
-        builder.discovery_failure(gv, message);
-    }
+    let mut builder = listed?;
     for (name, status) in details.namespaces {
         builder.namespace_status(name, status);
     }
@@ -342,8 +341,16 @@ pub async fn snapshot(
             .into_iter()
             .for_each(|a| builder.api_service(a));
     }
+    let mut snapshot = builder.finish();
+    snapshot.store.sort_objects();
+    Ok(snapshot)
+}
+
+/// Adds one group's discovery outcome to the resource table and returns the rows to list.
+/// Until its list finishes, a listed row counts as failed (e.g. on cancellation).
+fn add_group(builder: &mut SnapshotBuilder, rows: Vec<crate::snapshot::Resource>) -> Vec<Target> {
     let mut targets = Vec::new();
-    for row in discovered.rows {
+    for row in rows {
         let to_list = row.list == ListOutcome::NotListed;
         let (group, version, plural, namespaced) = (
             row.group.clone(),
@@ -359,7 +366,6 @@ pub async fn snapshot(
             continue;
         }
         if to_list {
-            // Until its list finishes, a resource counts as failed (e.g. on cancellation).
             builder.resource_mut(id).list = ListOutcome::Failed {
                 message: "list did not finish".into(),
             };
@@ -377,68 +383,121 @@ pub async fn snapshot(
             });
         }
     }
+    targets
+}
 
+/// Discovery and the lists, pipelined (see [`snapshot`]); returns the builder with every row
+/// and object, the rows in the server's order.
+async fn discover_and_list(
+    conn: &Connection,
+    opts: &LiveOptions,
+    builder: SnapshotBuilder,
+    stats: &Arc<Stats>,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<SnapshotBuilder> {
+    let server = conn.server_version.as_deref().and_then(KubeVersion::parse);
+    let concurrency = opts.concurrency.max(1);
+    let groups = discovery::groups(&conn.client, conn.request_timeout, stats)
+        .await
+        .map_err(|f| discovery_error(conn, &f))?;
+
+    let builder = Arc::new(Mutex::new(builder));
     let counters = Arc::new(Counters {
         stats: stats.clone(),
         done: AtomicUsize::new(0),
-        total: targets.len(),
+        total: AtomicUsize::new(0),
         objects: AtomicU64::new(0),
         pages: AtomicU64::new(0),
     });
-    progress(counters.progress(Phase::Listing));
-
-    let builder = Arc::new(Mutex::new(builder));
+    // One limit for document fetches and lists alike. The semaphore is fair: the documents,
+    // all asked for first, go before any list.
     let permits = Arc::new(tokio::sync::Semaphore::new(concurrency));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    let mut tasks = tokio::task::JoinSet::new();
-    for target in targets {
-        let (client, stats, builder, counters, permits, tx) = (
-            conn.client.clone(),
-            stats.clone(),
-            builder.clone(),
-            counters.clone(),
-            permits.clone(),
-            tx.clone(),
-        );
-        let timeout = conn.request_timeout;
-        let page_size = opts.page_size;
-        let max_page_size = opts.max_page_size;
-        let wire = opts.wire;
-        let namespace = opts.namespace.clone();
-        tasks.spawn(async move {
-            let Ok(_permit) = permits.acquire_owned().await else {
-                return;
-            };
-            let cx = ListContext {
-                client: &client,
-                timeout,
-                stats: &stats,
-                page_size,
-                max_page_size,
-                namespace: namespace.as_deref(),
-                wire,
-                builder: &builder,
-            };
-            let sink = ChannelSink {
-                counters: &counters,
-                tx: &tx,
-            };
-            let outcome = list::list_resource(&cx, &target, &sink).await;
-            let _ = tx.send(Event::Done(target.id, outcome));
-        });
-    }
-    drop(tx);
 
-    while let Some(event) = rx.recv().await {
-        if let Event::Done(id, outcome) = event {
-            builder
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .resource_mut(id)
-                .list = outcome;
-            counters.done.fetch_add(1, Ordering::Relaxed);
+    // Every group version's document, fetched in the driving future (they borrow the client).
+    let mut docs = futures::stream::FuturesUnordered::new();
+    for (gi, g) in groups.iter().enumerate() {
+        for (vi, v) in g.versions.iter().enumerate() {
+            let (permits, client) = (&permits, &conn.client);
+            docs.push(async move {
+                // The semaphore is never closed; without a permit the fetch would still be right.
+                let _permit = permits.acquire().await.ok();
+                let doc =
+                    discovery::group_version_doc(client, conn.request_timeout, stats, &g.name, v)
+                        .await;
+                (gi, vi, doc)
+            });
         }
-        progress(counters.progress(Phase::Listing));
+    }
+    // Per group: its documents so far, and how many are still out.
+    let mut group_docs: Vec<Vec<Option<discovery::GroupVersionDoc>>> = groups
+        .iter()
+        .map(|g| vec![None; g.versions.len()])
+        .collect();
+    let mut outstanding: Vec<usize> = groups.iter().map(|g| g.versions.len()).collect();
+    let mut failures: Vec<Vec<(String, String)>> = vec![Vec::new(); groups.len()];
+    // The rows each group added, `(group, first row, end)`, in the order they were added.
+    let mut blocks: Vec<(usize, u32, u32)> = Vec::new();
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    // Kept while documents are out (their groups' lists are yet to be spawned); once dropped,
+    // the channel closes when the last list task ends.
+    let mut tx = (!docs.is_empty()).then_some(tx);
+    let mut tasks = tokio::task::JoinSet::new();
+    loop {
+        let phase = if docs.is_empty() {
+            Phase::Listing
+        } else {
+            Phase::Discovery
+        };
+        tokio::select! {
+            Some((gi, vi, doc)) = docs.next(), if !docs.is_empty() => {
+                if let Some(slot) = group_docs.get_mut(gi).and_then(|d| d.get_mut(vi)) {
+                    *slot = Some(doc);
+                }
+                let left = outstanding.get_mut(gi);
+                let complete = match left {
+                    Some(left) => {
+                        *left = left.saturating_sub(1);
+                        *left == 0
+                    }
+                    None => false,
+                };
+                if complete && let (Some(g), Some(docs)) = (groups.get(gi), group_docs.get_mut(gi)) {
+                    let (rows, group_failures) =
+                        discovery::group_outcome(g, std::mem::take(docs), server);
+                    failures[gi] = group_failures;
+                    let targets = {
+                        let mut b = builder.lock().unwrap_or_else(|e| e.into_inner());
+                        let first = b.resources().len() as u32;
+                        let targets = add_group(&mut b, rows);
+                        blocks.push((gi, first, b.resources().len() as u32));
+                        targets
+                    };
+                    counters.total.fetch_add(targets.len(), Ordering::Relaxed);
+                    if let Some(tx) = &tx {
+                        for target in targets {
+                            spawn_list(&mut tasks, conn, opts, &builder, &counters, &permits, tx, target);
+                        }
+                    }
+                }
+                if docs.is_empty() {
+                    tx = None;
+                }
+                progress(counters.progress(phase));
+            }
+            event = rx.recv() => {
+                let Some(event) = event else { break };
+                if let Event::Done(id, outcome) = event {
+                    builder
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .resource_mut(id)
+                        .list = outcome;
+                    counters.done.fetch_add(1, Ordering::Relaxed);
+                }
+                progress(counters.progress(phase));
+            }
+        }
     }
     while let Some(joined) = tasks.join_next().await {
         if let Err(e) = joined
@@ -449,14 +508,71 @@ pub async fn snapshot(
     }
     progress(counters.progress(Phase::Done));
 
-    let builder = Arc::try_unwrap(builder)
+    let mut builder = Arc::try_unwrap(builder)
         .map_err(|_| ())
         .expect("all list tasks have finished")
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
-    let mut snapshot = builder.finish();
-    snapshot.store.sort_objects();
-    Ok(snapshot)
+    // The server's order: groups as `/api` and `/apis` list them, whatever order their
+    // documents arrived in.
+    blocks.sort_unstable_by_key(|&(gi, _, _)| gi);
+    let order: Vec<ResourceId> = blocks
+        .iter()
+        .flat_map(|&(_, first, end)| (first..end).map(ResourceId))
+        .collect();
+    builder.reorder_resources(&order);
+    for (gv, message) in failures.into_iter().flatten() {
+        builder.discovery_failure(gv, message);
+    }
+    Ok(builder)
+}
+
+/// Spawns the list of one resource; it waits for a permit, then reports on `tx`.
+#[allow(clippy::too_many_arguments)]
+fn spawn_list(
+    tasks: &mut tokio::task::JoinSet<()>,
+    conn: &Connection,
+    opts: &LiveOptions,
+    builder: &Arc<Mutex<SnapshotBuilder>>,
+    counters: &Arc<Counters>,
+    permits: &Arc<tokio::sync::Semaphore>,
+    tx: &tokio::sync::mpsc::UnboundedSender<Event>,
+    target: Target,
+) {
+    let (client, builder, counters, permits, tx) = (
+        conn.client.clone(),
+        builder.clone(),
+        counters.clone(),
+        permits.clone(),
+        tx.clone(),
+    );
+    let stats = counters.stats.clone();
+    let timeout = conn.request_timeout;
+    let page_size = opts.page_size;
+    let max_page_size = opts.max_page_size;
+    let wire = opts.wire;
+    let namespace = opts.namespace.clone();
+    tasks.spawn(async move {
+        let Ok(_permit) = permits.acquire_owned().await else {
+            return;
+        };
+        let cx = ListContext {
+            client: &client,
+            timeout,
+            stats: &stats,
+            page_size,
+            max_page_size,
+            namespace: namespace.as_deref(),
+            wire,
+            builder: &builder,
+        };
+        let sink = ChannelSink {
+            counters: &counters,
+            tx: &tx,
+        };
+        let outcome = list::list_resource(&cx, &target, &sink).await;
+        let _ = tx.send(Event::Done(target.id, outcome));
+    });
 }
 
 /// Counts of list outcomes over the monitored rows of a snapshot.
@@ -703,6 +819,200 @@ mod tests {
         )
         .unwrap();
         path
+    }
+
+    const ALL_VERBS: &str = r#"["create","delete","get","list","watch"]"#;
+
+    /// An API server with the core group (ConfigMaps: `child`, owned by Widget `w`) and the
+    /// group `widgets.example.com` (Widgets: `w`). `slow_path`'s answer is `slow_reply`
+    /// (`None`: the normal answer) after `delay`.
+    async fn widget_server(
+        slow_path: &'static str,
+        slow_reply: Option<Reply>,
+        delay: Duration,
+    ) -> Server {
+        Server::start(Script::Answer(Box::new(move |req, _| {
+            let path = req.line.trim_start_matches("GET ");
+            let path = path.split('?').next().unwrap_or_default();
+            let json = |body: String| Reply::ok("application/json", body.as_bytes());
+            let reply = match path {
+                "/api" => json(r#"{"versions":["v1"]}"#.into()),
+                "/apis" => json(
+                    r#"{"groups":[{"name":"widgets.example.com","versions":[{"version":"v1"}],
+                        "preferredVersion":{"version":"v1"}}]}"#
+                        .into(),
+                ),
+                "/api/v1" => json(format!(
+                    r#"{{"resources":[{{"name":"configmaps","namespaced":true,"kind":"ConfigMap","verbs":{ALL_VERBS}}}]}}"#
+                )),
+                "/apis/widgets.example.com/v1" => json(format!(
+                    r#"{{"resources":[{{"name":"widgets","namespaced":true,"kind":"Widget","verbs":{ALL_VERBS}}}]}}"#
+                )),
+                "/api/v1/configmaps" => json(
+                    r#"{"metadata":{},"items":[{"metadata":{"name":"child","namespace":"ns","uid":"cuid",
+                        "ownerReferences":[{"apiVersion":"widgets.example.com/v1","kind":"Widget","name":"w","uid":"wuid"}]}}]}"#
+                        .into(),
+                ),
+                "/apis/widgets.example.com/v1/widgets" => json(
+                    r#"{"metadata":{},"items":[{"metadata":{"name":"w","namespace":"ns","uid":"wuid"}}]}"#
+                        .into(),
+                ),
+                "/api/v1/namespaces" | "/apis/apiregistration.k8s.io/v1/apiservices" => {
+                    json(r#"{"items":[]}"#.into())
+                }
+                _ => Reply::status(404, "NotFound"),
+            };
+            if path == slow_path {
+                slow_reply.clone().unwrap_or(reply).after(delay)
+            } else {
+                reply
+            }
+        })))
+        .await
+    }
+
+    fn connection_to(server: &Server) -> Connection {
+        Connection {
+            client: server.client(),
+            context: None,
+            default_namespace: "default".into(),
+            server_url: server.url.clone(),
+            server_version: Some("v1.20.2".into()),
+            request_timeout: Some(Duration::from_secs(10)),
+        }
+    }
+
+    /// When the server first saw a request for `path` (any query).
+    fn first_seen(server: &Server, path: &str) -> Instant {
+        server
+            .requests()
+            .iter()
+            .find(|r| {
+                let p = r.line.trim_start_matches("GET ");
+                p.split('?').next() == Some(path)
+            })
+            .unwrap_or_else(|| panic!("no request for {path}"))
+            .at
+    }
+
+    fn plurals(snap: &Snapshot) -> Vec<(&str, &ListOutcome)> {
+        snap.resources
+            .iter()
+            .map(|r| (r.plural.as_str(), &r.list))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn lists_begin_while_another_groups_discovery_is_still_out() {
+        let delay = Duration::from_millis(1500);
+        let server = widget_server("/apis/widgets.example.com/v1", None, delay).await;
+        let snap = snapshot(&connection_to(&server), &LiveOptions::default(), &|_| {})
+            .await
+            .unwrap();
+        // The core group's lists do not wait for the slow group's document.
+        let slow_doc = first_seen(&server, "/apis/widgets.example.com/v1");
+        let configmaps = first_seen(&server, "/api/v1/configmaps");
+        assert!(
+            configmaps < slow_doc + delay / 2,
+            "configmaps listed {:?} after the slow document was asked for",
+            configmaps.saturating_duration_since(slow_doc)
+        );
+        assert_eq!(
+            plurals(&snap),
+            [
+                ("configmaps", &ListOutcome::Complete),
+                ("widgets", &ListOutcome::Complete)
+            ]
+        );
+        assert_eq!(snap.store.len(), 2);
+        assert!(snap.discovery_failures.is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_resource_table_keeps_the_servers_order_whichever_document_comes_first() {
+        // The core group's document comes last: the widgets' rows are added first.
+        let server = widget_server("/api/v1", None, Duration::from_millis(400)).await;
+        let snap = snapshot(&connection_to(&server), &LiveOptions::default(), &|_| {})
+            .await
+            .unwrap();
+        assert!(
+            first_seen(&server, "/apis/widgets.example.com/v1/widgets")
+                < first_seen(&server, "/api/v1/configmaps")
+        );
+        assert_eq!(
+            plurals(&snap),
+            [
+                ("configmaps", &ListOutcome::Complete),
+                ("widgets", &ListOutcome::Complete)
+            ]
+        );
+        // Objects follow their rows, in the table's order.
+        let objects: Vec<(String, String)> = snap
+            .store
+            .ids()
+            .map(|id| {
+                let o = snap.store.object(id);
+                (
+                    snap.resource_of(o).kind.clone(),
+                    snap.store.str(o.name).to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            objects,
+            [
+                ("ConfigMap".to_owned(), "child".to_owned()),
+                ("Widget".to_owned(), "w".to_owned())
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_group_whose_discovery_fails_leaves_its_kinds_unknown_while_others_are_listed() {
+        // 503 is retried (backoff from 250 ms): the lists go on meanwhile.
+        let server = widget_server(
+            "/apis/widgets.example.com/v1",
+            Some(Reply::status(503, "ServiceUnavailable")),
+            Duration::ZERO,
+        )
+        .await;
+        let snap = snapshot(&connection_to(&server), &LiveOptions::default(), &|_| {})
+            .await
+            .unwrap();
+        let failed: Vec<&str> = snap
+            .discovery_failures
+            .iter()
+            .map(|f| f.group_version.as_str())
+            .collect();
+        assert_eq!(failed, ["widgets.example.com/v1"]);
+        assert!(snap.discovery_failures[0].message.contains("503"));
+        assert_eq!(plurals(&snap), [("configmaps", &ListOutcome::Complete)]);
+        let doc_requests: Vec<Instant> = server
+            .requests()
+            .iter()
+            .filter(|r| r.line == "GET /apis/widgets.example.com/v1")
+            .map(|r| r.at)
+            .collect();
+        assert!(doc_requests.len() > 1, "retried: {}", doc_requests.len());
+        // The core group was listed while the failing document was being retried.
+        assert!(
+            doc_requests
+                .last()
+                .is_some_and(|&last| first_seen(&server, "/api/v1/configmaps") < last)
+        );
+        // The failure is what makes the child's owner unknown, never dangling, in the
+        // analysis (`gc::tests::scenarios::discovery_failure_makes_the_group_unknown_not_unresolvable`;
+        // `source` does not import `gc`): the child is in the snapshot, its owner's group is not.
+        let child = snap
+            .store
+            .ids()
+            .find(|&id| snap.store.str(snap.store.object(id).name) == "child");
+        assert!(child.is_some());
+        assert!(
+            snap.resources
+                .iter()
+                .all(|r| r.group != "widgets.example.com")
+        );
     }
 
     #[tokio::test]

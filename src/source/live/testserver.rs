@@ -3,6 +3,7 @@
 //! or — [`Script::Silent`] — accepts connections and never answers.
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -13,6 +14,8 @@ pub(crate) struct Seen {
     pub line: String,
     /// The `Accept` header.
     pub accept: String,
+    /// When the request's head had been read.
+    pub at: Instant,
 }
 
 /// One answer.
@@ -21,6 +24,9 @@ pub(crate) struct Reply {
     pub status: u16,
     pub content_type: &'static str,
     pub body: Vec<u8>,
+    /// How long the server waits before answering (a slow discovery document); the
+    /// connection carries nothing else meanwhile, as in HTTP/1.1.
+    pub delay: Duration,
 }
 
 impl Reply {
@@ -30,7 +36,13 @@ impl Reply {
             status: 200,
             content_type,
             body: body.to_vec(),
+            delay: Duration::ZERO,
         }
+    }
+
+    /// This reply, sent after `delay`.
+    pub fn after(self, delay: Duration) -> Reply {
+        Reply { delay, ..self }
     }
 
     /// An error `Status` in JSON.
@@ -42,6 +54,7 @@ impl Reply {
                 r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"{reason}","message":"{reason} (test)","code":{status}}}"#
             )
             .into_bytes(),
+            delay: Duration::ZERO,
         }
     }
 }
@@ -107,7 +120,11 @@ impl Server {
                             .find(|(k, _)| k.eq_ignore_ascii_case("accept"))
                             .map(|(_, v)| v.trim().to_owned())
                             .unwrap_or_default();
-                        let req = Seen { line, accept };
+                        let req = Seen {
+                            line,
+                            accept,
+                            at: Instant::now(),
+                        };
                         let n = {
                             let mut s = seen.lock().unwrap();
                             s.push(req.clone());
@@ -117,6 +134,9 @@ impl Server {
                             Script::Silent => continue,
                             Script::Answer(f) => f(&req, n),
                         };
+                        if !reply.delay.is_zero() {
+                            tokio::time::sleep(reply.delay).await;
+                        }
                         let mut out = format!(
                             "HTTP/1.1 {} X\r\nContent-Type: {}\r\nContent-Length: {}\r\n\r\n",
                             reply.status,
