@@ -88,7 +88,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     }
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
     let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
-    findings::emit_single(
+    let code = findings::emit_single(
         sink,
         "check",
         args.output,
@@ -97,7 +97,17 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         args.fail_on,
         &args.gate,
         a,
-    )
+    );
+    // The process ends with this command: a restored backup has a finding or three per object
+    // (243k on the 1 GiB bench backup), and freeing them, their strings and the two clusters
+    // one allocation at a time was ~9% of the whole command's CPU. The OS takes it back at once.
+    std::mem::forget(gc);
+    std::mem::forget(all);
+    std::mem::forget(applied);
+    std::mem::forget(input);
+    std::mem::forget(origins);
+    std::mem::forget(target);
+    code
 }
 
 /// Where a finding's object is written in the input: the manifest's file, and the line of the
