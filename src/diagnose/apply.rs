@@ -143,12 +143,15 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
     for r in &input.resources {
         if b.find_resource(&r.group, &r.version, &r.kind).is_none() {
             let mut r = r.clone();
-            if empty {
-                r.list = match r.list {
-                    ListOutcome::Ignored { reason } => ListOutcome::Ignored { reason },
-                    _ => ListOutcome::Complete,
-                };
-            }
+            r.list = match r.list {
+                ListOutcome::Ignored { reason } => ListOutcome::Ignored { reason },
+                _ if empty => ListOutcome::Complete,
+                // A kind the target's table lacks is one it did not read (a snapshot of files
+                // without it, or a cluster that does not serve it): only the input's objects of
+                // it are known, so an owner of it that is not among them is unknown, never
+                // absent.
+                _ => ListOutcome::NotListed,
+            };
             b.add_resource(r);
         }
     }

@@ -219,3 +219,23 @@ fn a_target_that_did_not_read_a_kind_keeps_its_owners_unknown() {
         [("a".to_owned(), "dangling")]
     );
 }
+
+#[test]
+fn a_kind_the_target_did_not_read_stays_unknown_though_the_input_holds_some() {
+    // The target: files holding ConfigMaps only. The input holds a Deployment, and a Secret
+    // owned by another Deployment: whether the target has that one cannot be told.
+    let target =
+        manifests("apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: shop, name: x}\n");
+    let yaml = [
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {namespace: shop, name: api}\n---\n"
+            .to_owned(),
+        owned("a", "apps/v1", "Deployment", "web"),
+    ]
+    .concat();
+    let input = manifests(&yaml);
+    let a = apply(Target::Cluster(&target), &input, Restorer::Apply);
+    assert_eq!(
+        classes(&a, KubeVersion::NEWEST),
+        [("a".to_owned(), "unknown")]
+    );
+}
