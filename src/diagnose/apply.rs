@@ -16,8 +16,9 @@
 
 use super::code::{Code, Severity};
 use super::finding::Finding;
+use crate::catalog::{KubeVersion, builtin};
 use crate::model::ObjId;
-use crate::snapshot::{ListOutcome, Snapshot, SnapshotBuilder};
+use crate::snapshot::{ListOutcome, Resource, Snapshot, SnapshotBuilder};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
@@ -84,29 +85,73 @@ fn velero_skips(kind: &str, group: &str) -> Option<&'static str> {
     }
 }
 
-/// The cluster right after `input` is created in `target` (`None`: an empty, new cluster of
-/// the same served kinds), the way `restorer` creates objects.
+/// Where the input is created.
+#[derive(Clone, Copy, Debug)]
+pub enum Target<'a> {
+    /// An existing cluster, as read (live or `--snapshot`): what it did not read stays unknown.
+    Cluster(&'a Snapshot),
+    /// A new, empty cluster of this release (`--target empty`).
+    Empty(KubeVersion),
+}
+
+/// The resource table of a new cluster of release `at`: every built-in kind at every version
+/// the release serves, each complete (a new cluster holds none of them, so the GC's GET of an
+/// owner not in the input answers 404). The input's CRDs add their kinds with the input's rows.
+fn new_cluster_rows(at: KubeVersion) -> Vec<Resource> {
+    let mut rows = Vec::new();
+    for b in builtin::all() {
+        let Some(preferred) = b.preferred_at(at) else {
+            continue;
+        };
+        for v in b.versions.iter().filter(|v| v.served_at(at.minor)) {
+            rows.push(Resource {
+                group: b.group.to_owned(),
+                version: v.version.to_owned(),
+                kind: b.kind.to_owned(),
+                plural: b.plural.to_owned(),
+                namespaced: b.namespaced,
+                verbs: Vec::new(),
+                preferred_version: preferred.to_owned(),
+                list: ListOutcome::Complete,
+            });
+        }
+    }
+    rows
+}
+
+/// The cluster right after `input` is created in `target`, the way `restorer` creates
+/// objects.
 ///
 /// Objects are matched by coordinates through one index per side (each lookup is a hash
 /// probe, so a large backup against a large target costs their sizes, not their product).
-pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) -> Applied {
+pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applied {
+    let (target, release) = match target {
+        Target::Cluster(t) => (Some(t), None),
+        Target::Empty(at) => (None, Some(at)),
+    };
     let provenance = target.map_or_else(|| input.provenance.clone(), |t| t.provenance.clone());
     let mut b = SnapshotBuilder::new(provenance);
     let empty = target.is_none();
-    // The resource table: the target's, then the input's kinds it lacks. An empty target holds
-    // nothing of any kind: every row is complete.
+    // The resource table: the target's (or a new cluster's), then the input's kinds it lacks.
+    // An empty target holds nothing of any kind: every row is complete.
     for r in target.map_or(&[][..], |t| &t.resources[..]) {
         b.add_resource(r.clone());
+    }
+    for r in release.map(new_cluster_rows).unwrap_or_default() {
+        b.add_resource(r);
     }
     for r in &input.resources {
         if b.find_resource(&r.group, &r.version, &r.kind).is_none() {
             let mut r = r.clone();
-            if empty {
-                r.list = match r.list {
-                    ListOutcome::Ignored { reason } => ListOutcome::Ignored { reason },
-                    _ => ListOutcome::Complete,
-                };
-            }
+            r.list = match r.list {
+                ListOutcome::Ignored { reason } => ListOutcome::Ignored { reason },
+                _ if empty => ListOutcome::Complete,
+                // A kind the target's table lacks is one it did not read (a snapshot of files
+                // without it, or a cluster that does not serve it): only the input's objects of
+                // it are known, so an owner of it that is not among them is unknown, never
+                // absent.
+                _ => ListOutcome::NotListed,
+            };
             b.add_resource(r);
         }
     }
@@ -222,7 +267,8 @@ pub fn apply(target: Option<&Snapshot>, input: &Snapshot, restorer: Restorer) ->
             }
         }
     }
-    let snapshot = b.finish();
+    let mut snapshot = b.finish();
+    snapshot.new_cluster = empty;
     input_of.resize(snapshot.store.len(), None);
     Applied {
         snapshot,
@@ -379,4 +425,42 @@ pub fn duplicate_findings(
         push(*first, where_(*second), differs);
     }
     out
+}
+
+/// GC001 on a created object says where its owner is not: the owner is in neither the input
+/// nor the target (in a new cluster, nowhere), so the reference can never be satisfied by the
+/// apply. Only said when no input object has the owner's group, kind and name in any namespace:
+/// an owner written into another namespace is GC001 too, and "not in the input" would be false.
+pub fn name_absent_owners(findings: &mut [Finding], applied: &Applied) {
+    let snap = &applied.snapshot;
+    let store = &snap.store;
+    let mut in_input: Option<HashSet<(&str, &str, &str)>> = None;
+    for f in findings.iter_mut() {
+        let (Code::DanglingOwner, Some(id), Some(r)) = (f.code, f.object, f.owner_ref) else {
+            continue;
+        };
+        if !applied.from_input(id) {
+            continue;
+        }
+        let held = in_input.get_or_insert_with(|| {
+            store
+                .ids()
+                .filter(|&i| applied.from_input(i))
+                .map(|i| {
+                    let (group, kind, _, name) = coordinates(snap, i);
+                    (group, kind, name)
+                })
+                .collect()
+        });
+        let group = crate::gc::rest_mapper::parse_group_version(store.str(r.api_version))
+            .map_or("", |g| g.0);
+        if held.contains(&(group, store.str(r.kind), store.str(r.name))) {
+            continue;
+        }
+        f.message.push_str(if snap.new_cluster {
+            "; it is not in the input, and a new cluster holds nothing else"
+        } else {
+            "; it is in neither the input nor the target"
+        });
+    }
 }

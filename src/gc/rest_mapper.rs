@@ -67,6 +67,8 @@ pub struct RestMapper {
     served_gvs: hashbrown::HashSet<(String, String)>,
     failed_gvs: Vec<String>,
     source: SourceKind,
+    /// A new cluster of this release ([`Snapshot::new_cluster`]): its rows are all it serves.
+    new_cluster: Option<KubeVersion>,
     /// Served API versions are judged against this release (files: only if known).
     cluster_version: Option<KubeVersion>,
     /// Resource row → gr.
@@ -92,6 +94,9 @@ impl RestMapper {
         let mut known_groups = HashMap::new();
         let mut served_gvs = hashbrown::HashSet::new();
         let mut gr_of_resource = Vec::with_capacity(snap.resources.len());
+        let served = snap
+            .new_cluster
+            .then(|| NewClusterServes::of(snap, cluster_version));
         for r in &snap.resources {
             let key = (r.group.clone(), r.plural.clone());
             let gr = *gr_index.entry(key).or_insert_with(|| {
@@ -106,6 +111,11 @@ impl RestMapper {
             });
             gr_of_resource.push(gr);
             merge_coverage(&mut grs[gr.0 as usize].coverage, &r.list);
+            // A new cluster's REST mapper maps only what it serves; the input's objects of other
+            // kinds keep their row (they are judged) but are never an owner the GC can resolve.
+            if served.as_ref().is_some_and(|s| !s.serves(r)) {
+                continue;
+            }
             by_gvk.insert((r.group.clone(), r.version.clone(), r.kind.clone()), gr);
             by_gvk
                 .entry((
@@ -139,6 +149,7 @@ impl RestMapper {
                 .map(|f| f.group_version.clone())
                 .collect(),
             source: snap.provenance.source,
+            new_cluster: served.map(|s| s.at),
             cluster_version,
             gr_of_resource,
             by_name,
@@ -308,6 +319,22 @@ impl RestMapper {
             return Mapping::Phantom { namespaced };
         }
         let catalog = builtin::find(group, kind);
+        if let Some(at) = self.new_cluster {
+            // Every kind a new cluster serves has a row: anything else fails the GC's REST
+            // mapping there, and the dependent is retried forever (§6.8).
+            return Mapping::Unresolvable(match catalog {
+                Some(b) if b.version(version).is_some() => {
+                    format!("{api_version} {} is not served by Kubernetes {at}", b.kind)
+                }
+                _ if builtin::is_builtin_group(group) => {
+                    format!("Kubernetes {at} serves no kind {kind:?} in {api_version}")
+                }
+                _ => format!(
+                    "a new cluster does not serve {api_version} {kind}: the input holds no \
+                     CustomResourceDefinition serving it"
+                ),
+            });
+        }
         match self.source {
             SourceKind::Live => {
                 // Live discovery lists every served group/version/kind, so anything else fails
@@ -385,6 +412,46 @@ impl RestMapper {
             .get(&(group.to_owned(), version.to_owned(), base.to_owned()))?;
         let g = self.gr(*gr);
         (g.kind == base).then_some(g.namespaced)
+    }
+}
+
+/// What a new cluster ([`Snapshot::new_cluster`]) serves: the built-in kinds at the versions
+/// its release serves, and the kinds of the CRDs the input holds.
+struct NewClusterServes {
+    at: KubeVersion,
+    /// `plural.group` of each CustomResourceDefinition in the input (a CRD's name is exactly
+    /// that, which the API server enforces).
+    crds: hashbrown::HashSet<String>,
+}
+
+impl NewClusterServes {
+    fn of(snap: &Snapshot, at: Option<KubeVersion>) -> NewClusterServes {
+        let crd_rows: Vec<bool> = snap
+            .resources
+            .iter()
+            .map(|r| r.group == "apiextensions.k8s.io" && r.kind == "CustomResourceDefinition")
+            .collect();
+        let crds = snap
+            .store
+            .objects
+            .iter()
+            .filter(|o| crd_rows[o.resource.index()])
+            .map(|o| snap.store.str(o.name).to_owned())
+            .collect();
+        NewClusterServes {
+            at: at.unwrap_or(KubeVersion::NEWEST),
+            crds,
+        }
+    }
+
+    /// Whether the row's group/version/kind is served. A custom kind counts as served at every
+    /// version the input has a row for (its CRD's served versions, or the versions its objects
+    /// are written in): the CRD's metadata, which is what the input keeps, does not say more.
+    fn serves(&self, r: &crate::snapshot::Resource) -> bool {
+        match builtin::find(&r.group, &r.kind) {
+            Some(b) => b.serves(&r.version, self.at) == Some(true),
+            None => self.crds.contains(&format!("{}.{}", r.plural, r.group)),
+        }
     }
 }
 

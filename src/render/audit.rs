@@ -120,6 +120,10 @@ pub struct Coverage {
     pub discovery_failures: Vec<crate::snapshot::DiscoveryFailure>,
     /// Input documents that were skipped.
     pub skipped_inputs: Vec<crate::snapshot::Skipped>,
+    /// A new cluster (`check apply --target empty`): nothing in it is unknown, whatever the
+    /// input was read from. Said in the summary line; `complete` carries it in JSON.
+    #[serde(skip)]
+    pub new_cluster: bool,
 }
 
 /// One resource not fully read.
@@ -147,7 +151,8 @@ impl Coverage {
     /// Coverage of the analysed snapshot.
     pub fn of(a: &GarbageCollector<'_>) -> Coverage {
         let snap = a.snap;
-        let files = snap.provenance.source == SourceKind::Files;
+        // A new cluster's rows are all complete: no file-input gaps to infer.
+        let files = snap.provenance.source == SourceKind::Files && !snap.new_cluster;
         // File inputs: the namespaces the input holds objects in, to say where a resource is
         // not held.
         let input_namespaces: std::collections::BTreeSet<&str> = if files {
@@ -214,13 +219,14 @@ impl Coverage {
             });
         }
         Coverage {
-            complete: snap.provenance.source == SourceKind::Live
+            complete: (snap.provenance.source == SourceKind::Live || snap.new_cluster)
                 && gaps.is_empty()
                 && snap.discovery_failures.is_empty(),
             source: snap.provenance.source,
             gaps,
             discovery_failures: snap.discovery_failures.clone(),
             skipped_inputs: snap.skipped.clone(),
+            new_cluster: snap.new_cluster,
         }
     }
 }
@@ -585,7 +591,11 @@ pub fn summary_line(r: &AuditReport) -> String {
         r.gc_version
     );
     let c = &s.coverage;
-    if c.source == SourceKind::Files {
+    if c.new_cluster {
+        line.push_str(
+            " · a new cluster: the release's built-in kinds and the input's CRDs, nothing else",
+        );
+    } else if c.source == SourceKind::Files {
         // What was held, what was not: owners there are unknown, never missing.
         let failed: Vec<&str> = c
             .gaps

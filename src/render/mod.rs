@@ -87,9 +87,15 @@ pub fn write_yaml<T: Serialize>(w: &mut dyn Write, value: &T) -> std::io::Result
 }
 
 /// Writes `value` as pretty JSON plus a newline.
+///
+/// The serializer writes token by token (a quote, a key, a colon, an indent): through `&mut
+/// dyn Write` each is a virtual call into the sink's writer. A buffer of our own, typed, makes
+/// those plain copies and hands the sink large blocks.
 pub fn write_json<T: Serialize>(w: &mut dyn Write, value: &T) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, value).map_err(std::io::Error::other)?;
-    w.write_all(b"\n")
+    let mut buf = std::io::BufWriter::with_capacity(256 * 1024, w);
+    serde_json::to_writer_pretty(&mut buf, value).map_err(std::io::Error::other)?;
+    buf.write_all(b"\n")?;
+    buf.flush()
 }
 
 /// A kubectl-looking table (no borders, three spaces between columns).

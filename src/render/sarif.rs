@@ -9,7 +9,10 @@
 //!   run with `executionSuccessful: false` and the error as a tool execution notification.
 //! * One rule per finding code (all of them, in code order, so `ruleIndex` is stable), with
 //!   the short and full description and help text (text and Markdown) of the code.
-//! * One result per finding. `level`: critical and error → `error`, warning → `warning`,
+//! * One result per finding, up to GitHub code scanning's [`MAX_RESULTS_PER_RUN`] (25,000):
+//!   beyond it a run holds the most severe, its invocation has a warning notification saying
+//!   how many were left out, and `properties.omittedResults` the count. Results are written as
+//!   they are built (the run's other parts first), never held together. `level`: critical and error → `error`, warning → `warning`,
 //!   info → `note` (the exact severity is in `properties.severity`). The location is the
 //!   object, as a relative URI `<cluster>/<namespace>/<Kind>/<name>` (`_cluster` for
 //!   cluster-scoped objects, `_resources/<plural.group>` for resource-level findings; every
@@ -24,9 +27,12 @@
 //!   runs while the problem stays, and closes it when it is fixed.
 
 use super::audit::FindingJson;
-use super::ci::{CiReport, ClusterOutcome, fingerprint, help, owner_text, subject_text};
+use super::ci::{
+    CiReport, ClusterOutcome, ClusterReport, fingerprint, help, owner_text, subject_text,
+};
 use crate::diagnose::{Code, Severity};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_sarif::sarif as s;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -236,91 +242,168 @@ fn result(cluster: &str, f: &FindingJson) -> s::Result {
         .build()
 }
 
-/// The SARIF log of `r`.
-pub fn document(r: &CiReport) -> s::Sarif {
-    let runs: Vec<s::Run> = r
-        .clusters
-        .iter()
-        .map(|c| {
-            let driver = s::ToolComponent::builder()
-                .name("kubectl-gc")
-                .version(env!("CARGO_PKG_VERSION"))
-                .semantic_version(env!("CARGO_PKG_VERSION"))
-                .information_uri(env!("CARGO_PKG_REPOSITORY"))
-                .rules(rules())
+/// GitHub code scanning's limit on results per run: an upload with more is rejected. Beyond it,
+/// a run keeps the most severe results and says how many it left out (`-o json` has them all).
+pub const MAX_RESULTS_PER_RUN: usize = 25_000;
+
+/// A run's results, serialized one at a time as they are built: a backup with 249k findings
+/// must not hold 249k SARIF results (with their property maps) in memory at once. Up to
+/// `limit` of them: in the report's order when all fit (the output is then what it always
+/// was), else the most severe first — a pass per severity over the report, stable within one,
+/// so the choice is deterministic and costs no copy of the findings.
+struct Results<'a> {
+    cluster: &'a str,
+    findings: &'a [FindingJson],
+    limit: usize,
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let (cluster, findings) = (self.cluster, self.findings);
+        if findings.len() <= self.limit {
+            return ser.collect_seq(findings.iter().map(|f| result(cluster, f)));
+        }
+        let by_severity = [
+            Severity::Critical,
+            Severity::Error,
+            Severity::Warning,
+            Severity::Info,
+        ]
+        .into_iter()
+        .flat_map(|sev| findings.iter().filter(move |f| f.severity == sev));
+        ser.collect_seq(by_severity.take(self.limit).map(|f| result(cluster, f)))
+    }
+}
+
+/// One run: everything but the results (small: the rules, the invocation, the properties),
+/// then the results, streamed.
+#[derive(serde::Serialize)]
+struct StreamedRun<'a> {
+    #[serde(flatten)]
+    run: s::Run,
+    results: Results<'a>,
+}
+
+/// The whole log, streamed run by run.
+struct Log<'a> {
+    r: &'a CiReport,
+    limit: usize,
+}
+
+impl Serialize for Log<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = ser.serialize_struct("sarif", 3)?;
+        m.serialize_field("$schema", SCHEMA_URI)?;
+        m.serialize_field("version", &s::Version::V2_1_0.to_string())?;
+        m.serialize_field("runs", &Runs(self))?;
+        m.end()
+    }
+}
+
+struct Runs<'a, 'b>(&'b Log<'a>);
+
+impl Serialize for Runs<'_, '_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let (r, limit) = (self.0.r, self.0.limit);
+        ser.collect_seq(r.clusters.iter().map(|c| {
+            let findings = c.report().map_or(&[][..], |rep| &rep.findings[..]);
+            StreamedRun {
+                run: run(r, c, findings.len().saturating_sub(limit)),
+                results: Results {
+                    cluster: &c.name,
+                    findings,
+                    limit,
+                },
+            }
+        }))
+    }
+}
+
+/// A run of `r` for cluster `c`, without its results; `omitted`: how many results the limit
+/// leaves out.
+fn run(r: &CiReport, c: &ClusterReport, omitted: usize) -> s::Run {
+    let driver = s::ToolComponent::builder()
+        .name("kubectl-gc")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .information_uri(env!("CARGO_PKG_REPOSITORY"))
+        .rules(rules())
+        .build();
+    let automation = s::RunAutomationDetails::builder()
+        .id(format!("kubectl-gc-{}/{}/", r.command, segment(&c.name)))
+        .build();
+    let mut props = BTreeMap::new();
+    props.insert("cluster".to_owned(), serde_json::json!(c.name));
+    props.insert("exitCode".to_owned(), serde_json::json!(c.exit_code));
+    props.insert("failOn".to_owned(), serde_json::json!(r.fail_on_text()));
+    let invocation = match &c.outcome {
+        ClusterOutcome::Report { report, .. } => {
+            props.insert("gcVersion".to_owned(), serde_json::json!(report.gc_version));
+            props.insert(
+                "source".to_owned(),
+                serde_json::to_value(&report.source).unwrap_or_default(),
+            );
+            props.insert(
+                "summary".to_owned(),
+                serde_json::to_value(&report.summary).unwrap_or_default(),
+            );
+            let invocation = s::Invocation::builder()
+                .execution_successful(true)
+                .exit_code(i64::from(c.exit_code));
+            if omitted == 0 {
+                invocation.build()
+            } else {
+                props.insert("omittedResults".to_owned(), serde_json::json!(omitted));
+                let total = report.findings.len();
+                let note = s::Notification::builder()
+                    .level(serde_json::json!("warning"))
+                    .message(&format!(
+                        "{omitted} of {total} results left out: GitHub code scanning accepts at \
+                         most {MAX_RESULTS_PER_RUN} per run, so this run holds the \
+                         {MAX_RESULTS_PER_RUN} most severe (-o json lists every finding)"
+                    ))
+                    .build();
+                invocation.tool_execution_notifications(vec![note]).build()
+            }
+        }
+        ClusterOutcome::Failed(e) => {
+            let mut text = e.message.clone();
+            if let Some(h) = &e.hint {
+                text.push_str(" (hint: ");
+                text.push_str(h);
+                text.push(')');
+            }
+            let note = s::Notification::builder()
+                .level(serde_json::json!("error"))
+                .message(&text)
                 .build();
-            let automation = s::RunAutomationDetails::builder()
-                .id(format!("kubectl-gc-{}/{}/", r.command, segment(&c.name)))
-                .build();
-            let mut props = BTreeMap::new();
-            props.insert("cluster".to_owned(), serde_json::json!(c.name));
-            props.insert("exitCode".to_owned(), serde_json::json!(c.exit_code));
-            props.insert("failOn".to_owned(), serde_json::json!(r.fail_on_text()));
-            let (results, invocation) = match &c.outcome {
-                ClusterOutcome::Report { report, .. } => {
-                    props.insert("gcVersion".to_owned(), serde_json::json!(report.gc_version));
-                    props.insert(
-                        "source".to_owned(),
-                        serde_json::to_value(&report.source).unwrap_or_default(),
-                    );
-                    props.insert(
-                        "summary".to_owned(),
-                        serde_json::to_value(&report.summary).unwrap_or_default(),
-                    );
-                    (
-                        report
-                            .findings
-                            .iter()
-                            .map(|f| result(&c.name, f))
-                            .collect::<Vec<_>>(),
-                        s::Invocation::builder()
-                            .execution_successful(true)
-                            .exit_code(i64::from(c.exit_code))
-                            .build(),
-                    )
-                }
-                ClusterOutcome::Failed(e) => {
-                    let mut text = e.message.clone();
-                    if let Some(h) = &e.hint {
-                        text.push_str(" (hint: ");
-                        text.push_str(h);
-                        text.push(')');
-                    }
-                    let note = s::Notification::builder()
-                        .level(serde_json::json!("error"))
-                        .message(&text)
-                        .build();
-                    (
-                        Vec::new(),
-                        s::Invocation::builder()
-                            .execution_successful(false)
-                            .exit_code(i64::from(c.exit_code))
-                            .tool_execution_notifications(vec![note])
-                            .build(),
-                    )
-                }
-            };
-            s::Run::builder()
-                .tool(driver)
-                .automation_details(automation)
-                .invocations(vec![invocation])
-                .results(results)
-                .properties(
-                    s::PropertyBag::builder()
-                        .additional_properties(props)
-                        .build(),
-                )
+            s::Invocation::builder()
+                .execution_successful(false)
+                .exit_code(i64::from(c.exit_code))
+                .tool_execution_notifications(vec![note])
                 .build()
-        })
-        .collect();
-    s::Sarif::builder()
-        .schema(SCHEMA_URI)
-        .version(s::Version::V2_1_0.to_string())
-        .runs(runs)
+        }
+    };
+    s::Run::builder()
+        .tool(driver)
+        .automation_details(automation)
+        .invocations(vec![invocation])
+        .properties(
+            s::PropertyBag::builder()
+                .additional_properties(props)
+                .build(),
+        )
         .build()
 }
 
-/// Writes the SARIF log (pretty JSON).
+/// Writes the SARIF log (pretty JSON), each run's results streamed and capped at
+/// [`MAX_RESULTS_PER_RUN`].
 pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
-    super::write_json(w, &document(r))
+    super::write_json(
+        w,
+        &Log {
+            r,
+            limit: MAX_RESULTS_PER_RUN,
+        },
+    )
 }

@@ -195,6 +195,11 @@ pub struct Snapshot {
     /// said to emulate (`--gc-version`), whose served API versions then stand in for the
     /// cluster's. Never written to a snapshot file.
     pub assumed_version: Option<crate::catalog::KubeVersion>,
+    /// A new cluster built by `check apply --target empty`: its resource table is everything
+    /// it serves (the release's built-in kinds and the input's CRDs), so a kind without a
+    /// served row is not served and a GET of any other object answers 404. No source sets it.
+    /// Never written to a snapshot file.
+    pub new_cluster: bool,
     /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
     resource_syms: Vec<(Sym, Sym)>,
 }

@@ -846,3 +846,84 @@ fn fingerprints_stay_when_other_manifests_are_added() {
     std::fs::write(m.join("aaa.json"), other.to_string()).unwrap();
     assert_eq!(prints(), before);
 }
+
+#[test]
+fn a_new_cluster_holds_no_owner_outside_the_input_and_serves_only_its_release_and_the_inputs_crds()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("in.yaml");
+    let owned = |name: &str, api_version: &str, kind: &str, owner: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: shop\n  name: {name}\n  \
+             ownerReferences: [{{apiVersion: {api_version}, kind: {kind}, name: {owner}, uid: u-{owner}}}]\n---\n"
+        )
+    };
+    let yaml = [
+        owned("a", "apps/v1", "Deployment", "web"),
+        owned("b", "example.com/v1", "Widget", "w"),
+        owned("c", "stable.example.com/v1", "CronTab", "ct"),
+        owned("d", "extensions/v1beta1", "Deployment", "old"),
+        owned("e", "example.com/v1", "Gadget", "g"),
+        "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {namespace: shop, name: other}\n---\n"
+            .into(),
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+         metadata: {name: crontabs.stable.example.com}\nspec:\n  group: stable.example.com\n  \
+         scope: Namespaced\n  names: {kind: CronTab, plural: crontabs}\n  \
+         versions: [{name: v1, served: true, storage: true}]\n"
+            .into(),
+    ]
+    .concat();
+    std::fs::write(&file, yaml).unwrap();
+    let file = file.to_string_lossy().into_owned();
+    let args = [
+        "check",
+        "apply",
+        "-f",
+        &file,
+        "--target",
+        "empty",
+        "--gc-version",
+        "1.20",
+    ];
+    let (code, out, err) = kubectl_gc(&[&args[..], &["-o", "json"]].concat());
+    assert_eq!(code, 5, "{err}");
+    let mut want = vec![
+        // Not in the input: a new cluster has no Deployment web.
+        ("GC001", "a"),
+        // No CRD serves example.com Widget (nor Gadget, whose objects alone do not serve it).
+        ("GC006", "b"),
+        // The input's CRD serves CronTab, and ct is not in the input.
+        ("GC001", "c"),
+        // 1.20 no longer serves extensions/v1beta1 Deployment.
+        ("GC006", "d"),
+        ("GC006", "e"),
+    ];
+    for n in ["a", "b", "c", "d", "e"] {
+        want.push(("GC024", n));
+    }
+    assert_eq!(
+        findings(&out),
+        pairs(&want),
+        "nothing unknown in a new cluster"
+    );
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["summary"]["coverage"]["complete"], true);
+    let a = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "GC001" && f["object"]["name"] == "a")
+        .unwrap();
+    assert!(
+        a["message"].as_str().unwrap().contains(
+            "Deployment/web (uid u-web) does not exist in namespace \"shop\"; it is not in the \
+             input, and a new cluster holds nothing else"
+        ),
+        "{a}"
+    );
+    let (_, table, _) = kubectl_gc(&args);
+    assert!(
+        table.contains("a new cluster: the release's built-in kinds and the input's CRDs"),
+        "{table}"
+    );
+}

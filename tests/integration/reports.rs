@@ -366,7 +366,7 @@ fn hostile_names_stay_text_in_every_format() {
     );
 
     // SARIF: valid, the names intact in the JSON strings, URIs percent-encoded.
-    let log: Value = serde_json::to_value(sarif::document(&r)).unwrap();
+    let log: Value = serde_json::from_str(&render(sarif::write, &r)).unwrap();
     assert_valid_sarif(&log, "SARIF with hostile names");
     assert_eq!(
         log["runs"][1]["invocations"][0]["executionSuccessful"],
@@ -1026,4 +1026,88 @@ fn fleet_selection_mistakes_are_refused() {
     let (code, _, err) = kubectl_gc(&["audit", "--all-contexts"]);
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("no contexts"), "{err}");
+}
+
+/// A finding about resource `r` at `severity` (only what SARIF reads).
+fn bare_finding(i: usize, severity: Severity) -> view::FindingJson {
+    view::FindingJson {
+        code: "GC007",
+        name: "unknown-owner",
+        severity,
+        object: None,
+        resource: Some(format!("r{i}.example.com")),
+        owner_reference: None,
+        classification: None,
+        consequence: "c".into(),
+        message: format!("m{i}"),
+        related: Vec::new(),
+        remedies: Vec::new(),
+        evidence: Vec::new(),
+        source: None,
+    }
+}
+
+#[test]
+fn sarif_stops_at_code_scannings_limit_keeping_the_most_severe_and_says_so() {
+    let limit = sarif::MAX_RESULTS_PER_RUN;
+    let snap = hostile();
+    let mut r = ci_of(&snap);
+    // The report's order puts the least severe first: 10 infos, `limit` warnings, 5 errors.
+    let n = 10 + limit + 5;
+    if let ClusterOutcome::Report { report, .. } = &mut r.clusters[0].outcome {
+        report.findings = (0..n)
+            .map(|i| {
+                let sev = match i {
+                    i if i < 10 => Severity::Info,
+                    i if i < 10 + limit => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                bare_finding(i, sev)
+            })
+            .collect();
+    }
+    let log: Value = serde_json::from_str(&render(sarif::write, &r)).unwrap();
+    assert_valid_sarif(&log, "capped SARIF");
+    let run = &log["runs"][0];
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), limit, "exactly the limit");
+    let levels: Vec<&str> = results
+        .iter()
+        .map(|x| x["level"].as_str().unwrap())
+        .collect();
+    assert!(levels[..5].iter().all(|l| *l == "error"), "errors first");
+    assert!(levels[5..].iter().all(|l| *l == "warning"), "then warnings");
+    // Within a severity, the report's order: the first warnings of the report are kept.
+    assert!(
+        results[5]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("m10.")
+    );
+    assert_eq!(run["properties"]["omittedResults"], 15);
+    let note = &run["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(note["level"], "warning");
+    let text = note["message"]["text"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("15 of {n} results left out")) && text.contains("-o json"),
+        "{text}"
+    );
+    // The other run (a failed cluster) is as it was.
+    assert_eq!(log["runs"][1]["results"].as_array().unwrap().len(), 0);
+
+    // At the limit: every result, in the report's order, and no note.
+    if let ClusterOutcome::Report { report, .. } = &mut r.clusters[0].outcome {
+        report.findings.truncate(limit);
+    }
+    let log: Value = serde_json::from_str(&render(sarif::write, &r)).unwrap();
+    let run = &log["runs"][0];
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), limit);
+    assert_eq!(results[0]["level"], "note", "the report's order");
+    assert!(run["properties"].get("omittedResults").is_none());
+    assert!(
+        run["invocations"][0]
+            .get("toolExecutionNotifications")
+            .is_none()
+    );
 }

@@ -30,6 +30,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             run: export_reapplied,
         },
         Test {
+            name: "an_update_keeps_the_clusters_uid_and_takes_the_manifests_references",
+            needs: &[],
+            run: update_reapplied,
+        },
+        Test {
             name: "relink_restores_the_links_a_velero_restore_stripped",
             needs: &[],
             run: relink_after_restore,
@@ -199,6 +204,157 @@ fn export_reapplied(ctx: &Ctx) {
                 ["configmap/free", "configmap/root"]
                     .map(String::from)
                     .into()
+            );
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the GC deleted {deleted:?}, predicted {predicted:?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Objects already in the cluster (applied with `kubectl apply`, so the next apply's three-way
+/// merge replaces their references) whose manifests now carry other ownerReferences: `check
+/// apply` treats them as updates — the cluster's UID kept, the manifest's references taken —
+/// and its prediction must be what the real GC does once the manifests are applied.
+///
+/// * `kept`: no references in the cluster; the manifest adds one to `owner` with its current
+///   UID — solid.
+/// * `stale`: a solid reference in the cluster; the manifest replaces it with one to `prev`
+///   under the UID `prev` had before it was recreated — deleted at once.
+/// * `freed`: a solid reference in the cluster; the manifest has none — kept.
+/// * `child-of-kept` (new): references `kept` by the cluster's UID, which the update keeps —
+///   solid (it would be stale if the update were a create).
+fn update_reapplied(ctx: &Ctx) {
+    let env = &ctx.env;
+    let ns = "upd";
+    env.kubectl(&["create", "namespace", ns]).unwrap();
+    let uid = |name: &str| {
+        env.kubectl(&[
+            "get",
+            "configmap",
+            name,
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .unwrap()
+    };
+    let cm = |name: &str, owners: Value| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": ns, "ownerReferences": owners}})
+    };
+    let to = |name: &str, uid: &str| json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": name, "uid": uid}]);
+    let apply = |docs: &[Value]| {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": docs});
+        env.kubectl_stdin(&["apply", "-f", "-"], Some(&list.to_string()))
+            .unwrap();
+    };
+    env.kubectl(&["create", "configmap", "owner", "-n", ns])
+        .unwrap();
+    env.kubectl(&["create", "configmap", "prev", "-n", ns])
+        .unwrap();
+    let (owner, old_prev) = (uid("owner"), uid("prev"));
+    env.kubectl(&["delete", "configmap", "prev", "-n", ns])
+        .unwrap();
+    env.kubectl(&["create", "configmap", "prev", "-n", ns])
+        .unwrap();
+    assert_ne!(uid("prev"), old_prev, "recreated");
+    apply(&[
+        cm("kept", json!([])),
+        cm("stale", to("owner", &owner)),
+        cm("freed", to("owner", &owner)),
+    ]);
+    let kept = uid("kept");
+    let before: BTreeSet<String> = ["kept", "stale", "freed"]
+        .iter()
+        .map(|n| format!("{n}={}", uid(n)))
+        .collect();
+
+    // The manifests as they are now, without UIDs, as people write them.
+    let manifests = [
+        cm("kept", to("owner", &owner)),
+        cm("stale", to("prev", &old_prev)),
+        cm("freed", json!([])),
+        cm("child-of-kept", to("kept", &kept)),
+    ];
+    let file = env.dir.join("update.json");
+    std::fs::write(
+        &file,
+        json!({"apiVersion": "v1", "kind": "List", "items": manifests}).to_string(),
+    )
+    .unwrap();
+    let (code, out, err) = kgc(
+        env,
+        &[
+            "check",
+            "apply",
+            "-f",
+            &file.to_string_lossy(),
+            "-o",
+            "json",
+        ],
+    );
+    assert!(code == 5 || code == 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let predicted: BTreeSet<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["consequence"]
+                .as_str()
+                .unwrap_or("")
+                .contains("will delete")
+        })
+        .map(|f| format!("configmap/{}", f["object"]["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        predicted,
+        ["configmap/stale"].map(String::from).into(),
+        "{report:#}"
+    );
+    // The updated objects are judged under the cluster's UIDs.
+    for f in report["findings"].as_array().unwrap() {
+        let name = f["object"]["name"].as_str().unwrap();
+        let uid = f["object"]["uid"].as_str().unwrap();
+        if name != "child-of-kept" {
+            assert!(before.contains(&format!("{name}={uid}")), "{f:#}");
+        }
+    }
+
+    // Apply them for real; the real GC deletes exactly what was predicted.
+    apply(&manifests);
+    assert_eq!(uid("kept"), kept, "an update keeps the UID");
+    let all = [
+        "configmap/child-of-kept",
+        "configmap/freed",
+        "configmap/kept",
+        "configmap/owner",
+        "configmap/prev",
+        "configmap/stale",
+    ];
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = names(env, ns);
+        let deleted: BTreeSet<String> = all
+            .into_iter()
+            .filter(|n| !left.contains(*n))
+            .map(String::from)
+            .collect();
+        if deleted == predicted {
+            // Stable for a few seconds: nothing else goes.
+            std::thread::sleep(Duration::from_secs(3));
+            let left = names(env, ns);
+            assert_eq!(
+                all.into_iter()
+                    .filter(|n| !left.contains(*n))
+                    .map(String::from)
+                    .collect::<BTreeSet<_>>(),
+                predicted
             );
             return;
         }
