@@ -26,6 +26,10 @@ pub struct PlanReport {
     pub dry_run: bool,
     /// Actions in waves.
     pub actions: Vec<ActionJson>,
+    /// Requests every order makes but only after a request whose fate depends on the order
+    /// (GC021): not in `actions`, never sent by `--apply`, which reports them as left.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<ActionJson>,
     /// End states.
     pub outcomes: Vec<OutcomeJson>,
     /// Counts.
@@ -154,21 +158,19 @@ pub fn request_json(a: &GarbageCollector<'_>, act: &Action) -> serde_json::Value
 pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
     let snap = a.snap;
     let store = &snap.store;
-    let actions = plan
-        .actions
-        .iter()
-        .map(|act| ActionJson {
-            wave: act.wave,
-            verb: act.verb.as_str(),
-            target: ObjectRef::of(snap, act.target),
-            propagation_policy: act.policy.map(|p| p.as_str()),
-            owner_references: act.patched_owner_uids(store),
-            finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
-            rule: act.reason.rule(),
-            reason: act.detail.clone(),
-            request: request_json(a, act),
-        })
-        .collect();
+    let action_json = |act: &crate::gc::plan::Action| ActionJson {
+        wave: act.wave,
+        verb: act.verb.as_str(),
+        target: ObjectRef::of(snap, act.target),
+        propagation_policy: act.policy.map(|p| p.as_str()),
+        owner_references: act.patched_owner_uids(store),
+        finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
+        rule: act.reason.rule(),
+        reason: act.detail.clone(),
+        request: request_json(a, act),
+    };
+    let actions = plan.actions.iter().map(action_json).collect();
+    let withheld = plan.withheld.iter().map(action_json).collect();
     let outcomes = plan
         .outcomes
         .iter()
@@ -214,6 +216,7 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
         mode,
         dry_run: true,
         actions,
+        withheld,
         outcomes,
         summary: PlanSummary {
             waves: plan.waves,
@@ -337,6 +340,30 @@ pub fn write_table_report_with(
         fit(&mut t, opts, &[0]);
         write_table(w, &t)?;
     }
+    if !r.withheld.is_empty() {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "Withheld: every order of the GC makes these requests, but only after one whose outcome depends on the order (GC021); --apply does not send them and reports them as left:"
+        )?;
+        let mut t = table(styles);
+        t.set_header(vec!["WAVE", "ACTION", "NAMESPACE", "OBJECT", "DETAIL"]);
+        for act in &r.withheld {
+            t.add_row(cells([
+                act.wave.to_string(),
+                act.verb.to_owned(),
+                if act.target.namespace.is_empty() {
+                    "-".into()
+                } else {
+                    act.target.namespace.clone()
+                },
+                format!("{}/{}", act.target.kind, act.target.name),
+                act.reason.clone(),
+            ]));
+        }
+        fit(&mut t, opts, &[0, 1]);
+        write_table(w, &t)?;
+    }
     writeln!(w)?;
     write_line(w, &summary_line(plan, r))
 }
@@ -370,8 +397,13 @@ pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
             rest.len()
         ));
     }
+    let withheld = if r.withheld.is_empty() {
+        String::new()
+    } else {
+        format!(" · {} withheld (GC021)", r.withheld.len())
+    };
     format!(
-        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer · {} object(s) deleted{} · {} left terminating · GC {}",
+        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer{withheld} · {} object(s) deleted{} · {} left terminating · GC {}",
         plan.actions.len(),
         s.waves,
         s.actions["delete"],
@@ -458,6 +490,47 @@ pub fn write_apply_not_performed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dry_run_shows_the_requests_apply_withholds() {
+        // A foreground deletion's finalizer removal that waits for an order-dependent request
+        // is not an action; the dry run names it, in the table, the summary and the JSON, as
+        // `--apply` reports it left (before, only `--apply` said so).
+        let mut c = crate::testkit::Cluster::new();
+        c.obj("v1", "ConfigMap", "ns", "root", "u-root")
+            .finalizers(&["foregroundDeletion"])
+            .deleting();
+        let snap = c.build();
+        let gc = GarbageCollector::new(&snap, crate::catalog::KubeVersion::v1(20));
+        let mut plan = Plan::steady_state(&gc);
+        let plain = report(&gc, &plan, "collect");
+        assert!(plain.withheld.is_empty());
+        assert!(
+            serde_json::to_value(&plain)
+                .unwrap()
+                .get("withheld")
+                .is_none()
+        );
+        let (removal, rest): (Vec<_>, Vec<_>) = plan
+            .actions
+            .drain(..)
+            .partition(|x| x.verb == Verb::RemoveFinalizer);
+        assert_eq!(removal.len(), 1);
+        plan.actions = rest;
+        plan.withheld = removal;
+        let r = report(&gc, &plan, "collect");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["withheld"][0]["verb"], "remove-finalizer");
+        assert_eq!(json["withheld"][0]["target"]["name"], "root");
+        assert_eq!(json["actions"].as_array().unwrap().len(), 0);
+        let mut out = Vec::new();
+        write_table_report(&mut out, &gc, &plan, &r, false, Styles::plain()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Withheld:"), "{text}");
+        assert!(text.contains("remove-finalizer"), "{text}");
+        assert!(text.contains("ConfigMap/root"), "{text}");
+        assert!(text.contains("1 withheld (GC021)"), "{text}");
+    }
 
     #[test]
     fn apply_lines_show_hostile_names_and_server_messages_escaped() {
