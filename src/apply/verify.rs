@@ -140,12 +140,27 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     )));
                 }
                 LiveClass::Solid => {
+                    // The plan deleted that owner (or began to) on the way to this action, by
+                    // a request of its own that was left out as order-dependent or not done
+                    // yet: the world is where this apply left it, and the next round re-plans
+                    // from there. Any other solid owner is a change nobody planned.
+                    let planned_away = store_object_of_uid(self.a.snap, &r.uid)
+                        .is_some_and(|o| !self.end.exists(o) || self.end.being_deleted(o));
                     return Ok(Err(Step::Skip(
                         format!(
-                            "owner {} exists: the object is not garbage",
-                            Self::describe_ref(r)
+                            "owner {} exists: the object is not garbage{}",
+                            Self::describe_ref(r),
+                            if planned_away {
+                                " yet (the plan's way there goes through a request of the owner's this round did not make)"
+                            } else {
+                                ""
+                            }
                         ),
-                        SkipCause::Changed,
+                        if planned_away {
+                            SkipCause::Superseded
+                        } else {
+                            SkipCause::Changed
+                        },
                     )));
                 }
                 LiveClass::Waiting => {
@@ -258,4 +273,9 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         out.dedup();
         out
     }
+}
+
+/// The snapshot's object holding `uid`, if any.
+fn store_object_of_uid(snap: &crate::snapshot::Snapshot, uid: &str) -> Option<ObjId> {
+    snap.store.by_uid(snap.store.strings.get(uid)?)
 }
