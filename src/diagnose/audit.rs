@@ -35,6 +35,14 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             .name("plan".into())
             .spawn_scoped(scope, || Plan::steady_state(gc));
         let (state, mut out, classifications) = per_object(gc);
+        // The whole graph's checks need no plan either: done while it is still running, and
+        // added after the plan's own findings, in the order they always came.
+        let mut whole = Vec::new();
+        terminating::stuck_namespaces(gc, &mut whole);
+        cycles(gc, &state, &mut whole);
+        if !gc.rules.coordinate_keyed_absent_cache() {
+            collateral(gc, &state, &mut whole);
+        }
         let plan = match plan {
             Ok(handle) => handle
                 .join()
@@ -42,7 +50,9 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             // No thread to be had: the same work, one after the other.
             Err(_) => Plan::steady_state(gc),
         };
-        finish(gc, state, &plan, &mut out);
+        terminating::findings(gc, &state, &plan, &mut out);
+        out.append(&mut whole);
+        order_dependent(gc, &plan, &mut out);
         out.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
@@ -88,17 +98,6 @@ fn per_object(gc: &GarbageCollector<'_>) -> (State, Vec<Finding>, BTreeMap<&'sta
         duplicate_refs(gc, id, refs, &mut out);
     }
     (state, out, classifications)
-}
-
-/// The checks that need the plan, and the whole graph's.
-fn finish(gc: &GarbageCollector<'_>, state: State, plan: &Plan, out: &mut Vec<Finding>) {
-    terminating::findings(gc, &state, plan, out);
-    terminating::stuck_namespaces(gc, out);
-    cycles(gc, &state, out);
-    if !gc.rules.coordinate_keyed_absent_cache() {
-        collateral(gc, &state, out);
-    }
-    order_dependent(gc, plan, out);
 }
 
 /// What the GC does to the object because of a dangling reference, and how bad that is.
