@@ -506,7 +506,16 @@ pub fn write(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
         w,
         crc: crc32fast::Hasher::new(),
     };
-    write_body(snapshot, &mut cw)?;
+    // serde_json writes token by token (a quote, a key, a comma): through `&mut dyn Write`
+    // each token was a virtual call, a CRC update of a few bytes and another virtual call into
+    // the caller's writer — 0.1 s for a 50k-object snapshot, after the last list. A typed
+    // buffer of our own in front makes those plain copies; the CRC and the caller's writer see
+    // blocks of 256 KiB.
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(256 * 1024, &mut cw);
+        write_body(snapshot, &mut buffered)?;
+        buffered.flush()?;
+    }
     let trailer = TrailerLine {
         trailer: Trailer {
             objects: snapshot.store.len() as u64,
@@ -517,7 +526,7 @@ pub fn write(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
     cw.w.write_all(b"\n")
 }
 
-fn write_body(snapshot: &Snapshot, w: &mut dyn Write) -> std::io::Result<()> {
+fn write_body<W: Write>(snapshot: &Snapshot, w: &mut W) -> std::io::Result<()> {
     let header = Header {
         api_version: API_VERSION.into(),
         kind: KIND.into(),
