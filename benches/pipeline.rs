@@ -31,7 +31,7 @@ use std::time::Instant;
 
 #[path = "common/mod.rs"]
 mod common;
-use common::peak_rss_kib;
+use common::{machine, peak_rss_kib};
 
 /// Bump when the generator's output changes, so cached files are regenerated.
 const DATA_VERSION: u32 = 1;
@@ -279,34 +279,4 @@ fn child(phase: &str, file: &Path) {
         other => panic!("unknown phase {other}"),
     };
     println!("RESULT {secs:.6} {}", peak_rss_kib());
-}
-
-/// One line describing the machine (CPU model, cores, memory, load).
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .unwrap_or(0);
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    format!(
-        "machine: {cpu}, {cores} cores, {:.1} GiB RAM, load average {load}",
-        mem as f64 / 1024.0 / 1024.0
-    )
 }

@@ -29,7 +29,7 @@ pub fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// One line describing the machine (CPU model, cores, load).
+/// One line describing the machine (CPU model, cores, memory, load).
 pub fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -42,8 +42,17 @@ pub fn machine() -> String {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    let mem_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(0);
     format!(
-        "machine: {cpu}, {cores} cores, load average {}",
+        "machine: {cpu}, {cores} cores, {:.1} GiB RAM, load average {}",
+        mem_kib as f64 / 1024.0 / 1024.0,
         load_average()
     )
 }

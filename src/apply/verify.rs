@@ -144,7 +144,11 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     // a request of its own that was left out as order-dependent or not done
                     // yet: the world is where this apply left it, and the next round re-plans
                     // from there. Any other solid owner is a change nobody planned.
-                    let planned_away = store_object_of_uid(self.a.snap, &r.uid)
+                    let planned_away = self
+                        .a
+                        .snap
+                        .store
+                        .by_uid_text(&r.uid)
                         .is_some_and(|o| !self.end.exists(o) || self.end.being_deleted(o));
                     return Ok(Err(Step::Skip(
                         format!(
@@ -273,9 +277,4 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         out.dedup();
         out
     }
-}
-
-/// The snapshot's object holding `uid`, if any.
-fn store_object_of_uid(snap: &crate::snapshot::Snapshot, uid: &str) -> Option<ObjId> {
-    snap.store.by_uid(snap.store.strings.get(uid)?)
 }

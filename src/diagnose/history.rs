@@ -451,8 +451,7 @@ impl<'s> SnapIndex<'s> {
 
     /// The object with this UID, anywhere in the snapshot.
     fn by_uid(&self, uid: &str) -> Option<crate::model::ObjId> {
-        let store = &self.snap.store;
-        store.strings.get(uid).and_then(|u| store.by_uid(u))
+        self.snap.store.by_uid_text(uid)
     }
 
     /// The snapshot object at these coordinates.

@@ -377,6 +377,11 @@ impl Store {
         }
     }
 
+    /// The object whose UID is the text `uid` (from a cluster, a log, a record), if listed.
+    pub fn by_uid_text(&self, uid: &str) -> Option<ObjId> {
+        self.by_uid(self.strings.get(uid)?)
+    }
+
     /// The ownerReferences of an object.
     pub fn owner_refs(&self, id: ObjId) -> &[OwnerRef] {
         &self.owner_refs[self.objects[id.index()].owner_refs.range()]
