@@ -34,7 +34,16 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         };
         return fleet::run(g, contexts, &opts, |g, gate, want| async move {
             let loaded = fleet::load(&g).await?;
-            analyse(&g, args, Selection::parse(&g)?, &gate, &loaded, &want).await
+            analyse(
+                &g,
+                args,
+                Selection::parse(&g)?,
+                &gate,
+                &loaded,
+                &want,
+                false,
+            )
+            .await
         })
         .await;
     }
@@ -42,8 +51,8 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
     let sink = Sink::open(args.file.output_file.as_deref())?;
     let loaded = super::load_input(g, true).await?;
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
-    let a = analyse(g, args, selection, &args.gate, &loaded, &want).await?;
-    findings::emit_single(
+    let a = analyse(g, args, selection, &args.gate, &loaded, &want, true).await?;
+    let code = findings::emit_single(
         sink,
         "audit",
         args.output,
@@ -52,10 +61,14 @@ pub async fn run(g: &GlobalArgs, args: &AuditArgs) -> Result<u8> {
         args.fail_on,
         &args.gate,
         a,
-    )
+    );
+    // The process ends with this command; see `super::exiting`.
+    super::exiting(loaded);
+    code
 }
 
-/// Audits one loaded input.
+/// Audits one loaded input. `last`: nothing runs after this input but the output (not
+/// so for a fleet's contexts), so the graph and the findings need not be freed.
 async fn analyse(
     g: &GlobalArgs,
     args: &AuditArgs,
@@ -63,6 +76,7 @@ async fn analyse(
     gate_args: &GateArgs,
     loaded: &super::Loaded,
     want: &Want,
+    last: bool,
 ) -> Result<Analysed> {
     let selection = selection.resolve(
         &loaded.snapshot,
@@ -94,7 +108,12 @@ async fn analyse(
     if args.events {
         attach_events(loaded, &mut report).await?;
     }
-    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
+    let analysed = findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want);
+    if last {
+        super::exiting(gc);
+        super::exiting(audit);
+    }
+    analysed
 }
 
 /// Attaches the GC's `OwnerRefInvalidNamespace` events to the findings about their objects.
