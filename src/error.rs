@@ -145,11 +145,43 @@ impl Error {
         }
     }
 
+    /// The message as the lines a terminal shows, each still to be sanitised on its own: one
+    /// line, except for broken input, whose problems go one per line after a count (at most
+    /// [`SHOWN_PROBLEMS`]; the rest are counted). Sanitising the joined text instead would
+    /// show the line breaks between problems as `\n`, and joining after sanitising keeps a
+    /// line break inside a problem (a file name can hold one) escaped.
+    pub fn lines(&self) -> Vec<String> {
+        let Error::BrokenInput { problems, .. } = self else {
+            return vec![self.to_string()];
+        };
+        let n = problems.len();
+        let mut lines = vec![format!(
+            "{n} broken input document{}:",
+            if n == 1 { "" } else { "s" }
+        )];
+        lines.extend(
+            problems
+                .iter()
+                .take(SHOWN_PROBLEMS)
+                .map(|p| format!("  {p}")),
+        );
+        if n > SHOWN_PROBLEMS {
+            lines.push(format!(
+                "  … and {} more (--skip-broken-input warns about every one)",
+                n - SHOWN_PROBLEMS
+            ));
+        }
+        lines
+    }
+
     /// True when the error is a closed stdout (`kubectl gc audit | head`), which is not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
+
+/// Broken-input problems an error message shows one per line; more are counted.
+pub const SHOWN_PROBLEMS: usize = 20;
 
 /// Library result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

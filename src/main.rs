@@ -40,7 +40,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // Messages quote names and file contents: shown sanitised, like all output.
             use kubectl_gc::render::text::sanitize;
-            eprintln!("error: {}", sanitize(&e.to_string()));
+            // Line by line: broken input lists one problem per line.
+            for (i, line) in e.lines().iter().enumerate() {
+                let prefix = if i == 0 { "error: " } else { "" };
+                eprintln!("{prefix}{}", sanitize(line));
+            }
             if let Some(hint) = e.hint() {
                 eprintln!("hint: {}", sanitize(hint));
             }

@@ -58,7 +58,11 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         apply(to, &input, restorer)
     });
     for (kind, why) in &applied.not_restored {
-        eprintln!("note: a {kind} is not restored: {why}");
+        eprintln!(
+            "note: a {} is not restored: {}",
+            crate::render::text::sanitize(kind),
+            crate::render::text::sanitize(why)
+        );
     }
     let snap = &applied.snapshot;
     let gc = progress::step("building the GC's graph", || {

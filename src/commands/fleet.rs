@@ -192,7 +192,11 @@ where
                 });
             }
             Err(e) => {
-                eprintln!("{name}: error: {e}");
+                eprintln!(
+                    "{}: error: {}",
+                    crate::render::text::sanitize(&name),
+                    crate::render::text::sanitize(&e.to_string())
+                );
                 clusters.push(ClusterReport {
                     name,
                     exit_code: e.exit_code(),

@@ -4,6 +4,7 @@ use crate::catalog::KubeVersion;
 use crate::cli::GlobalArgs;
 use crate::error::Result;
 use crate::gc::GarbageCollector;
+use crate::render::text::sanitized;
 use crate::snapshot::{Snapshot, format};
 use crate::source::{files, live};
 use std::time::Instant;
@@ -108,7 +109,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         if integrity == format::Integrity::Unverified {
             eprintln!(
                 "note: {} has no integrity trailer (written by an older kubectl-gc): lines lost or changed since cannot be detected",
-                path.display()
+                sanitized(&path.display().to_string())
             );
         }
         let mut snapshot = snapshot;
@@ -128,7 +129,7 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         let (snapshot, stats, problems) = files::read_files_reporting(&file_options(g))?;
         // Broken documents skipped with --skip-broken-input are still reported, one line each.
         for p in &problems {
-            eprintln!("warning: {p}");
+            eprintln!("warning: {}", sanitized(&p.to_string()));
         }
         if stats.files > 0 && says_what_was_read(g) {
             eprintln!("{}", stats.summary_line(start.elapsed()));

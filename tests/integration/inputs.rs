@@ -93,6 +93,58 @@ fn assert_broken(o: &Output, file: &str, cause: &str) {
     );
     assert!(err.contains("hint: "), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // Real line breaks between the problems, not an escaped `\n` inside one long line.
+    assert!(!err.contains("\\n"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines[0].ends_with(':'), "{err}");
+    for line in &lines[1..] {
+        assert!(
+            line.starts_with("  ") || line.starts_with("hint: "),
+            "{line:?} in {err}"
+        );
+    }
+}
+
+/// A file name or cause that carries terminal control characters reaches the terminal escaped,
+/// in the error and in `--skip-broken-input`'s warnings; many broken documents are listed one
+/// per line up to a cap and the rest counted, so an error never floods a terminal.
+#[test]
+fn broken_input_is_shown_one_problem_per_line_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = objects().join("\n");
+    std::fs::write(dir.path().join("ok.json"), ok).unwrap();
+    let hostile = "bad\u{1b}[31mred\u{7}.yaml";
+    std::fs::write(dir.path().join(hostile), "kind: [\n").unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    let o = run(&["audit", "-f", d]);
+    assert_broken(&o, "bad^[[31mred\\x07.yaml", "invalid YAML");
+    let err = stderr(&o);
+    assert!(err.starts_with("error: 1 broken input document:\n"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+
+    let o = run(&["audit", "-f", d, "--skip-broken-input", "--fail-on", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("warning: "))
+        .unwrap_or_else(|| panic!("no warning: {err}"));
+    assert!(warning.contains("bad^[[31mred\\x07.yaml"), "{warning:?}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+
+    // 25 broken files: 20 shown, 5 counted.
+    let many = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        std::fs::write(many.path().join(format!("b{i:02}.yaml")), "kind: [\n").unwrap();
+    }
+    let o = run(&["audit", "-f", many.path().to_str().unwrap()]);
+    assert_broken(&o, "b00.yaml", "invalid YAML");
+    let err = stderr(&o);
+    assert!(err.starts_with("error: 25 broken input documents:\n"), "{err}");
+    let shown = err.lines().filter(|l| l.contains("invalid YAML")).count();
+    assert_eq!(shown, 20, "{err}");
+    assert!(err.contains("  … and 5 more"), "{err}");
 }
 
 fn obj(
