@@ -90,9 +90,12 @@ fn parse_line(words: &[OsString]) -> Line {
 /// Runs `f` on a thread and gives up after [`BUDGET`].
 fn bounded<T: Send + 'static>(f: impl FnOnce() -> Option<T> + Send + 'static) -> Option<T> {
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
+    // No thread to be had: no candidates, as with any other failure of completion.
+    std::thread::Builder::new()
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .ok()?;
     rx.recv_timeout(BUDGET).ok().flatten()
 }
 

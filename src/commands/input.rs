@@ -252,7 +252,7 @@ pub fn read_manifests(g: &GlobalArgs) -> Result<(crate::snapshot::Snapshot, file
             ..file_options(g)
         })?;
     for p in &problems {
-        eprintln!("warning: {p}");
+        eprintln!("warning: {}", sanitized(&p.to_string()));
     }
     Ok((snapshot, origins))
 }

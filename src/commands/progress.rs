@@ -60,7 +60,8 @@ impl Spinner {
             bar.enable_steady_tick(Duration::from_millis(100));
             let shown = bar.clone();
             let over = done.clone();
-            std::thread::spawn(move || {
+            // Without a thread (none left to start) the spinner simply stays hidden.
+            let _ = std::thread::Builder::new().spawn(move || {
                 std::thread::sleep(DELAY);
                 let over = over.lock().unwrap_or_else(|e| e.into_inner());
                 if !*over {

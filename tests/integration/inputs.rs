@@ -120,10 +120,20 @@ fn broken_input_is_shown_one_problem_per_line_and_escaped() {
     let o = run(&["audit", "-f", d]);
     assert_broken(&o, "bad^[[31mred\\x07.yaml", "invalid YAML");
     let err = stderr(&o);
-    assert!(err.starts_with("error: 1 broken input document:\n"), "{err}");
+    assert!(
+        err.starts_with("error: 1 broken input document:\n"),
+        "{err}"
+    );
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
 
-    let o = run(&["audit", "-f", d, "--skip-broken-input", "--fail-on", "never"]);
+    let o = run(&[
+        "audit",
+        "-f",
+        d,
+        "--skip-broken-input",
+        "--fail-on",
+        "never",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
     let warning = err
@@ -141,7 +151,10 @@ fn broken_input_is_shown_one_problem_per_line_and_escaped() {
     let o = run(&["audit", "-f", many.path().to_str().unwrap()]);
     assert_broken(&o, "b00.yaml", "invalid YAML");
     let err = stderr(&o);
-    assert!(err.starts_with("error: 25 broken input documents:\n"), "{err}");
+    assert!(
+        err.starts_with("error: 25 broken input documents:\n"),
+        "{err}"
+    );
     let shown = err.lines().filter(|l| l.contains("invalid YAML")).count();
     assert_eq!(shown, 20, "{err}");
     assert!(err.contains("  … and 5 more"), "{err}");
