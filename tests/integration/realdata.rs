@@ -315,6 +315,7 @@ fn kurl_support_bundle() {
         .iter()
         .map(|k| {
             assert!(k.reason.starts_with("invalid YAML"), "{k:?}");
+            assert!(k.reason.contains("a redaction"), "{k:?}");
             assert!(!k.reason.contains('\n'));
             k.source.as_str()
         })

@@ -147,6 +147,23 @@ fn redacted_yaml_that_does_not_parse_is_skipped_not_fatal() {
     assert_eq!(s.skipped.len(), 1);
     assert_eq!(s.skipped[0].source, "instancemanagers.yaml");
     assert!(s.skipped[0].reason.starts_with("invalid YAML"));
+    // The cause names the redaction, so the file is not taken for a damaged one.
+    assert!(
+        s.skipped[0].reason.contains("a redaction"),
+        "{}",
+        s.skipped[0].reason
+    );
+    // An alias error elsewhere says nothing of redactions.
+    let (s, _) = read_named(
+        "x.yaml",
+        "kind: Pod\nmetadata: {name: p, uid: u}\nspec: *nothing\n",
+    );
+    assert_eq!(s.skipped.len(), 1);
+    assert!(
+        !s.skipped[0].reason.contains("redaction"),
+        "{}",
+        s.skipped[0].reason
+    );
 }
 
 #[test]

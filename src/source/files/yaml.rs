@@ -172,10 +172,28 @@ fn flush(
             reader.lines = None;
         }
         Err(e) => {
+            // The parser's message runs over several lines (a snippet); a problem is one line,
+            // so the note on a redaction goes after the message's first.
+            let mut cause = format!(
+                "invalid YAML: {}",
+                super::accounting::one_line(&e.to_string())
+            );
             if let Some(l) = e.location() {
-                loc.line = Some(start + (l.line() as usize).saturating_sub(1));
+                let line = (l.line() as usize).saturating_sub(1);
+                loc.line = Some(start + line);
+                // Support-bundle collectors (troubleshoot.sh) redact values as a bare
+                // `***HIDDEN***`, which YAML reads as an alias: say so, or the file looks
+                // damaged when it was written that way.
+                if text
+                    .lines()
+                    .nth(line)
+                    .is_some_and(|l| l.contains(": ***HIDDEN***"))
+                {
+                    cause.push_str(
+                        " (a redaction: the collector wrote `***HIDDEN***` unquoted, which YAML reads as an alias)",
+                    );
+                }
             }
-            let cause = format!("invalid YAML: {e}");
             match kinds_named(text) {
                 Some(kinds) => reader.broken_kinds(&loc, cause, &kinds),
                 None => reader.broken(&loc, cause, Hole::Everything),
