@@ -160,6 +160,25 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
                 .collect();
             places.sort();
             places.dedup();
+            if places.len() == 1 {
+                // One kind, one namespace, one name, yet several objects: they differ only by
+                // UID, which no selector here can tell apart. The input holds two lives of
+                // the object: files of different clusters, or of one deleted and recreated.
+                let mut uids: Vec<String> = many
+                    .iter()
+                    .map(|&id| snap.store.str(snap.store.object(id).uid).to_owned())
+                    .collect();
+                uids.sort();
+                return Err(Error::usage(
+                    format!(
+                        "{target} is ambiguous: {} objects of that name ({}) with different UIDs: {}",
+                        many.len(),
+                        places[0],
+                        join_some(&uids, 6)
+                    ),
+                    "the input mixes objects of different clusters or times: read one cluster's files at a time (graph --uid UID picks one)",
+                ));
+            }
             Err(Error::usage(
                 format!(
                     "{target} is ambiguous: {} objects match ({})",
@@ -235,6 +254,30 @@ mod tests {
         assert!(resolve_target(&s, "noslash", Some("ns")).is_err());
         // -A: wherever it is.
         assert!(resolve_target(&s, "cm/x", None).is_ok());
+    }
+
+    #[test]
+    fn ambiguity_says_what_tells_the_objects_apart() {
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "a", "x", "cm-a");
+        c.obj("v1", "ConfigMap", "b", "x", "cm-b");
+        // Two clusters' dumps read together: the same namespace twice.
+        c.obj("v1", "Namespace", "", "shop", "ns-1");
+        c.obj("v1", "Namespace", "", "shop", "ns-2");
+        let s = c.build();
+        let message = |t: &str| match resolve_target(&s, t, None).unwrap_err() {
+            Error::Usage { message, hint } => (message, hint.unwrap_or_default()),
+            e => panic!("{e}"),
+        };
+        // Different namespaces: -n tells them apart.
+        let (m, h) = message("cm/x");
+        assert!(m.contains("ConfigMap in a, ConfigMap in b"), "{m}");
+        assert!(h.contains("-n"), "{h}");
+        // Same kind, namespace and name: only the UIDs differ, and both are shown.
+        let (m, h) = message("ns/shop");
+        assert!(m.contains("different UIDs: ns-1, ns-2"), "{m}");
+        assert!(h.contains("one cluster"), "{h}");
+        assert!(resolve_target(&s, "cm/x", Some("a")).is_ok());
     }
 
     #[test]
