@@ -1178,9 +1178,16 @@ fn remedies(
                 .copied()
                 .find(|s| store.str(*s) == f.name);
             if let Some(sym) = sym {
+                // The patch guards the finalizer's place in the list as read; removing
+                // another one first shifts it, and the guard then refuses the patch.
+                let shifts = if store.finalizers(id).len() > 1 {
+                    " (one at a time: after another removal, run why again for its new place)"
+                } else {
+                    ""
+                };
                 out.push(RemedyWhy {
                     note: format!(
-                        "last resort, once {} cannot finish: remove {} from this object only",
+                        "last resort, once {} cannot finish: remove {} from this object only{shifts}",
                         if f.owner_kind == "unknown" {
                             "its controller"
                         } else {

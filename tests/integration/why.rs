@@ -367,3 +367,32 @@ fn selection_flags_and_bad_targets_are_usage_errors() {
         assert_eq!(code, 2, "{args:?}: {err}");
     }
 }
+
+/// A PersistentVolume of a real support bundle held by two finalizers: each last-resort patch
+/// guards its finalizer's place as read, so the notes say to take them one at a time (the
+/// second patch, run after the first, would be refused by its guard).
+#[test]
+fn two_last_resort_patches_say_they_go_one_at_a_time() {
+    let bundle = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/realdata/harvester-support-bundle")
+        .to_string_lossy()
+        .into_owned();
+    let d = why_json(&[
+        "-f",
+        &bundle,
+        "-R",
+        "pv/pvc-232180f3-6740-4682-ba5c-f4b57a75512b",
+    ]);
+    let last: Vec<&Value> = d["remedies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["note"].as_str().unwrap().starts_with("last resort"))
+        .collect();
+    assert_eq!(last.len(), 2, "{d}");
+    for (i, r) in last.iter().enumerate() {
+        assert!(r["note"].as_str().unwrap().contains("one at a time"), "{r}");
+        let place = format!(r#""path":"/metadata/finalizers/{i}""#);
+        assert!(r["command"].as_str().unwrap().contains(&place), "{r}");
+    }
+}
