@@ -385,13 +385,14 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
     let (walked, multi_ok, keep) = (st.walked, st.multi_ok, ctx.keep);
     let source = ctx.source.clone();
     let in_flight = workers * 2;
-    std::thread::scope(|scope| {
+    let result = std::thread::scope(|scope| {
         let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<u8>, u64)>(in_flight);
         let job_rx = Arc::new(Mutex::new(job_rx));
         let (done_tx, done_rx) = mpsc::channel::<(u64, BlockDone, Vec<u8>)>();
+        let mut started = 0;
         for _ in 0..workers {
             let (job_rx, done_tx, source) = (job_rx.clone(), done_tx.clone(), &source);
-            scope.spawn(move || {
+            let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
                 loop {
                     let job = job_rx
                         .lock()
@@ -404,8 +405,13 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
                     }
                 }
             });
+            started += usize::from(worker.is_ok());
         }
         drop(done_tx);
+        if started == 0 {
+            // No thread to be had: nothing was taken from the input yet.
+            return None;
+        }
         let (mut sent, mut next) = (0u64, 0u64);
         let mut spares: Vec<Vec<u8>> = Vec::new();
         let mut ready: BTreeMap<u64, (BlockDone, Vec<u8>)> = BTreeMap::new();
@@ -453,7 +459,12 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
             break Ok(false);
         };
         drop(job_tx);
-        result
+        Some(result)
+    });
+    result.unwrap_or_else(|| {
+        // Line by line on this thread, from here to the end.
+        ctx.parallel.workers = 0;
+        Ok(false)
     })
 }
 
