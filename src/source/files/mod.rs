@@ -275,40 +275,51 @@ fn run(
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
     let manifests = opts.manifests;
     let (result, (store, added, duplicates, newest, log)) = std::thread::scope(|scope| {
-        let interner = scope.spawn(move || {
-            let (mut added, mut duplicates) = (0, 0);
-            // The capture-time bound is taken here, while the parser goes on, rather than in
-            // a pass over the whole store once reading is done.
-            let mut newest = Newest::default();
-            // Manifests: what became of each object pushed, and how a second copy differs
-            // from the first (compared here, while the copy's text is in the batch).
-            let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
-            for mut batch in rx {
-                for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
-                    match a {
-                        Added::New(id) => {
-                            added += 1;
-                            newest.object(&store, id);
+        let interner = std::thread::Builder::new()
+            .name("intern".into())
+            .spawn_scoped(scope, move || {
+                let (mut added, mut duplicates) = (0, 0);
+                // The capture-time bound is taken here, while the parser goes on, rather than in
+                // a pass over the whole store once reading is done.
+                let mut newest = Newest::default();
+                // Manifests: what became of each object pushed, and how a second copy differs
+                // from the first (compared here, while the copy's text is in the batch).
+                let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
+                for mut batch in rx {
+                    for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
+                        match a {
+                            Added::New(id) => {
+                                added += 1;
+                                newest.object(&store, id);
+                            }
+                            Added::Duplicate(_) => duplicates += 1,
+                            Added::NoUid => {}
                         }
-                        Added::Duplicate(_) => duplicates += 1,
-                        Added::NoUid => {}
+                        if manifests {
+                            let differs = match a {
+                                Added::Duplicate(kept) => crate::model::meta::differences(
+                                    &store.meta_of(kept),
+                                    &batch.meta_in(i),
+                                ),
+                                _ => Vec::new(),
+                            };
+                            log.push((a, differs));
+                        }
                     }
-                    if manifests {
-                        let differs = match a {
-                            Added::Duplicate(kept) => crate::model::meta::differences(
-                                &store.meta_of(kept),
-                                &batch.meta_in(i),
-                            ),
-                            _ => Vec::new(),
-                        };
-                        log.push((a, differs));
-                    }
+                    batch.clear();
+                    let _ = recycle_tx.send(batch);
                 }
-                batch.clear();
-                let _ = recycle_tx.send(batch);
+                (store, added, duplicates, newest, log)
+            });
+        let interner = match interner {
+            Ok(interner) => interner,
+            Err(e) => {
+                // Nothing was read yet: say which input, as an unreadable file would.
+                let path = opts.paths.first().cloned().unwrap_or_default();
+                let msg = format!("not read: cannot start a thread: {e}");
+                return Err(Error::input(path, msg, None));
             }
-            (store, added, duplicates, newest, log)
-        });
+        };
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));
         let r = f(&mut reader);
         reader.sink.close();
@@ -316,8 +327,8 @@ fn run(
             Ok(out) => out,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        (r.map(|()| reader), out)
-    });
+        Ok((r.map(|()| reader), out))
+    })?;
     let mut reader = result?;
     reader.stats.added = added;
     reader.stats.duplicates = duplicates;
