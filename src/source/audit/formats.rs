@@ -815,6 +815,11 @@ fn elements(ctx: &mut Ctx, buf: &mut Buf, st: &mut St, format: &'static str) -> 
             Some(_) => {
                 let line = buf.line;
                 let end = buf.scan_value(0)?;
+                if end == 0 {
+                    // A `}` where an element starts: an empty scalar, on which this loop
+                    // would stay forever.
+                    return Err(Stop::Broken("a `}` where an array element was expected"));
+                }
                 n += 1;
                 ctx.stats.records += 1;
                 st.records += 1;

@@ -1394,3 +1394,23 @@ fn a_read_error_part_way_is_met_where_line_by_line_meets_it() {
         }
     }
 }
+
+/// Found by `an_edited_log_never_panics`: a line break put into a `kind: EventList` makes
+/// the record before it end early, so the array's next element starts with a `}`, which
+/// scanned as an empty value: the reader looped on it forever. It is broken JSON, read on
+/// line by line like any other.
+#[test]
+fn a_brace_where_an_array_element_starts_is_broken_not_endless() {
+    let mut bytes = to_event_list(&log()).into_bytes();
+    let at = 1541 % bytes.len();
+    bytes[at] = b'\n';
+    let (events, stats) = read_any(&bytes);
+    assert!(events.len() <= 4);
+    assert!(!stats.problems.is_empty(), "the edit is reported");
+    // An extra `}` after an element: reported, and the read ends.
+    let text = to_event_list(&log());
+    let cut = text.find("},{").expect("two elements") + 1;
+    let broken = format!("{}}}{}", &text[..cut], &text[cut..]);
+    let (_, stats) = read_any(broken.as_bytes());
+    assert!(!stats.problems.is_empty(), "the extra brace is reported");
+}
