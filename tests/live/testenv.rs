@@ -104,6 +104,9 @@ fn find_bin_dir() -> Result<PathBuf, String> {
                 ));
             }
             let out = Command::new(&install)
+                // Cargo's OUT_DIR would redirect Kubernetes' build output (the script unsets
+                // it too).
+                .env_remove("OUT_DIR")
                 .stdin(Stdio::null())
                 .stderr(Stdio::inherit())
                 .output()
