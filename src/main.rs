@@ -6,25 +6,6 @@ use std::process::ExitCode;
 /// Threads a file or snapshot read starts beside the runtime's workers.
 const READER_THREADS: usize = 3;
 
-/// Whether `n` threads can run at once: started together, each held until all are.
-fn threads_to_be_had(n: usize) -> bool {
-    let hold = std::sync::Arc::new(std::sync::RwLock::new(()));
-    let held = hold.write();
-    let probes: Vec<_> = (0..n)
-        .map_while(|_| {
-            let hold = hold.clone();
-            std::thread::Builder::new()
-                .stack_size(16 * 1024)
-                .spawn(move || drop(hold.read()))
-                .ok()
-        })
-        .collect();
-    let all = probes.len() == n;
-    drop(held);
-    probes.into_iter().for_each(|p| drop(p.join()));
-    all
-}
-
 fn main() -> ExitCode {
     // kubectl's plugin completion (`kubectl_complete-gc` runs `kubectl-gc __complete WORD…`):
     // answered before clap parses, so the words are not taken for our own flags.
@@ -49,7 +30,7 @@ fn main() -> ExitCode {
     // tokio's multi-thread runtime panics (an abort, in release builds) when the OS refuses
     // one of its worker threads: under a pids limit or a tasks quota, one thread runs the
     // command instead, and the readers' own threads fail with an error, not a panic.
-    let threads = threads_to_be_had(
+    let threads = kubectl_gc::util::threads_to_be_had(
         std::thread::available_parallelism().map_or(1, |n| n.get()) + READER_THREADS,
     );
     let mut builder = if threads {

@@ -71,6 +71,40 @@ pub fn is_terminal_hostile(c: char) -> bool {
         )
 }
 
+/// Starts a named thread in `scope`. The OS's refusal (a pids limit, a tasks quota) comes back
+/// as an error worded for people, not as the panic of `Scope::spawn`.
+pub fn spawn_scoped<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, f)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a thread: {e}")))
+}
+
+/// Whether `n` threads can run at once: started together, each held until all are. (tokio's
+/// multi-thread runtime aborts the process when the OS refuses one of its workers, so the
+/// binary asks this first.)
+pub fn threads_to_be_had(n: usize) -> bool {
+    let hold = std::sync::Arc::new(std::sync::RwLock::new(()));
+    let held = hold.write();
+    let probes: Vec<_> = (0..n)
+        .map_while(|_| {
+            let hold = hold.clone();
+            std::thread::Builder::new()
+                .stack_size(16 * 1024)
+                .spawn(move || drop(hold.read()))
+                .ok()
+        })
+        .collect();
+    let all = probes.len() == n;
+    drop(held);
+    probes.into_iter().for_each(|p| drop(p.join()));
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -297,12 +297,10 @@ fn parse_chunked<R: Read + Send>(
     let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel(2);
     let (recycle_chunk, recycled_chunks) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("snapshot-read".into())
-            .spawn_scoped(scope, move || {
-                read_chunks(reader, chunk, chunk_tx, recycled_chunks)
-            })
-            .map_err(|e| Error::input(path, format!("cannot start a thread: {e}"), None))?;
+        crate::util::spawn_scoped(scope, "snapshot-read", move || {
+            read_chunks(reader, chunk, chunk_tx, recycled_chunks)
+        })
+        .map_err(|e| Error::input(path, e.to_string(), None))?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
         parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint)
     })
@@ -396,89 +394,85 @@ fn parse_lines(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg>>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
     let end = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("snapshot-parse".into())
-            .spawn_scoped(scope, move || {
-                // Parser thread: lines → batches. Stops at the first error, or when the
-                // interning side hangs up.
-                let mut batch = Batch::new(hasher.clone());
-                let mut trailer: Option<(usize, TrailerLine)> = None;
-                loop {
-                    let (n, line) = match lines.next_line() {
-                        Ok(Some(l)) => l,
-                        Ok(None) => break,
-                        Err(e) => {
-                            let _ = tx.send(Err(io_err(e)));
-                            return;
-                        }
-                    };
-                    if let Some((t, _)) = &trailer {
-                        if blank(line) {
-                            continue;
-                        }
-                        let msg = format!("line {n}: data after the trailer (line {t})");
-                        let _ = tx.send(Err(Error::input(path, msg, None)));
+        crate::util::spawn_scoped(scope, "snapshot-parse", move || {
+            // Parser thread: lines → batches. Stops at the first error, or when the
+            // interning side hangs up.
+            let mut batch = Batch::new(hasher.clone());
+            let mut trailer: Option<(usize, TrailerLine)> = None;
+            loop {
+                let (n, line) = match lines.next_line() {
+                    Ok(Some(l)) => l,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(io_err(e)));
                         return;
                     }
-                    if line.starts_with(b"{\"trailer\"") {
-                        match serde_json::from_slice::<TrailerLine>(line) {
-                            Ok(t) => {
-                                trailer = Some((n, t));
-                                continue;
-                            }
-                            Err(e) => {
-                                let msg = format!("line {n}: not a snapshot trailer: {e}");
-                                let _ = tx.send(Err(Error::input(path, msg, None)));
-                                return;
-                            }
-                        }
-                    }
-                    crc.update(line);
-                    crc.update(b"\n");
+                };
+                if let Some((t, _)) = &trailer {
                     if blank(line) {
                         continue;
                     }
-                    // Validating the whole line at once is much cheaper than serde_json's check of
-                    // every string (`from_slice`); `from_str` then trusts it.
-                    let parsed: Line = match std::str::from_utf8(line)
-                        .map_err(|e| format!("not UTF-8 text: {e}"))
-                        .and_then(|l| serde_json::from_str(l).map_err(|e| e.to_string()))
-                    {
-                        Ok(p) => p,
-                        Err(e) => {
-                            let _ =
-                                tx.send(Err(Error::input(path, format!("line {n}: {e}"), None)));
-                            return;
-                        }
-                    };
-                    if parsed.resource >= n_resources {
-                        let msg =
-                            format!("line {n}: resource index {} out of range", parsed.resource);
-                        let _ = tx.send(Err(Error::input(path, msg, None)));
-                        return;
-                    }
-                    batch.push(ResourceId(parsed.resource), &parsed.metadata);
-                    if batch.len() >= BATCH {
-                        let next = recycle_rx
-                            .try_recv()
-                            .unwrap_or_else(|_| Batch::new(hasher.clone()));
-                        if tx
-                            .send(Ok(Msg::Batch(std::mem::replace(&mut batch, next))))
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                }
-                if !batch.is_empty() && tx.send(Ok(Msg::Batch(batch))).is_err() {
+                    let msg = format!("line {n}: data after the trailer (line {t})");
+                    let _ = tx.send(Err(Error::input(path, msg, None)));
                     return;
                 }
-                let _ = tx.send(Ok(Msg::End {
-                    crc: crc.finalize(),
-                    trailer: trailer.map(|(_, t)| t.trailer),
-                }));
-            })
-            .map_err(|e| Error::input(path, format!("cannot start a thread: {e}"), None))?;
+                if line.starts_with(b"{\"trailer\"") {
+                    match serde_json::from_slice::<TrailerLine>(line) {
+                        Ok(t) => {
+                            trailer = Some((n, t));
+                            continue;
+                        }
+                        Err(e) => {
+                            let msg = format!("line {n}: not a snapshot trailer: {e}");
+                            let _ = tx.send(Err(Error::input(path, msg, None)));
+                            return;
+                        }
+                    }
+                }
+                crc.update(line);
+                crc.update(b"\n");
+                if blank(line) {
+                    continue;
+                }
+                // Validating the whole line at once is much cheaper than serde_json's check of
+                // every string (`from_slice`); `from_str` then trusts it.
+                let parsed: Line = match std::str::from_utf8(line)
+                    .map_err(|e| format!("not UTF-8 text: {e}"))
+                    .and_then(|l| serde_json::from_str(l).map_err(|e| e.to_string()))
+                {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = tx.send(Err(Error::input(path, format!("line {n}: {e}"), None)));
+                        return;
+                    }
+                };
+                if parsed.resource >= n_resources {
+                    let msg = format!("line {n}: resource index {} out of range", parsed.resource);
+                    let _ = tx.send(Err(Error::input(path, msg, None)));
+                    return;
+                }
+                batch.push(ResourceId(parsed.resource), &parsed.metadata);
+                if batch.len() >= BATCH {
+                    let next = recycle_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Batch::new(hasher.clone()));
+                    if tx
+                        .send(Ok(Msg::Batch(std::mem::replace(&mut batch, next))))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+            if !batch.is_empty() && tx.send(Ok(Msg::Batch(batch))).is_err() {
+                return;
+            }
+            let _ = tx.send(Ok(Msg::End {
+                crc: crc.finalize(),
+                trailer: trailer.map(|(_, t)| t.trailer),
+            }));
+        })
+        .map_err(|e| Error::input(path, e.to_string(), None))?;
         let mut end = None;
         for msg in rx {
             match msg? {

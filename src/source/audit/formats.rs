@@ -392,7 +392,7 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
         let mut started = 0;
         for _ in 0..workers {
             let (job_rx, done_tx, source) = (job_rx.clone(), done_tx.clone(), &source);
-            let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
+            let worker = crate::util::spawn_scoped(scope, "audit-log-read", move || {
                 loop {
                     let job = job_rx
                         .lock()

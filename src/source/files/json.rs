@@ -422,38 +422,35 @@ pub(crate) fn read(
     let (spare_tx, spare_rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
         let stop = &stop;
-        let parser = std::thread::Builder::new()
-            .name("json-parse".into())
-            .spawn_scoped(scope, move || {
-                let ahead = Ahead {
-                    chunks: rx,
-                    spare: spare_tx,
-                };
-                let mut b = Buf::new(first, Some(ahead), headroom);
-                b.track = reader.track_lines;
-                let mut out = read_values(name, &mut b, reader);
-                if let Ok(Outcome::NotJson(start, _)) = &mut out {
-                    // The input goes to the YAML reader whole: what was read ahead follows the
-                    // start, in order, until the reading thread sees `stop` and hangs up.
-                    stop.store(true, Ordering::Release);
-                    if let Some(ahead) = b.ahead.take() {
-                        for c in ahead.chunks.iter() {
-                            match c {
-                                Ok(c) => {
-                                    start.extend_from_slice(&c.text.as_bytes()[headroom..]);
-                                    start.extend_from_slice(&c.rest);
-                                }
-                                // A failed read fails the input, as it does when not read ahead.
-                                Err(e) => return Err(e),
+        let parser = crate::util::spawn_scoped(scope, "json-parse", move || {
+            let ahead = Ahead {
+                chunks: rx,
+                spare: spare_tx,
+            };
+            let mut b = Buf::new(first, Some(ahead), headroom);
+            b.track = reader.track_lines;
+            let mut out = read_values(name, &mut b, reader);
+            if let Ok(Outcome::NotJson(start, _)) = &mut out {
+                // The input goes to the YAML reader whole: what was read ahead follows the
+                // start, in order, until the reading thread sees `stop` and hangs up.
+                stop.store(true, Ordering::Release);
+                if let Some(ahead) = b.ahead.take() {
+                    for c in ahead.chunks.iter() {
+                        match c {
+                            Ok(c) => {
+                                start.extend_from_slice(&c.text.as_bytes()[headroom..]);
+                                start.extend_from_slice(&c.rest);
                             }
+                            // A failed read fails the input, as it does when not read ahead.
+                            Err(e) => return Err(e),
                         }
                     }
                 }
-                out
-            });
+            }
+            out
+        });
         // No thread to be had: the input is not read (the chunk read so far is dropped).
-        let parser =
-            parser.map_err(|e| std::io::Error::other(format!("cannot start a thread: {e}")))?;
+        let parser = parser?;
         while !stop.load(Ordering::Acquire) {
             let c = chunks.next(spare_rx.try_recv().ok(), headroom, chunk);
             let last = c.as_ref().map_or(true, |c| c.eof || c.invalid);

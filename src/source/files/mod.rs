@@ -275,48 +275,51 @@ fn run(
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
     let manifests = opts.manifests;
     let (result, (store, added, duplicates, newest, log)) = std::thread::scope(|scope| {
-        let interner = std::thread::Builder::new()
-            .name("intern".into())
-            .spawn_scoped(scope, move || {
-                let (mut added, mut duplicates) = (0, 0);
-                // The capture-time bound is taken here, while the parser goes on, rather than in
-                // a pass over the whole store once reading is done.
-                let mut newest = Newest::default();
-                // Manifests: what became of each object pushed, and how a second copy differs
-                // from the first (compared here, while the copy's text is in the batch).
-                let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
-                for mut batch in rx {
-                    for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
-                        match a {
-                            Added::New(id) => {
-                                added += 1;
-                                newest.object(&store, id);
-                            }
-                            Added::Duplicate(_) => duplicates += 1,
-                            Added::NoUid => {}
+        let interner = crate::util::spawn_scoped(scope, "intern", move || {
+            let (mut added, mut duplicates) = (0, 0);
+            // The capture-time bound is taken here, while the parser goes on, rather than in
+            // a pass over the whole store once reading is done.
+            let mut newest = Newest::default();
+            // Manifests: what became of each object pushed, and how a second copy differs
+            // from the first (compared here, while the copy's text is in the batch).
+            let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
+            for mut batch in rx {
+                for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
+                    match a {
+                        Added::New(id) => {
+                            added += 1;
+                            newest.object(&store, id);
                         }
-                        if manifests {
-                            let differs = match a {
-                                Added::Duplicate(kept) => crate::model::meta::differences(
-                                    &store.meta_of(kept),
-                                    &batch.meta_in(i),
-                                ),
-                                _ => Vec::new(),
-                            };
-                            log.push((a, differs));
-                        }
+                        Added::Duplicate(_) => duplicates += 1,
+                        Added::NoUid => {}
                     }
-                    batch.clear();
-                    let _ = recycle_tx.send(batch);
+                    if manifests {
+                        let differs = match a {
+                            Added::Duplicate(kept) => crate::model::meta::differences(
+                                &store.meta_of(kept),
+                                &batch.meta_in(i),
+                            ),
+                            _ => Vec::new(),
+                        };
+                        log.push((a, differs));
+                    }
                 }
-                (store, added, duplicates, newest, log)
-            });
+                batch.clear();
+                let _ = recycle_tx.send(batch);
+            }
+            (store, added, duplicates, newest, log)
+        });
         let interner = match interner {
             Ok(interner) => interner,
             Err(e) => {
-                // Nothing was read yet: say which input, as an unreadable file would.
+                // Nothing was read yet: say so of the inputs, as of an unreadable file.
                 let path = opts.paths.first().cloned().unwrap_or_default();
-                let msg = format!("not read: cannot start a thread: {e}");
+                let others = match opts.paths.len() {
+                    0 | 1 => String::new(),
+                    2 => " (nor the other input)".into(),
+                    n => format!(" (nor the {} other inputs)", n - 1),
+                };
+                let msg = format!("not read{others}: {e}");
                 return Err(Error::input(path, msg, None));
             }
         };
