@@ -277,6 +277,22 @@ struct Capped<R> {
     cap: u64,
 }
 
+/// A reader that notes when its input has run out (a read of a non-empty buffer gave 0).
+struct RanOut<'a, R: ?Sized> {
+    inner: &'a mut R,
+    ran_out: &'a std::cell::Cell<bool>,
+}
+
+impl<R: Read + ?Sized> Read for RanOut<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.ran_out.set(true);
+        }
+        Ok(n)
+    }
+}
+
 /// The error [`Capped`] returns.
 #[derive(Debug)]
 struct CapExceeded(u64);
@@ -530,6 +546,12 @@ fn io_problem(
 ) -> Result<()> {
     let cause = match e.get_ref().and_then(|i| i.downcast_ref::<CapExceeded>()) {
         Some(c) => c.to_string(),
+        // Every decoder here (flate2, xz, zstd, tar's member reader) reports a stream cut short
+        // as UnexpectedEof, each in its own words ("failed to fill whole buffer" says nothing
+        // to a person holding a half-downloaded must-gather).
+        None if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("truncated: the data ends early ({e}); an interrupted download or copy?")
+        }
         None => format!("cannot read: {e}"),
     };
     reader.broken(&Loc::file(name), cause, Hole::Everything);
@@ -551,15 +573,25 @@ fn read_tar(
         return Ok(());
     }
     reader.stats.archives += 1;
-    let mut archive = tar::Archive::new(r);
+    // tar words a cut-off archive as a plain error ("failed to read entire block"); whether
+    // the bytes ran out tells a truncated archive from a damaged one.
+    let ran_out = std::cell::Cell::new(false);
+    let truncation = |e: std::io::Error| match ran_out.get() {
+        true => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, e.to_string()),
+        false => e,
+    };
+    let mut archive = tar::Archive::new(RanOut {
+        inner: r,
+        ran_out: &ran_out,
+    });
     let entries = match archive.entries() {
         Ok(e) => e,
-        Err(e) => return io_problem(name, source, e, reader),
+        Err(e) => return io_problem(name, source, truncation(e), reader),
     };
     for entry in entries {
         let mut entry = match entry {
             Ok(e) => e,
-            Err(e) => return io_problem(name, source, e, reader),
+            Err(e) => return io_problem(name, source, truncation(e), reader),
         };
         let member = match entry.path() {
             Ok(p) => format!("{name}/{}", p.display()),
@@ -603,6 +635,7 @@ fn read_zip(
         let mut file = match zip::read::read_zipfile_from_stream(&mut r) {
             Ok(Some(f)) => f,
             Ok(None) => return Ok(()),
+            Err(zip::result::ZipError::Io(e)) => return io_problem(name, source, e, reader),
             Err(e) => {
                 reader.broken(
                     &Loc::file(name),
