@@ -77,12 +77,41 @@ pub fn spawn_scoped<'scope, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     name: &str,
     f: impl FnOnce() -> T + Send + 'scope,
-) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+) -> Result<std::thread::ScopedJoinHandle<'scope, T>, ThreadRefused> {
     std::thread::Builder::new()
         .name(name.into())
         .spawn_scoped(scope, f)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start a thread: {e}")))
+        .map_err(ThreadRefused)
 }
+
+/// The OS refused a thread: a limit of the machine, not a fault of the input being read.
+#[derive(Debug)]
+pub struct ThreadRefused(pub std::io::Error);
+
+impl ThreadRefused {
+    /// What to do about it.
+    pub const HINT: &'static str = "the system refused kubectl-gc a thread: raise its limit on \
+         processes and threads (a pids cgroup, a container's pids limit, `ulimit -u`)";
+
+    /// As an I/O error (for readers that return one), still recognisable by
+    /// [`ThreadRefused::of`].
+    pub fn into_io(self) -> std::io::Error {
+        std::io::Error::new(self.0.kind(), self)
+    }
+
+    /// The refusal inside an I/O error made by [`ThreadRefused::into_io`].
+    pub fn of(e: &std::io::Error) -> Option<&ThreadRefused> {
+        e.get_ref().and_then(|i| i.downcast_ref::<ThreadRefused>())
+    }
+}
+
+impl std::fmt::Display for ThreadRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "cannot start a thread: {}", self.0)
+    }
+}
+
+impl std::error::Error for ThreadRefused {}
 
 /// Whether `n` threads can run at once: started together, each held until all are. (tokio's
 /// multi-thread runtime aborts the process when the OS refuses one of its workers, so the

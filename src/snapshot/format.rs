@@ -27,6 +27,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
+use crate::util::ThreadRefused;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Read, Write};
@@ -300,7 +301,13 @@ fn parse_chunked<R: Read + Send>(
         crate::util::spawn_scoped(scope, "snapshot-read", move || {
             read_chunks(reader, chunk, chunk_tx, recycled_chunks)
         })
-        .map_err(|e| Error::input(path, e.to_string(), None))?;
+        .map_err(|e| {
+            Error::input(
+                path,
+                format!("not read: {e}"),
+                Some(ThreadRefused::HINT.into()),
+            )
+        })?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
         parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint)
     })
@@ -472,7 +479,13 @@ fn parse_lines(
                 trailer: trailer.map(|(_, t)| t.trailer),
             }));
         })
-        .map_err(|e| Error::input(path, e.to_string(), None))?;
+        .map_err(|e| {
+            Error::input(
+                path,
+                format!("not read: {e}"),
+                Some(ThreadRefused::HINT.into()),
+            )
+        })?;
         let mut end = None;
         for msg in rx {
             match msg? {

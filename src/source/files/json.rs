@@ -450,7 +450,7 @@ pub(crate) fn read(
             out
         });
         // No thread to be had: the input is not read (the chunk read so far is dropped).
-        let parser = parser?;
+        let parser = parser.map_err(crate::util::ThreadRefused::into_io)?;
         while !stop.load(Ordering::Acquire) {
             let c = chunks.next(spare_rx.try_recv().ok(), headroom, chunk);
             let last = c.as_ref().map_or(true, |c| c.eof || c.invalid);

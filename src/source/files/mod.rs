@@ -320,7 +320,8 @@ fn run(
                     n => format!(" (nor the {} other inputs)", n - 1),
                 };
                 let msg = format!("not read{others}: {e}");
-                return Err(Error::input(path, msg, None));
+                let hint = Some(crate::util::ThreadRefused::HINT.into());
+                return Err(Error::input(path, msg, hint));
             }
         };
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));

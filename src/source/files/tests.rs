@@ -461,6 +461,33 @@ fn a_truncated_stream_or_archive_is_broken_input_that_says_truncated() {
 }
 
 #[test]
+fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
+    // What the JSON reader returns when the OS refuses its parser thread.
+    struct Refused;
+    impl std::io::Read for Refused {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            let os = std::io::Error::from(std::io::ErrorKind::WouldBlock);
+            Err(crate::util::ThreadRefused(os).into_io())
+        }
+    }
+    let source = walk::Source {
+        explicit: true,
+        unbounded: false,
+        depth: 0,
+    };
+    let err = run(&opts(), |reader| {
+        walk::read_stream("big.json", &mut Refused, source, reader)
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    assert!(
+        err.to_string().contains("not read: cannot start a thread"),
+        "{err}"
+    );
+    assert!(err.hint().unwrap().contains("pids"), "{err}");
+}
+
+#[test]
 fn directories_are_read_like_kubectl() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

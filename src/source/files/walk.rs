@@ -544,6 +544,11 @@ fn io_problem(
     e: std::io::Error,
     reader: &mut Reader<'_>,
 ) -> Result<()> {
+    if let Some(refused) = crate::util::ThreadRefused::of(&e) {
+        // Not a fault of this input, and no input after it can be read either: the run stops.
+        let hint = Some(crate::util::ThreadRefused::HINT.into());
+        return Err(Error::input(name, format!("not read: {refused}"), hint));
+    }
     let cause = match e.get_ref().and_then(|i| i.downcast_ref::<CapExceeded>()) {
         Some(c) => c.to_string(),
         // Every decoder here (flate2, xz, zstd, tar's member reader) reports a stream cut short
