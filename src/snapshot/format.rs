@@ -301,16 +301,19 @@ fn parse_chunked<R: Read + Send>(
         crate::util::spawn_scoped(scope, "snapshot-read", move || {
             read_chunks(reader, chunk, chunk_tx, recycled_chunks)
         })
-        .map_err(|e| {
-            Error::input(
-                path,
-                format!("not read: {e}"),
-                Some(ThreadRefused::HINT.into()),
-            )
-        })?;
+        .map_err(|e| not_read(path, e))?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
         parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint)
     })
+}
+
+/// The snapshot is not read: a thread was refused.
+fn not_read(path: &Path, e: ThreadRefused) -> Error {
+    Error::input(
+        path,
+        format!("not read: {e}"),
+        Some(ThreadRefused::HINT.into()),
+    )
 }
 
 /// The header and the object lines of a snapshot, from the reader thread's chunks.
@@ -479,13 +482,7 @@ fn parse_lines(
                 trailer: trailer.map(|(_, t)| t.trailer),
             }));
         })
-        .map_err(|e| {
-            Error::input(
-                path,
-                format!("not read: {e}"),
-                Some(ThreadRefused::HINT.into()),
-            )
-        })?;
+        .map_err(|e| not_read(path, e))?;
         let mut end = None;
         for msg in rx {
             match msg? {

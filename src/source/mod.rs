@@ -13,3 +13,4 @@
 pub mod audit;
 pub mod files;
 pub mod live;
+pub(crate) mod stream;

@@ -17,6 +17,7 @@ use super::recognize::Reader;
 use super::{json, yaml};
 use crate::error::{Error, Result};
 use crate::snapshot::format::looks_like_snapshot;
+use crate::source::stream::{self, Kind, sniff};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -277,22 +278,6 @@ struct Capped<R> {
     cap: u64,
 }
 
-/// A reader that notes when its input has run out (a read of a non-empty buffer gave 0).
-struct RanOut<'a, R: ?Sized> {
-    inner: &'a mut R,
-    ran_out: &'a std::cell::Cell<bool>,
-}
-
-impl<R: Read + ?Sized> Read for RanOut<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        if n == 0 && !buf.is_empty() {
-            self.ran_out.set(true);
-        }
-        Ok(n)
-    }
-}
-
 /// The error [`Capped`] returns.
 #[derive(Debug)]
 struct CapExceeded(u64);
@@ -350,35 +335,6 @@ fn peek(r: &mut dyn BufRead, n: usize) -> std::io::Result<Vec<u8>> {
         }
     };
     Ok(buf[..buf.len().min(n)].to_vec())
-}
-
-/// What a stream's first bytes say it is.
-enum Kind {
-    Gzip,
-    Xz,
-    Zstd,
-    Bzip2,
-    Zip,
-    Tar,
-    Text,
-}
-
-fn sniff(head: &[u8]) -> Kind {
-    if head.starts_with(&[0x1f, 0x8b]) {
-        Kind::Gzip
-    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
-        Kind::Xz
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Kind::Zstd
-    } else if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) {
-        Kind::Bzip2
-    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-        Kind::Zip
-    } else if head.len() >= 262 && &head[257..262] == b"ustar" {
-        Kind::Tar
-    } else {
-        Kind::Text
-    }
 }
 
 /// Reads a stream: decompresses, walks archives, parses text.
@@ -551,13 +507,7 @@ fn io_problem(
     }
     let cause = match e.get_ref().and_then(|i| i.downcast_ref::<CapExceeded>()) {
         Some(c) => c.to_string(),
-        // Every decoder here (flate2, xz, zstd, tar's member reader) reports a stream cut short
-        // as UnexpectedEof, each in its own words ("failed to fill whole buffer" says nothing
-        // to a person holding a half-downloaded must-gather).
-        None if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            format!("truncated: the data ends early ({e}); an interrupted download or copy?")
-        }
-        None => format!("cannot read: {e}"),
+        None => stream::read_error(&e),
     };
     reader.broken(&Loc::file(name), cause, Hole::Everything);
     Ok(())
@@ -578,17 +528,9 @@ fn read_tar(
         return Ok(());
     }
     reader.stats.archives += 1;
-    // tar words a cut-off archive as a plain error ("failed to read entire block"); whether
-    // the bytes ran out tells a truncated archive from a damaged one.
     let ran_out = std::cell::Cell::new(false);
-    let truncation = |e: std::io::Error| match ran_out.get() {
-        true => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, e.to_string()),
-        false => e,
-    };
-    let mut archive = tar::Archive::new(RanOut {
-        inner: r,
-        ran_out: &ran_out,
-    });
+    let truncation = |e| stream::truncation(e, &ran_out);
+    let mut archive = tar::Archive::new(stream::RanOut::new(r, &ran_out));
     let entries = match archive.entries() {
         Ok(e) => e,
         Err(e) => return io_problem(name, source, truncation(e), reader),

@@ -10,6 +10,7 @@
 
 use super::Ctx;
 use crate::error::{Error, Result};
+use crate::source::stream::{self, Kind, sniff};
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 
@@ -271,35 +272,6 @@ fn class(p: &[char], c: char) -> Option<usize> {
     (c == '[').then_some(1)
 }
 
-/// What a stream's first bytes say it is.
-enum Kind {
-    Gzip,
-    Xz,
-    Zstd,
-    Bzip2,
-    Zip,
-    Tar,
-    Text,
-}
-
-fn sniff(head: &[u8]) -> Kind {
-    if head.starts_with(&[0x1f, 0x8b]) {
-        Kind::Gzip
-    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
-        Kind::Xz
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Kind::Zstd
-    } else if head.starts_with(b"BZh") && head.get(3).is_some_and(u8::is_ascii_digit) {
-        Kind::Bzip2
-    } else if head.starts_with(b"PK\x03\x04") {
-        Kind::Zip
-    } else if head.len() >= 262 && &head[257..262] == b"ustar" {
-        Kind::Tar
-    } else {
-        Kind::Text
-    }
-}
-
 /// Reads a stream: decompresses, walks archives, reads text. `walked`: not named by the user.
 pub(super) fn read_stream(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: bool, depth: u8) {
     let mut head = [0u8; 512];
@@ -310,7 +282,7 @@ pub(super) fn read_stream(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: b
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
-                ctx.problem_in(name, 0, || format!("cannot read: {e}"));
+                ctx.problem_in(name, 0, || stream::read_error(&e));
                 return;
             }
         }
@@ -346,15 +318,20 @@ pub(super) fn read_stream(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: b
 }
 
 fn read_tar(ctx: &mut Ctx, name: &str, r: &mut dyn Read, depth: u8) {
-    let mut archive = tar::Archive::new(r);
+    let ran_out = std::cell::Cell::new(false);
+    let broken = |e| match stream::truncation(e, &ran_out) {
+        e if e.kind() == std::io::ErrorKind::UnexpectedEof => stream::read_error(&e),
+        e => format!("corrupt tar archive: {e}"),
+    };
+    let mut archive = tar::Archive::new(stream::RanOut::new(r, &ran_out));
     let entries = match archive.entries() {
         Ok(e) => e,
-        Err(e) => return ctx.problem_in(name, 0, || format!("corrupt tar archive: {e}")),
+        Err(e) => return ctx.problem_in(name, 0, || broken(e)),
     };
     for entry in entries {
         let mut entry = match entry {
             Ok(e) => e,
-            Err(e) => return ctx.problem_in(name, 0, || format!("corrupt tar archive: {e}")),
+            Err(e) => return ctx.problem_in(name, 0, || broken(e)),
         };
         let t = entry.header().entry_type();
         if !(t.is_file() || t == tar::EntryType::Continuous) {
@@ -374,6 +351,9 @@ fn read_zip(ctx: &mut Ctx, name: &str, r: &mut dyn Read, depth: u8) {
         let mut file = match zip::read::read_zipfile_from_stream(&mut r) {
             Ok(Some(f)) => f,
             Ok(None) => return,
+            Err(zip::result::ZipError::Io(e)) => {
+                return ctx.problem_in(name, 0, || stream::read_error(&e));
+            }
             Err(e) => return ctx.problem_in(name, 0, || format!("corrupt zip archive: {e}")),
         };
         if !file.is_file() {
