@@ -71,6 +71,18 @@ pub fn is_terminal_hostile(c: char) -> bool {
         )
 }
 
+/// A read error in words: a stream cut short says so. Every decoder used on inputs (flate2,
+/// xz, zstd, tar's member reader, zip) reports a cut stream as `UnexpectedEof`, each in its own
+/// words ("failed to fill whole buffer" says nothing to a person holding a half-downloaded
+/// must-gather).
+pub fn read_error(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        format!("truncated: the data ends early ({e}); an interrupted download or copy?")
+    } else {
+        format!("cannot read: {e}")
+    }
+}
+
 /// Starts a named thread in `scope`. The OS's refusal (a pids limit, a tasks quota) comes back
 /// as an error worded for people, not as the panic of `Scope::spawn`.
 pub fn spawn_scoped<'scope, T: Send + 'scope>(

@@ -102,7 +102,7 @@ pub fn read_file_checked(path: &Path) -> Result<(Snapshot, Integrity)> {
     let cannot = |e: std::io::Error| {
         Error::input(
             path,
-            format!("cannot read snapshot: {e}"),
+            cannot_read(&e),
             Some("pass a file written by `kubectl gc snapshot -o FILE`".into()),
         )
     };
@@ -121,12 +121,20 @@ pub fn read_file_checked(path: &Path) -> Result<(Snapshot, Integrity)> {
     }
 }
 
+/// A read error of a snapshot in words (a cut `.gz` says it is truncated).
+fn cannot_read(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => crate::util::read_error(e),
+        _ => format!("cannot read snapshot: {e}"),
+    }
+}
+
 /// Reads a snapshot (plain or gzip) from a stream, e.g. standard input.
 pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<(Snapshot, Integrity)> {
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     let gz = reader
         .fill_buf()
-        .map_err(|e| Error::input(name, format!("cannot read snapshot: {e}"), None))?
+        .map_err(|e| Error::input(name, cannot_read(&e), None))?
         .starts_with(&[0x1f, 0x8b]);
     if gz {
         parse_reader(
@@ -322,7 +330,7 @@ fn parse_lines(
     mut lines: LineReader,
     size_hint: u64,
 ) -> Result<(Snapshot, Integrity)> {
-    let io_err = |e: std::io::Error| Error::input(path, format!("cannot read snapshot: {e}"), None);
+    let io_err = |e: std::io::Error| Error::input(path, cannot_read(&e), None);
     let mut crc = crc32fast::Hasher::new();
     let first = loop {
         match lines.next_line().map_err(io_err)? {
@@ -800,6 +808,21 @@ mod tests {
         let header_only = text.lines().next().unwrap();
         let err = parse(Path::new("x"), header_only.as_bytes()).unwrap_err();
         assert!(err.to_string().contains("truncated"), "{err}");
+        assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    }
+
+    #[test]
+    fn a_cut_gzip_snapshot_says_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.ndjson.gz");
+        write_file(&sample(), &p).unwrap();
+        let gz = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &gz[..gz.len() / 2]).unwrap();
+        let err = read_file(&p).unwrap_err();
+        assert!(
+            err.to_string().contains("truncated: the data ends early"),
+            "{err}"
+        );
         assert_eq!(err.exit_code(), crate::error::exit::INPUT);
     }
 

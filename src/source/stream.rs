@@ -34,17 +34,7 @@ pub(crate) fn sniff(head: &[u8]) -> Kind {
     }
 }
 
-/// A read error in words: a stream cut short says so. Every decoder used here (flate2, xz,
-/// zstd, tar's member reader, zip) reports a cut stream as `UnexpectedEof`, each in its own
-/// words ("failed to fill whole buffer" says nothing to a person holding a half-downloaded
-/// must-gather).
-pub(crate) fn read_error(e: &io::Error) -> String {
-    if e.kind() == io::ErrorKind::UnexpectedEof {
-        format!("truncated: the data ends early ({e}); an interrupted download or copy?")
-    } else {
-        format!("cannot read: {e}")
-    }
-}
+pub(crate) use crate::util::read_error;
 
 /// A reader that notes when its input has run out (a read of a non-empty buffer gave 0 bytes).
 /// tar words an archive cut between members as a plain error ("failed to read entire block"):
