@@ -96,6 +96,15 @@ pub fn spawn_scoped<'scope, T: Send + 'scope>(
         .map_err(ThreadRefused)
 }
 
+/// Waits for a scoped thread to end and passes on its panic. Every thread a reader starts is
+/// joined this way: the scope's own wait ends with the thread's closure, before the thread has
+/// run its thread-local destructors and exited, so an unjoined thread can outlive the read.
+pub fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// The OS refused a thread: a limit of the machine, not a fault of the input being read.
 #[derive(Debug)]
 pub struct ThreadRefused(pub std::io::Error);

@@ -306,12 +306,14 @@ fn parse_chunked<R: Read + Send>(
     let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel(2);
     let (recycle_chunk, recycled_chunks) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        crate::util::spawn_scoped(scope, "snapshot-read", move || {
+        let reading = crate::util::spawn_scoped(scope, "snapshot-read", move || {
             read_chunks(reader, chunk, chunk_tx, recycled_chunks)
         })
         .map_err(|e| not_read(path, e))?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
-        parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint)
+        let parsed = parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint);
+        crate::util::join(reading);
+        parsed
     })
 }
 
@@ -412,7 +414,7 @@ fn parse_lines(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Msg>>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
     let end = std::thread::scope(|scope| {
-        crate::util::spawn_scoped(scope, "snapshot-parse", move || {
+        let parsing = crate::util::spawn_scoped(scope, "snapshot-parse", move || {
             // Parser thread: lines → batches. Stops at the first error, or when the
             // interning side hangs up.
             let mut batch = Batch::new(hasher.clone());
@@ -491,18 +493,25 @@ fn parse_lines(
             }));
         })
         .map_err(|e| not_read(path, e))?;
-        let mut end = None;
-        for msg in rx {
-            match msg? {
-                Msg::Batch(mut batch) => {
+        let mut end = Ok(None);
+        for msg in rx.iter() {
+            match msg {
+                Ok(Msg::Batch(mut batch)) => {
                     builder.store_mut().add_batch(&mut batch);
                     batch.clear();
                     let _ = recycle_tx.send(batch);
                 }
-                Msg::End { crc, trailer } => end = Some((crc, trailer)),
+                Ok(Msg::End { crc, trailer }) => end = Ok(Some((crc, trailer))),
+                Err(e) => {
+                    end = Err(e);
+                    break;
+                }
             }
         }
-        Ok::<_, Error>(end)
+        // Hang up first: a parser stopped short is blocked on sending its next batch.
+        drop(rx);
+        crate::util::join(parsing);
+        end
     })?;
     let snap = builder.finish();
     let held = snap.store.len() as u64;

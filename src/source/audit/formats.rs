@@ -390,7 +390,7 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
         let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<u8>, u64)>(in_flight);
         let job_rx = Arc::new(Mutex::new(job_rx));
         let (done_tx, done_rx) = mpsc::channel::<(u64, BlockDone, Vec<u8>)>();
-        let mut started = 0;
+        let mut started = Vec::new();
         for _ in 0..workers {
             let (job_rx, done_tx, source) = (job_rx.clone(), done_tx.clone(), &source);
             let worker = crate::util::spawn_scoped(scope, "audit-log-read", move || {
@@ -406,10 +406,10 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
                     }
                 }
             });
-            started += usize::from(worker.is_ok());
+            started.extend(worker.ok());
         }
         drop(done_tx);
-        if started == 0 {
+        if started.is_empty() {
             // No thread to be had: nothing was taken from the input yet.
             return None;
         }
@@ -459,7 +459,9 @@ fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool>
             buf.unread(&back, line);
             break Ok(false);
         };
+        // Hung up, the workers end: waited for to their very end (see `util::join`).
         drop(job_tx);
+        started.into_iter().for_each(crate::util::join);
         Some(result)
     });
     result.unwrap_or_else(|| {
