@@ -44,9 +44,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             collateral(gc, &state, &mut whole);
         }
         let plan = match plan {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Ok(handle) => crate::util::join(handle),
             // No thread to be had: the same work, one after the other.
             Err(_) => Plan::steady_state(gc),
         };

@@ -460,10 +460,7 @@ pub(crate) fn read(
             }
         }
         drop(tx);
-        let mut out = match parser.join() {
-            Ok(out) => out,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
+        let mut out = crate::util::join(parser);
         if let Ok(Outcome::NotJson(start, _)) = &mut out {
             start.append(&mut chunks.carry);
         }

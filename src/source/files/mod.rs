@@ -327,10 +327,7 @@ fn run(
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));
         let r = f(&mut reader);
         reader.sink.close();
-        let out = match interner.join() {
-            Ok(out) => out,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
+        let out = crate::util::join(interner);
         Ok((r.map(|()| reader), out))
     })?;
     let mut reader = result?;
