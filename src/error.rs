@@ -119,6 +119,20 @@ impl Error {
         }
     }
 
+    /// An input not read because the system refused kubectl-gc a thread: a limit of the
+    /// machine, not a fault of the input, so the hint is about the limit.
+    pub fn thread_refused(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error::Input {
+            path: path.into(),
+            message: message.into(),
+            hint: Some(
+                "the system refused kubectl-gc a thread: raise its limit on processes and \
+                 threads (a pids cgroup, a container's pids limit, `ulimit -u`)"
+                    .into(),
+            ),
+        }
+    }
+
     /// The hint line, if any.
     pub fn hint(&self) -> Option<&str> {
         match self {

@@ -110,10 +110,6 @@ pub fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 pub struct ThreadRefused(pub std::io::Error);
 
 impl ThreadRefused {
-    /// What to do about it.
-    pub const HINT: &'static str = "the system refused kubectl-gc a thread: raise its limit on \
-         processes and threads (a pids cgroup, a container's pids limit, `ulimit -u`)";
-
     /// As an I/O error (for readers that return one), still recognisable by
     /// [`ThreadRefused::of`].
     pub fn into_io(self) -> std::io::Error {

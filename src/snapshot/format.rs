@@ -27,7 +27,6 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
-use crate::util::ThreadRefused;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Read, Write};
@@ -309,21 +308,12 @@ fn parse_chunked<R: Read + Send>(
         let reading = crate::util::spawn_scoped(scope, "snapshot-read", move || {
             read_chunks(reader, chunk, chunk_tx, recycled_chunks)
         })
-        .map_err(|e| not_read(path, e))?;
+        .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
         let parsed = parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint);
         crate::util::join(reading);
         parsed
     })
-}
-
-/// The snapshot is not read: a thread was refused.
-fn not_read(path: &Path, e: ThreadRefused) -> Error {
-    Error::input(
-        path,
-        format!("not read: {e}"),
-        Some(ThreadRefused::HINT.into()),
-    )
 }
 
 /// The header and the object lines of a snapshot, from the reader thread's chunks.
@@ -492,7 +482,7 @@ fn parse_lines(
                 trailer: trailer.map(|(_, t)| t.trailer),
             }));
         })
-        .map_err(|e| not_read(path, e))?;
+        .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
         let mut end = Ok(None);
         for msg in rx.iter() {
             match msg {

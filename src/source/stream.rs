@@ -1,5 +1,6 @@
 //! What the file readers ([`super::files`] and [`super::audit`]) share about byte streams:
-//! what a stream's first bytes say it is, and how a read error is worded for people.
+//! what a stream's first bytes say it is, and whether a cut archive ran out of bytes (the
+//! wording of read errors is [`crate::util::read_error`], which the snapshot reader shares).
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -33,8 +34,6 @@ pub(crate) fn sniff(head: &[u8]) -> Kind {
         Kind::Text
     }
 }
-
-pub(crate) use crate::util::read_error;
 
 /// A reader that notes when its input has run out (a read of a non-empty buffer gave 0 bytes).
 /// tar words an archive cut between members as a plain error ("failed to read entire block"):

@@ -221,7 +221,7 @@ pub(super) fn read_text(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: boo
     ctx.stats.bytes += buf.bytes;
     if let Err(e) = result {
         ctx.problem(buf.line, || {
-            let cause = crate::source::stream::read_error(&e);
+            let cause = crate::util::read_error(&e);
             format!("{cause} (the rest of this input is lost)")
         });
     }

@@ -320,8 +320,7 @@ fn run(
                     n => format!(" (nor the {} other inputs)", n - 1),
                 };
                 let msg = format!("not read{others}: {e}");
-                let hint = Some(crate::util::ThreadRefused::HINT.into());
-                return Err(Error::input(path, msg, hint));
+                return Err(Error::thread_refused(path, msg));
             }
         };
         let mut reader = Reader::new(opts, Sink::new(Batch::new(hasher), tx, recycle_rx));

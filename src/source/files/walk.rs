@@ -502,12 +502,11 @@ fn io_problem(
 ) -> Result<()> {
     if let Some(refused) = crate::util::ThreadRefused::of(&e) {
         // Not a fault of this input, and no input after it can be read either: the run stops.
-        let hint = Some(crate::util::ThreadRefused::HINT.into());
-        return Err(Error::input(name, format!("not read: {refused}"), hint));
+        return Err(Error::thread_refused(name, format!("not read: {refused}")));
     }
     let cause = match e.get_ref().and_then(|i| i.downcast_ref::<CapExceeded>()) {
         Some(c) => c.to_string(),
-        None => stream::read_error(&e),
+        None => crate::util::read_error(&e),
     };
     reader.broken(&Loc::file(name), cause, Hole::Everything);
     Ok(())

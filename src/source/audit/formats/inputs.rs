@@ -282,7 +282,7 @@ pub(super) fn read_stream(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: b
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
-                ctx.problem_in(name, 0, || stream::read_error(&e));
+                ctx.problem_in(name, 0, || crate::util::read_error(&e));
                 return;
             }
         }
@@ -320,7 +320,7 @@ pub(super) fn read_stream(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: b
 fn read_tar(ctx: &mut Ctx, name: &str, r: &mut dyn Read, depth: u8) {
     let ran_out = std::cell::Cell::new(false);
     let broken = |e| match stream::truncation(e, &ran_out) {
-        e if e.kind() == std::io::ErrorKind::UnexpectedEof => stream::read_error(&e),
+        e if e.kind() == std::io::ErrorKind::UnexpectedEof => crate::util::read_error(&e),
         e => format!("corrupt tar archive: {e}"),
     };
     let mut archive = tar::Archive::new(stream::RanOut::new(r, &ran_out));
@@ -352,7 +352,7 @@ fn read_zip(ctx: &mut Ctx, name: &str, r: &mut dyn Read, depth: u8) {
             Ok(Some(f)) => f,
             Ok(None) => return,
             Err(zip::result::ZipError::Io(e)) => {
-                return ctx.problem_in(name, 0, || stream::read_error(&e));
+                return ctx.problem_in(name, 0, || crate::util::read_error(&e));
             }
             Err(e) => return ctx.problem_in(name, 0, || format!("corrupt zip archive: {e}")),
         };
