@@ -334,3 +334,47 @@ fn namespace_with_a_missing_owner_takes_its_content_with_it() {
     assert_eq!(end(&plan, &s, "cm"), EndState::Deleted);
     assert_eq!(end(&plan, &s, "tenant"), EndState::Deleted);
 }
+
+// ---- 3: owners evaluated because a dependent was listed first ------------------------------
+
+/// Live differential, seed 1, forest 77 (a CI run of the real v1.20.2 GC): `held` names the
+/// orphaning `owner`, and is itself named by `child`, in foreground deletion. The informers'
+/// first list comes in no fixed order (the API server's watch cache is a map), so `child` can
+/// be added before `held`: `addDependentToOwners` makes `held` a virtual node and queues it,
+/// `held`'s own add event marks that node observed in place, and `attemptToDeleteWorker` runs
+/// the full `attemptToDeleteItem` on `held`. Its GET can come before the orphan PATCH that
+/// removes its reference, and its GET of `owner` after `attemptToOrphanWorker` removed the
+/// finalizer: `owner` is gone, the reference dangling, and `held` is deleted (terminating under
+/// its own finalizer, the reference already patched away). In the other orders `held` is kept.
+#[test]
+fn an_owner_listed_after_its_dependent_races_the_orphaning_of_its_own_owner() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "owner", "u-owner")
+        .deleting()
+        .finalizers(&["orphan"])
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .block(false);
+    c.obj("v1", "ConfigMap", "ns", "held", "u-held")
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "ConfigMap", "owner", "u-owner")
+        .block(true);
+    c.obj("v1", "ConfigMap", "ns", "child", "u-child")
+        .deleting()
+        .finalizers(&["foregroundDeletion"])
+        .owner("v1", "ConfigMap", "held", "u-held")
+        .controller(true);
+    c.obj("v1", "ConfigMap", "ns", "sibling", "u-sibling")
+        .owner("v1", "ConfigMap", "owner", "u-owner");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    assert_eq!(end(&r.plan, &s, "held"), EndState::Kept);
+    assert_eq!(
+        alternatives(&r.plan, &s, "held"),
+        vec![terminating_with(&s, &["example.com/hold"])],
+        "order-dependent"
+    );
+    assert!(!deletes(&r.plan, &s, "held"));
+    assert_eq!(end(&r.plan, &s, "owner"), EndState::Deleted);
+    assert_eq!(end(&r.plan, &s, "child"), EndState::Deleted);
+}

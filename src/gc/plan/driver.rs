@@ -61,7 +61,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             comps.get_or_insert_with(|| Components::new(gc, target)),
         )
     };
-    let none = Delays::new();
+    let none = Delays::default();
     let t_choices = clock.elapsed();
     // The primary run covers the whole graph; the other informer orders' runs only their
     // components. They are independent of one another, so the primary runs beside them.
@@ -120,46 +120,43 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     }
     // Races: re-run with the chain that got there first held back. Races of different
     // components cannot interact, so round `r` takes the `r`-th race of every component (a
-    // component with more races than rounds has them all held back at once).
+    // component with more races than rounds has them all held back at once). A re-run can
+    // uncover races of its own (a reader held back now reads after another write too): those
+    // are flipped once more, on top of what the re-run held back, and no further.
+    let c = comps.get_or_insert_with(|| Components::new(gc, target));
+    let rerun = |k: usize, delays: &Delays, scope: &[bool]| {
+        simulation::run(
+            gc,
+            start,
+            &orders.delivery(&choices, k),
+            delays,
+            Some(scope),
+            &initial,
+        )
+    };
+    let mut flipped: Vec<(Run, Vec<bool>, usize, Delays)> = Vec::new();
     for (k, races) in raced {
-        let c = comps.get_or_insert_with(|| Components::new(gc, target));
-        let mut by_comp: BTreeMap<u32, Vec<Race>> = BTreeMap::new();
-        for r in races {
-            by_comp.entry(c.find(r.object.0)).or_default().push(r);
+        for (run, scope, delays) in flip(gc, c, target, &none, races, |d, s| rerun(k, d, s)) {
+            flipped.push((run, scope, k, delays));
         }
-        let rounds = by_comp
-            .values()
-            .map(|v| if v.len() > MAX_RACE_RUNS { 1 } else { v.len() })
-            .max()
-            .unwrap_or(0);
-        for round in 0..rounds {
-            let mut delays = Delays::new();
-            let mut seeds = Vec::new();
-            for (&root, v) in &by_comp {
-                let batch: &[Race] = if v.len() > MAX_RACE_RUNS {
-                    if round == 0 { v } else { &[] }
-                } else {
-                    v.get(round).map(std::slice::from_ref).unwrap_or(&[])
-                };
-                for r in batch {
-                    let d = delays.entry(r.first).or_insert(0);
-                    *d = (*d).max(r.by);
-                }
-                if !batch.is_empty() {
-                    seeds.push(root);
-                }
-            }
-            let scope = c.scope(gc, seeds.into_iter().chain(target));
-            let run = simulation::run(
-                gc,
-                start,
-                &orders.delivery(&choices, k),
-                &delays,
-                Some(&scope),
-                &initial,
-            );
-            others.push((run, scope, OpenOrder::Requests));
+    }
+    let mut again = Vec::new();
+    for (run, _, k, delays) in &flipped {
+        let new: Vec<Race> = run
+            .races
+            .iter()
+            .filter(|r| !delays.holds(r))
+            .copied()
+            .collect();
+        if !new.is_empty() {
+            again.extend(flip(gc, c, target, delays, new, |d, s| rerun(*k, d, s)));
         }
+    }
+    let flipped = flipped
+        .into_iter()
+        .map(|(run, scope, _, delays)| (run, scope, delays));
+    for (run, scope, _) in flipped.chain(again) {
+        others.push((run, scope, OpenOrder::Requests));
     }
     if start == Start::SteadyState
         && let Some(delivery) = stranding_order(gc)
@@ -229,6 +226,49 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
         certain.insert(id, common);
     }
     plan_from(gc, primary, alternatives, &certain)
+}
+
+/// The re-runs that flip `races` (found in a run that held back `base`): per round, the next
+/// race of every component held back on top of `base`, each run scoped to the components it
+/// flips. Returns each run with its scope and what it held back.
+fn flip(
+    gc: &GarbageCollector<'_>,
+    comps: &mut Components,
+    target: Option<u32>,
+    base: &Delays,
+    races: Vec<Race>,
+    run: impl Fn(&Delays, &[bool]) -> Run,
+) -> Vec<(Run, Vec<bool>, Delays)> {
+    let mut by_comp: BTreeMap<u32, Vec<Race>> = BTreeMap::new();
+    for r in races {
+        by_comp.entry(comps.find(r.object.0)).or_default().push(r);
+    }
+    let rounds = by_comp
+        .values()
+        .map(|v| if v.len() > MAX_RACE_RUNS { 1 } else { v.len() })
+        .max()
+        .unwrap_or(0);
+    let mut out = Vec::new();
+    for round in 0..rounds {
+        let mut delays = base.clone();
+        let mut seeds = Vec::new();
+        for (&root, v) in &by_comp {
+            let batch: &[Race] = if v.len() > MAX_RACE_RUNS {
+                if round == 0 { v } else { &[] }
+            } else {
+                v.get(round).map(std::slice::from_ref).unwrap_or(&[])
+            };
+            for r in batch {
+                delays.hold(r);
+            }
+            if !batch.is_empty() {
+                seeds.push(root);
+            }
+        }
+        let scope = comps.scope(gc, seeds.into_iter().chain(target));
+        out.push((run(&delays, &scope), scope, delays));
+    }
+    out
 }
 
 /// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a

@@ -101,6 +101,15 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
                     // A dependent observed first makes a virtual node that the owner's add
                     // event then marks observed in place; the queued pointer is no longer
                     // virtual, so the worker evaluates the owner itself (§3.1 step 2).
+                    // The same early evaluation races the orphaning of one of the owner's own
+                    // owners: its GET can precede the orphan PATCH that removes its reference,
+                    // and its GET of that owner follow the finalizer's removal (dangling).
+                    || store.owner_refs(o).iter().any(|r| {
+                        gc.graph
+                            .uid_to_node(r.uid)
+                            .and_then(|n| gc.graph.object(n))
+                            .is_some_and(|p| state.orphaning(store, p))
+                    })
                     || (!store.owner_refs(o).is_empty()
                         && !matches!(
                             gc.attempt_to_delete_item(state, o),

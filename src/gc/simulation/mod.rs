@@ -19,8 +19,10 @@
 //! may still be draining its backlog, and a write (committed by etcd) costs more than a GET.
 //! A read of an object that another chain writes within [`RACE_HORIZON`] steps is a race. A
 //! run records its races ([`Run::races`]); the caller re-runs the affected part with the
-//! chain that came first held back until after the other ([`Delays`]), and reports the
-//! outcomes that differ as order-dependent ([`super::plan`]).
+//! chain that came first held back until after the other ([`Delays`]): from its start, or, a
+//! reader's owner GET, at that read only (its worker slow between two round trips, so it read
+//! the item before another chain's write and the owner after one). The outcomes that differ
+//! are reported as order-dependent ([`super::plan`]).
 //!
 //! **Files.** This one holds the run's types, [`run`] and the step loop; `queues.rs` turns
 //! what the graph builder queued into running items and finishes them; `workers.rs` is the
@@ -54,13 +56,42 @@ pub const MAX_STEPS: u32 = 100_000;
 /// the real v1.20.2 GC: an orphan PATCH overtaken by a five-round-trip chain).
 pub const RACE_HORIZON: u32 = 8;
 
-/// Chains held back in a run: the item queued at the start on (attemptToOrphan?, node) starts
-/// this many steps late, and with it everything it leads to.
-pub type Delays = HashMap<(bool, u32), u32>;
+/// What a run holds back, keyed by a chain's root item (attemptToOrphan?, node).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Delays {
+    /// The chain starts this many steps late, and with it everything it leads to.
+    pub chains: HashMap<(bool, u32), u32>,
+    /// The chain's owner GET of this object (`isDangling`) is sent this many steps late: a
+    /// worker whose requests are slow between two of its own round trips, while other chains
+    /// go on.
+    pub reads: HashMap<((bool, u32), ObjId), u32>,
+}
+
+impl Delays {
+    /// Holds back what `race` says: the chain that got there first, from its start or at the
+    /// read. Two holds of the same thing keep the longer.
+    pub fn hold(&mut self, race: &Race) {
+        let d = if race.stall {
+            self.reads.entry((race.first, race.object)).or_insert(0)
+        } else {
+            self.chains.entry(race.first).or_insert(0)
+        };
+        *d = (*d).max(race.by);
+    }
+
+    /// Whether `race` is held back here already.
+    pub fn holds(&self, race: &Race) -> bool {
+        if race.stall {
+            self.reads.contains_key(&(race.first, race.object))
+        } else {
+            self.chains.contains_key(&race.first)
+        }
+    }
+}
 
 /// Two causally independent chains touching one object close enough in time that either can
 /// get there first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Race {
     /// The object written by one chain and read by the other.
     pub object: ObjId,
@@ -68,6 +99,9 @@ pub struct Race {
     pub first: (bool, u32),
     /// How many steps it must be held back to get there second.
     pub by: u32,
+    /// Held back at its owner GET of `object` only (a reader that got there first; the
+    /// chain's earlier requests keep their time), rather than from its start.
+    pub stall: bool,
 }
 
 /// How the simulation starts.
@@ -161,6 +195,8 @@ struct Item {
     virtual_item: bool,
     /// It changed something.
     wrote: bool,
+    /// Steps its next owner GET still waits ([`Delays::reads`]).
+    stall: u32,
 }
 
 struct Sim<'a, 'b> {
@@ -198,8 +234,9 @@ struct Sim<'a, 'b> {
     next_chain: u32,
     /// Root item of each chain: (attemptToOrphan?, node).
     roots: HashMap<u32, (bool, u32)>,
-    /// Reads and effective writes, by object: (object, chain, step), for race detection.
-    read_log: Vec<(ObjId, u32, u32)>,
+    /// Reads and effective writes, by object: (object, chain, step), for race detection; a
+    /// read also says whether it was an owner GET (which [`Delays::reads`] can hold back).
+    read_log: Vec<(ObjId, u32, u32, bool)>,
     write_log: Vec<(ObjId, u32, u32)>,
     /// The chain of the request being applied.
     chain: u32,

@@ -68,7 +68,7 @@ impl Sim<'_, '_> {
             let n = self.graph.node(e.node);
             let root_key = (kind == Kind::Orphan, e.node.0);
             if e.chain == NEW_CHAIN
-                && let Some(d) = self.delays.remove(&root_key)
+                && let Some(d) = self.delays.chains.remove(&root_key)
             {
                 // Held back: this chain comes after the one it raced.
                 started.remove(&key);
@@ -98,6 +98,7 @@ impl Sim<'_, '_> {
                 writes: Vec::new(),
                 virtual_item: n.is_virtual(),
                 wrote: false,
+                stall: 0,
             });
         }
     }

@@ -9,7 +9,12 @@ use hashbrown::{HashMap, HashSet};
 
 impl Sim<'_, '_> {
     pub(super) fn mark_read(&mut self, obj: ObjId, chain: u32) {
-        self.read_log.push((obj, chain, self.step));
+        self.read_log.push((obj, chain, self.step, false));
+    }
+
+    /// An owner GET of `isDangling`.
+    pub(super) fn mark_owner_get(&mut self, obj: ObjId, chain: u32) {
+        self.read_log.push((obj, chain, self.step, true));
     }
 
     /// Reads of an object written by another chain within [`RACE_HORIZON`] steps.
@@ -22,7 +27,7 @@ impl Sim<'_, '_> {
             writes.entry(o).or_default().push((c, t));
         }
         let mut out: HashSet<Race> = HashSet::new();
-        for &(o, rc, rt) in &self.read_log {
+        for &(o, rc, rt, owner_get) in &self.read_log {
             let Some(ws) = writes.get(&o) else { continue };
             for &(wc, wt) in ws {
                 if wc == rc || rt.abs_diff(wt) > RACE_HORIZON {
@@ -34,17 +39,29 @@ impl Sim<'_, '_> {
                 } else {
                     (rc, wt - rt + 1)
                 };
-                if let Some(&root) = self.roots.get(&first) {
+                let Some(&root) = self.roots.get(&first) else {
+                    continue;
+                };
+                let race = Race {
+                    object: o,
+                    first: root,
+                    by,
+                    stall: false,
+                };
+                out.insert(race);
+                // A reader that got there first with an owner GET can also get there second
+                // by itself: its worker is slow between two of its round trips, and what it
+                // read before stays read.
+                if wt > rt && owner_get {
                     out.insert(Race {
-                        object: o,
-                        first: root,
-                        by,
+                        stall: true,
+                        ..race
                     });
                 }
             }
         }
         let mut out: Vec<Race> = out.into_iter().collect();
-        out.sort_by_key(|r| (r.object, r.first, r.by));
+        out.sort();
         out
     }
 }

@@ -186,9 +186,20 @@ impl Sim<'_, '_> {
     fn classify_next(&mut self, it: &mut Item) {
         let target = it.target.expect("found");
         let r = it.refs[it.next];
+        let owner = self.owner_read(target, &r);
+        if let Some(owner) = owner
+            && let Some(&root) = self.roots.get(&it.chain)
+            && let Some(d) = self.delays.reads.remove(&(root, owner))
+        {
+            it.stall = d;
+        }
+        if it.stall > 0 {
+            it.stall -= 1;
+            return;
+        }
         // The GET of the owner this step.
-        if let Some(owner) = self.owner_read(target, &r) {
-            self.mark_read(owner, it.chain);
+        if let Some(owner) = owner {
+            self.mark_owner_get(owner, it.chain);
         }
         let class = self.gc.classify_reference(&self.state, target, &r);
         if self.record_class(it, class) {
