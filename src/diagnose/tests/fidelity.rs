@@ -378,3 +378,90 @@ fn an_owner_listed_after_its_dependent_races_the_orphaning_of_its_own_owner() {
     assert_eq!(end(&r.plan, &s, "owner"), EndState::Deleted);
     assert_eq!(end(&r.plan, &s, "child"), EndState::Deleted);
 }
+
+/// Live differential, seed 11, forest 957 (1,000 forests): `owner` is in foreground deletion,
+/// held there by `blocker` (a blocking dependent that its own finalizer keeps). `quiet` refers
+/// to it without blocking. When the informers deliver `owner` first, its add event
+/// (`processTransitions`) queues no dependent, `processDeletingDependentsItem` queues only the
+/// blocking one, and `quiet` is never evaluated: kept. When they deliver every dependent first,
+/// the add event queues them all and `quiet`, whose only owner is waiting for its dependents,
+/// is deleted (row 10), as the real v1.20.2 GC did. Both dependents name the owner with the
+/// same identity, so "one dependent first" alone does not cover it: the one with that
+/// identity first in snapshot order is `blocker`.
+#[test]
+fn every_dependent_listed_before_an_owner_in_foreground_deletion_is_queued() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "blocker", "u-blocker")
+        .deleting()
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "Secret", "owner", "u-owner")
+        .block(true);
+    c.obj("v1", "Secret", "ns", "owner", "u-owner")
+        .deleting()
+        .finalizers(&["example.com/hold", "foregroundDeletion"])
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .block(true);
+    c.obj("v1", "Secret", "ns", "quiet", "u-quiet")
+        .owner("v1", "Secret", "owner", "u-owner");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    assert_eq!(end(&r.plan, &s, "quiet"), EndState::Kept);
+    assert_eq!(
+        alternatives(&r.plan, &s, "quiet"),
+        vec![EndState::Deleted],
+        "order-dependent"
+    );
+    assert!(!deletes(&r.plan, &s, "quiet"));
+    assert_eq!(
+        end(&r.plan, &s, "owner"),
+        terminating_with(&s, &["example.com/hold", "foregroundDeletion"])
+    );
+}
+
+/// Live differential, seed 1, 1,000 forests (forest 984): `held` names `owner` (in foreground
+/// deletion, not blocked by it) and a missing owner. `held` is queued by `owner`'s add event
+/// and evaluated while `owner` still waits (row 10: DELETE, its own finalizer keeps it); the
+/// missing owner's virtual delete event queues it again meanwhile. Row 1 of that second
+/// evaluation reads the graph, which may not have `held`'s update event yet (the worker has
+/// the DELETE's response before the graph builder has the watch event): it goes on with live
+/// data, finds `owner` solid (its `foregroundDeletion` gone) and strips the dangling
+/// reference. The real v1.20.2 GC left `held` terminating with only `owner`'s reference.
+#[test]
+fn a_row_1_check_can_read_a_graph_that_lags_behind_the_gcs_own_delete() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "owner", "u-owner")
+        .deleting()
+        .finalizers(&["example.com/hold", "foregroundDeletion"])
+        .owner("v1", "Secret", "ghost", "u-ghost")
+        .block(false);
+    c.obj("v1", "ConfigMap", "ns", "held", "u-held")
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "ConfigMap", "owner", "u-owner")
+        .controller(true)
+        .owner("v1", "Secret", "ghost", "u-ghost");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    let sym = |x: &str| s.store.strings.get(x).expect("interned");
+    let held: Vec<(EndState, Vec<_>)> = r
+        .plan
+        .outcomes
+        .iter()
+        .filter(|o| o.target == obj(&s, "held"))
+        .flat_map(|o| o.alternatives.iter())
+        .map(|a| (a.state.clone(), a.owner_refs.clone()))
+        .collect();
+    assert!(
+        held.contains(&(
+            terminating_with(&s, &["example.com/hold"]),
+            vec![sym("u-owner")]
+        )),
+        "{held:?}"
+    );
+    assert!(!deletes(&r.plan, &s, "held"));
+    assert_eq!(
+        end(&r.plan, &s, "owner"),
+        terminating_with(&s, &["example.com/hold"])
+    );
+}

@@ -17,9 +17,19 @@ pub(super) struct Choice {
     owner: Option<ObjId>,
     /// The UID's dependents.
     dependents: Vec<ObjId>,
-    /// `None`: the owner first; `Some(d)`: dependent `d` (the first with its reference's
-    /// identity) first.
-    candidates: Vec<Option<ObjId>>,
+    candidates: Vec<First>,
+}
+
+/// Which of a UID's objects the informers deliver first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum First {
+    /// The owner, then its dependents.
+    Owner,
+    /// Dependent `d` (the first with its reference's identity), then the owner and the others.
+    Dependent(ObjId),
+    /// Every dependent (dependent `d` first), then the owner: an owner in foreground deletion
+    /// then queues them all with its add event (F3), not only the ones with `d`'s identity.
+    AllDependents(ObjId),
 }
 
 /// The UIDs where the informers' order can change what is queued (gc-model §1.4, §1.5, §2.7):
@@ -131,11 +141,17 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
             }
         }
         let dependents: Vec<ObjId> = deps.iter().filter_map(|&d| gc.graph.object(d)).collect();
-        let mut candidates: Vec<Option<ObjId>> = Vec::new();
-        if owner.is_some() {
-            candidates.push(None);
+        let mut candidates: Vec<First> = Vec::new();
+        if let Some(o) = owner {
+            candidates.push(First::Owner);
+            if dependents.len() > 1
+                && state.deleting_dependents(store, o)
+                && let Some(&(_, d)) = reps.first()
+            {
+                candidates.push(First::AllDependents(d));
+            }
         }
-        candidates.extend(reps.into_iter().map(|(_, d)| Some(d)));
+        candidates.extend(reps.into_iter().map(|(_, d)| First::Dependent(d)));
         candidates.truncate(MAX_CHOICES);
         out.push(Choice {
             uid,
@@ -220,7 +236,16 @@ impl Orders {
                     }
                     _ => k % n,
                 };
-                let first = c.candidates[pick].or(c.owner);
+                let first = match c.candidates[pick] {
+                    First::Owner => c.owner,
+                    First::Dependent(d) => Some(d),
+                    First::AllDependents(d) => {
+                        if let Some(o) = c.owner {
+                            edges.extend(c.dependents.iter().map(|&x| (x, o)));
+                        }
+                        Some(d)
+                    }
+                };
                 let Some(first) = first else { continue };
                 for &d in c.dependents.iter().chain(c.owner.iter()) {
                     if d != first {

@@ -81,6 +81,9 @@ impl Sim<'_, '_> {
         self.writes_total += 1;
         self.touched[id.index()] = true;
         self.write_log.push((id, self.chain, self.step));
+        if !old.being_deleted && self.state.being_deleted(id) {
+            self.terminating_log.push((id, self.chain, self.step));
+        }
         if self.trace {
             eprintln!(
                 "step {} applied {:?} on {}",

@@ -21,8 +21,10 @@
 //! run records its races ([`Run::races`]); the caller re-runs the affected part with the
 //! chain that came first held back until after the other ([`Delays`]): from its start, or, a
 //! reader's owner GET, at that read only (its worker slow between two round trips, so it read
-//! the item before another chain's write and the owner after one). The outcomes that differ
-//! are reported as order-dependent ([`super::plan`]).
+//! the item before another chain's write and the owner after one). The graph builder races
+//! the workers too: a row-1 check soon after a DELETE made its object terminating may read the
+//! graph from before (upstream's row 1 reads graph flags, which lag the API server). The
+//! outcomes that differ are reported as order-dependent ([`super::plan`]).
 //!
 //! **Files.** This one holds the run's types, [`run`] and the step loop; `queues.rs` turns
 //! what the graph builder queued into running items and finishes them; `workers.rs` is the
@@ -65,43 +67,61 @@ pub struct Delays {
     /// worker whose requests are slow between two of its own round trips, while other chains
     /// go on.
     pub reads: HashMap<((bool, u32), ObjId), u32>,
+    /// The chain's next row-1 check of this object reads a graph that has not seen the object
+    /// become terminating yet: the watch event of a DELETE reaches the graph builder after the
+    /// DELETE's response reached the worker, and at a start the graph builder has a backlog.
+    pub stale: HashSet<((bool, u32), ObjId)>,
 }
 
 impl Delays {
-    /// Holds back what `race` says: the chain that got there first, from its start or at the
-    /// read. Two holds of the same thing keep the longer.
+    /// Holds back what `race` says. Two holds of the same thing keep the longer.
     pub fn hold(&mut self, race: &Race) {
-        let d = if race.stall {
-            self.reads.entry((race.first, race.object)).or_insert(0)
-        } else {
-            self.chains.entry(race.first).or_insert(0)
+        let d = match race.hold {
+            Hold::Start => self.chains.entry(race.first).or_insert(0),
+            Hold::Read => self.reads.entry((race.first, race.object)).or_insert(0),
+            Hold::StaleGraph => {
+                self.stale.insert((race.first, race.object));
+                return;
+            }
         };
         *d = (*d).max(race.by);
     }
 
     /// Whether `race` is held back here already.
     pub fn holds(&self, race: &Race) -> bool {
-        if race.stall {
-            self.reads.contains_key(&(race.first, race.object))
-        } else {
-            self.chains.contains_key(&race.first)
+        match race.hold {
+            Hold::Start => self.chains.contains_key(&race.first),
+            Hold::Read => self.reads.contains_key(&(race.first, race.object)),
+            Hold::StaleGraph => self.stale.contains(&(race.first, race.object)),
         }
     }
 }
 
+/// How a race is flipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Hold {
+    /// The chain that got there first starts later ([`Delays::chains`]).
+    Start,
+    /// A reader that got there first with an owner GET sends that GET later; its earlier
+    /// requests keep their time ([`Delays::reads`]).
+    Read,
+    /// A row-1 check that saw the object terminating (a write of the run made it so) sees
+    /// the graph from before ([`Delays::stale`]).
+    StaleGraph,
+}
+
 /// Two causally independent chains touching one object close enough in time that either can
-/// get there first.
+/// get there first (or, [`Hold::StaleGraph`], a worker and the graph builder).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Race {
     /// The object written by one chain and read by the other.
     pub object: ObjId,
-    /// The chain that got there first in this run: its root item (attemptToOrphan?, node).
+    /// The chain to hold back: its root item (attemptToOrphan?, node).
     pub first: (bool, u32),
     /// How many steps it must be held back to get there second.
     pub by: u32,
-    /// Held back at its owner GET of `object` only (a reader that got there first; the
-    /// chain's earlier requests keep their time), rather than from its start.
-    pub stall: bool,
+    /// How.
+    pub hold: Hold,
 }
 
 /// How the simulation starts.
@@ -237,6 +257,10 @@ struct Sim<'a, 'b> {
     /// Reads and effective writes, by object: (object, chain, step), for race detection; a
     /// read also says whether it was an owner GET (which [`Delays::reads`] can hold back).
     read_log: Vec<(ObjId, u32, u32, bool)>,
+    /// Row-1 checks that found the object terminating, and DELETEs that made an object
+    /// terminating: (object, chain, step).
+    row1_log: Vec<(ObjId, u32, u32)>,
+    terminating_log: Vec<(ObjId, u32, u32)>,
     write_log: Vec<(ObjId, u32, u32)>,
     /// The chain of the request being applied.
     chain: u32,
@@ -302,6 +326,8 @@ pub fn run(
         next_chain: 0,
         roots: HashMap::new(),
         read_log: Vec::new(),
+        row1_log: Vec::new(),
+        terminating_log: Vec::new(),
         write_log: Vec::new(),
         chain: 0,
     };

@@ -273,10 +273,22 @@ impl Sim<'_, '_> {
                 _ => {}
             }
         }
-        // Row 1: terminating and not in foreground deletion: wait for the delete event.
+        // Row 1: terminating and not in foreground deletion: wait for the delete event. Unless
+        // this run has the graph lag behind a DELETE of the run (see `Delays::stale`).
         if node.being_deleted() && !node.deleting_dependents() {
-            it.phase = Phase::Done;
-            return;
+            let obj = self.store().by_uid(node.id.uid);
+            let root = self.roots.get(&it.chain).copied();
+            let lagging = match (root, obj) {
+                (Some(root), Some(o)) => self.delays.stale.remove(&(root, o)),
+                _ => false,
+            };
+            if !lagging {
+                if let Some(o) = obj {
+                    self.row1_log.push((o, it.chain, self.step));
+                }
+                it.phase = Phase::Done;
+                return;
+            }
         }
         if let Some(ns) = self.identity_namespaced(&it.identity)
             && ns

@@ -3,7 +3,7 @@
 //! (see the module doc of [`super`] for why chains race). Kept apart from the workers, which
 //! only log.
 
-use super::{RACE_HORIZON, Race, Sim};
+use super::{Hold, RACE_HORIZON, Race, Sim};
 use crate::model::ObjId;
 use hashbrown::{HashMap, HashSet};
 
@@ -46,7 +46,7 @@ impl Sim<'_, '_> {
                     object: o,
                     first: root,
                     by,
-                    stall: false,
+                    hold: Hold::Start,
                 };
                 out.insert(race);
                 // A reader that got there first with an owner GET can also get there second
@@ -54,10 +54,27 @@ impl Sim<'_, '_> {
                 // read before stays read.
                 if wt > rt && owner_get {
                     out.insert(Race {
-                        stall: true,
+                        hold: Hold::Read,
                         ..race
                     });
                 }
+            }
+        }
+        // A row-1 check soon after a DELETE made the object terminating (the same chain's
+        // included: the worker has the DELETE's response before the graph builder has its
+        // watch event) may find the graph from before.
+        for &(o, rc, rt) in &self.row1_log {
+            let stale = self
+                .terminating_log
+                .iter()
+                .any(|&(w, _, wt)| w == o && wt <= rt && rt - wt <= RACE_HORIZON);
+            if stale && let Some(&root) = self.roots.get(&rc) {
+                out.insert(Race {
+                    object: o,
+                    first: root,
+                    by: 0,
+                    hold: Hold::StaleGraph,
+                });
             }
         }
         let mut out: Vec<Race> = out.into_iter().collect();
