@@ -122,7 +122,8 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     // components cannot interact, so round `r` takes the `r`-th race of every component (a
     // component with more races than rounds has them all held back at once). A re-run can
     // uncover races of its own (a reader held back now reads after another write too): those
-    // are flipped once more, on top of what the re-run held back, and no further.
+    // are flipped once more, on top of what the re-run held back in their component, and no
+    // further; batched across the re-runs of one informer order the same way.
     let c = comps.get_or_insert_with(|| Components::new(gc, target));
     let rerun = |k: usize, delays: &Delays, scope: &[bool]| {
         simulation::run(
@@ -134,29 +135,40 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             &initial,
         )
     };
-    let mut flipped: Vec<(Run, Vec<bool>, usize, Delays)> = Vec::new();
+    let (mut level1, mut level2) = (0, 0);
     for (k, races) in raced {
-        for (run, scope, delays) in flip(gc, c, target, &none, races, |d, s| rerun(k, d, s)) {
-            flipped.push((run, scope, k, delays));
+        let known: HashSet<RaceKey> = races.iter().map(race_key).collect();
+        let mut sets = FlipSets::new();
+        for r in races {
+            sets.entry(c.find(r.object.0)).or_default().push(vec![r]);
         }
-    }
-    let mut again = Vec::new();
-    for (run, _, k, delays) in &flipped {
-        let new: Vec<Race> = run
-            .races
-            .iter()
-            .filter(|r| !delays.holds(r))
-            .copied()
-            .collect();
-        if !new.is_empty() {
-            again.extend(flip(gc, c, target, delays, new, |d, s| rerun(*k, d, s)));
+        for v in sets.values_mut() {
+            if v.len() > MAX_RACE_RUNS {
+                *v = vec![v.concat()];
+            }
         }
-    }
-    let flipped = flipped
-        .into_iter()
-        .map(|(run, scope, _, delays)| (run, scope, delays));
-    for (run, scope, _) in flipped.chain(again) {
-        others.push((run, scope, OpenOrder::Requests));
+        let mut uncovered = FlipSets::new();
+        for Flipped { run, scope, held } in flip(gc, c, target, &sets, |d, s| rerun(k, d, s)) {
+            level1 += 1;
+            for r in &run.races {
+                let comp = c.find(r.object.0);
+                let Some(set) = held.get(&comp) else { continue };
+                if known.contains(&race_key(r)) || set.iter().any(|h| race_key(h) == race_key(r)) {
+                    continue;
+                }
+                let list = uncovered.entry(comp).or_default();
+                let mut more = set.clone();
+                more.push(*r);
+                if list.len() < MAX_RACE_RUNS && !list.contains(&more) {
+                    list.push(more);
+                }
+            }
+            others.push((run, scope, OpenOrder::Requests));
+        }
+        for Flipped { run, scope, .. } in flip(gc, c, target, &uncovered, |d, s| rerun(k, d, s)) {
+            level2 += 1;
+            others.push((run, scope, OpenOrder::Requests));
+        }
     }
     if start == Start::SteadyState
         && let Some(delivery) = stranding_order(gc)
@@ -169,7 +181,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     }
     if std::env::var_os("KGC_SIM_STATS").is_some() {
         eprintln!(
-            "simulate {start:?}: {} choices, {} informer orders, {} extra runs; choices {:?}, primary and informer orders {:?}, all runs {:?}",
+            "simulate {start:?}: {} choices, {} informer orders, {} extra runs ({level1} flip races, {level2} flip the races those uncover); choices {:?}, primary and informer orders {:?}, all runs {:?}",
             choices.len(),
             orders.runs,
             others.len(),
@@ -228,45 +240,52 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     plan_from(gc, primary, alternatives, &certain)
 }
 
-/// The re-runs that flip `races` (found in a run that held back `base`): per round, the next
-/// race of every component held back on top of `base`, each run scoped to the components it
-/// flips. Returns each run with its scope and what it held back.
+/// A race whatever the steps it takes to flip it.
+type RaceKey = (ObjId, (bool, u32), simulation::Hold);
+
+fn race_key(r: &Race) -> RaceKey {
+    (r.object, r.first, r.hold)
+}
+
+/// Per component: the sets of races to hold back together, one set per re-run.
+type FlipSets = BTreeMap<u32, Vec<Vec<Race>>>;
+
+/// One re-run of [`flip`].
+struct Flipped {
+    run: Run,
+    scope: Vec<bool>,
+    /// Per component: the races it held back.
+    held: BTreeMap<u32, Vec<Race>>,
+}
+
+/// The re-runs that flip `sets`: round `r` holds back the `r`-th set of every component, and
+/// is scoped to those components.
 fn flip(
     gc: &GarbageCollector<'_>,
     comps: &mut Components,
     target: Option<u32>,
-    base: &Delays,
-    races: Vec<Race>,
+    sets: &FlipSets,
     run: impl Fn(&Delays, &[bool]) -> Run,
-) -> Vec<(Run, Vec<bool>, Delays)> {
-    let mut by_comp: BTreeMap<u32, Vec<Race>> = BTreeMap::new();
-    for r in races {
-        by_comp.entry(comps.find(r.object.0)).or_default().push(r);
-    }
-    let rounds = by_comp
-        .values()
-        .map(|v| if v.len() > MAX_RACE_RUNS { 1 } else { v.len() })
-        .max()
-        .unwrap_or(0);
+) -> Vec<Flipped> {
+    let rounds = sets.values().map(Vec::len).max().unwrap_or(0);
     let mut out = Vec::new();
     for round in 0..rounds {
-        let mut delays = base.clone();
-        let mut seeds = Vec::new();
-        for (&root, v) in &by_comp {
-            let batch: &[Race] = if v.len() > MAX_RACE_RUNS {
-                if round == 0 { v } else { &[] }
-            } else {
-                v.get(round).map(std::slice::from_ref).unwrap_or(&[])
-            };
-            for r in batch {
-                delays.hold(r);
-            }
-            if !batch.is_empty() {
-                seeds.push(root);
+        let mut delays = Delays::default();
+        let mut held = BTreeMap::new();
+        for (&comp, v) in sets {
+            if let Some(set) = v.get(round) {
+                for r in set {
+                    delays.hold(r);
+                }
+                held.insert(comp, set.clone());
             }
         }
-        let scope = comps.scope(gc, seeds.into_iter().chain(target));
-        out.push((run(&delays, &scope), scope, delays));
+        let scope = comps.scope(gc, held.keys().copied().chain(target));
+        out.push(Flipped {
+            run: run(&delays, &scope),
+            scope,
+            held,
+        });
     }
     out
 }

@@ -86,15 +86,6 @@ impl Delays {
         };
         *d = (*d).max(race.by);
     }
-
-    /// Whether `race` is held back here already.
-    pub fn holds(&self, race: &Race) -> bool {
-        match race.hold {
-            Hold::Start => self.chains.contains_key(&race.first),
-            Hold::Read => self.reads.contains_key(&(race.first, race.object)),
-            Hold::StaleGraph => self.stale.contains(&(race.first, race.object)),
-        }
-    }
 }
 
 /// How a race is flipped.
