@@ -512,7 +512,7 @@ fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefC
 
 /// GC021: objects whose steady-state end state depends on an order upstream does not fix.
 fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding>) {
-    use crate::gc::{EndState, OpenOrder};
+    use crate::gc::EndState;
     let store = &gc.snap.store;
     let text = |s: &EndState, refs: &[Sym]| match s {
         EndState::Deleted => "deleted".to_owned(),
@@ -547,12 +547,7 @@ fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding
         states.extend(o.alternatives.iter().map(|a| text(&a.state, &a.owner_refs)));
         let deletes =
             o.state != EndState::Kept || o.alternatives.iter().any(|a| a.state != EndState::Kept);
-        let which = match o.alternatives[0].order {
-            OpenOrder::Requests => {
-                "which of two concurrent GC requests on it the API server serves first"
-            }
-            OpenOrder::Informers => "the order in which the GC's informers deliver objects",
-        };
+        let which = o.alternatives[0].order.what();
         out.push(Finding::new(
             Code::OrderDependent,
             if deletes {

@@ -299,10 +299,8 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
             .and_then(|x| x.alternatives.first())
             .map(|a| a.order)
         {
-            Some(crate::gc::OpenOrder::Requests) => {
-                "which of two concurrent GC requests on it the API server serves first"
-            }
-            _ => "the order in which the GC's informers deliver objects when it starts",
+            Some(order @ crate::gc::OpenOrder::Requests) => order.what().to_owned(),
+            _ => format!("{} when it starts", crate::gc::OpenOrder::Informers.what()),
         };
         let mut message = format!(
             "the outcome depends on {which}, which upstream does not fix; possible end states: {}",

@@ -465,3 +465,55 @@ fn a_row_1_check_can_read_a_graph_that_lags_behind_the_gcs_own_delete() {
         terminating_with(&s, &["example.com/hold"])
     );
 }
+
+/// Live differential, seed 3, 1,000 forests (forests 663 and 794): `owner` and `held` both
+/// name a missing owner, and `held` names `owner` too. The missing owner's virtual delete
+/// event queues both at once, and two workers take them side by side: `owner` is deleted
+/// (its only reference dangling) and `held`'s GET of `owner` may come before that DELETE or
+/// after it. Before: `owner` is solid, the dangling reference is stripped, and `held` is
+/// deleted only when `owner`'s delete event queues it again (the real v1.20.2 GC: terminating
+/// with `owner`'s reference left). After: both references dangle and `held` is deleted with
+/// both. Items of one causal chain race each other too.
+#[test]
+fn two_items_queued_by_one_event_race_each_other() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "owner", "u-owner")
+        .owner("v1", "ConfigMap", "ghost", "u-ghost");
+    c.obj("v1", "ConfigMap", "ns", "held", "u-held")
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .block(true)
+        .owner("v1", "ConfigMap", "owner", "u-owner")
+        .block(true);
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    let sym = |x: &str| s.store.strings.get(x).expect("interned");
+    let id = obj(&s, "held");
+    let refs_now: Vec<_> = r
+        .plan
+        .end
+        .owner_refs(&s.store, id)
+        .iter()
+        .map(|x| x.uid)
+        .collect();
+    let mut ends: Vec<(EndState, Vec<_>)> = vec![(end(&r.plan, &s, "held"), refs_now)];
+    ends.extend(
+        r.plan
+            .outcomes
+            .iter()
+            .filter(|o| o.target == id)
+            .flat_map(|o| o.alternatives.iter())
+            .map(|a| (a.state.clone(), a.owner_refs.clone())),
+    );
+    ends.sort_by_key(|e| e.1.len());
+    let terminating = terminating_with(&s, &["example.com/hold"]);
+    assert_eq!(
+        ends,
+        vec![
+            (terminating.clone(), vec![sym("u-owner")]),
+            (terminating, vec![sym("u-ghost"), sym("u-owner")]),
+        ]
+    );
+    assert_eq!(end(&r.plan, &s, "owner"), EndState::Deleted);
+}

@@ -176,8 +176,21 @@ impl Outcome {
 pub enum OpenOrder {
     /// The order in which the informers deliver objects to the graph builder.
     Informers,
-    /// Which of two concurrent requests on one object the API server serves first.
+    /// The timing of concurrent requests: which the API server serves first, and whether the
+    /// GC's graph has caught up with them.
     Requests,
+}
+
+impl OpenOrder {
+    /// What the end state depends on, for a finding's explanation.
+    pub fn what(self) -> &'static str {
+        match self {
+            OpenOrder::Informers => "the order in which the GC's informers deliver objects",
+            OpenOrder::Requests => {
+                "the timing of concurrent GC requests on it (which the API server serves first, and whether the GC's graph has caught up with them)"
+            }
+        }
+    }
 }
 
 /// Another possible end state of an order-dependent object.

@@ -17,9 +17,11 @@ impl Sim<'_, '_> {
         for (i, mut a) in writes {
             a.wave = self.step;
             self.chain = items[i].chain;
+            self.item = items[i].id;
             if self.apply(a) {
                 items[i].wrote = true;
             }
+            self.item = 0;
         }
     }
 
@@ -80,7 +82,7 @@ impl Sim<'_, '_> {
         }
         self.writes_total += 1;
         self.touched[id.index()] = true;
-        self.write_log.push((id, self.chain, self.step));
+        self.write_log.push((id, self.chain, self.step, self.item));
         if !old.being_deleted && self.state.being_deleted(id) {
             self.terminating_log.push((id, self.chain, self.step));
         }

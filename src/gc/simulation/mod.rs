@@ -67,6 +67,9 @@ pub struct Delays {
     /// worker whose requests are slow between two of its own round trips, while other chains
     /// go on.
     pub reads: HashMap<((bool, u32), ObjId), u32>,
+    /// The chain's write to this object is sent this many steps late: two items of one chain
+    /// (queued by the same event, say) run side by side, and nothing orders their requests.
+    pub writes: HashMap<((bool, u32), ObjId), u32>,
     /// The chain's next row-1 check of this object reads a graph that has not seen the object
     /// become terminating yet: the watch event of a DELETE reaches the graph builder after the
     /// DELETE's response reached the worker, and at a start the graph builder has a backlog.
@@ -79,6 +82,7 @@ impl Delays {
         let d = match race.hold {
             Hold::Start => self.chains.entry(race.first).or_insert(0),
             Hold::Read => self.reads.entry((race.first, race.object)).or_insert(0),
+            Hold::Write => self.writes.entry((race.first, race.object)).or_insert(0),
             Hold::StaleGraph => {
                 self.stale.insert((race.first, race.object));
                 return;
@@ -96,6 +100,9 @@ pub enum Hold {
     /// A reader that got there first with an owner GET sends that GET later; its earlier
     /// requests keep their time ([`Delays::reads`]).
     Read,
+    /// The write of an item that got there before another item of the same chain read the
+    /// object is sent later ([`Delays::writes`]).
+    Write,
     /// A row-1 check that saw the object terminating (a write of the run made it so) sees
     /// the graph from before ([`Delays::stale`]).
     StaleGraph,
@@ -206,8 +213,25 @@ struct Item {
     virtual_item: bool,
     /// It changed something.
     wrote: bool,
-    /// Steps its next owner GET still waits ([`Delays::reads`]).
+    /// Steps its next owner GET or write still waits ([`Delays::reads`], [`Delays::writes`]).
     stall: u32,
+    /// This item (one start of it), and the step it started: an item of the same chain that
+    /// started before another's write cannot have been caused by it.
+    id: u32,
+    started: u32,
+}
+
+/// One read, for race detection.
+#[derive(Clone, Copy, Debug)]
+struct Read {
+    object: ObjId,
+    chain: u32,
+    step: u32,
+    /// An owner GET of `isDangling` (which [`Delays::reads`] can hold back).
+    owner_get: bool,
+    item: u32,
+    /// When the reading item started.
+    started: u32,
 }
 
 struct Sim<'a, 'b> {
@@ -245,16 +269,17 @@ struct Sim<'a, 'b> {
     next_chain: u32,
     /// Root item of each chain: (attemptToOrphan?, node).
     roots: HashMap<u32, (bool, u32)>,
-    /// Reads and effective writes, by object: (object, chain, step), for race detection; a
-    /// read also says whether it was an owner GET (which [`Delays::reads`] can hold back).
-    read_log: Vec<(ObjId, u32, u32, bool)>,
+    /// Reads, and effective writes as (object, chain, step, item), for race detection.
+    read_log: Vec<Read>,
     /// Row-1 checks that found the object terminating, and DELETEs that made an object
     /// terminating: (object, chain, step).
     row1_log: Vec<(ObjId, u32, u32)>,
     terminating_log: Vec<(ObjId, u32, u32)>,
-    write_log: Vec<(ObjId, u32, u32)>,
-    /// The chain of the request being applied.
+    write_log: Vec<(ObjId, u32, u32, u32)>,
+    /// The chain and item of the request being applied (item 0: not a worker's).
     chain: u32,
+    item: u32,
+    next_item: u32,
 }
 
 /// Runs the GC from `start` on the snapshot (objects outside `scope` left out) with informer
@@ -321,6 +346,8 @@ pub fn run(
         terminating_log: Vec::new(),
         write_log: Vec::new(),
         chain: 0,
+        item: 0,
+        next_item: 0,
     };
     sim.sync_absent_cache();
     match start {

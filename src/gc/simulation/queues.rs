@@ -99,6 +99,11 @@ impl Sim<'_, '_> {
                 virtual_item: n.is_virtual(),
                 wrote: false,
                 stall: 0,
+                id: {
+                    self.next_item += 1;
+                    self.next_item
+                },
+                started: now,
             });
         }
     }
@@ -128,6 +133,10 @@ impl Sim<'_, '_> {
         let mut writes: Vec<(usize, Action)> = Vec::new();
         let mut sent: Vec<usize> = Vec::new();
         for (i, it) in items.iter_mut().enumerate() {
+            if matches!(it.phase, Phase::Write | Phase::FinalizerPatch(_)) && self.write_stalls(it)
+            {
+                continue;
+            }
             match it.phase {
                 Phase::Write => {
                     if !it.writes.is_empty() {
@@ -198,6 +207,25 @@ impl Sim<'_, '_> {
             }
         }
         self.running.extend(keep);
+    }
+
+    /// Whether the item's write waits this step ([`super::Delays::writes`]).
+    fn write_stalls(&mut self, it: &mut Item) -> bool {
+        let target = match it.phase {
+            Phase::Write => it.writes.first().map(|a| a.target),
+            _ => it.target,
+        };
+        if let Some(t) = target
+            && let Some(&root) = self.roots.get(&it.chain)
+            && let Some(d) = self.delays.writes.remove(&(root, t))
+        {
+            it.stall = d;
+        }
+        if it.stall > 0 {
+            it.stall -= 1;
+            return true;
+        }
+        false
     }
 
     fn finish(&mut self, it: Item) {

@@ -3,18 +3,29 @@
 //! (see the module doc of [`super`] for why chains race). Kept apart from the workers, which
 //! only log.
 
-use super::{Hold, RACE_HORIZON, Race, Sim};
+use super::{Hold, Item, RACE_HORIZON, Race, Read, Sim};
 use crate::model::ObjId;
 use hashbrown::{HashMap, HashSet};
 
 impl Sim<'_, '_> {
-    pub(super) fn mark_read(&mut self, obj: ObjId, chain: u32) {
-        self.read_log.push((obj, chain, self.step, false));
+    pub(super) fn mark_read(&mut self, obj: ObjId, it: &Item) {
+        self.log_read(obj, it, false);
     }
 
     /// An owner GET of `isDangling`.
-    pub(super) fn mark_owner_get(&mut self, obj: ObjId, chain: u32) {
-        self.read_log.push((obj, chain, self.step, true));
+    pub(super) fn mark_owner_get(&mut self, obj: ObjId, it: &Item) {
+        self.log_read(obj, it, true);
+    }
+
+    fn log_read(&mut self, object: ObjId, it: &Item, owner_get: bool) {
+        self.read_log.push(Read {
+            object,
+            chain: it.chain,
+            step: self.step,
+            owner_get,
+            item: it.id,
+            started: it.started,
+        });
     }
 
     /// Reads of an object written by another chain within [`RACE_HORIZON`] steps.
@@ -22,29 +33,59 @@ impl Sim<'_, '_> {
         if self.write_log.is_empty() {
             return Vec::new();
         }
-        let mut writes: HashMap<ObjId, Vec<(u32, u32)>> = HashMap::new();
-        for &(o, c, t) in &self.write_log {
-            writes.entry(o).or_default().push((c, t));
+        let mut writes: HashMap<ObjId, Vec<(u32, u32, u32)>> = HashMap::new();
+        for &(o, c, t, item) in &self.write_log {
+            writes.entry(o).or_default().push((c, t, item));
         }
         let mut out: HashSet<Race> = HashSet::new();
-        for &(o, rc, rt, owner_get) in &self.read_log {
-            let Some(ws) = writes.get(&o) else { continue };
-            for &(wc, wt) in ws {
-                if wc == rc || rt.abs_diff(wt) > RACE_HORIZON {
+        for r in &self.read_log {
+            let Some(ws) = writes.get(&r.object) else {
+                continue;
+            };
+            let Some(&root) = self.roots.get(&r.chain) else {
+                continue;
+            };
+            let (o, rt) = (r.object, r.step);
+            for &(wc, wt, witem) in ws {
+                if witem == r.item || rt.abs_diff(wt) > RACE_HORIZON {
+                    continue;
+                }
+                if wc == r.chain {
+                    // Two items of one chain: unordered when the reader started before the
+                    // write (so the write did not cause it). Holding back the chain would
+                    // hold back both; the later request of the two is held instead.
+                    if r.started > wt {
+                        continue;
+                    }
+                    if wt <= rt {
+                        out.insert(Race {
+                            object: o,
+                            first: root,
+                            by: rt - wt + 1,
+                            hold: Hold::Write,
+                        });
+                    } else if r.owner_get {
+                        out.insert(Race {
+                            object: o,
+                            first: root,
+                            by: wt - rt + 1,
+                            hold: Hold::Read,
+                        });
+                    }
                     continue;
                 }
                 // Hold back whichever chain got there first.
                 let (first, by) = if wt <= rt {
                     (wc, rt - wt + 1)
                 } else {
-                    (rc, wt - rt + 1)
+                    (r.chain, wt - rt + 1)
                 };
-                let Some(&root) = self.roots.get(&first) else {
+                let Some(&first) = self.roots.get(&first) else {
                     continue;
                 };
                 let race = Race {
                     object: o,
-                    first: root,
+                    first,
                     by,
                     hold: Hold::Start,
                 };
@@ -52,7 +93,7 @@ impl Sim<'_, '_> {
                 // A reader that got there first with an owner GET can also get there second
                 // by itself: its worker is slow between two of its round trips, and what it
                 // read before stays read.
-                if wt > rt && owner_get {
+                if wt > rt && r.owner_get {
                     out.insert(Race {
                         hold: Hold::Read,
                         ..race

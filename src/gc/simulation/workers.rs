@@ -26,7 +26,7 @@ impl Sim<'_, '_> {
                     let found = it.target.filter(|&t| self.state.exists(t));
                     match found {
                         Some(t) => {
-                            self.mark_read(t, it.chain);
+                            self.mark_read(t, it);
                             if self.state.has_finalizer(self.store(), t, f) {
                                 it.phase = Phase::FinalizerPatch(f);
                             } else {
@@ -63,7 +63,7 @@ impl Sim<'_, '_> {
                 return;
             }
         };
-        self.mark_read(target, it.chain);
+        self.mark_read(target, it);
         it.target = Some(target);
         self.evaluated[target.index()] = true;
         if self.record_visits {
@@ -199,7 +199,7 @@ impl Sim<'_, '_> {
         }
         // The GET of the owner this step.
         if let Some(owner) = owner {
-            self.mark_owner_get(owner, it.chain);
+            self.mark_owner_get(owner, it);
         }
         let class = self.gc.classify_reference(&self.state, target, &r);
         if self.record_class(it, class) {
