@@ -6,7 +6,7 @@ use crate::catalog::KubeVersion;
 use crate::diagnose::restart;
 use crate::gc::plan::{EndState, Plan, UserDelete, Verb};
 use crate::gc::{GarbageCollector, Policy};
-use crate::model::ObjId;
+use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
@@ -38,6 +38,17 @@ fn alternatives(plan: &Plan, snap: &Snapshot, name: &str) -> Vec<EndState> {
         .iter()
         .filter(|o| o.target == id)
         .flat_map(|o| o.alternatives.iter().map(|a| a.state.clone()))
+        .collect()
+}
+
+/// The other end states with the ownerReference UIDs each leaves.
+fn alternatives_with_refs(plan: &Plan, snap: &Snapshot, name: &str) -> Vec<(EndState, Vec<Sym>)> {
+    let id = obj(snap, name);
+    plan.outcomes
+        .iter()
+        .filter(|o| o.target == id)
+        .flat_map(|o| o.alternatives.iter())
+        .map(|a| (a.state.clone(), a.owner_refs.clone()))
         .collect()
 }
 
@@ -444,14 +455,7 @@ fn a_row_1_check_can_read_a_graph_that_lags_behind_the_gcs_own_delete() {
     let gc = GarbageCollector::new(&s, V1_20_2);
     let r = restart::predict(&gc);
     let sym = |x: &str| s.store.strings.get(x).expect("interned");
-    let held: Vec<(EndState, Vec<_>)> = r
-        .plan
-        .outcomes
-        .iter()
-        .filter(|o| o.target == obj(&s, "held"))
-        .flat_map(|o| o.alternatives.iter())
-        .map(|a| (a.state.clone(), a.owner_refs.clone()))
-        .collect();
+    let held = alternatives_with_refs(&r.plan, &s, "held");
     assert!(
         held.contains(&(
             terminating_with(&s, &["example.com/hold"]),
@@ -498,14 +502,7 @@ fn two_items_queued_by_one_event_race_each_other() {
         .map(|x| x.uid)
         .collect();
     let mut ends: Vec<(EndState, Vec<_>)> = vec![(end(&r.plan, &s, "held"), refs_now)];
-    ends.extend(
-        r.plan
-            .outcomes
-            .iter()
-            .filter(|o| o.target == id)
-            .flat_map(|o| o.alternatives.iter())
-            .map(|a| (a.state.clone(), a.owner_refs.clone())),
-    );
+    ends.extend(alternatives_with_refs(&r.plan, &s, "held"));
     ends.sort_by_key(|e| e.1.len());
     let terminating = terminating_with(&s, &["example.com/hold"]);
     assert_eq!(

@@ -84,7 +84,7 @@ impl Sim<'_, '_> {
         self.touched[id.index()] = true;
         self.write_log.push((id, self.chain, self.step, self.item));
         if !old.being_deleted && self.state.being_deleted(id) {
-            self.terminating_log.push((id, self.chain, self.step));
+            self.terminating_log.push((id, self.step));
         }
         if self.trace {
             eprintln!(

@@ -271,10 +271,10 @@ struct Sim<'a, 'b> {
     roots: HashMap<u32, (bool, u32)>,
     /// Reads, and effective writes as (object, chain, step, item), for race detection.
     read_log: Vec<Read>,
-    /// Row-1 checks that found the object terminating, and DELETEs that made an object
-    /// terminating: (object, chain, step).
+    /// Row-1 checks that found the object terminating: (object, chain, step); and the step a
+    /// write of the run made an object terminating.
     row1_log: Vec<(ObjId, u32, u32)>,
-    terminating_log: Vec<(ObjId, u32, u32)>,
+    terminating_log: Vec<(ObjId, u32)>,
     write_log: Vec<(ObjId, u32, u32, u32)>,
     /// The chain and item of the request being applied (item 0: not a worker's).
     chain: u32,

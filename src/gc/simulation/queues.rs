@@ -9,6 +9,7 @@ use crate::catalog::version::Change;
 use crate::gc::graph::Identity;
 use crate::gc::graph_builder::{Enqueued, NEW_CHAIN, Queue, VisitCause};
 use crate::gc::plan::{Action, Reason, Verb};
+use crate::model::ObjId;
 use hashbrown::HashSet;
 
 impl Sim<'_, '_> {
@@ -215,11 +216,24 @@ impl Sim<'_, '_> {
             Phase::Write => it.writes.first().map(|a| a.target),
             _ => it.target,
         };
-        if let Some(t) = target
+        self.stalls(it, target, true)
+    }
+
+    /// Whether the item's next request on `object`, a write or an owner GET, waits this step:
+    /// a hold for the item's chain and `object` ([`super::Delays::writes`],
+    /// [`super::Delays::reads`]) starts the wait.
+    pub(super) fn stalls(&mut self, it: &mut Item, object: Option<ObjId>, write: bool) -> bool {
+        if let Some(o) = object
             && let Some(&root) = self.roots.get(&it.chain)
-            && let Some(d) = self.delays.writes.remove(&(root, t))
         {
-            it.stall = d;
+            let held = if write {
+                &mut self.delays.writes
+            } else {
+                &mut self.delays.reads
+            };
+            if let Some(d) = held.remove(&(root, o)) {
+                it.stall = d;
+            }
         }
         if it.stall > 0 {
             it.stall -= 1;

@@ -104,11 +104,12 @@ impl Sim<'_, '_> {
         // A row-1 check soon after a DELETE made the object terminating (the same chain's
         // included: the worker has the DELETE's response before the graph builder has its
         // watch event) may find the graph from before.
+        // An object becomes terminating once (one-way), so one step per object.
+        let terminating: HashMap<ObjId, u32> = self.terminating_log.iter().copied().collect();
         for &(o, rc, rt) in &self.row1_log {
-            let stale = self
-                .terminating_log
-                .iter()
-                .any(|&(w, _, wt)| w == o && wt <= rt && rt - wt <= RACE_HORIZON);
+            let stale = terminating
+                .get(&o)
+                .is_some_and(|&wt| wt <= rt && rt - wt <= RACE_HORIZON);
             if stale && let Some(&root) = self.roots.get(&rc) {
                 out.insert(Race {
                     object: o,

@@ -187,14 +187,7 @@ impl Sim<'_, '_> {
         let target = it.target.expect("found");
         let r = it.refs[it.next];
         let owner = self.owner_read(target, &r);
-        if let Some(owner) = owner
-            && let Some(&root) = self.roots.get(&it.chain)
-            && let Some(d) = self.delays.reads.remove(&(root, owner))
-        {
-            it.stall = d;
-        }
-        if it.stall > 0 {
-            it.stall -= 1;
+        if self.stalls(it, owner, false) {
             return;
         }
         // The GET of the owner this step.
