@@ -513,25 +513,7 @@ fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefC
 /// GC021: objects whose steady-state end state depends on an order upstream does not fix.
 fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding>) {
     use crate::gc::EndState;
-    let store = &gc.snap.store;
-    let text = |s: &EndState, refs: &[Sym]| match s {
-        EndState::Deleted => "deleted".to_owned(),
-        EndState::Terminating { finalizers } => format!(
-            "terminating ({})",
-            finalizers
-                .iter()
-                .map(|f| store.str(*f))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        EndState::Kept => format!(
-            "kept with ownerReferences [{}]",
-            refs.iter()
-                .map(|u| store.str(*u))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let text = |s: &EndState, refs: &[Sym]| super::restart::outcome_text(gc, s, refs);
     // Before v1.20 the UID-keyed absent cache is already reported per object (GC012).
     let collateral: std::collections::HashSet<ObjId> = out
         .iter()

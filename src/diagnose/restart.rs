@@ -336,7 +336,9 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                     Severity::Error
                 },
                 o.object,
-                if o.deleted {
+                if o.states.iter().all(|s| *s != EndState::Kept) {
+                    "after a restart this object ends deleted or terminating in every order; what is left of it (ownerReferences, finalizers) depends on an order upstream does not fix".into()
+                } else if o.deleted {
                     "a restarted GC may delete this object, or not, depending on an order upstream does not fix".into()
                 } else {
                     "what a restarted GC leaves of this object depends on an order upstream does not fix".into()
@@ -369,9 +371,16 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     out
 }
 
-fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::Sym]) -> String {
+/// Describes a possible end state with the ownerReferences it keeps (kept or terminating: two
+/// orders can differ in those alone), for the order-dependent findings (GC016, GC021).
+pub(crate) fn outcome_text(
+    gc: &GarbageCollector<'_>,
+    s: &EndState,
+    refs: &[crate::model::Sym],
+) -> String {
     let base = end_state_text(gc, s);
-    if *s == EndState::Kept {
+    // A terminating object keeps its references too, and two orders can differ only in them.
+    if *s != EndState::Deleted {
         let store = &gc.snap.store;
         format!(
             "{base} with ownerReferences [{}]",

@@ -514,3 +514,46 @@ fn two_items_queued_by_one_event_race_each_other() {
     );
     assert_eq!(end(&r.plan, &s, "owner"), EndState::Deleted);
 }
+
+/// Live differential, seed 5, 1,000 forests (forest 673): `f0` is in foreground deletion and
+/// names a missing Secret; `f1` blocks `f0`; `held` names the missing Secret and `f1`; `x`, in
+/// another namespace, names `f1` (the GC checks it at once: `OwnerRefInvalidNamespace`); `f4`
+/// is orphaning and names both. Every informer order has more races in this one component
+/// than are flipped one by one. Before, they were all held back at once, and in that run
+/// `f1`'s foreground DELETE still comes before `held`'s GET of `f1`: `held` was always deleted
+/// with both references. The real v1.20.2 GC read `f1` first, stripped the dangling reference,
+/// and deleted `held` once `f1` was waiting for its dependents: terminating with only `f1`'s
+/// reference. Now each chain that got somewhere first is held back on its own in one re-run.
+#[test]
+fn a_chain_is_held_back_on_its_own_when_a_component_has_many_races() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "b", "f0", "u-f0")
+        .deleting()
+        .finalizers(&["foregroundDeletion"])
+        .owner("v1", "Secret", "ghost", "u-ghost");
+    c.obj("v1", "ConfigMap", "b", "f1", "u-f1")
+        .owner("v1", "ConfigMap", "f0", "u-f0")
+        .block(true);
+    c.obj("v1", "ConfigMap", "b", "held", "u-held")
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "Secret", "ghost", "u-ghost")
+        .block(true)
+        .owner("v1", "ConfigMap", "f1", "u-f1");
+    c.obj("v1", "ConfigMap", "a", "x", "u-x")
+        .owner("v1", "ConfigMap", "f1", "u-f1")
+        .block(true);
+    c.obj("v1", "ConfigMap", "b", "f4", "u-f4")
+        .deleting()
+        .finalizers(&["orphan"])
+        .owner("v1", "Secret", "ghost", "u-ghost")
+        .owner("v1", "ConfigMap", "f0", "u-f0");
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    let sym = |x: &str| s.store.strings.get(x).expect("interned");
+    let terminating = terminating_with(&s, &["example.com/hold"]);
+    assert_eq!(end(&r.plan, &s, "held"), terminating);
+    let held = alternatives_with_refs(&r.plan, &s, "held");
+    assert!(held.contains(&(terminating, vec![sym("u-f1")])), "{held:?}");
+    assert_eq!(end(&r.plan, &s, "x"), EndState::Deleted);
+}

@@ -13,7 +13,9 @@ use crate::gc::simulation::{self, Delays, Race, Run, Start};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
-/// Races of one run simulated one by one (beyond: all at once).
+/// Re-runs per component and round of flips: its races one by one up to this many; beyond,
+/// one re-run per chain held back (every race of the chain at once), and beyond that too, all
+/// at once.
 const MAX_RACE_RUNS: usize = 8;
 
 /// What an object ends as in one run.
@@ -144,7 +146,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
         }
         for v in sets.values_mut() {
             if v.len() > MAX_RACE_RUNS {
-                *v = vec![v.concat()];
+                *v = per_chain(v.concat());
             }
         }
         let mut uncovered = FlipSets::new();
@@ -249,6 +251,22 @@ fn race_key(r: &Race) -> RaceKey {
 
 /// Per component: the sets of races to hold back together, one set per re-run.
 type FlipSets = BTreeMap<u32, Vec<Vec<Race>>>;
+
+/// A component's races grouped by the chain each holds back, a set per chain: when there are
+/// too many races to flip one by one, each chain that got somewhere first still gets there
+/// last in one re-run (a forest where one chain's DELETE must wait for two other chains'
+/// reads, say), which holding every chain back at once cannot show. One set of all of them
+/// when even the chains are too many.
+fn per_chain(races: Vec<Race>) -> Vec<Vec<Race>> {
+    let mut chains: BTreeMap<(bool, u32), Vec<Race>> = BTreeMap::new();
+    for r in &races {
+        chains.entry(r.first).or_default().push(*r);
+    }
+    if chains.len() > MAX_RACE_RUNS || chains.len() == 1 {
+        return vec![races];
+    }
+    chains.into_values().collect()
+}
 
 /// One re-run of [`flip`].
 struct Flipped {
@@ -506,7 +524,7 @@ fn plan_from(
             }
         }
         let (state, mut owner_refs) = fate(&run, store, id);
-        if state != EndState::Kept {
+        if state == EndState::Deleted {
             owner_refs.clear();
         }
         let why = match &state {

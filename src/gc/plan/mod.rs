@@ -155,7 +155,7 @@ pub struct Outcome {
     pub target: ObjId,
     /// Its end state.
     pub state: EndState,
-    /// UIDs of its remaining ownerReferences when kept.
+    /// UIDs of its remaining ownerReferences (kept or terminating).
     pub owner_refs: Vec<Sym>,
     /// Why it is stuck (terminating forever, never collected, unknown), if it is.
     pub why: Option<String>,
