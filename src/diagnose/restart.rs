@@ -95,10 +95,22 @@ pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
             .filter_map(|r| gc.misdirected(&initial, id, r))
             .collect();
         if never_evaluated && garbage(id) && related.is_empty() {
+            // Every end state, not only "never evaluated" and the plan's: the orders that do
+            // evaluate it can end differently from one another.
+            let possible: Vec<String> = std::iter::once(outcome_text(gc, &o.state, &o.owner_refs))
+                .chain(
+                    o.alternatives
+                        .iter()
+                        .map(|a| outcome_text(gc, &a.state, &a.owner_refs)),
+                )
+                .collect();
             stranded.push(Stranded {
                 object: id,
                 certain: false,
-                why: "which of its owner's dependents the restarted GC's informers deliver first decides whether the owner's virtual node is verified for it: in one order it is evaluated and collected, in another never (e.g. kubernetes#98040 before v1.20.3: a cluster-scoped dependent observed first gives a missing namespaced owner a namespace-less virtual node)".into(),
+                why: format!(
+                    "which of its owner's dependents the restarted GC's informers deliver first decides whether the owner's virtual node is verified for it: in one order it is evaluated and collected, in another never (e.g. kubernetes#98040 before v1.20.3: a cluster-scoped dependent observed first gives a missing namespaced owner a namespace-less virtual node); possible end states: {}",
+                    possible.join(" | ")
+                ),
             });
         } else {
             order_dependent.push(OrderDependent {

@@ -557,3 +557,47 @@ fn a_chain_is_held_back_on_its_own_when_a_component_has_many_races() {
     assert!(held.contains(&(terminating, vec![sym("u-f1")])), "{held:?}");
     assert_eq!(end(&r.plan, &s, "x"), EndState::Deleted);
 }
+
+/// Live differential, seed 5, 1,000 forests (forest 827), GC 1.20.2: `f1` names `f0` with the
+/// wrong kind, `f2` names it right, and both (with `f0`) name a missing `ghost`, which a
+/// cluster-scoped, orphaning `cr` names too. When the informers deliver `f1` before `f2` and
+/// `f2` before `f0`, `f1`'s reference makes `f0`'s virtual node a Secret and `f2` is queued
+/// for disagreeing with it (`addDependentToOwners`). If `cr` came first too, `ghost`'s virtual
+/// node has no namespace and is never verified (kubernetes#98040), so nothing else queues `f0`:
+/// `f2` strips its dangling reference to `ghost` while `f0` is solid, and stays. Before, every
+/// dependent came before the owner only for an owner in foreground deletion, and no order
+/// left `f2` kept with only `f0`'s reference, the real v1.20.2 GC's end state.
+#[test]
+fn a_dependent_delivered_between_a_wrong_kind_sibling_and_the_owner_is_checked_against_it() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "c", "f0", "u-f0")
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .block(true);
+    c.obj("v1", "Secret", "c", "f1", "u-f1")
+        .owner("v1", "Secret", "f0", "u-f0")
+        .block(true);
+    c.obj("v1", "Secret", "c", "f2", "u-f2")
+        .owner("v1", "ConfigMap", "f0", "u-f0")
+        .controller(true)
+        .owner("v1", "ConfigMap", "ghost", "u-ghost");
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        "cr",
+        "u-cr",
+    )
+    .deleting()
+    .finalizers(&["orphan"])
+    .owner("v1", "Secret", "f2", "u-f2")
+    .block(false)
+    .owner("v1", "ConfigMap", "ghost", "u-ghost")
+    .controller(true);
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    let sym = |x: &str| s.store.strings.get(x).expect("interned");
+    let f2 = alternatives_with_refs(&r.plan, &s, "f2");
+    assert!(f2.contains(&(EndState::Kept, vec![sym("u-f0")])), "{f2:?}");
+    assert_eq!(end(&r.plan, &s, "f1"), EndState::Deleted);
+}

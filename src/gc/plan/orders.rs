@@ -28,7 +28,9 @@ enum First {
     /// Dependent `d` (the first with its reference's identity), then the owner and the others.
     Dependent(ObjId),
     /// Every dependent (dependent `d` first), then the owner: an owner in foreground deletion
-    /// then queues them all with its add event (F3), not only the ones with `d`'s identity.
+    /// then queues them all with its add event (F3), not only the ones with `d`'s identity;
+    /// and when `d` names the owner with wrong coordinates, every other dependent is checked
+    /// against `d`'s virtual node.
     AllDependents(ObjId),
 }
 
@@ -147,6 +149,20 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
             if dependents.len() > 1
                 && state.deleting_dependents(store, o)
                 && let Some(&(_, d)) = reps.first()
+            {
+                candidates.push(First::AllDependents(d));
+            }
+            // A dependent that names the owner with other coordinates than the owner's own
+            // makes a virtual node with those; every dependent observed before the owner is
+            // then checked against them (`addDependentToOwners`), so one whose reference is
+            // right is queued too. After the owner only the wrong ones are.
+            if reps.len() > 1
+                && let Some(obs) = observed
+                && let Some(&(_, d)) = reps.iter().find(|(id, _)| {
+                    (id.api_version, id.kind, id.name) != (obs.api_version, obs.kind, obs.name)
+                        || (!obs.namespace.is_empty() && id.namespace != obs.namespace)
+                })
+                && !candidates.contains(&First::AllDependents(d))
             {
                 candidates.push(First::AllDependents(d));
             }

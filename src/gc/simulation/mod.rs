@@ -311,7 +311,15 @@ pub fn run(
     graph.add_owners_first(gc, &state, &rest);
     let built = clock.elapsed();
     if std::env::var_os("KGC_SIM_TRACE").is_some() {
-        eprintln!("run {start:?} delays={delays:?} scoped={}", scope.is_some());
+        eprintln!(
+            "run {start:?} delays={delays:?} scoped={} first={:?}",
+            scope.is_some(),
+            delivery
+                .first
+                .iter()
+                .map(|&o| store.str(store.object(o).name))
+                .collect::<Vec<_>>()
+        );
     }
     let mut sim = Sim {
         gc,
