@@ -601,3 +601,68 @@ fn a_dependent_delivered_between_a_wrong_kind_sibling_and_the_owner_is_checked_a
     assert!(f2.contains(&(EndState::Kept, vec![sym("u-f0")])), "{f2:?}");
     assert_eq!(end(&r.plan, &s, "f1"), EndState::Deleted);
 }
+
+/// Live differential, seed 5, 1,000 forests (forest 702), GC 1.20.2: `f1` is in foreground
+/// deletion, `f2` is its only dependent, `f3` names `f2` and a missing `ghost`, `f4` (held by
+/// a finalizer) blocks `f3` and names `f2` with a wrong name. When `f2` is listed before `f1`,
+/// `f1`'s add event queues `f2`, which reads `f1` still waiting and deletes itself in the
+/// foreground (row 9). The real v1.20.2 GC sent that DELETE just after `f3` read `f2`, though
+/// `f2`'s GET of `f1` came before `f1`'s finalizer was removed: `f3` stripped `ghost` while
+/// `f2` was solid, then saw `f2` waiting and was deleted in the foreground itself, held by
+/// `f4`. Between two chains only a whole chain was held back, and holding `f2`'s chain back
+/// also made it read `f1` gone (a background delete): now the write alone can be late.
+#[test]
+fn a_write_can_land_after_another_chains_read_while_its_own_reads_keep_their_time() {
+    let mut c = Cluster::new();
+    c.obj(
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        "",
+        "cr0",
+        "u-cr0",
+    );
+    c.obj("v1", "ConfigMap", "a", "f1", "u-f1")
+        .deleting()
+        .finalizers(&["foregroundDeletion"])
+        .owner(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            "cr0",
+            "u-cr0",
+        )
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .block(true);
+    c.obj("v1", "Secret", "a", "f2", "u-f2")
+        .owner("v1", "ConfigMap", "f1", "u-f1")
+        .block(false);
+    c.obj("v1", "Secret", "a", "f3", "u-f3")
+        .owner("v1", "Secret", "f2", "u-f2")
+        .controller(true)
+        .owner("v1", "ConfigMap", "ghost", "u-ghost");
+    c.obj("v1", "ConfigMap", "a", "f4", "u-f4")
+        .finalizers(&["example.com/hold"])
+        .owner("v1", "Secret", "f2-renamed", "u-f2")
+        .owner("v1", "Secret", "f3", "u-f3")
+        .block(true)
+        .controller(true);
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, V1_20_2);
+    let r = restart::predict(&gc);
+    let sym = |x: &str| s.store.strings.get(x).expect("interned");
+    let mut f3 = alternatives_with_refs(&r.plan, &s, "f3");
+    let refs_now = r
+        .plan
+        .end
+        .owner_refs(&s.store, obj(&s, "f3"))
+        .iter()
+        .map(|x| x.uid)
+        .collect();
+    f3.push((end(&r.plan, &s, "f3"), refs_now));
+    assert!(
+        f3.contains(&(
+            terminating_with(&s, &["foregroundDeletion"]),
+            vec![sym("u-f2")]
+        )),
+        "{f3:?}"
+    );
+}

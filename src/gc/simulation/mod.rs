@@ -461,6 +461,23 @@ impl<'a, 'b> Sim<'a, 'b> {
             self.namespace_controller();
         }
         let races = self.races();
+        if self.trace {
+            eprintln!("races {races:?}");
+            let store = self.store();
+            for id in store
+                .ids()
+                .filter(|id| self.scope.is_none_or(|s| s[id.index()]))
+            {
+                eprintln!(
+                    "end {}: exists {} deleting {} finalizers {} refs {}",
+                    store.str(store.object(id).name),
+                    self.state.exists(id),
+                    self.state.exists(id) && self.state.being_deleted(id),
+                    self.state.finalizers(store, id).len(),
+                    self.state.owner_refs(store, id).len()
+                );
+            }
+        }
         if std::env::var_os("KGC_SIM_STATS").is_some() {
             eprintln!(
                 "  run: graph built in {:?}; {} steps, {} chains, {} reads, {} writes, truncated {truncated}",

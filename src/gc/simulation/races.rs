@@ -90,6 +90,15 @@ impl Sim<'_, '_> {
                     hold: Hold::Start,
                 };
                 out.insert(race);
+                // A writer that got there first can get there second by itself too: the
+                // write alone is late (it costs more than a GET, and etcd commits it), while
+                // the chain's reads before it keep their time.
+                if wt <= rt {
+                    out.insert(Race {
+                        hold: Hold::Write,
+                        ..race
+                    });
+                }
                 // A reader that got there first with an owner GET can also get there second
                 // by itself: its worker is slow between two of its round trips, and what it
                 // read before stays read.
