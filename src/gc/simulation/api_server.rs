@@ -88,7 +88,7 @@ impl Sim<'_, '_> {
         }
         if self.trace {
             eprintln!(
-                "step {} applied {:?} on {}",
+                "step {} applied {:?} on {:?}",
                 self.step,
                 act.verb,
                 store.str(store.object(id).name)

@@ -469,7 +469,7 @@ impl<'a, 'b> Sim<'a, 'b> {
                 .filter(|id| self.scope.is_none_or(|s| s[id.index()]))
             {
                 eprintln!(
-                    "end {}: exists {} deleting {} finalizers {} refs {}",
+                    "end {:?}: exists {} deleting {} finalizers {} refs {}",
                     store.str(store.object(id).name),
                     self.state.exists(id),
                     self.state.exists(id) && self.state.being_deleted(id),

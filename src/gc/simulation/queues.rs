@@ -115,7 +115,7 @@ impl Sim<'_, '_> {
             let store = self.store();
             for it in &items {
                 eprintln!(
-                    "step {} {:?} {} {:?} ({:?})",
+                    "step {} {:?} {:?} {:?} ({:?})",
                     self.step,
                     it.kind,
                     store.str(it.identity.name),
