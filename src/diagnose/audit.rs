@@ -513,7 +513,6 @@ fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefC
 /// GC021: objects whose steady-state end state depends on an order upstream does not fix.
 fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding>) {
     use crate::gc::EndState;
-    let text = |s: &EndState, refs: &[Sym]| super::restart::outcome_text(gc, s, refs);
     // Before v1.20 the UID-keyed absent cache is already reported per object (GC012).
     let collateral: std::collections::HashSet<ObjId> = out
         .iter()
@@ -525,8 +524,7 @@ fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding
         .iter()
         .filter(|o| o.order_dependent() && !collateral.contains(&o.target))
     {
-        let mut states = vec![text(&o.state, &o.owner_refs)];
-        states.extend(o.alternatives.iter().map(|a| text(&a.state, &a.owner_refs)));
+        let states = super::restart::end_state_texts(gc, o);
         let deletes =
             o.state != EndState::Kept || o.alternatives.iter().any(|a| a.state != EndState::Kept);
         let which = o.alternatives[0].order.what();

@@ -97,13 +97,7 @@ pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
         if never_evaluated && garbage(id) && related.is_empty() {
             // Every end state, not only "never evaluated" and the plan's: the orders that do
             // evaluate it can end differently from one another.
-            let possible: Vec<String> = std::iter::once(outcome_text(gc, &o.state, &o.owner_refs))
-                .chain(
-                    o.alternatives
-                        .iter()
-                        .map(|a| outcome_text(gc, &a.state, &a.owner_refs)),
-                )
-                .collect();
+            let possible = end_state_texts(gc, o);
             stranded.push(Stranded {
                 object: id,
                 certain: false,
@@ -300,13 +294,7 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     }
     for o in &r.order_dependent {
         let outcome = r.plan.outcomes.iter().find(|x| x.target == o.object);
-        let mut possible: Vec<String> = Vec::new();
-        if let Some(x) = outcome {
-            possible.push(outcome_text(gc, &x.state, &x.owner_refs));
-            for a in &x.alternatives {
-                possible.push(outcome_text(gc, &a.state, &a.owner_refs));
-            }
-        }
+        let possible = outcome.map(|x| end_state_texts(gc, x)).unwrap_or_default();
         let which = match outcome
             .and_then(|x| x.alternatives.first())
             .map(|a| a.order)
@@ -383,13 +371,21 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     out
 }
 
+/// Every end state an order-dependent outcome can reach, the plan's first, described (GC016,
+/// GC020, GC021).
+pub(crate) fn end_state_texts(gc: &GarbageCollector<'_>, o: &Outcome) -> Vec<String> {
+    std::iter::once(outcome_text(gc, &o.state, &o.owner_refs))
+        .chain(
+            o.alternatives
+                .iter()
+                .map(|a| outcome_text(gc, &a.state, &a.owner_refs)),
+        )
+        .collect()
+}
+
 /// Describes a possible end state with the ownerReferences it keeps (kept or terminating: two
-/// orders can differ in those alone), for the order-dependent findings (GC016, GC021).
-pub(crate) fn outcome_text(
-    gc: &GarbageCollector<'_>,
-    s: &EndState,
-    refs: &[crate::model::Sym],
-) -> String {
+/// orders can differ in those alone).
+fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::Sym]) -> String {
     let base = end_state_text(gc, s);
     // A terminating object keeps its references too, and two orders can differ only in them.
     if *s != EndState::Deleted {

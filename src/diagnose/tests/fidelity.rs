@@ -52,6 +52,20 @@ fn alternatives_with_refs(plan: &Plan, snap: &Snapshot, name: &str) -> Vec<(EndS
         .collect()
 }
 
+/// Every end state of `name` with the ownerReference UIDs each leaves: the plan's order's
+/// first, then the alternatives.
+fn ends_with_refs(plan: &Plan, snap: &Snapshot, name: &str) -> Vec<(EndState, Vec<Sym>)> {
+    let refs_now = plan
+        .end
+        .owner_refs(&snap.store, obj(snap, name))
+        .iter()
+        .map(|x| x.uid)
+        .collect();
+    let mut ends = vec![(end(plan, snap, name), refs_now)];
+    ends.extend(alternatives_with_refs(plan, snap, name));
+    ends
+}
+
 fn deletes(plan: &Plan, snap: &Snapshot, name: &str) -> bool {
     let id = obj(snap, name);
     plan.actions
@@ -493,16 +507,7 @@ fn two_items_queued_by_one_event_race_each_other() {
     let gc = GarbageCollector::new(&s, V1_20_2);
     let r = restart::predict(&gc);
     let sym = |x: &str| s.store.strings.get(x).expect("interned");
-    let id = obj(&s, "held");
-    let refs_now: Vec<_> = r
-        .plan
-        .end
-        .owner_refs(&s.store, id)
-        .iter()
-        .map(|x| x.uid)
-        .collect();
-    let mut ends: Vec<(EndState, Vec<_>)> = vec![(end(&r.plan, &s, "held"), refs_now)];
-    ends.extend(alternatives_with_refs(&r.plan, &s, "held"));
+    let mut ends = ends_with_refs(&r.plan, &s, "held");
     ends.sort_by_key(|e| e.1.len());
     let terminating = terminating_with(&s, &["example.com/hold"]);
     assert_eq!(
@@ -649,15 +654,7 @@ fn a_write_can_land_after_another_chains_read_while_its_own_reads_keep_their_tim
     let gc = GarbageCollector::new(&s, V1_20_2);
     let r = restart::predict(&gc);
     let sym = |x: &str| s.store.strings.get(x).expect("interned");
-    let mut f3 = alternatives_with_refs(&r.plan, &s, "f3");
-    let refs_now = r
-        .plan
-        .end
-        .owner_refs(&s.store, obj(&s, "f3"))
-        .iter()
-        .map(|x| x.uid)
-        .collect();
-    f3.push((end(&r.plan, &s, "f3"), refs_now));
+    let f3 = ends_with_refs(&r.plan, &s, "f3");
     assert!(
         f3.contains(&(
             terminating_with(&s, &["foregroundDeletion"]),

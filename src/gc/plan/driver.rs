@@ -14,8 +14,8 @@ use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
 /// Re-runs per component and round of flips: its races one by one up to this many; beyond,
-/// one re-run per chain held back (every race of the chain at once), and beyond that too, all
-/// at once.
+/// up to two per chain held back for up to this many chains ([`per_chain`]); beyond that too,
+/// all at once.
 const MAX_RACE_RUNS: usize = 8;
 
 /// What an object ends as in one run.
@@ -288,9 +288,6 @@ fn per_chain(races: Vec<Race>) -> Vec<Vec<Race>> {
         if distinct {
             out.push(earliest);
         }
-    }
-    if out.len() == 1 {
-        return vec![races];
     }
     out
 }

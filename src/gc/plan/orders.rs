@@ -102,12 +102,16 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
             continue;
         };
         let several = ids.any(|(i, _)| key(&i) != key(&first));
+        // A reference that names the owner with other coordinates than the owner's own (or,
+        // for a namespaced owner, from another namespace).
+        let wrong = |id: &Identity, obs: &Identity| {
+            (id.api_version, id.kind, id.name) != (obs.api_version, obs.kind, obs.name)
+                || (!obs.namespace.is_empty() && id.namespace != obs.namespace)
+        };
         let sensitive = match (owner, observed) {
             (Some(o), Some(obs)) => {
                 several
-                    || (first.api_version, first.kind, first.name)
-                        != (obs.api_version, obs.kind, obs.name)
-                    || (!obs.namespace.is_empty() && first.namespace != obs.namespace)
+                    || wrong(&first, &obs)
                     || state.deleting_dependents(store, o)
                     || (!coordinate_aware && !store.owner_refs(o).is_empty())
                     // A dependent observed first makes a virtual node that the owner's add
@@ -158,10 +162,7 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
             // right is queued too. After the owner only the wrong ones are.
             if reps.len() > 1
                 && let Some(obs) = observed
-                && let Some(&(_, d)) = reps.iter().find(|(id, _)| {
-                    (id.api_version, id.kind, id.name) != (obs.api_version, obs.kind, obs.name)
-                        || (!obs.namespace.is_empty() && id.namespace != obs.namespace)
-                })
+                && let Some(&(_, d)) = reps.iter().find(|(id, _)| wrong(id, &obs))
                 && !candidates.contains(&First::AllDependents(d))
             {
                 candidates.push(First::AllDependents(d));
