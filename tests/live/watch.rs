@@ -240,6 +240,18 @@ fn apply(env: &TestEnv, v: &Value) {
         .expect("kubectl apply");
 }
 
+/// Creates `v` and returns its UID from the API server's answer. Read back later, an object
+/// the GC deletes at once (a dangling dependent) is often already gone.
+fn create_uid(env: &TestEnv, v: &Value) -> String {
+    env.kubectl_stdin(
+        &["create", "-f", "-", "-o", "jsonpath={.metadata.uid}"],
+        Some(&v.to_string()),
+    )
+    .expect("kubectl create")
+    .trim()
+    .to_owned()
+}
+
 fn cm(ns: &str, name: &str, owners: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap",
            "metadata": {"namespace": ns, "name": name, "ownerReferences": owners}})
@@ -711,8 +723,8 @@ fn soak(ctx: &Ctx) {
         };
         let op = if roll < 25 || live.len() < 4 {
             let name = format!("root-{n}");
-            apply(&env, &cm(&ns, &name, json!([])));
-            Some((name, ns, "create-root"))
+            let uid = create_uid(&env, &cm(&ns, &name, json!([])));
+            Some((name, ns, uid, "create-root"))
         } else if roll < 50 {
             // A dependent of one or two existing objects (same namespace as the first),
             // sometimes blocking its owner's deletion.
@@ -728,13 +740,13 @@ fn soak(ctx: &Ctx) {
             {
                 refs.push(owner(&o2, &u2));
             }
-            apply(&env, &cm(&ons, &name, json!(refs)));
-            Some((name, ons, "create-dependent"))
+            let uid = create_uid(&env, &cm(&ons, &name, json!(refs)));
+            Some((name, ons, uid, "create-dependent"))
         } else if roll < 58 {
             let name = format!("dangling-{n}");
             let ghost = format!("00000000-0000-4000-8000-{n:012}");
-            apply(&env, &cm(&ns, &name, json!([owner("ghost", &ghost)])));
-            Some((name, ns, "create-dangling"))
+            let uid = create_uid(&env, &cm(&ns, &name, json!([owner("ghost", &ghost)])));
+            Some((name, ns, uid, "create-dangling"))
         } else if roll < 80 {
             let (name, ns, _) = pick(&mut rng, &live).unwrap();
             let cascade = ["background", "foreground", "orphan"][rng.below(3)];
@@ -799,18 +811,11 @@ fn soak(ctx: &Ctx) {
             }
             None
         };
-        if let Some((name, ns, what)) = op {
+        if let Some((name, ns, uid, what)) = op {
             *ops.entry(what).or_default() += 1;
-            if let Ok(uid) = env.kubectl(&[
-                "get",
-                "cm",
-                "-n",
-                &ns,
-                &name,
-                "-o",
-                "jsonpath={.metadata.uid}",
-            ]) && !uid.is_empty()
-            {
+            // The UID comes from the create itself: read back, a dependent the GC deletes
+            // at once was often gone already and its deletion went uncounted.
+            if !uid.is_empty() {
                 live.insert(name.clone(), (ns.clone(), uid.clone()));
                 all.insert(uid, (ns, name));
             }
