@@ -9,7 +9,7 @@ use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, Ver
 use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
-use crate::gc::simulation::{self, Delays, Race, Run, Start};
+use crate::gc::simulation::{self, Delays, Race, Run, Scope, Start};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
@@ -69,7 +69,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     // components. They are independent of one another, so the primary runs beside them.
     let primary_delivery = orders.delivery(&choices, 0);
     let run_primary = || simulation::run(gc, start, &primary_delivery, &none, None, &initial);
-    let mut others: Vec<(Run, Vec<bool>, OpenOrder)> = Vec::new();
+    let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
     let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
     let primary = std::thread::scope(|threads| {
         let beside = if orders.runs > 1 {
@@ -127,7 +127,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     // are flipped once more, on top of what the re-run held back in their component, and no
     // further; batched across the re-runs of one informer order the same way.
     let c = comps.get_or_insert_with(|| Components::new(gc, target));
-    let rerun = |k: usize, delays: &Delays, scope: &[bool]| {
+    let rerun = |k: usize, delays: &Delays, scope: &Scope| {
         simulation::run(
             gc,
             start,
@@ -195,7 +195,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     // Merge.
     let mut alternatives: BTreeMap<ObjId, Vec<Alternative>> = BTreeMap::new();
     for (run, scope, order) in &others {
-        for id in store.ids().filter(|id| scope[id.index()]) {
+        for &id in scope.members() {
             let base = fate(&primary, store, id);
             let alt = fate(run, store, id);
             if alt != base {
@@ -226,7 +226,7 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
             .map(signature)
             .collect();
         for (run, scope, _) in &others {
-            if !scope[id.index()] {
+            if !scope.contains(id) {
                 continue;
             }
             let made: Vec<Signature> = run
@@ -295,7 +295,7 @@ fn per_chain(races: Vec<Race>) -> Vec<Vec<Race>> {
 /// One re-run of [`flip`].
 struct Flipped {
     run: Run,
-    scope: Vec<bool>,
+    scope: Scope,
     /// Per component: the races it held back.
     held: BTreeMap<u32, Vec<Race>>,
 }
@@ -307,7 +307,7 @@ fn flip(
     comps: &mut Components,
     target: Option<u32>,
     sets: &FlipSets,
-    run: impl Fn(&Delays, &[bool]) -> Run,
+    run: impl Fn(&Delays, &Scope) -> Run,
 ) -> Vec<Flipped> {
     let rounds = sets.values().map(Vec::len).max().unwrap_or(0);
     let mut out = Vec::new();

@@ -3,7 +3,7 @@
 //! component ([`Orders`]), and the components themselves ([`Components`]), which bound the part
 //! of the graph a re-run needs. The driver ([`super::driver`]) runs them.
 
-use crate::gc::simulation::Delivery;
+use crate::gc::simulation::{Delivery, Scope};
 use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, Sym};
 use std::collections::BTreeMap;
@@ -324,6 +324,15 @@ fn constrained_order(mut edges: Vec<(ObjId, ObjId)>) -> Vec<ObjId> {
 /// namespace that may be deleted with everything in it.
 pub(super) struct Components {
     parent: Vec<u32>,
+    /// The objects grouped by component, made on the first [`Components::scope`] (after the
+    /// last union): `at[root]..at[root + 1]` spans the root's objects in `members`, in store
+    /// order.
+    grouped: Option<Grouped>,
+}
+
+struct Grouped {
+    at: Vec<u32>,
+    members: Vec<ObjId>,
 }
 
 impl Components {
@@ -331,6 +340,7 @@ impl Components {
         let n = gc.graph.len();
         let mut c = Components {
             parent: (0..n as u32).collect(),
+            grouped: None,
         };
         for i in 0..n {
             for &d in gc.graph.dependents(crate::gc::graph::NodeId(i as u32)) {
@@ -378,15 +388,45 @@ impl Components {
         }
     }
 
-    /// Per object: in the same component as one of `seeds` (graph node ids).
+    /// The objects in the same component as one of `seeds` (graph node ids).
     pub(super) fn scope(
         &mut self,
         gc: &GarbageCollector<'_>,
         seeds: impl IntoIterator<Item = u32>,
-    ) -> Vec<bool> {
-        let roots: hashbrown::HashSet<u32> = seeds.into_iter().map(|s| self.find(s)).collect();
-        (0..gc.snap.store.len() as u32)
-            .map(|i| roots.contains(&self.find(i)))
-            .collect()
+    ) -> Scope {
+        let len = gc.snap.store.len();
+        let mut roots: Vec<u32> = seeds.into_iter().map(|s| self.find(s)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let g = match self.grouped.take() {
+            Some(g) => g,
+            None => self.group(len),
+        };
+        let members = roots
+            .iter()
+            .flat_map(|&r| &g.members[g.at[r as usize] as usize..g.at[r as usize + 1] as usize])
+            .copied()
+            .collect();
+        self.grouped = Some(g);
+        Scope::new(len, members)
+    }
+
+    /// Every object of a store of `len` by its component's root (a counting sort).
+    fn group(&mut self, len: usize) -> Grouped {
+        let roots: Vec<u32> = (0..len as u32).map(|i| self.find(i)).collect();
+        let mut at = vec![0u32; self.parent.len() + 1];
+        for &r in &roots {
+            at[r as usize + 1] += 1;
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut next = at.clone();
+        let mut members = vec![ObjId(0); len];
+        for (i, &r) in roots.iter().enumerate() {
+            members[next[r as usize] as usize] = ObjId(i as u32);
+            next[r as usize] += 1;
+        }
+        Grouped { at, members }
     }
 }

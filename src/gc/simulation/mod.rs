@@ -44,7 +44,7 @@ use super::graph_builder::{Enqueued, GraphBuilder, NEW_CHAIN, Queue, VisitCause}
 use super::plan::{Action, Reason, UserDelete, Verb};
 use super::{GarbageCollector, State};
 use crate::catalog::version::Change;
-use crate::model::{ObjId, OwnerRef, Sym};
+use crate::model::{ObjId, OwnerRef, Store, Sym};
 use hashbrown::{HashMap, HashSet};
 use std::collections::BTreeMap;
 
@@ -236,7 +236,7 @@ struct Read {
 
 struct Sim<'a, 'b> {
     gc: &'a GarbageCollector<'b>,
-    scope: Option<&'a [bool]>,
+    scope: Option<&'a Scope>,
     delays: Delays,
     state: State,
     graph: GraphBuilder<'a>,
@@ -282,6 +282,48 @@ struct Sim<'a, 'b> {
     next_item: u32,
 }
 
+/// The part of the snapshot a run simulates: whole components of the ownership graph, since
+/// nothing outside a component changes what happens inside it. Its members are kept in store
+/// order (a scoped run visits them in the order an unscoped one does) and as a mask (one
+/// lookup per check): a scope is usually a few hundred objects of a million, and a run that
+/// walked every object to find them spent most of its time there.
+pub struct Scope {
+    mask: Vec<bool>,
+    members: Vec<ObjId>,
+}
+
+impl Scope {
+    /// The scope of `members` in a store of `len` objects.
+    pub fn new(len: usize, mut members: Vec<ObjId>) -> Scope {
+        members.sort_unstable();
+        members.dedup();
+        let mut mask = vec![false; len];
+        for m in &members {
+            mask[m.index()] = true;
+        }
+        Scope { mask, members }
+    }
+
+    /// Whether `id` is one of its objects.
+    pub fn contains(&self, id: ObjId) -> bool {
+        self.mask[id.index()]
+    }
+
+    /// Its objects, in store order.
+    pub fn members(&self) -> &[ObjId] {
+        &self.members
+    }
+
+    /// The objects of `store` in `scope` (all of them without one), in store order.
+    pub fn ids<'s>(scope: Option<&'s Scope>, store: &'s Store) -> impl Iterator<Item = ObjId> + 's {
+        let (all, some) = match scope {
+            None => (Some(store.ids()), None),
+            Some(s) => (None, Some(s.members.iter().copied())),
+        };
+        all.into_iter().flatten().chain(some.into_iter().flatten())
+    }
+}
+
 /// Runs the GC from `start` on the snapshot (objects outside `scope` left out) with informer
 /// order `delivery`, the chains in `delays` held back, from the cluster as `initial` says.
 pub fn run(
@@ -289,24 +331,22 @@ pub fn run(
     start: Start,
     delivery: &Delivery,
     delays: &Delays,
-    scope: Option<&[bool]>,
+    scope: Option<&Scope>,
     initial: &State,
 ) -> Run {
     let store = &gc.snap.store;
     let state = initial.clone();
     let mut graph = GraphBuilder::new(gc);
-    let in_scope = |id: ObjId| scope.is_none_or(|s| s[id.index()]);
     // The informers' initial lists: the objects whose order matters in the order this run
     // takes, then the others with every owner before its dependents.
-    let monitored = |id: &ObjId| gc.graph.monitors(*id) && in_scope(*id);
+    let monitored = |id: &ObjId| gc.graph.monitors(*id) && scope.is_none_or(|s| s.contains(*id));
     let first: HashSet<ObjId> = delivery.first.iter().copied().collect();
     let clock = std::time::Instant::now();
     for &id in delivery.first.iter().filter(|id| monitored(id)) {
         graph.add(gc, &state, id);
     }
-    let rest: Vec<ObjId> = store
-        .ids()
-        .filter(|id| monitored(id) && !first.contains(id))
+    let rest: Vec<ObjId> = Scope::ids(scope, store)
+        .filter(|id| gc.graph.monitors(*id) && !first.contains(id))
         .collect();
     graph.add_owners_first(gc, &state, &rest);
     let built = clock.elapsed();
@@ -365,9 +405,8 @@ pub fn run(
             // none, or waits for its own deletion) is left as it is in every order, so only
             // the others need a worker.
             let mut extra = Vec::new();
-            for id in store
-                .ids()
-                .filter(|&id| gc.graph.monitors(id) && in_scope(id))
+            for id in Scope::ids(scope, store)
+                .filter(|&id| gc.graph.monitors(id))
                 .filter(|&id| !quiet(gc, &sim.state, id))
                 .filter(|id| !delivery.unseeded.contains(id))
             {
@@ -410,7 +449,7 @@ impl<'a, 'b> Sim<'a, 'b> {
     }
 
     fn in_scope(&self, id: ObjId) -> bool {
-        self.scope.is_none_or(|s| s[id.index()])
+        self.scope.is_none_or(|s| s.contains(id))
     }
 
     /// Before v1.20 the absent-owner cache is keyed by UID and consulted by `isDangling`.
@@ -464,10 +503,7 @@ impl<'a, 'b> Sim<'a, 'b> {
         if self.trace {
             eprintln!("races {races:?}");
             let store = self.store();
-            for id in store
-                .ids()
-                .filter(|id| self.scope.is_none_or(|s| s[id.index()]))
-            {
+            for id in Scope::ids(self.scope, store) {
                 eprintln!(
                     "end {:?}: exists {} deleting {} finalizers {} refs {}",
                     store.str(store.object(id).name),
