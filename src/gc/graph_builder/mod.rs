@@ -176,8 +176,8 @@ pub struct GraphBuilder<'g> {
     flags: Vec<u8>,
     /// Identities that differ from the static graph's, and every node past it.
     ids: hashbrown::HashMap<u32, Identity>,
-    /// `uidToNode`, as node id + 1 (0: none).
-    uid_to_node: Vec<u32>,
+    /// `uidToNode`.
+    uid_to_node: UidToNode,
     /// Per object: its add event has been processed and it has not been deleted since.
     linked: Vec<bool>,
     /// Links to UIDs the base table does not hold (objects that gained references later).
@@ -198,15 +198,68 @@ pub struct GraphBuilder<'g> {
     pub chain: u32,
 }
 
+/// `uidToNode`: by UID symbol (node id + 1, 0 for none) when a run covers the whole graph;
+/// a hash map when it covers a few of its components, where zeroing a slot for every string
+/// of the snapshot cost more than the run itself.
+#[derive(Clone, Debug)]
+enum UidToNode {
+    Dense(Vec<u32>),
+    Sparse(hashbrown::HashMap<Sym, NodeId>),
+}
+
+impl UidToNode {
+    fn get(&self, uid: Sym) -> Option<NodeId> {
+        match self {
+            UidToNode::Dense(v) => match v.get(uid.index()) {
+                Some(&i) if i != 0 => Some(NodeId(i - 1)),
+                _ => None,
+            },
+            UidToNode::Sparse(m) => m.get(&uid).copied(),
+        }
+    }
+
+    fn insert(&mut self, uid: Sym, id: NodeId) {
+        match self {
+            UidToNode::Dense(v) => {
+                if uid.index() >= v.len() {
+                    v.resize(uid.index() + 1, 0);
+                }
+                v[uid.index()] = id.0 + 1;
+            }
+            UidToNode::Sparse(m) => {
+                m.insert(uid, id);
+            }
+        }
+    }
+
+    fn remove(&mut self, uid: Sym) {
+        match self {
+            UidToNode::Dense(v) => {
+                if let Some(slot) = v.get_mut(uid.index()) {
+                    *slot = 0;
+                }
+            }
+            UidToNode::Sparse(m) => {
+                m.remove(&uid);
+            }
+        }
+    }
+}
+
 impl<'g> GraphBuilder<'g> {
-    /// An empty graph for the GC of `gc` (no event processed yet).
-    pub fn new(gc: &'g GarbageCollector<'_>) -> Self {
+    /// An empty graph for the GC of `gc` (no event processed yet), for a run over the whole
+    /// graph or (`whole` false) over a few of its components.
+    pub fn new(gc: &'g GarbageCollector<'_>, whole: bool) -> Self {
         let store = &gc.snap.store;
         GraphBuilder {
             base: &gc.graph,
             flags: vec![0; gc.graph.len()],
             ids: hashbrown::HashMap::new(),
-            uid_to_node: vec![0; store.strings.len()],
+            uid_to_node: if whole {
+                UidToNode::Dense(vec![0; store.strings.len()])
+            } else {
+                UidToNode::Sparse(hashbrown::HashMap::new())
+            },
             linked: vec![false; store.len()],
             extra: hashbrown::HashMap::new(),
             queued: Vec::new(),
@@ -220,10 +273,7 @@ impl<'g> GraphBuilder<'g> {
 
     /// The node of a UID (`uidToNode.Read`).
     pub fn uid_to_node(&self, uid: Sym) -> Option<NodeId> {
-        match self.uid_to_node.get(uid.index()) {
-            Some(&i) if i != 0 => Some(NodeId(i - 1)),
-            _ => None,
-        }
+        self.uid_to_node.get(uid)
     }
 
     /// A node (also a superseded one: queues keep pointers).
@@ -384,16 +434,11 @@ impl<'g> GraphBuilder<'g> {
 
     fn insert(&mut self, id: NodeId) {
         let uid = self.node(id).id.uid;
-        if uid.index() >= self.uid_to_node.len() {
-            self.uid_to_node.resize(uid.index() + 1, 0);
-        }
-        self.uid_to_node[uid.index()] = id.0 + 1;
+        self.uid_to_node.insert(uid, id);
     }
 
     fn remove_uid(&mut self, uid: Sym) {
-        if let Some(slot) = self.uid_to_node.get_mut(uid.index()) {
-            *slot = 0;
-        }
+        self.uid_to_node.remove(uid);
     }
 
     fn clone_node(&mut self, id: NodeId, identity: Identity) -> NodeId {

@@ -336,7 +336,7 @@ pub fn run(
 ) -> Run {
     let store = &gc.snap.store;
     let state = initial.clone();
-    let mut graph = GraphBuilder::new(gc);
+    let mut graph = GraphBuilder::new(gc, scope.is_none());
     // The informers' initial lists: the objects whose order matters in the order this run
     // takes, then the others with every owner before its dependents.
     let monitored = |id: &ObjId| gc.graph.monitors(*id) && scope.is_none_or(|s| s.contains(*id));
@@ -440,7 +440,15 @@ pub fn run(
             sim.apply(act);
         }
     }
-    sim.run_steps()
+    let out = sim.run_steps();
+    if std::env::var_os("KGC_SIM_STATS").is_some() {
+        eprintln!(
+            "  run: {} objects in scope, {:?} in all",
+            scope.map_or(store.len(), |s| s.members().len()),
+            clock.elapsed()
+        );
+    }
+    out
 }
 
 impl<'a, 'b> Sim<'a, 'b> {
