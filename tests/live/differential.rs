@@ -49,9 +49,10 @@
 //! flipped one by one held every chain back at once), 827 (a dependent delivered between a
 //! wrong-kind sibling and the owner is checked against the sibling's virtual node) and 702
 //! (a write of one chain landing after another chain's read while its own reads keep their
-//! time). After them, seeds 1, 5, 8, 9, 10, 12 and 13 at that scale agree everywhere (stop 36). The
-//! real GC samples one order per run, so a large seed can still show an order no run so far
-//! has taken: keep such a run's snapshot (`KGC_DIFF_KEEP_SNAPSHOT`) and replay it offline
+//! time). After them, seeds 1, 5, 8, 9, 10, 12 and 13 at that scale agree everywhere (stop 36),
+//! and so do seeds 14 to 21 (stop 37). The real GC samples one order per run, so a large seed
+//! can still show an order no run so far has taken: keep such a run's snapshot
+//! (`KGC_DIFF_KEEP_SNAPSHOT`) and replay it offline
 //! with `KGC_SIM_TRACE=1 kubectl gc check restart --snapshot FILE` (each run's informer
 //! order, requests, races and end states).
 
