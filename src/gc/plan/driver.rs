@@ -276,20 +276,22 @@ fn per_chain(races: Vec<Race>) -> Vec<Vec<Race>> {
             .copied()
             .into_iter()
             .collect();
-        let delays = |rs: &[Race]| {
-            let mut d = Delays::default();
-            for r in rs {
-                d.hold(r);
-            }
-            d
-        };
-        let distinct = delays(&earliest) != delays(&set);
+        let distinct = holding(&earliest) != holding(&set);
         out.push(set);
         if distinct {
             out.push(earliest);
         }
     }
     out
+}
+
+/// The delays that hold back every race of `races`.
+fn holding(races: &[Race]) -> Delays {
+    let mut d = Delays::default();
+    for r in races {
+        d.hold(r);
+    }
+    d
 }
 
 /// One re-run of [`flip`].

@@ -398,16 +398,18 @@ impl Components {
         let mut roots: Vec<u32> = seeds.into_iter().map(|s| self.find(s)).collect();
         roots.sort_unstable();
         roots.dedup();
-        let g = match self.grouped.take() {
+        // Grouping calls `find` (which compresses paths), so it cannot run while `grouped` is
+        // borrowed: it is made first, then kept.
+        let made = match self.grouped.take() {
             Some(g) => g,
             None => self.group(len),
         };
+        let g = self.grouped.insert(made);
         let members = roots
             .iter()
             .flat_map(|&r| &g.members[g.at[r as usize] as usize..g.at[r as usize + 1] as usize])
             .copied()
             .collect();
-        self.grouped = Some(g);
         Scope::new(len, members)
     }
 
