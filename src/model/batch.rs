@@ -5,8 +5,10 @@
 //! thread fills a [`Batch`]: every string copied into one buffer. The store's thread hashes
 //! them with the store's [`StrHasher`] a few objects ahead of interning them, so that the
 //! table slots they will probe are fetched together ([`Store::add_batch`]). The parser's
-//! thread hashes what its own bookkeeping needs (namespaces), and a whole batch when the
-//! store's thread is behind ([`Batch::hash_all`]): work it does instead of waiting.
+//! thread hashes the namespaces (bookkeeping by namespace reads them back with their hash,
+//! [`Batch::namespace`]), and a whole batch when the store's thread is behind
+//! ([`Batch::hash_all`]): work it does instead of waiting. A pusher can tag each object
+//! ([`Batch::push_tagged`]) to leave bookkeeping of its own to the store's thread.
 //! Both paths go through the same code (`MetaView`), so a store built from batches equals one
 //! built object by object, symbol for symbol.
 
@@ -113,6 +115,8 @@ struct Rec {
     first_ref: u32,
     deletion: bool,
     ignore: bool,
+    /// The pusher's own word about the object ([`Batch::push_tagged`]).
+    tag: u64,
 }
 
 /// Object metadata parsed and hashed, waiting to be added to a [`Store`].
@@ -216,6 +220,12 @@ impl Batch {
     /// Returns the namespace's hash by the store's hasher (0 for a dropped object), for the
     /// caller's own bookkeeping by namespace.
     pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> u32 {
+        self.push_tagged(resource, meta, 0)
+    }
+
+    /// [`Batch::push`], with a word the store ignores and the batch's consumer reads back
+    /// ([`Batch::tag`]): bookkeeping the pusher leaves to the store's thread.
+    pub fn push_tagged(&mut self, resource: ResourceId, meta: &MetaIn<'_>, tag: u64) -> u32 {
         if meta.uid.is_empty() {
             return 0;
         }
@@ -256,8 +266,20 @@ impl Batch {
             first_ref,
             deletion: meta.deletion_timestamp.is_some(),
             ignore: meta.ignore.is_some(),
+            tag,
         });
         ns_hash
+    }
+
+    /// Object `i`'s tag ([`Batch::push_tagged`]).
+    pub fn tag(&self, i: usize) -> u64 {
+        self.recs[i].tag
+    }
+
+    /// Object `i`'s namespace, and its hash by the store's hasher ([`Batch::push`] hashed it).
+    pub fn namespace(&self, i: usize) -> (&str, u32) {
+        let (off, len, hash) = self.strs[(self.recs[i].first + NAMESPACE) as usize];
+        (&self.text[off as usize..(off + len) as usize], hash)
     }
 
     fn str_at(&self, i: u32) -> HStr<'_> {

@@ -105,6 +105,9 @@ pub(crate) struct Coverage {
     pub holes: Vec<(Hole, String)>,
     /// Every `(group/kind, namespace)` recorded.
     pairs: Pairs,
+    /// The lists ([`ListFrame::id`]) that were whole server lists: their items' pairs are
+    /// covered once the store's thread has numbered them ([`Coverage::absorb`]).
+    covered_frames: Vec<u32>,
     /// The store's string hash, for namespaces that come without one.
     hasher: StrHasher,
 }
@@ -147,6 +150,22 @@ impl Coverage {
 
     /// [`Coverage::object`] with the namespace's hash (by the store's hasher) known.
     pub fn object_hashed(&mut self, gk: u32, namespace: &str, ns_hash: u32, version: &str) -> u32 {
+        self.version(gk, version);
+        let (pair, new) = self.pairs.insert(gk, namespace, ns_hash);
+        if new {
+            self.seen[gk as usize]
+                .namespaces
+                .insert(namespace.to_owned());
+            if !self.namespaces.contains(namespace) {
+                self.namespaces.insert(namespace.to_owned());
+            }
+        }
+        pair
+    }
+
+    /// Records that an object of `gk` was listed under `version`. Its namespace is recorded
+    /// on the store's thread ([`PairLog`]).
+    pub fn version(&mut self, gk: u32, version: &str) {
         let s = &mut self.seen[gk as usize];
         // A kind is mostly listed under one version: the last one is checked first.
         if s.last_version != version {
@@ -156,14 +175,43 @@ impl Coverage {
             s.last_version.clear();
             s.last_version.push_str(version);
         }
-        let (pair, new) = self.pairs.insert(gk, namespace, ns_hash);
-        if new {
-            s.namespaces.insert(namespace.to_owned());
-            if !self.namespaces.contains(namespace) {
-                self.namespaces.insert(namespace.to_owned());
+    }
+
+    /// The list `frame` ([`ListFrame::id`]) was a whole server list: its items' kinds are held
+    /// in their namespaces.
+    pub fn cover_frame(&mut self, frame: u32) {
+        self.covered_frames.push(frame);
+    }
+
+    /// Takes in the pairs the store's thread recorded, in push order, and covers those of the
+    /// lists [`Coverage::cover_frame`] named. Called once, after the last push and before
+    /// any [`Coverage::object`].
+    pub fn absorb(&mut self, log: PairLog) {
+        debug_assert!(
+            self.pairs.pairs.is_empty(),
+            "absorbed after objects were recorded"
+        );
+        for (gk, ns) in &log.pairs.pairs {
+            if let Some(s) = self.seen.get_mut(*gk as usize)
+                && !s.namespaces.contains(ns)
+            {
+                s.namespaces.insert(ns.clone());
+            }
+            if !self.namespaces.contains(ns) {
+                self.namespaces.insert(ns.clone());
             }
         }
-        pair
+        self.pairs = log.pairs;
+        let covered: std::collections::HashSet<u32> = std::mem::take(&mut self.covered_frames)
+            .into_iter()
+            .collect();
+        if !covered.is_empty() {
+            for (frame, pair) in log.frames {
+                if covered.contains(&frame) {
+                    self.cover_pair(pair);
+                }
+            }
+        }
     }
 
     /// A server list held the objects of a `(group/kind, namespace)` pair
@@ -242,27 +290,71 @@ impl Coverage {
     }
 }
 
-/// The group/kinds and namespaces one list put in the input, decided on when the list ends
-/// (a list's `kind` and `metadata` often come after its `items`).
-#[derive(Debug, Default)]
+/// [`ListFrame::id`] of no list: an object outside any list.
+pub(crate) const NO_FRAME: u32 = u32::MAX;
+
+/// The group/kinds one list put in the input, decided on when the list ends (a list's `kind`
+/// and `metadata` often come after its `items`). Its items' namespaces are recorded by the
+/// store's thread under its `id` ([`PairLog`]).
+#[derive(Debug)]
 pub(crate) struct ListFrame {
-    /// Its items' `(group/kind, namespace)` pairs ([`Coverage::object`]).
-    pairs: hashbrown::HashSet<u32>,
+    /// Its number among the input's lists ([`NO_FRAME`]: a list with no items).
+    pub id: u32,
     /// Group/kinds its items named.
     pub kinds: BTreeSet<u32>,
+    /// The last item's group/kind: items come in runs of one kind.
+    last: Option<u32>,
+}
+
+impl Default for ListFrame {
+    fn default() -> Self {
+        ListFrame::new(NO_FRAME)
+    }
 }
 
 impl ListFrame {
-    /// Records an item of `gk` whose `(group/kind, namespace)` pair is `pair`.
-    pub fn item(&mut self, gk: u32, pair: u32) {
-        if self.pairs.insert(pair) {
-            self.kinds.insert(gk);
+    /// The frame of list number `id`.
+    pub fn new(id: u32) -> ListFrame {
+        ListFrame {
+            id,
+            kinds: BTreeSet::new(),
+            last: None,
         }
     }
 
-    /// The `(group/kind, namespace)` pairs of its items.
-    pub fn pairs(&self) -> impl Iterator<Item = u32> + '_ {
-        self.pairs.iter().copied()
+    /// Records an item of `gk`.
+    pub fn item(&mut self, gk: u32) {
+        if self.last != Some(gk) {
+            self.last = Some(gk);
+            self.kinds.insert(gk);
+        }
+    }
+}
+
+/// The `(group/kind, namespace)` pair of every object pushed, numbered on the store's thread
+/// (which has the object's namespace at hand, hashed), and which list each came in: a table
+/// probe per object that the parsing thread, the reader's bottleneck, is spared.
+#[derive(Debug, Default)]
+pub(crate) struct PairLog {
+    pairs: Pairs,
+    /// `(list, pair)` of the objects of lists, a run of equal entries recorded once.
+    frames: Vec<(u32, u32)>,
+}
+
+impl PairLog {
+    /// The tag an object is pushed with ([`crate::model::Batch::push_tagged`]): its
+    /// group/kind and list.
+    pub fn tag(gk: u32, frame: u32) -> u64 {
+        (u64::from(gk) << 32) | u64::from(frame)
+    }
+
+    /// Records an object pushed with [`PairLog::tag`] `tag`, in namespace `namespace`.
+    pub fn object(&mut self, tag: u64, namespace: &str, ns_hash: u32) {
+        let (gk, frame) = ((tag >> 32) as u32, tag as u32);
+        let (pair, _) = self.pairs.insert(gk, namespace, ns_hash);
+        if frame != NO_FRAME && self.frames.last() != Some(&(frame, pair)) {
+            self.frames.push((frame, pair));
+        }
     }
 }
 

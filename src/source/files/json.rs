@@ -10,7 +10,7 @@
 //! time and handed on at once, so memory holds one item, not the list.
 
 use super::accounting::Loc;
-use super::coverage::{Hole, ListFrame};
+use super::coverage::Hole;
 use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};
 use super::recognize::{ListCtx, Reader, is_list};
 use serde::de::DeserializeSeed;
@@ -533,7 +533,7 @@ fn fail(reader: &mut Reader<'_>, loc: &Loc, f: Fail, hole: Hole) -> Result<(), S
 fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     reader.stats.documents += 1;
     b.pos += 1; // '['
-    let mut frame = ListFrame::default();
+    let mut frame = reader.frame();
     let mut i = 0;
     loop {
         match b.peek().map_err(Stop::Io)? {
@@ -607,7 +607,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
     reader.stats.documents += 1;
     b.pos += 1; // '{'
     let mut doc: Doc<'static> = Doc::default();
-    let mut frame = ListFrame::default();
+    let mut frame = reader.frame();
     let mut pending: Vec<(Loc, Doc<'static>)> = Vec::new();
     let mut streamed = false;
     let mut first = true;

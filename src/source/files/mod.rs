@@ -274,7 +274,7 @@ fn run(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     let (recycle_tx, recycle_rx) = std::sync::mpsc::channel::<Batch>();
     let manifests = opts.manifests;
-    let (result, (store, added, duplicates, newest, log)) = std::thread::scope(|scope| {
+    let (result, (store, added, duplicates, newest, log, pairs)) = std::thread::scope(|scope| {
         let interner = crate::util::spawn_scoped(scope, "intern", move || {
             let (mut added, mut duplicates) = (0, 0);
             // The capture-time bound is taken here, while the parser goes on, rather than in
@@ -283,6 +283,8 @@ fn run(
             // Manifests: what became of each object pushed, and how a second copy differs
             // from the first (compared here, while the copy's text is in the batch).
             let mut log: Vec<(Added, Vec<&'static str>)> = Vec::new();
+            // Coverage's per-object work, done here while the parser goes on.
+            let mut pairs = coverage::PairLog::default();
             for mut batch in rx {
                 for (i, a) in store.add_batch(&mut batch).into_iter().enumerate() {
                     match a {
@@ -304,10 +306,14 @@ fn run(
                         log.push((a, differs));
                     }
                 }
+                for i in 0..batch.len() {
+                    let (ns, hash) = batch.namespace(i);
+                    pairs.object(batch.tag(i), ns, hash);
+                }
                 batch.clear();
                 let _ = recycle_tx.send(batch);
             }
-            (store, added, duplicates, newest, log)
+            (store, added, duplicates, newest, log, pairs)
         });
         let interner = match interner {
             Ok(interner) => interner,
@@ -330,6 +336,7 @@ fn run(
         Ok((r.map(|()| reader), out))
     })?;
     let mut reader = result?;
+    reader.cov.absorb(pairs);
     reader.stats.added = added;
     reader.stats.duplicates = duplicates;
     // Only manifests keep origins: a cluster dump's million objects pay nothing for them.

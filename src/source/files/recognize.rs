@@ -3,7 +3,7 @@
 
 use super::FileOptions;
 use super::accounting::{FileStats, Loc, Problem};
-use super::coverage::{Coverage, Hole, ListFrame, is_server_list};
+use super::coverage::{Coverage, Hole, ListFrame, NO_FRAME, PairLog, is_server_list};
 use super::doc::{Doc, Element, Items, TopValue};
 use super::resources::{CrdInfo, Deferred, Resources, self_link_resource, server_version_hint};
 use crate::model::{Batch, MetaIn, ResourceId};
@@ -29,13 +29,12 @@ impl Sink {
         }
     }
 
-    /// Queues an object; returns its namespace's hash ([`Batch::push`]).
-    fn push(&mut self, rid: ResourceId, meta: &MetaIn<'_>) -> u32 {
-        let ns_hash = self.batch.push(rid, meta);
+    /// Queues an object, tagged for the store's thread ([`PairLog::tag`]).
+    fn push(&mut self, rid: ResourceId, meta: &MetaIn<'_>, tag: u64) {
+        self.batch.push_tagged(rid, meta, tag);
         if self.batch.len() >= BATCH {
             self.flush();
         }
-        ns_hash
     }
 
     fn flush(&mut self) {
@@ -122,6 +121,8 @@ pub(crate) struct Reader<'o> {
     last: Option<(String, String, ResourceId, u32)>,
     /// Last apiVersion split, and where its version starts (`None`: not valid).
     last_split: (String, Option<usize>),
+    /// Lists begun ([`Reader::frame`]).
+    frames: u32,
 }
 
 impl<'o> Reader<'o> {
@@ -142,7 +143,17 @@ impl<'o> Reader<'o> {
             last_file: None,
             last: None,
             last_split: (String::new(), None),
+            frames: 0,
         }
+    }
+
+    /// The frame of a list whose items are about to be read.
+    pub fn frame(&mut self) -> ListFrame {
+        // A frame per list, numbered; past `u32::MAX - 1` lists (never, in practice) frames
+        // share the last number, which only merges their coverage with their neighbours'
+        // when every one of them is a whole server list.
+        self.frames = (self.frames + 1).min(NO_FRAME - 1);
+        ListFrame::new(self.frames)
     }
 
     /// A broken document or item: reported, and what it could hold becomes unknown.
@@ -255,7 +266,7 @@ impl<'o> Reader<'o> {
             TopValue::Object(doc) => self.value(loc, doc, None, None),
             TopValue::Array(elements) => {
                 // A bare array (`jq .items`, a YAML sequence) is not a server list.
-                let mut frame = ListFrame::default();
+                let mut frame = self.frame();
                 for (i, e) in elements.into_iter().enumerate() {
                     self.element(&loc.item(i, None), e, None, &mut frame);
                 }
@@ -323,7 +334,7 @@ impl<'o> Reader<'o> {
             }
             Items::List(v) => {
                 let ctx = ListCtx::of(&doc);
-                let mut frame = ListFrame::default();
+                let mut frame = self.frame();
                 for (i, e) in v.into_iter().enumerate() {
                     self.element(&loc.item(i, None), e, Some(&ctx), &mut frame);
                 }
@@ -348,9 +359,7 @@ impl<'o> Reader<'o> {
             )
         });
         if server {
-            for pair in frame.pairs() {
-                self.cov.cover_pair(pair);
-            }
+            self.cov.cover_frame(frame.id);
         }
     }
 
@@ -528,12 +537,16 @@ impl<'o> Reader<'o> {
         if self.opts.manifests {
             self.origin(loc);
         }
-        let ns_hash = self.sink.push(rid, &meta.meta);
-        let namespace = &meta.meta.namespace;
-        let pair = self.cov.object_hashed(gk, namespace, ns_hash, version);
-        if let Some(frame) = frame {
-            frame.item(gk, pair);
-        }
+        self.cov.version(gk, version);
+        let frame = match frame {
+            Some(f) => {
+                f.item(gk);
+                f.id
+            }
+            None => NO_FRAME,
+        };
+        // The namespace is recorded on the store's thread ([`PairLog`]).
+        self.sink.push(rid, &meta.meta, PairLog::tag(gk, frame));
     }
 
     /// Records where the object about to be pushed came from (manifests: every object has a

@@ -251,6 +251,64 @@ fn duplicate_uids_are_one_object_and_only_lists_prove_coverage() {
     );
 }
 
+/// Coverage is numbered on the interning thread, per list: a server list larger than a
+/// batch (and than the whole-parse window, so streamed, its kind and metadata after its items)
+/// covers exactly its items' namespaces, interleaved as kubectl interleaves them; a kubectl
+/// `List` of the same kind, read before and after it, covers none, not even where it shares a
+/// namespace with the server list; a list nested in a list is a list of its own.
+#[test]
+fn each_list_covers_its_own_items_namespaces_across_batches() {
+    let pod = |i: usize, ns: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p{i}","namespace":"{ns}","uid":"u{i}"}}}}"#
+        )
+    };
+    let kubectl = |from: usize, nss: &[&str]| {
+        let items: Vec<String> = (0..3000)
+            .map(|i| pod(from + i, nss[i % nss.len()]))
+            .collect();
+        format!(
+            r#"{{"apiVersion":"v1","items":[{}],"kind":"List","metadata":{{"resourceVersion":""}}}}"#,
+            items.join(",")
+        )
+    };
+    let server: Vec<String> = (0..20_000)
+        .map(|i| {
+            let ns = format!("s{}", i % 7);
+            pod(100_000 + i, &ns).replace(r#""apiVersion":"v1","kind":"Pod","#, "")
+        })
+        .collect();
+    let server = format!(
+        r#"{{"apiVersion":"v1","items":[{}],"kind":"PodList","metadata":{{"resourceVersion":"5"}}}}"#,
+        server.join(",")
+    );
+    assert!(server.len() > json::WHOLE_UP_TO);
+    let nested = r#"{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[
+        {"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"8"},"items":[
+            {"metadata":{"name":"c","namespace":"c0","uid":"c1"}}]},
+        {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","namespace":"c1","uid":"c2"}}]}"#;
+    let text = [
+        kubectl(0, &["k0", "s0", "k1"]),
+        server,
+        kubectl(10_000, &["k2", "s3"]),
+        nested.to_owned(),
+    ]
+    .join("\n");
+    let (s, stats) = read(&text);
+    assert_eq!(stats.added, 26_002);
+    let want: Vec<String> = (0..7).map(|i| format!("s{i}")).collect();
+    assert_eq!(
+        row(&s, "", "v1", "Pod").list,
+        ListOutcome::Partial { namespaces: want }
+    );
+    assert_eq!(
+        row(&s, "", "v1", "ConfigMap").list,
+        ListOutcome::Partial {
+            namespaces: vec!["c0".into()]
+        }
+    );
+}
+
 #[test]
 fn partial_namespaces_are_per_group_and_kind() {
     let text = r#"{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":"9"},"items":[
