@@ -180,7 +180,9 @@ impl Coverage {
     /// The list `frame` ([`ListFrame::id`]) was a whole server list: its items' kinds are held
     /// in their namespaces.
     pub fn cover_frame(&mut self, frame: u32) {
-        self.covered_frames.push(frame);
+        if frame != NO_FRAME {
+            self.covered_frames.push(frame);
+        }
     }
 
     /// Takes in the pairs the store's thread recorded, in push order, and covers those of the
@@ -374,6 +376,47 @@ pub(crate) fn is_server_list(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The store's thread numbers pairs in push order; only the lists named whole cover
+    /// theirs, and an object of no list (or of a list without a number) covers nothing.
+    #[test]
+    fn absorbed_pairs_cover_only_the_whole_lists() {
+        let hasher = crate::model::Store::new().strings.hasher();
+        let mut c = Coverage::new(hasher.clone());
+        let pod = c.gk("", "Pod");
+        let cm = c.gk("", "ConfigMap");
+        let mut log = PairLog::default();
+        let mut push =
+            |gk, frame, ns: &str| log.object(PairLog::tag(gk, frame), ns, hasher.hash(ns));
+        push(pod, 1, "a");
+        push(pod, 1, "a");
+        push(cm, 1, "b");
+        push(pod, 2, "c");
+        push(pod, NO_FRAME, "d");
+        push(pod, 3, "a");
+        push(cm, 3, "e");
+        c.cover_frame(1);
+        c.cover_frame(NO_FRAME);
+        c.absorb(log);
+        assert_eq!(c.held("", "Pod", false).unwrap(), ["a"]);
+        assert_eq!(c.held("", "ConfigMap", false).unwrap(), ["b"]);
+        let seen: Vec<&str> = c.seen[pod as usize]
+            .namespaces
+            .iter()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            seen,
+            ["a", "c", "d"],
+            "every object counts for the kind's namespaces"
+        );
+        let all: Vec<&str> = c.namespaces.iter().map(String::as_str).collect();
+        assert_eq!(all, ["a", "b", "c", "d", "e"]);
+        // After the absorb, objects recorded directly number on from the same pairs.
+        let p = c.object(pod, "c", "v1");
+        c.cover_pair(p);
+        assert_eq!(c.held("", "Pod", false).unwrap(), ["a", "c"]);
+    }
 
     #[test]
     fn holes_remove_what_broken_input_could_hold() {

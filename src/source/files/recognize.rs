@@ -67,6 +67,18 @@ impl Sink {
     }
 }
 
+/// A new list's frame, numbered after `last`. Past the last number (four billion lists, never
+/// in practice) a list gets none: it then covers nothing, so its kinds stay unknown rather
+/// than share a number with another list and be covered by that one.
+fn next_frame(last: &mut u32) -> ListFrame {
+    if *last < NO_FRAME - 1 {
+        *last += 1;
+        ListFrame::new(*last)
+    } else {
+        ListFrame::default()
+    }
+}
+
 /// Context a typed list gives its items.
 pub(crate) struct ListCtx {
     /// Item kind (`PodList` → `Pod`); `None` for a generic `List` or a list without kind.
@@ -149,11 +161,7 @@ impl<'o> Reader<'o> {
 
     /// The frame of a list whose items are about to be read.
     pub fn frame(&mut self) -> ListFrame {
-        // A frame per list, numbered; past `u32::MAX - 1` lists (never, in practice) frames
-        // share the last number, which only merges their coverage with their neighbours'
-        // when every one of them is a whole server list.
-        self.frames = (self.frames + 1).min(NO_FRAME - 1);
-        ListFrame::new(self.frames)
+        next_frame(&mut self.frames)
     }
 
     /// A broken document or item: reported, and what it could hold becomes unknown.
@@ -643,5 +651,21 @@ pub(crate) fn is_list(doc: &Doc<'_>) -> bool {
         matches!(doc.items, Items::List(_) | Items::Null) && !doc.has_uid()
     } else {
         kind.ends_with("List") && (!matches!(doc.items, Items::Absent) || !doc.has_uid())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_past_the_last_number_get_none() {
+        let mut last = 0;
+        assert_eq!(next_frame(&mut last).id, 1);
+        assert_eq!(next_frame(&mut last).id, 2);
+        let mut last = NO_FRAME - 2;
+        assert_eq!(next_frame(&mut last).id, NO_FRAME - 1);
+        assert_eq!(next_frame(&mut last).id, NO_FRAME);
+        assert_eq!(next_frame(&mut last).id, NO_FRAME);
     }
 }
