@@ -217,17 +217,15 @@ impl Batch {
     }
 
     /// Adds an object (objects without a UID are dropped, as [`Store::add`] drops them).
-    /// Returns the namespace's hash by the store's hasher (0 for a dropped object), for the
-    /// caller's own bookkeeping by namespace.
-    pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) -> u32 {
+    pub fn push(&mut self, resource: ResourceId, meta: &MetaIn<'_>) {
         self.push_tagged(resource, meta, 0)
     }
 
     /// [`Batch::push`], with a word the store ignores and the batch's consumer reads back
     /// ([`Batch::tag`]): bookkeeping the pusher leaves to the store's thread.
-    pub fn push_tagged(&mut self, resource: ResourceId, meta: &MetaIn<'_>, tag: u64) -> u32 {
+    pub fn push_tagged(&mut self, resource: ResourceId, meta: &MetaIn<'_>, tag: u64) {
         if meta.uid.is_empty() {
-            return 0;
+            return;
         }
         let first = self.strs.len() as u32;
         let ns_hash = self.hasher.hash(&meta.namespace);
@@ -268,7 +266,6 @@ impl Batch {
             ignore: meta.ignore.is_some(),
             tag,
         });
-        ns_hash
     }
 
     /// Object `i`'s tag ([`Batch::push_tagged`]).

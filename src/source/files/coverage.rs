@@ -141,26 +141,30 @@ impl Coverage {
         }
     }
 
-    /// Records an object of `gk` in `namespace`, listed under `version`; returns the
-    /// `(group/kind, namespace)` pair's number (for [`ListFrame::item`]).
+    /// Records an object of `gk` in `namespace`, listed under `version` (objects read after
+    /// the store's thread is done, [`Coverage::absorb`]); returns the `(group/kind,
+    /// namespace)` pair's number (for [`Coverage::cover_pair`]).
     pub fn object(&mut self, gk: u32, namespace: &str, version: &str) -> u32 {
-        let h = self.hasher.hash(namespace);
-        self.object_hashed(gk, namespace, h, version)
-    }
-
-    /// [`Coverage::object`] with the namespace's hash (by the store's hasher) known.
-    pub fn object_hashed(&mut self, gk: u32, namespace: &str, ns_hash: u32, version: &str) -> u32 {
         self.version(gk, version);
-        let (pair, new) = self.pairs.insert(gk, namespace, ns_hash);
+        let (pair, new) = self
+            .pairs
+            .insert(gk, namespace, self.hasher.hash(namespace));
         if new {
-            self.seen[gk as usize]
-                .namespaces
-                .insert(namespace.to_owned());
-            if !self.namespaces.contains(namespace) {
-                self.namespaces.insert(namespace.to_owned());
-            }
+            self.seen_in(gk, namespace);
         }
         pair
+    }
+
+    /// A kind's object was seen in `namespace` (scope inference).
+    fn seen_in(&mut self, gk: u32, namespace: &str) {
+        if let Some(s) = self.seen.get_mut(gk as usize)
+            && !s.namespaces.contains(namespace)
+        {
+            s.namespaces.insert(namespace.to_owned());
+        }
+        if !self.namespaces.contains(namespace) {
+            self.namespaces.insert(namespace.to_owned());
+        }
     }
 
     /// Records that an object of `gk` was listed under `version`. Its namespace is recorded
@@ -194,14 +198,7 @@ impl Coverage {
             "absorbed after objects were recorded"
         );
         for (gk, ns) in &log.pairs.pairs {
-            if let Some(s) = self.seen.get_mut(*gk as usize)
-                && !s.namespaces.contains(ns)
-            {
-                s.namespaces.insert(ns.clone());
-            }
-            if !self.namespaces.contains(ns) {
-                self.namespaces.insert(ns.clone());
-            }
+            self.seen_in(*gk, ns);
         }
         self.pairs = log.pairs;
         let covered: std::collections::HashSet<u32> = std::mem::take(&mut self.covered_frames)
