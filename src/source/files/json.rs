@@ -378,9 +378,22 @@ fn one<'t, T: serde::Deserialize<'t>>(text: &'t str) -> Result<(T, usize), serde
     }
 }
 
-/// One list element at the start of `text`, parsed in place into `doc` (see
-/// [`ElementSeed`]): whether it is an object, and its length.
+/// One list element at the start of `text`, read in place into `doc` (a fresh one): whether
+/// it is an object, and its length. Items of the usual shape are read by the one-pass scanner
+/// ([`super::item_scan`]); the others by the parser.
 fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Result<(bool, usize), serde_json::Error> {
+    if let Some(n) = super::item_scan::element(text, doc) {
+        return Ok((true, n));
+    }
+    *doc = Doc::default();
+    parse_element(text, doc)
+}
+
+/// [`element`] by the parser (see [`ElementSeed`]).
+pub(super) fn parse_element<'t>(
+    text: &'t str,
+    doc: &mut Doc<'t>,
+) -> Result<(bool, usize), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let object = ElementSeed(doc).deserialize(&mut de)?;
     // A stream starts counting where the parser stands: the end of the element.

@@ -7,7 +7,8 @@
 //!    archives (tar, zip, nested), all streamed and bounded;
 //! 2. [`json`] and [`yaml`] — documents split and parsed without building value trees
 //!    ([`doc`]: typed visitors that keep only what kubectl-gc needs; [`meta`] reads
-//!    `metadata` strictly, [`hints`] the rest leniently);
+//!    `metadata` strictly, [`hints`] the rest leniently; `item_scan` reads the usual item
+//!    of a big list in one pass and leaves any other to them);
 //! 3. [`recognize`] — what each document is (object, list, discovery document, version
 //!    report) and what it adds; objects go to a second thread that interns them into the
 //!    store while parsing goes on;
@@ -24,6 +25,7 @@ pub(crate) mod accounting;
 pub(crate) mod coverage;
 pub(crate) mod doc;
 pub(crate) mod hints;
+mod item_scan;
 pub(crate) mod json;
 pub(crate) mod meta;
 pub mod origin;
@@ -44,6 +46,13 @@ use crate::snapshot::{Provenance, Snapshot, SnapshotBuilder, SourceKind, format,
 use recognize::{Reader, Sink};
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
+
+/// The `json_item` fuzz target's check: where the one-pass list-item scanner reads `text`, the
+/// parser reads the same object from it (panics otherwise). Built only under `cargo fuzz`.
+#[cfg(fuzzing)]
+pub fn item_scan_agrees(text: &str) {
+    item_scan::agree(text);
+}
 
 /// Decompressed data (and data from pipes) is read up to this many bytes by default.
 pub const DEFAULT_MAX_INPUT_BYTES: u64 = 8 << 30;

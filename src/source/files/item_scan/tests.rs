@@ -1,0 +1,223 @@
+use super::{agree, element};
+use crate::source::files::doc::Doc;
+
+/// Items of the shapes dumps hold: compact and indented, with skipped values of every kind.
+const USUAL: &[&str] = &[
+    r#"{"apiVersion":"v1","kind":"Namespace","metadata":{"creationTimestamp":"2026-11-17T14:29:55Z","labels":{"kubernetes.io/metadata.name":"default"},"name":"default","resourceVersion":"1000022","uid":"ce01e389-6d78-4ac8-a276-0c95209d3070"}}"#,
+    r#"{
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {
+        "annotations": {
+            "kubectl.kubernetes.io/last-applied-configuration": "{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}\n",
+            "checksum/config": "\u00e9\t\/\\\b\f\r"
+        },
+        "creationTimestamp": "2026-01-02T03:04:05Z",
+        "deletionTimestamp": "2026-01-03T03:04:05Z",
+        "finalizers": ["example.com/a", null, "example.com/b"],
+        "generateName": "web-7d9f-",
+        "labels": {"app": "web", "tier": null, "pod-template-hash": "7d9f"},
+        "managedFields": [{"manager": "kubectl", "operation": "Update", "time": "2026-01-02T03:04:05Z", "fieldsV1": {"f:metadata": {}}}],
+        "name": "web-7d9f-x2x4z",
+        "namespace": "shop",
+        "ownerReferences": [
+            {"apiVersion": "apps/v1", "blockOwnerDeletion": true, "controller": true, "kind": "ReplicaSet", "name": "web-7d9f", "uid": "0b1c2d3e-0000-4000-8000-000000000001"},
+            {"apiVersion": "example.com/v1", "kind": "Thing", "name": "t", "uid": "u2", "controller": false, "blockOwnerDeletion": null, "extra": [1, {"x": -0.5e-3}]}
+        ],
+        "resourceVersion": "42",
+        "selfLink": "/api/v1/namespaces/shop/pods/web-7d9f-x2x4z",
+        "uid": "9f8e7d6c-0000-4000-8000-000000000002"
+    },
+    "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}], "resources": {}}], "priority": 0, "terminationGracePeriodSeconds": 30},
+    "status": {"phase": "Running", "conditions": [], "startTime": "2026-01-02T03:04:06Z", "ratio": 1.25E+2, "ok": true, "none": null}
+}"#,
+    r#"{"kind":"ConfigMap","apiVersion":"v1","data":{"a":[0,-1,2e10,1E-3,10.5,true,false,null,{"b":[[],{}]}],"c":"\"quoted\" \u00E9 na\u00efve"},"metadata":{"name":"cfg","namespace":"ns","creationTimestamp":null,"labels":null,"annotations":null,"finalizers":null,"ownerReferences":null,"deletionTimestamp":null,"uid":null,"continue":"tok"}}"#,
+    r#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"first","uid":"1"},"kind":"ConfigMap","metadata":{"name":"second","labels":{"naïve":"名前"}},"type":"Opaque"}"#,
+    r#"{}"#,
+    r#"{"metadata":{}}"#,
+    r#"{ "apiVersion" : "apps/v1" , "kind" : "Deployment" , "metadata" : { "name" : "d" , "namespace" : "n" , "ownerReferences" : [ ] , "labels" : { } } , "spec" : { "replicas" : 3 } , "status" : { } }"#,
+];
+
+#[test]
+fn usual_items_are_read_in_one_pass_as_the_parser_reads_them() {
+    for text in USUAL {
+        assert!(agree(text), "the scanner gave up on {text}");
+    }
+    // What it read, spelled out for the first two.
+    let mut d = Doc::default();
+    assert_eq!(element(USUAL[0], &mut d), Some(USUAL[0].len()));
+    let m = &d.metadata.as_ref().unwrap().meta;
+    assert_eq!((d.kind(), d.api_version()), ("Namespace", "v1"));
+    assert_eq!(m.uid, "ce01e389-6d78-4ac8-a276-0c95209d3070");
+    assert_eq!(m.labels.0[0].1, "default");
+    let mut d = Doc::default();
+    element(USUAL[1], &mut d).unwrap();
+    let meta = d.metadata.as_ref().unwrap();
+    let m = &meta.meta;
+    assert_eq!(m.finalizers, ["example.com/a", "example.com/b"]);
+    assert_eq!(m.owner_references.len(), 2);
+    assert_eq!(m.owner_references[0].controller, Some(true));
+    assert_eq!(m.owner_references[1].block_owner_deletion, None);
+    assert_eq!(m.labels.0[1], ("tier".into(), "".into()));
+    assert_eq!(meta.generate_name.as_deref(), Some("web-7d9f-"));
+    assert_eq!(d.keys, 5);
+    assert!(m.ignore.is_none());
+}
+
+#[test]
+fn gives_up_where_the_parser_decodes_records_or_fails() {
+    let give_up = [
+        // Escapes in strings it keeps; a raw control character anywhere.
+        r#"{"metadata":{"name":"a\"b"}}"#,
+        r#"{"metadata":{"na\u006de":"a"}}"#,
+        "{\"data\":\"a\u{1}b\"}",
+        // Values of the wrong type (the visitors record them) and `null` where they do.
+        r#"{"metadata":null}"#,
+        r#"{"kind":1}"#,
+        r#"{"metadata":{"labels":{"a":1}}}"#,
+        r#"{"metadata":{"ownerReferences":[null]}}"#,
+        r#"{"metadata":{"ownerReferences":[{"controller":"true"}]}}"#,
+        r#"{"metadata":{"finalizers":"x"}}"#,
+        // Keys that carry hints, and the fields the scanner leaves to the visitors.
+        r#"{"kind":"List","items":[]}"#,
+        r#"{"kind":"CustomResourceDefinition","spec":{}}"#,
+        r#"{"spec":{},"kind":"Pod"}"#,
+        r#"{"kind":"Namespace","status":{}}"#,
+        r#"{"kind":"ClusterOperator","status":{}}"#,
+        r#"{"gitVersion":"v1.20.2"}"#,
+        r#"{"metadata":{"annotations":{"kubectl-gc.io/ignore":"all"}}}"#,
+        r#"{"metadata":{"remainingItemCount":3}}"#,
+        // Syntax the parser rejects.
+        r#"{"data":01}"#,
+        r#"{"data":1.}"#,
+        r#"{"data":-}"#,
+        r#"{"data":1e}"#,
+        r#"{"data":"\x"}"#,
+        r#"{"data":"\u12G4"}"#,
+        r#"{"data":[1,]}"#,
+        r#"{"data":{"a":1,}}"#,
+        r#"{"a":1,}"#,
+        r#"{"data":nul}"#,
+        r#"{"data":tru}"#,
+        r#"{"data":[1 2]}"#,
+        r#"{"data":{"a" 1}}"#,
+        r#"{"data":{1:2}}"#,
+        // Not an object.
+        r#"[]"#,
+        r#"null"#,
+    ];
+    for text in give_up {
+        let mut d = Doc::default();
+        assert_eq!(element(text, &mut d), None, "{text}");
+        agree(text);
+    }
+    // Cut anywhere, an item is left to the parser (which asks for more input).
+    let whole = USUAL[1];
+    for cut in (0..whole.len()).filter(|&i| whole.is_char_boundary(i)) {
+        assert_eq!(
+            element(&whole[..cut], &mut Doc::default()),
+            None,
+            "cut at {cut}"
+        );
+    }
+}
+
+#[test]
+fn skipped_values_nest_as_deep_as_the_parser_allows() {
+    // The parser's skip has no depth limit; the scanner tracks 128 levels, then leaves it.
+    for depth in [1, 100, 128, 129, 5000] {
+        let text = format!(
+            r#"{{"kind":"Pod","spec":{}0{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let mut d = Doc::default();
+        let answered = element(&text, &mut d).is_some();
+        assert_eq!(answered, depth <= 128, "depth {depth}");
+        agree(&text);
+    }
+}
+
+/// A small deterministic generator (splitmix64), so that a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn agrees_with_the_parser_on_mutated_items() {
+    // Bytes that make and break JSON: structure, escapes, numbers, literals, a control byte.
+    const ALPHABET: &[u8] = b"{}[]\",:\\ \n0123456789-+.eEnultrfasxu/\x01";
+    let mut rng = Rng(25);
+    let (mut answered, mut cases) = (0, 0);
+    for _ in 0..60_000 {
+        let mut b = USUAL[rng.below(USUAL.len())].as_bytes().to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(b.len() + 1);
+            match rng.below(4) {
+                0 => b.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
+                1 if at < b.len() => {
+                    b.remove(at);
+                }
+                2 if at < b.len() => b[at] = ALPHABET[rng.below(ALPHABET.len())],
+                _ => {
+                    // A span repeated: duplicate keys, doubled values, nesting.
+                    let end = (at + rng.below(40)).min(b.len());
+                    let span = b[at..end].to_vec();
+                    b.splice(at..at, span);
+                }
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&b) else {
+            continue;
+        };
+        cases += 1;
+        if agree(text) {
+            answered += 1;
+        }
+    }
+    // The comparison is not vacuous: many mutated items still have the usual shape.
+    assert!(
+        cases > 50_000 && answered > cases / 10,
+        "{answered} of {cases}"
+    );
+}
+
+#[test]
+fn a_run_ends_at_the_first_quote_escape_or_control_byte_wherever_it_lies() {
+    // Every position within and around an 8-byte word, after every kind of byte before it
+    // (bytes near the stop values, high bytes of UTF-8).
+    for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+        for filler in [b'a', b'!', b'#', b'[', b']', b' ', 0x7f] {
+            for at in 0..20 {
+                let mut b = vec![filler; 24];
+                b[at] = stop;
+                let s = super::Scan { s: "", b: &b, i: 0 };
+                assert_eq!(
+                    s.run(),
+                    Some(at),
+                    "stop {stop:#x} after {filler:#x} at {at}"
+                );
+            }
+            let b = vec![filler; 21];
+            assert_eq!(super::Scan { s: "", b: &b, i: 0 }.run(), None);
+        }
+    }
+    let text = "ä名\u{7f}\u{80}x\"";
+    let s = super::Scan {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+    };
+    assert_eq!(s.run(), Some(text.len() - 1));
+}
