@@ -1,15 +1,15 @@
 //! One item of a big list read in a single pass, without serde, when it has the usual shape.
 //!
 //! On the 1M-object List the parsing thread is the read's bottleneck, and less than half of it
-//! was scanning bytes: the rest was serde's machinery around [`ElementSeed`] — a key
-//! deserializer per key, a seed and a visitor per value, every string through the generic
-//! `Reference` path. Almost every item of a dump has one shape: an object of `apiVersion`,
-//! `kind` and `metadata` (plain strings, labels, owner references) and values that are skipped
-//! unread (`spec`, `status`, `managedFields`, other annotations). This scanner reads that shape
-//! straight into the [`Doc`].
+//! was scanning bytes: the rest was serde's machinery around
+//! [`ElementSeed`](super::doc::ElementSeed) — a key deserializer per key, a seed and a visitor
+//! per value, every string through the generic `Reference` path. Almost every item of a dump
+//! has one shape: an object of `apiVersion`, `kind` and `metadata` (plain strings, labels,
+//! owner references) and values that are skipped unread (`spec`, `status`, `managedFields`,
+//! other annotations). This scanner reads that shape straight into the [`Doc`].
 //!
 //! It never judges input. On anything else it gives up (returns `None`) and the item is parsed
-//! again by [`ElementSeed`], which decides, reads or reports it: a string with an escape (the
+//! again by `ElementSeed`, which decides, reads or reports it: a string with an escape (the
 //! parser decodes it), a control character, a value of the wrong type or `null` where the
 //! visitors record something, a key that carries hints (`items`, a CRD's `spec`, …), the
 //! `kubectl-gc.io/ignore` annotation, a `remainingItemCount`, any syntax error, and the end of

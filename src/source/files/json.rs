@@ -7,7 +7,8 @@
 //! input larger than one chunk is read ahead: the calling thread reads and checks the next
 //! chunk while another thread parses this one. A top-level object larger than
 //! [`WHOLE_UP_TO`] — a big `List` — is walked key by key: its `items` are parsed one at a
-//! time and handed on at once, so memory holds one item, not the list.
+//! time and handed on at once, so memory holds one item, not the list. Items of the usual
+//! shape skip serde altogether ([`super::item_scan`]): the parser reads only the others.
 
 use super::accounting::Loc;
 use super::coverage::Hole;

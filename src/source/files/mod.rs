@@ -7,7 +7,7 @@
 //!    archives (tar, zip, nested), all streamed and bounded;
 //! 2. [`json`] and [`yaml`] — documents split and parsed without building value trees
 //!    ([`doc`]: typed visitors that keep only what kubectl-gc needs; [`meta`] reads
-//!    `metadata` strictly, [`hints`] the rest leniently; `item_scan` reads the usual item
+//!    `metadata` strictly, [`hints`] the rest leniently; [`item_scan`] reads the usual item
 //!    of a big list in one pass and leaves any other to them);
 //! 3. [`recognize`] — what each document is (object, list, discovery document, version
 //!    report) and what it adds; objects go to a second thread that interns them into the
@@ -25,7 +25,7 @@ pub(crate) mod accounting;
 pub(crate) mod coverage;
 pub(crate) mod doc;
 pub(crate) mod hints;
-mod item_scan;
+pub(crate) mod item_scan;
 pub(crate) mod json;
 pub(crate) mod meta;
 pub mod origin;
