@@ -335,12 +335,12 @@ pub fn format_uid(x: u128) -> String {
     )
 }
 
-/// SplitMix64: small, fast and good enough for shaping test data.
+/// SplitMix64: small, fast and good enough for shaping test data (the seed is the state).
 #[derive(Clone, Debug)]
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -349,7 +349,7 @@ impl Rng {
     }
 
     /// Uniform in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next() as u128 * n as u128) >> 64) as u64
     }
 

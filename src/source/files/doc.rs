@@ -310,6 +310,27 @@ pub(crate) fn has_details(kind: Option<&str>) -> bool {
     matches!(kind, Some("Namespace" | "APIService"))
 }
 
+/// A `spec` that names served kinds: a CRD's, or a kindless object's (typed-client output).
+fn has_spec_hints(kind: Option<&str>) -> bool {
+    kind.is_none_or(|k| k == "CustomResourceDefinition")
+}
+
+/// A `status` that names component versions: a ClusterOperator's, or a kindless object's.
+fn has_status_hints(kind: Option<&str>) -> bool {
+    kind.is_none_or(|k| k == "ClusterOperator")
+}
+
+/// Whether the document visitor reads past the value of `key` unseen in a document of `kind`
+/// (so far: `kind` may come later), as [`IgnoredAny`] does.
+pub(crate) fn skips(key: DocKey, kind: Option<&str>) -> bool {
+    match key {
+        DocKey::Spec => !has_spec_hints(kind) && !has_details(kind),
+        DocKey::Status => !has_status_hints(kind) && !has_details(kind),
+        DocKey::Other => true,
+        _ => false,
+    }
+}
+
 /// A CRD's `spec`, read leniently (any other object's `spec` may hold anything).
 #[derive(Debug, Default)]
 pub(crate) struct Spec {
@@ -531,12 +552,7 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
             }
             DocKey::Items => doc.items = d.deserialize_any(ItemsV)?,
             DocKey::Spec => {
-                // Only a CRD's spec is read (and a kindless one: typed-client output).
-                if doc
-                    .kind
-                    .as_deref()
-                    .is_none_or(|k| k == "CustomResourceDefinition")
-                {
+                if has_spec_hints(doc.kind.as_deref()) {
                     doc.hints_mut().spec = Lenient::<Spec>::deserialize(d)?.0;
                 } else if has_details(doc.kind.as_deref()) {
                     doc.hints_mut().detail_spec = Some(serde_json::Value::deserialize(d)?);
@@ -545,7 +561,7 @@ impl<'de: 'a, 'a> DeserializeSeed<'de> for FieldSeed<'_, 'a> {
                 }
             }
             DocKey::Status => {
-                if doc.kind.as_deref().is_none_or(|k| k == "ClusterOperator") {
+                if has_status_hints(doc.kind.as_deref()) {
                     doc.hints_mut().status_versions = Lenient::<StatusVersions>::deserialize(d)?
                         .0
                         .map(|s| s.0)

@@ -18,7 +18,8 @@
 //! `IgnoredAny` checks them (its number grammar, its escapes, no depth limit of its own).
 //! The tests and the `json_item` fuzz target hold the two parses against each other.
 
-use super::doc::{Doc, DocKey, Meta, has_details};
+use super::doc::{Doc, DocKey, Meta, skips};
+use super::meta::{MetaKey, RefKey};
 use crate::model::OwnerRefIn;
 use crate::model::meta::IGNORE_ANNOTATION;
 use std::borrow::Cow;
@@ -36,25 +37,12 @@ pub(super) fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Option<usize> {
         return None;
     }
     let keys = s.fields(|s, k| {
-        match k {
-            "apiVersion" => doc.api_version = s.str_or_null()?.map(Cow::Borrowed),
-            "kind" => doc.kind = s.str_or_null()?.map(Cow::Borrowed),
-            "metadata" => s.metadata(&mut doc.metadata)?,
-            "spec" | "status" => {
-                // The document visitor reads these for some kinds (hints, details) and for
-                // kindless objects; for the rest it skips them.
-                let kind = doc.kind.as_deref();
-                let hints = if k == "spec" {
-                    kind.is_none_or(|k| k == "CustomResourceDefinition")
-                } else {
-                    kind.is_none_or(|k| k == "ClusterOperator")
-                };
-                if hints || has_details(kind) {
-                    return None;
-                }
-                s.skip_value()?
-            }
-            _ if DocKey::of(k) == DocKey::Other => s.skip_value()?,
+        // The document visitor's own key table and rule for what it reads past unseen.
+        match DocKey::of(k) {
+            DocKey::ApiVersion => doc.api_version = s.str_or_null()?.map(Cow::Borrowed),
+            DocKey::Kind => doc.kind = s.str_or_null()?.map(Cow::Borrowed),
+            DocKey::Metadata => s.metadata(&mut doc.metadata)?,
+            key if skips(key, doc.kind.as_deref()) => s.skip_value()?,
             _ => return None,
         }
         Some(())
@@ -337,6 +325,18 @@ impl<'t> Scan<'t> {
         }
     }
 
+    /// A list field: empty for `null`; `f` reads each element (`None` inside: dropped).
+    fn list<T>(&mut self, mut f: impl FnMut(&mut Self) -> Option<Option<T>>) -> Option<Vec<T>> {
+        let mut v = Vec::new();
+        if !self.null()? {
+            self.elements(|s| {
+                v.extend(f(s)?);
+                Some(())
+            })?;
+        }
+        Some(v)
+    }
+
     /// `null`: then `Some(true)`; anything else is left for the caller.
     fn null(&mut self) -> Option<bool> {
         if self.peek()? == b'n' {
@@ -376,30 +376,24 @@ impl<'t> Scan<'t> {
         let m = out.insert(Meta::default());
         self.fields(|s, k| {
             let meta = &mut m.meta;
-            match k {
-                "namespace" => meta.namespace = s.text()?,
-                "name" => meta.name = s.text()?,
-                "uid" => meta.uid = s.text()?,
-                "resourceVersion" => meta.resource_version = s.text()?,
-                "creationTimestamp" => meta.creation_timestamp = s.text()?,
-                "deletionTimestamp" => {
+            match MetaKey::of(k) {
+                MetaKey::Namespace => meta.namespace = s.text()?,
+                MetaKey::Name => meta.name = s.text()?,
+                MetaKey::Uid => meta.uid = s.text()?,
+                MetaKey::ResourceVersion => meta.resource_version = s.text()?,
+                MetaKey::CreationTimestamp => meta.creation_timestamp = s.text()?,
+                MetaKey::DeletionTimestamp => {
                     meta.deletion_timestamp = s.str_or_null()?.map(Cow::Borrowed)
                 }
-                "selfLink" => m.self_link = s.str_or_null()?.map(Cow::Borrowed),
-                "generateName" => m.generate_name = s.str_or_null()?.map(Cow::Borrowed),
-                "continue" => m.continue_token = s.str_or_null()?.map(Cow::Borrowed),
-                "remainingItemCount" => return None,
-                "finalizers" => {
-                    let mut v = Vec::new();
-                    if !s.null()? {
-                        s.elements(|s| {
-                            v.extend(s.str_or_null()?.map(Cow::Borrowed));
-                            Some(())
-                        })?;
-                    }
-                    meta.finalizers = v;
+                MetaKey::SelfLink => m.self_link = s.str_or_null()?.map(Cow::Borrowed),
+                MetaKey::GenerateName => m.generate_name = s.str_or_null()?.map(Cow::Borrowed),
+                MetaKey::Continue => m.continue_token = s.str_or_null()?.map(Cow::Borrowed),
+                MetaKey::RemainingItemCount => return None,
+                // `null` entries are dropped, as the visitor drops them.
+                MetaKey::Finalizers => {
+                    meta.finalizers = s.list(|s| Some(s.str_or_null()?.map(Cow::Borrowed)))?
                 }
-                "labels" => {
+                MetaKey::Labels => {
                     let mut v = Vec::new();
                     if !s.null()? {
                         s.fields(|s, k| {
@@ -410,7 +404,7 @@ impl<'t> Scan<'t> {
                     }
                     meta.labels.0 = v;
                 }
-                "annotations" => {
+                MetaKey::Annotations => {
                     if !s.null()? {
                         s.fields(|s, k| {
                             if k == IGNORE_ANNOTATION {
@@ -421,17 +415,10 @@ impl<'t> Scan<'t> {
                     }
                     meta.ignore = None;
                 }
-                "ownerReferences" => {
-                    let mut v = Vec::new();
-                    if !s.null()? {
-                        s.elements(|s| {
-                            v.push(s.owner_ref()?);
-                            Some(())
-                        })?;
-                    }
-                    meta.owner_references = v;
+                MetaKey::OwnerReferences => {
+                    meta.owner_references = s.list(|s| s.owner_ref().map(Some))?
                 }
-                _ => s.skip_value()?,
+                MetaKey::Other => s.skip_value()?,
             }
             Some(())
         })?;
@@ -445,14 +432,14 @@ impl<'t> Scan<'t> {
         }
         let mut r = OwnerRefIn::default();
         self.fields(|s, k| {
-            match k {
-                "apiVersion" => r.api_version = s.text()?,
-                "kind" => r.kind = s.text()?,
-                "name" => r.name = s.text()?,
-                "uid" => r.uid = s.text()?,
-                "controller" => r.controller = s.bool_or_null()?,
-                "blockOwnerDeletion" => r.block_owner_deletion = s.bool_or_null()?,
-                _ => s.skip_value()?,
+            match RefKey::of(k) {
+                RefKey::ApiVersion => r.api_version = s.text()?,
+                RefKey::Kind => r.kind = s.text()?,
+                RefKey::Name => r.name = s.text()?,
+                RefKey::Uid => r.uid = s.text()?,
+                RefKey::Controller => r.controller = s.bool_or_null()?,
+                RefKey::BlockOwnerDeletion => r.block_owner_deletion = s.bool_or_null()?,
+                RefKey::Other => s.skip_value()?,
             }
             Some(())
         })?;

@@ -252,8 +252,9 @@ impl Container for MetaSeed<'_, '_> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum MetaKey {
+/// The keys of `metadata` the reader acts on (the one-pass item scanner matches them too).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum MetaKey {
     Namespace,
     Name,
     Uid,
@@ -271,28 +272,32 @@ enum MetaKey {
     Other,
 }
 
+impl MetaKey {
+    pub(crate) fn of(k: &str) -> MetaKey {
+        match k {
+            "namespace" => MetaKey::Namespace,
+            "name" => MetaKey::Name,
+            "uid" => MetaKey::Uid,
+            "resourceVersion" => MetaKey::ResourceVersion,
+            "creationTimestamp" => MetaKey::CreationTimestamp,
+            "deletionTimestamp" => MetaKey::DeletionTimestamp,
+            "selfLink" => MetaKey::SelfLink,
+            "generateName" => MetaKey::GenerateName,
+            "continue" => MetaKey::Continue,
+            "remainingItemCount" => MetaKey::RemainingItemCount,
+            "finalizers" => MetaKey::Finalizers,
+            "labels" => MetaKey::Labels,
+            "annotations" => MetaKey::Annotations,
+            "ownerReferences" => MetaKey::OwnerReferences,
+            _ => MetaKey::Other,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Key<MetaKey> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        fn of(k: &str) -> MetaKey {
-            match k {
-                "namespace" => MetaKey::Namespace,
-                "name" => MetaKey::Name,
-                "uid" => MetaKey::Uid,
-                "resourceVersion" => MetaKey::ResourceVersion,
-                "creationTimestamp" => MetaKey::CreationTimestamp,
-                "deletionTimestamp" => MetaKey::DeletionTimestamp,
-                "selfLink" => MetaKey::SelfLink,
-                "generateName" => MetaKey::GenerateName,
-                "continue" => MetaKey::Continue,
-                "remainingItemCount" => MetaKey::RemainingItemCount,
-                "finalizers" => MetaKey::Finalizers,
-                "labels" => MetaKey::Labels,
-                "annotations" => MetaKey::Annotations,
-                "ownerReferences" => MetaKey::OwnerReferences,
-                _ => MetaKey::Other,
-            }
-        }
-        d.deserialize_any(KeyV(of, MetaKey::Other)).map(Key)
+        d.deserialize_any(KeyV(MetaKey::of, MetaKey::Other))
+            .map(Key)
     }
 }
 
@@ -608,4 +613,5 @@ impl<'de> Visitor<'de> for AnnotationsSeed<'_> {
 
 // After the macros and the `Container` trait, which it uses.
 mod owner_refs;
+pub(crate) use owner_refs::RefKey;
 use owner_refs::RefsSeed;

@@ -76,8 +76,9 @@ impl Container for RefSeed<'_> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum RefKey {
+/// The keys of an `ownerReferences` entry the reader acts on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum RefKey {
     ApiVersion,
     Kind,
     Name,
@@ -87,20 +88,23 @@ enum RefKey {
     Other,
 }
 
+impl RefKey {
+    pub(crate) fn of(k: &str) -> RefKey {
+        match k {
+            "apiVersion" => RefKey::ApiVersion,
+            "kind" => RefKey::Kind,
+            "name" => RefKey::Name,
+            "uid" => RefKey::Uid,
+            "controller" => RefKey::Controller,
+            "blockOwnerDeletion" => RefKey::BlockOwnerDeletion,
+            _ => RefKey::Other,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Key<RefKey> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        fn of(k: &str) -> RefKey {
-            match k {
-                "apiVersion" => RefKey::ApiVersion,
-                "kind" => RefKey::Kind,
-                "name" => RefKey::Name,
-                "uid" => RefKey::Uid,
-                "controller" => RefKey::Controller,
-                "blockOwnerDeletion" => RefKey::BlockOwnerDeletion,
-                _ => RefKey::Other,
-            }
-        }
-        d.deserialize_any(KeyV(of, RefKey::Other)).map(Key)
+        d.deserialize_any(KeyV(RefKey::of, RefKey::Other)).map(Key)
     }
 }
 
