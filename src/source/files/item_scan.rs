@@ -27,7 +27,7 @@ use std::borrow::Cow;
 /// Reads the object at the start of `text` into `doc` (a fresh one): the bytes it took, or
 /// `None` when the item is not of the usual shape (then `doc` holds a partial read, to be
 /// discarded).
-pub(super) fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Option<usize> {
+pub(super) fn element<'t>(text: &'t str, doc: &mut Doc<'t>, spare: &mut Spare) -> Option<usize> {
     let mut s = Scan {
         s: text,
         b: text.as_bytes(),
@@ -41,7 +41,7 @@ pub(super) fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Option<usize> {
         match DocKey::of(k) {
             DocKey::ApiVersion => doc.api_version = s.str_or_null()?.map(Cow::Borrowed),
             DocKey::Kind => doc.kind = s.str_or_null()?.map(Cow::Borrowed),
-            DocKey::Metadata => s.metadata(&mut doc.metadata)?,
+            DocKey::Metadata => s.metadata(&mut doc.metadata, spare)?,
             key if skips(key, doc.kind.as_deref()) => s.skip_value()?,
             _ => return None,
         }
@@ -49,6 +49,45 @@ pub(super) fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Option<usize> {
     })?;
     doc.keys = keys;
     Some(s.i)
+}
+
+/// The lists of the last item read, emptied, for the next item to fill: a fresh `Vec` per list
+/// per item was a malloc and a free each on the parsing thread, the read's bottleneck.
+#[derive(Default)]
+pub(super) struct Spare {
+    finalizers: Vec<Cow<'static, str>>,
+    labels: Vec<(Cow<'static, str>, Cow<'static, str>)>,
+    refs: Vec<OwnerRefIn<'static>>,
+}
+
+/// Lists longer than this are not kept: one odd item does not pin its memory for the rest.
+const SPARE_UP_TO: usize = 64;
+
+impl Spare {
+    /// Takes back the lists of `doc` (which is done with), emptied.
+    pub(super) fn keep(&mut self, doc: &mut Doc<'_>) {
+        if let Some(m) = &mut doc.metadata {
+            let meta = &mut m.meta;
+            keep(&mut self.finalizers, &mut meta.finalizers);
+            keep(&mut self.labels, &mut meta.labels.0);
+            keep(&mut self.refs, &mut meta.owner_references);
+        }
+    }
+}
+
+/// Moves `from`'s allocation, emptied, into `to` when it is small enough and `to` has none.
+fn keep<T, U>(to: &mut Vec<T>, from: &mut Vec<U>) {
+    if to.capacity() == 0 && from.capacity() <= SPARE_UP_TO {
+        *to = relife(std::mem::take(from));
+    }
+}
+
+/// The allocation of `v`, emptied, as a vector of another type: the same type under another
+/// lifetime here, whose layout is the same, so the standard library's in-place collection
+/// keeps the allocation (for other layouts it would return a fresh, unallocated vector).
+fn relife<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
 /// Bytes that end the fast scan of a string: the closing quote, an escape, a control character.
@@ -325,9 +364,13 @@ impl<'t> Scan<'t> {
         }
     }
 
-    /// A list field: empty for `null`; `f` reads each element (`None` inside: dropped).
-    fn list<T>(&mut self, mut f: impl FnMut(&mut Self) -> Option<Option<T>>) -> Option<Vec<T>> {
-        let mut v = Vec::new();
+    /// A list field, into `v` (empty): empty for `null`; `f` reads each element (`None`
+    /// inside: dropped).
+    fn list<T>(
+        &mut self,
+        mut v: Vec<T>,
+        mut f: impl FnMut(&mut Self) -> Option<Option<T>>,
+    ) -> Option<Vec<T>> {
         if !self.null()? {
             self.elements(|s| {
                 v.extend(f(s)?);
@@ -369,7 +412,7 @@ impl<'t> Scan<'t> {
     }
 
     /// `metadata`, as `MetaSeed` reads it (a later `metadata` key replaces an earlier one).
-    fn metadata(&mut self, out: &mut Option<Meta<'t>>) -> Option<()> {
+    fn metadata(&mut self, out: &mut Option<Meta<'t>>, spare: &mut Spare) -> Option<()> {
         if self.peek()? != b'{' {
             return None;
         }
@@ -391,10 +434,11 @@ impl<'t> Scan<'t> {
                 MetaKey::RemainingItemCount => return None,
                 // `null` entries are dropped, as the visitor drops them.
                 MetaKey::Finalizers => {
-                    meta.finalizers = s.list(|s| Some(s.str_or_null()?.map(Cow::Borrowed)))?
+                    let v = relife(std::mem::take(&mut spare.finalizers));
+                    meta.finalizers = s.list(v, |s| Some(s.str_or_null()?.map(Cow::Borrowed)))?
                 }
                 MetaKey::Labels => {
-                    let mut v = Vec::new();
+                    let mut v = relife(std::mem::take(&mut spare.labels));
                     if !s.null()? {
                         s.fields(|s, k| {
                             let value = s.str_or_null()?.unwrap_or("");
@@ -416,7 +460,8 @@ impl<'t> Scan<'t> {
                     meta.ignore = None;
                 }
                 MetaKey::OwnerReferences => {
-                    meta.owner_references = s.list(|s| s.owner_ref().map(Some))?
+                    let v = relife(std::mem::take(&mut spare.refs));
+                    meta.owner_references = s.list(v, |s| s.owner_ref().map(Some))?
                 }
                 MetaKey::Other => s.skip_value()?,
             }
@@ -452,8 +497,15 @@ impl<'t> Scan<'t> {
 /// fuzz target only.
 #[cfg(any(test, fuzzing))]
 pub(super) fn agree(text: &str) -> bool {
+    agree_reusing(text, &mut Spare::default())
+}
+
+/// [`agree`], the scanner reading into the lists `spare` kept from the items before (and
+/// keeping this one's, as the reader does).
+#[cfg(any(test, fuzzing))]
+pub(super) fn agree_reusing(text: &str, spare: &mut Spare) -> bool {
     let mut fast = Doc::default();
-    let answer = element(text, &mut fast);
+    let answer = element(text, &mut fast, spare);
     let mut slow = Doc::default();
     let parsed = super::json::parse_element(text, &mut slow);
     if let Some(n) = answer {
@@ -463,6 +515,7 @@ pub(super) fn agree(text: &str) -> bool {
         assert_eq!(n, m, "length of {text:?}");
         assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
     }
+    spare.keep(&mut fast);
     answer.is_some()
 }
 

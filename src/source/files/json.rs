@@ -13,6 +13,7 @@
 use super::accounting::Loc;
 use super::coverage::Hole;
 use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};
+use super::item_scan::Spare;
 use super::recognize::{ListCtx, Reader, is_list};
 use serde::de::DeserializeSeed;
 use std::io::Read;
@@ -381,11 +382,17 @@ fn one<'t, T: serde::Deserialize<'t>>(text: &'t str) -> Result<(T, usize), serde
 
 /// One list element at the start of `text`, read in place into `doc` (a fresh one): whether
 /// it is an object, and its length. Items of the usual shape are read by the one-pass scanner
-/// ([`super::item_scan`]); the others by the parser.
-fn element<'t>(text: &'t str, doc: &mut Doc<'t>) -> Result<(bool, usize), serde_json::Error> {
-    if let Some(n) = super::item_scan::element(text, doc) {
+/// ([`super::item_scan`]), into the lists `spare` keeps from the item before; the others by
+/// the parser.
+fn element<'t>(
+    text: &'t str,
+    doc: &mut Doc<'t>,
+    spare: &mut Spare,
+) -> Result<(bool, usize), serde_json::Error> {
+    if let Some(n) = super::item_scan::element(text, doc, spare) {
         return Ok((true, n));
     }
+    spare.keep(doc);
     *doc = Doc::default();
     parse_element(text, doc)
 }
@@ -548,6 +555,7 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
     reader.stats.documents += 1;
     b.pos += 1; // '['
     let mut frame = reader.frame();
+    let mut spare = Spare::default();
     let mut i = 0;
     loop {
         match b.peek().map_err(Stop::Io)? {
@@ -570,13 +578,14 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
         let line = b.line_at(b.offset());
         let parsed = b.parse(|t| {
             let mut doc = Doc::default();
-            let (object, n) = element(t, &mut doc)?;
+            let (object, n) = element(t, &mut doc, &mut spare)?;
             if object {
                 if let Some(line) = line {
                     reader.lines = super::origin::json_lines(&t[..n], line, Some(i));
                 }
                 reader.value_in_place(&item_loc, &mut doc, None, Some(&mut frame));
                 reader.lines = None;
+                spare.keep(&mut doc);
             } else {
                 reader.not_kubernetes("not an object");
             }
@@ -623,6 +632,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
     let mut doc: Doc<'static> = Doc::default();
     let mut frame = reader.frame();
     let mut pending: Vec<(Loc, Doc<'static>)> = Vec::new();
+    let mut spare = Spare::default();
     let mut streamed = false;
     let mut first = true;
     loop {
@@ -686,7 +696,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
                 let line = b.line_at(b.offset());
                 let parsed = b.parse(|t| {
                     let mut d = Doc::default();
-                    let (object, n) = element(t, &mut d)?;
+                    let (object, n) = element(t, &mut d, &mut spare)?;
                     if !object {
                         reader.not_kubernetes("not an object");
                     } else if d.kind.is_none() && !is_list(&d) {
@@ -698,6 +708,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
                         }
                         reader.value_in_place(&item_loc, &mut d, None, Some(&mut frame));
                         reader.lines = None;
+                        spare.keep(&mut d);
                     }
                     Ok(((), n))
                 });
