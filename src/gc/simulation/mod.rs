@@ -547,6 +547,31 @@ impl<'a, 'b> Sim<'a, 'b> {
     }
 }
 
+/// Whether anything can happen to `id`, or because of it, in a steady state (as `initial`
+/// says): it is terminating (the graph builder processes its deletion, the namespace controller
+/// empties a namespace), a worker is given it ([`quiet`] says no), or one of its references is
+/// linked to a node no monitored object stands for (the graph builder makes it virtual and
+/// polls it, even when the owner exists). A component of the graph in which this is false of
+/// every object ends as it started in every run and order, so the primary run can leave it out.
+pub fn may_act(gc: &GarbageCollector<'_>, initial: &State, id: ObjId) -> bool {
+    if initial.being_deleted(id) {
+        return true;
+    }
+    if !gc.graph.monitors(id) {
+        return false;
+    }
+    if !quiet(gc, initial, id) {
+        return true;
+    }
+    let graph = &gc.graph;
+    initial.owner_refs(&gc.snap.store, id).iter().any(|r| {
+        graph
+            .uid_to_node(r.uid)
+            .and_then(|n| graph.object(n))
+            .is_none_or(|o| !graph.monitors(o))
+    })
+}
+
 /// An object attemptToDeleteItem leaves as it is: no references, every reference solid (a
 /// solid owner that is terminating without `foregroundDeletion` included), or terminating
 /// itself outside a foreground deletion (row 1).
