@@ -9,6 +9,7 @@
 //! assert_eq!(snap.store.len(), 2);
 //! ```
 
+pub mod forests;
 pub mod generate;
 pub mod load;
 
