@@ -21,11 +21,13 @@
 //! One line per object keeps the file streamable, greppable and splittable on line boundaries;
 //! grouping the type into the resource table keeps each line short.
 
+use super::line_scan;
 use super::{
     ApiService, DiscoveryFailure, NamespaceStatus, Provenance, Resource, Skipped, Snapshot,
     SnapshotBuilder,
 };
 use crate::error::{Error, Result};
+use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -83,11 +85,21 @@ pub enum Integrity {
     Unverified,
 }
 
+/// An object line, as serde reads it (the writer's own lines are read by
+/// [`line_scan::line`]).
 #[derive(Deserialize)]
-struct Line<'a> {
-    resource: u32,
+pub(super) struct Line<'a> {
+    pub(super) resource: u32,
     #[serde(borrow)]
-    metadata: MetaIn<'a>,
+    pub(super) metadata: MetaIn<'a>,
+}
+
+/// The `json_item` fuzz target's check for snapshot lines: where the one-pass line scanner
+/// reads `text`, serde reads the same object from it (panics otherwise). Built only under
+/// `cargo fuzz`.
+#[cfg(fuzzing)]
+pub fn line_scan_agrees(text: &str) {
+    line_scan::agree(text, &mut MetaLists::default());
 }
 
 /// Reads a snapshot file (plain or gzip), streaming: the file is never held in memory whole,
@@ -408,6 +420,8 @@ fn parse_lines(
             // Parser thread: lines → batches. Stops at the first error, or when the
             // interning side hangs up.
             let mut batch = Batch::new(hasher.clone());
+            // The last line's lists, for the next line's metadata to fill.
+            let mut lists = MetaLists::default();
             let mut trailer: Option<(usize, TrailerLine)> = None;
             loop {
                 let (n, line) = match lines.next_line() {
@@ -445,23 +459,30 @@ fn parse_lines(
                     continue;
                 }
                 // Validating the whole line at once is much cheaper than serde_json's check of
-                // every string (`from_slice`); `from_str` then trusts it.
-                let parsed: Line = match std::str::from_utf8(line)
+                // every string (`from_slice`); `from_str` then trusts it. A line of the
+                // writer's own shape is read by the one-pass scanner; serde reads the rest.
+                let parsed = std::str::from_utf8(line)
                     .map_err(|e| format!("not UTF-8 text: {e}"))
-                    .and_then(|l| serde_json::from_str(l).map_err(|e| e.to_string()))
-                {
+                    .and_then(|l| match line_scan::line(l, &mut lists) {
+                        Some(read) => Ok(read),
+                        None => serde_json::from_str::<Line>(l)
+                            .map(|p| (p.resource, p.metadata))
+                            .map_err(|e| e.to_string()),
+                    });
+                let (resource, mut metadata) = match parsed {
                     Ok(p) => p,
                     Err(e) => {
                         let _ = tx.send(Err(Error::input(path, format!("line {n}: {e}"), None)));
                         return;
                     }
                 };
-                if parsed.resource >= n_resources {
-                    let msg = format!("line {n}: resource index {} out of range", parsed.resource);
+                if resource >= n_resources {
+                    let msg = format!("line {n}: resource index {resource} out of range");
                     let _ = tx.send(Err(Error::input(path, msg, None)));
                     return;
                 }
-                batch.push(ResourceId(parsed.resource), &parsed.metadata);
+                batch.push(ResourceId(resource), &metadata);
+                lists.keep(&mut metadata);
                 if batch.len() >= BATCH {
                     let next = recycle_rx
                         .try_recv()

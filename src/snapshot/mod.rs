@@ -8,6 +8,7 @@
 
 pub mod details;
 pub mod format;
+mod line_scan;
 
 pub use details::{ApiService, Condition, Details, NamespaceStatus};
 
