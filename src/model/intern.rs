@@ -268,12 +268,15 @@ impl Interner {
         interner
     }
 
-    /// Makes room for `strings` more distinct strings of `bytes` bytes in total (a large
-    /// input knows its size up front: growing step by step copies everything several times).
-    pub fn reserve(&mut self, strings: usize, bytes: usize) {
+    /// Makes room for `strings` more strings of `bytes` bytes in total, `indexed` of them
+    /// distinct and indexed (the rest added by [`Interner::add_unindexed`]). A large input knows
+    /// its size up front: growing step by step copies everything several times. The table is
+    /// sized by `indexed` alone: its slots are touched at random, so every page of a table
+    /// larger than needed is zeroed by the kernel and cached for nothing.
+    pub fn reserve(&mut self, strings: usize, indexed: usize, bytes: usize) {
         self.buf.reserve(bytes);
         self.spans.reserve(strings);
-        self.table.reserve(strings);
+        self.table.reserve(indexed);
     }
 
     /// The hash function, for hashing on another thread ([`Interner::intern_hashed`]).
@@ -415,13 +418,24 @@ mod tests {
         }
         // Reserving up front, then growing past it, keeps every symbol findable.
         let mut j = Interner::new();
-        j.reserve(100, 1000);
+        j.reserve(100, 100, 1000);
         for n in 0..5_000 {
             let s = format!("name-{}", n % 2_500);
             let sym = j.intern(&s);
             assert_eq!(j.resolve(sym), s);
         }
         assert_eq!(j.len(), 2_501);
+    }
+
+    #[test]
+    fn the_table_is_reserved_for_the_indexed_strings_only() {
+        // Text added without an index (resourceVersions, timestamps) takes spans and bytes,
+        // never table slots: a table sized for it would be zeroed and cached for nothing.
+        let mut i = Interner::new();
+        i.reserve(100_000, 10_000, 1 << 20);
+        assert_eq!(i.table.slots.len(), Table::capacity_for(10_000));
+        assert!(i.spans.capacity() >= 100_000 && i.buf.capacity() >= 1 << 20);
+        assert!(Table::capacity_for(10_000) < Table::capacity_for(100_000));
     }
 
     #[test]
