@@ -58,17 +58,7 @@ fn index(s: &mut Scan<'_>) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Metadata keys, as the writer writes them (each at most once).
-const NAMESPACE: u16 = 1;
-const NAME: u16 = 1 << 1;
-const UID: u16 = 1 << 2;
-const RESOURCE_VERSION: u16 = 1 << 3;
-const CREATION_TIMESTAMP: u16 = 1 << 4;
-const DELETION_TIMESTAMP: u16 = 1 << 5;
-const FINALIZERS: u16 = 1 << 6;
-const LABELS: u16 = 1 << 7;
-const OWNER_REFERENCES: u16 = 1 << 8;
-
+/// The metadata, with the keys the writer writes, each at most once.
 fn meta<'t>(s: &mut Scan<'t>, lists: &mut MetaLists) -> Option<MetaIn<'t>> {
     if s.peek()? != b'{' {
         return None;
@@ -76,50 +66,52 @@ fn meta<'t>(s: &mut Scan<'t>, lists: &mut MetaLists) -> Option<MetaIn<'t>> {
     let mut m = MetaIn::default();
     let mut seen = 0u16;
     s.fields(|s, k| {
-        let key = match k {
-            "namespace" => NAMESPACE,
-            "name" => NAME,
-            "uid" => UID,
-            "resourceVersion" => RESOURCE_VERSION,
-            "creationTimestamp" => CREATION_TIMESTAMP,
-            "deletionTimestamp" => DELETION_TIMESTAMP,
-            "finalizers" => FINALIZERS,
-            "labels" => LABELS,
-            "ownerReferences" => OWNER_REFERENCES,
+        // Each key's value is read, then its bit tells a repeat (the parser refuses it).
+        let bit: u16 = match k {
+            "namespace" => {
+                m.namespace = s.text()?;
+                1
+            }
+            "name" => {
+                m.name = s.text()?;
+                1 << 1
+            }
+            "uid" => {
+                m.uid = s.text()?;
+                1 << 2
+            }
+            "resourceVersion" => {
+                m.resource_version = s.text()?;
+                1 << 3
+            }
+            "creationTimestamp" => {
+                m.creation_timestamp = s.text()?;
+                1 << 4
+            }
+            "deletionTimestamp" => {
+                m.deletion_timestamp = s.str_or_null()?.map(Cow::Borrowed);
+                1 << 5
+            }
+            // The parser refuses a `null` finalizer: give up on it.
+            "finalizers" => {
+                let plain = |s: &mut Scan<'t>| Some(Some(Cow::Borrowed(s.plain()?)));
+                m.finalizers = s.list(lists.finalizers(), plain)?;
+                1 << 6
+            }
+            "labels" => {
+                let mut v = lists.labels();
+                s.string_map(&mut v)?;
+                m.labels.0 = v;
+                1 << 7
+            }
+            "ownerReferences" => {
+                let refs = s.list(lists.owner_refs(), |s| owner_ref(s).map(Some))?;
+                m.owner_references = refs;
+                1 << 8
+            }
             _ => return None,
         };
-        if seen & key != 0 {
-            return None;
-        }
-        seen |= key;
-        match key {
-            NAMESPACE => m.namespace = s.text()?,
-            NAME => m.name = s.text()?,
-            UID => m.uid = s.text()?,
-            RESOURCE_VERSION => m.resource_version = s.text()?,
-            CREATION_TIMESTAMP => m.creation_timestamp = s.text()?,
-            DELETION_TIMESTAMP => m.deletion_timestamp = s.str_or_null()?.map(Cow::Borrowed),
-            // The parser refuses a `null` finalizer: give up on it.
-            FINALIZERS => {
-                m.finalizers = s.list(lists.finalizers(), |s| {
-                    Some(Some(Cow::Borrowed(s.plain()?)))
-                })?
-            }
-            LABELS => {
-                let mut v = lists.labels();
-                if !s.null()? {
-                    // A `null` value is the empty string to the parser too.
-                    s.fields(|s, k| {
-                        let value = s.str_or_null()?.unwrap_or("");
-                        v.push((Cow::Borrowed(k), Cow::Borrowed(value)));
-                        Some(())
-                    })?;
-                }
-                m.labels.0 = v;
-            }
-            _ => m.owner_references = s.list(lists.owner_refs(), |s| owner_ref(s).map(Some))?,
-        }
-        Some(())
+        (seen & bit == 0).then(|| seen |= bit)
     })?;
     Some(m)
 }
@@ -132,28 +124,34 @@ fn owner_ref<'t>(s: &mut Scan<'t>) -> Option<OwnerRefIn<'t>> {
     let mut r = OwnerRefIn::default();
     let mut seen = 0u8;
     s.fields(|s, k| {
-        let bit = match k {
-            "apiVersion" => 1,
-            "kind" => 1 << 1,
-            "name" => 1 << 2,
-            "uid" => 1 << 3,
-            "controller" => 1 << 4,
-            "blockOwnerDeletion" => 1 << 5,
+        let bit: u8 = match k {
+            "apiVersion" => {
+                r.api_version = s.text()?;
+                1
+            }
+            "kind" => {
+                r.kind = s.text()?;
+                1 << 1
+            }
+            "name" => {
+                r.name = s.text()?;
+                1 << 2
+            }
+            "uid" => {
+                r.uid = s.text()?;
+                1 << 3
+            }
+            "controller" => {
+                r.controller = s.bool_or_null()?;
+                1 << 4
+            }
+            "blockOwnerDeletion" => {
+                r.block_owner_deletion = s.bool_or_null()?;
+                1 << 5
+            }
             _ => return None,
         };
-        if seen & bit != 0 {
-            return None;
-        }
-        seen |= bit;
-        match k {
-            "apiVersion" => r.api_version = s.text()?,
-            "kind" => r.kind = s.text()?,
-            "name" => r.name = s.text()?,
-            "uid" => r.uid = s.text()?,
-            "controller" => r.controller = s.bool_or_null()?,
-            _ => r.block_owner_deletion = s.bool_or_null()?,
-        }
-        Some(())
+        (seen & bit == 0).then(|| seen |= bit)
     })?;
     Some(r)
 }

@@ -368,6 +368,33 @@ impl Rng {
     fn uid(&mut self) -> u128 {
         ((self.next() as u128) << 64) | self.next() as u128
     }
+
+    /// `json` with one to three random edits that make and break JSON: a byte of structure,
+    /// escapes, numbers or literals (or a control byte) inserted, removed or replaced, or a
+    /// span repeated (duplicate keys, doubled values, nesting). For tests that hold a
+    /// one-pass scanner against the parser on near-misses of the shapes it reads.
+    #[cfg(test)]
+    pub(crate) fn mutate_json(&mut self, json: &str) -> Vec<u8> {
+        const ALPHABET: &[u8] = b"{}[]\",:\\ \n0123456789-+.eEnultrfasxu/\x01";
+        let mut below = |n: usize| self.below(n as u64) as usize;
+        let mut b = json.as_bytes().to_vec();
+        for _ in 0..1 + below(3) {
+            let at = below(b.len() + 1);
+            match below(4) {
+                0 => b.insert(at, ALPHABET[below(ALPHABET.len())]),
+                1 if at < b.len() => {
+                    b.remove(at);
+                }
+                2 if at < b.len() => b[at] = ALPHABET[below(ALPHABET.len())],
+                _ => {
+                    let end = (at + below(40)).min(b.len());
+                    let span = b[at..end].to_vec();
+                    b.splice(at..at, span);
+                }
+            }
+        }
+        b
+    }
 }
 
 const APPS: &[&str] = &[

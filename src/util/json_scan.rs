@@ -362,6 +362,20 @@ impl<'t> Scan<'t> {
         Some(self.str_or_null()?.map(Cow::Borrowed).unwrap_or_default())
     }
 
+    /// An object of strings, or `null` (no pairs): its keys and values, in order, pushed onto
+    /// `out`; a `null` value is the empty string (as a label value is to the parser).
+    pub(crate) fn string_map(&mut self, out: &mut Vec<(Cow<'t, str>, Cow<'t, str>)>) -> Option<()> {
+        if self.null()? {
+            return Some(());
+        }
+        self.fields(|s, k| {
+            let value = s.str_or_null()?.unwrap_or("");
+            out.push((Cow::Borrowed(k), Cow::Borrowed(value)));
+            Some(())
+        })?;
+        Some(())
+    }
+
     pub(crate) fn bool_or_null(&mut self) -> Option<Option<bool>> {
         match self.peek()? {
             b't' => self.literal(b"true").map(|()| Some(true)),

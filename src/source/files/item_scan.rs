@@ -89,13 +89,7 @@ fn metadata<'t>(s: &mut Scan<'t>, out: &mut Option<Meta<'t>>, spare: &mut Spare)
             }
             MetaKey::Labels => {
                 let mut v = spare.0.labels();
-                if !s.null()? {
-                    s.fields(|s, k| {
-                        let value = s.str_or_null()?.unwrap_or("");
-                        v.push((Cow::Borrowed(k), Cow::Borrowed(value)));
-                        Some(())
-                    })?;
-                }
+                s.string_map(&mut v)?;
                 meta.labels.0 = v;
             }
             MetaKey::Annotations => {
