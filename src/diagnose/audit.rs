@@ -11,6 +11,7 @@ use super::code::{Code, Severity};
 use super::finding::Finding;
 use super::{remedy, terminating};
 use crate::gc::rest_mapper::Mapping;
+use crate::gc::simulation::Unquiet;
 use crate::gc::{Dangling, GarbageCollector, Plan, RefClass, State, Verdict};
 use crate::model::{ObjId, OwnerRef, Sym};
 use std::collections::{BTreeMap, HashMap};
@@ -30,11 +31,19 @@ pub struct Audit {
 pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
     std::thread::scope(|scope| {
         // The plan (a simulation of every wave) and the per-object checks are independent
-        // until `terminating::findings` needs both: run them side by side.
+        // until `terminating::findings` needs both: run them side by side. The per-object
+        // checks classify every reference; the plan's scope needs to know which objects have
+        // a reference that is not solid, and gets that from them rather than classifying
+        // everything a second time.
+        let (give_unquiet, unquiet) = std::sync::mpsc::sync_channel(1);
         let plan = std::thread::Builder::new()
             .name("plan".into())
-            .spawn_scoped(scope, || Plan::steady_state(gc));
-        let (state, mut out, classifications) = per_object(gc);
+            .spawn_scoped(scope, move || {
+                Plan::steady_state_given(gc, Box::new(move || unquiet.recv().ok()))
+            });
+        let (state, mut out, classifications, unquiet) = per_object(gc);
+        // Nobody waits when the plan runs below, on this thread, with its own set.
+        let _ = give_unquiet.send(unquiet);
         // The whole graph's checks need no plan either: done while it is still running, and
         // added after the plan's own findings, in the order they always came.
         let mut whole = Vec::new();
@@ -67,8 +76,11 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
 
 /// The checks of each object's own references: their classification, the decision, and the
 /// findings about them.
-fn per_object(gc: &GarbageCollector<'_>) -> (State, Vec<Finding>, BTreeMap<&'static str, usize>) {
+fn per_object(
+    gc: &GarbageCollector<'_>,
+) -> (State, Vec<Finding>, BTreeMap<&'static str, usize>, Unquiet) {
     let state = gc.initial_state();
+    let mut unquiet = Unquiet::new(gc.snap.store.len());
     let mut out = Vec::new();
     let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
     let store = &gc.snap.store;
@@ -82,6 +94,10 @@ fn per_object(gc: &GarbageCollector<'_>) -> (State, Vec<Finding>, BTreeMap<&'sta
             continue;
         }
         let (verdict, classes) = gc.attempt_to_delete_item_classified(&state, id);
+        if !state.being_deleted(id) && classes.iter().any(|c| !matches!(c, RefClass::Solid { .. }))
+        {
+            unquiet.insert(id);
+        }
         for (r, c) in refs.iter().zip(&classes) {
             *classifications.entry(c.label()).or_default() += 1;
             if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
@@ -95,7 +111,7 @@ fn per_object(gc: &GarbageCollector<'_>) -> (State, Vec<Finding>, BTreeMap<&'sta
         }
         duplicate_refs(gc, id, refs, &mut out);
     }
-    (state, out, classifications)
+    (state, out, classifications, unquiet)
 }
 
 /// What the GC does to the object because of a dangling reference, and how bad that is.
@@ -360,7 +376,10 @@ fn cycles(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) {
     use petgraph::graph::{DiGraph, NodeIndex};
     let store = &gc.snap.store;
     let mut self_refs = Vec::new();
-    // Edges dependent → owner between objects.
+    // Edges dependent → owner between objects. Only objects with both an owner and a
+    // dependent can be on a cycle, so an edge into an object with no edge out (it has no
+    // references, or the GC does not follow them) is left out as it is found: that is most
+    // of them (a Pod's owner ReplicaSet has references, its Deployment none).
     let mut edges: Vec<(u32, u32)> = Vec::new();
     for id in store.ids() {
         if !gc.graph.monitors(id) {
@@ -374,17 +393,29 @@ fn cycles(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) {
                 self_refs.push((id, *r));
                 continue;
             }
-            edges.push((id.0, owner.0));
+            if gc.graph.monitors(owner) && !store.owner_refs(owner).is_empty() {
+                edges.push((id.0, owner.0));
+            }
         }
     }
-    // Only objects with both an owner and a dependent can be on a cycle: peel the others
-    // off until none is left to peel. An ownership graph is almost always acyclic, so
-    // usually nothing remains for the SCC search.
-    let on_cycle = crate::gc::graph::nodes_on_cycles(store.len(), &edges);
+    // Then the edges out of objects no edge points to (a Pod's), and the rest peeled off
+    // until none is left to peel, on the objects the edges still join, numbered densely. An
+    // ownership graph is almost always acyclic, so usually nothing remains for the SCC search.
+    let mut owners = vec![0u64; store.len().div_ceil(64)];
+    for &(_, b) in &edges {
+        owners[b as usize / 64] |= 1 << (b % 64);
+    }
+    edges.retain(|&(a, _)| owners[a as usize / 64] & (1 << (a % 64)) != 0);
+    let mut nodes: Vec<u32> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let dense = |x: u32| nodes.binary_search(&x).unwrap_or_default() as u32;
+    let compact: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (dense(a), dense(b))).collect();
+    let on_cycle = crate::gc::graph::nodes_on_cycles(nodes.len(), &compact);
     let mut g: DiGraph<(), ()> = DiGraph::with_capacity(0, 0);
     let mut index: BTreeMap<ObjId, NodeIndex> = BTreeMap::new();
-    for &(a, b) in &edges {
-        if !(on_cycle[a as usize] && on_cycle[b as usize]) {
+    for (&(a, b), &(da, db)) in edges.iter().zip(&compact) {
+        if !(on_cycle[da as usize] && on_cycle[db as usize]) {
             continue;
         }
         let a = *index.entry(ObjId(a)).or_insert_with(|| g.add_node(()));

@@ -382,6 +382,57 @@ fn gc010_ownership_cycle_and_self_reference() {
     );
 }
 
+/// The cycle check leaves out, before its search, every edge that cannot lie on a cycle:
+/// held against a search over every edge, on random graphs of objects with one to three
+/// owners each (cycles of every length, with trees hanging off them and chains leading away).
+#[test]
+fn gc010_cycles_found_as_a_search_over_every_edge_finds_them() {
+    use petgraph::graph::DiGraph;
+    use std::collections::BTreeSet;
+    let mut rng = crate::testkit::generate::Rng(10);
+    for round in 0..60 {
+        let n = 2 + rng.below(40) as usize;
+        let mut c = Cluster::new();
+        let mut g: DiGraph<(), ()> = DiGraph::new();
+        let nodes: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
+        for i in 0..n {
+            let name = format!("o{i}");
+            let o = c.obj("v1", "ConfigMap", "ns", &name, &name);
+            // A third have no owner; the others one to three, at random, self included.
+            if rng.below(3) == 0 {
+                continue;
+            }
+            for _ in 0..=rng.below(3) {
+                let j = rng.below(n as u64) as usize;
+                let owner = format!("o{j}");
+                o.owner("v1", "ConfigMap", &owner, &owner);
+                if j != i {
+                    g.add_edge(nodes[i], nodes[j], ());
+                }
+            }
+        }
+        let expected: BTreeSet<BTreeSet<String>> = petgraph::algo::tarjan_scc(&g)
+            .into_iter()
+            .filter(|scc| scc.len() > 1)
+            .map(|scc| scc.iter().map(|x| format!("o{}", x.index())).collect())
+            .collect();
+        let (s, f) = audit(&c, 28);
+        let name = |o| s.store.str(s.store.object(o).name).to_owned();
+        let found: BTreeSet<BTreeSet<String>> = f
+            .iter()
+            .filter(|x| x.code == Code::OwnershipCycle && !x.related.is_empty())
+            .map(|x| {
+                x.related
+                    .iter()
+                    .chain(x.object.as_ref())
+                    .map(|&o| name(o))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(found, expected, "round {round}");
+    }
+}
+
 #[test]
 fn gc011_duplicate_and_conflicting_refs_to_one_uid() {
     let mut c = Cluster::new();

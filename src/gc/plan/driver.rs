@@ -9,9 +9,13 @@ use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, Ver
 use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
-use crate::gc::simulation::{self, Delays, Race, Run, Scope, Start};
+use crate::gc::simulation::{self, Delays, Race, Run, Scope, Start, Unquiet};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
+
+/// Where a steady-state plan gets the objects that are not quiet, when asked; `None` if it
+/// cannot tell after all.
+pub type UnquietSource<'a> = Box<dyn FnOnce() -> Option<Unquiet> + Send + 'a>;
 
 /// Re-runs per component and round of flips: its races one by one up to this many; beyond,
 /// up to two per chain held back for up to this many chains ([`per_chain`]); beyond that too,
@@ -40,7 +44,15 @@ fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
 
 /// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
 /// that can matter, and merges the outcomes.
-pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
+///
+/// `unquiet`, for a steady state, hands over the objects that are not quiet
+/// ([`simulation::Unquiet`]) when the primary run's scope needs them; `None` from it, or no
+/// `unquiet`, and they are worked out here.
+pub(super) fn simulate(
+    gc: &GarbageCollector<'_>,
+    start: Start,
+    unquiet: Option<UnquietSource<'_>>,
+) -> Plan {
     let clock = std::time::Instant::now();
     let store = &gc.snap.store;
     let initial = gc.initial_state();
@@ -67,74 +79,82 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
     let primary_delivery = orders.delivery(&choices, 0);
     // In a steady state the primary run covers only the components where anything can happen
     // (most of a healthy cluster is left as it is): on the 1M-object bench, building the whole
-    // graph was most of the run. The tests check every such run against the whole one.
-    let primary_scope = match start {
+    // graph was most of the run. The tests check every such run against the whole one. The
+    // scope needs to know which objects are not quiet: when the caller is working that out
+    // (the audit classifies every reference anyway), it comes after the informer orders' runs,
+    // which do not need it.
+    let deferred = start == Start::SteadyState && unquiet.is_some();
+    let primary_scope = |c: &mut Components, unquiet: Option<&Unquiet>| match start {
         Start::SteadyState => {
-            let c = comps.get_or_insert_with(|| Components::new(gc, target));
-            let scope = steady_state_scope(gc, &initial, &choices, c);
+            let scope = steady_state_scope(gc, &initial, unquiet, &choices, c);
             #[cfg(test)]
             same_as_whole(gc, start, &primary_delivery, &initial, &scope);
             (scope.members().len() <= store.len() / 2).then_some(scope)
         }
         _ => None,
     };
+    let early_scope = if deferred {
+        None
+    } else {
+        primary_scope(
+            comps.get_or_insert_with(|| Components::new(gc, target)),
+            None,
+        )
+    };
     let t_choices = clock.elapsed();
     // The other informer orders' runs cover only their components. They are independent of
-    // one another and of the primary run, so the primary runs beside them.
-    let run_primary = || {
-        simulation::run(
-            gc,
-            start,
-            &primary_delivery,
-            &none,
-            primary_scope.as_ref(),
-            &initial,
-        )
+    // one another and of the primary run, so the primary runs beside them, unless its scope
+    // is still to come.
+    let run_primary = |scope: Option<&Scope>| {
+        simulation::run(gc, start, &primary_delivery, &none, scope, &initial)
     };
     let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
     let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
     let primary = std::thread::scope(|threads| {
-        let beside = if orders.runs > 1 {
+        let beside = if orders.runs > 1 && !deferred {
             std::thread::Builder::new()
                 .name("primary-run".into())
-                .spawn_scoped(threads, run_primary)
+                .spawn_scoped(threads, || run_primary(early_scope.as_ref()))
                 .ok()
         } else {
             None
         };
-        if orders.runs > 1 {
-            let c = comps.get_or_insert_with(|| Components::new(gc, target));
-            for k in 1..orders.runs {
-                // Only the components that have a `k`-th order.
-                let seeds: Vec<u32> = orders
-                    .groups
-                    .iter()
-                    .zip(&orders.group_runs)
-                    .filter(|&(_, &n)| n > k)
-                    .flat_map(|(g, _)| g.iter())
-                    .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
-                    .chain(target)
-                    .collect();
-                let scope = c.scope(gc, seeds);
-                let run = simulation::run(
-                    gc,
-                    start,
-                    &orders.delivery(&choices, k),
-                    &none,
-                    Some(&scope),
-                    &initial,
-                );
-                if !run.races.is_empty() {
-                    raced.push((k, run.races.clone()));
-                }
-                others.push((run, scope, OpenOrder::Informers));
+        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+        for k in 1..orders.runs {
+            // Only the components that have a `k`-th order.
+            let seeds: Vec<u32> = orders
+                .groups
+                .iter()
+                .zip(&orders.group_runs)
+                .filter(|&(_, &n)| n > k)
+                .flat_map(|(g, _)| g.iter())
+                .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
+                .chain(target)
+                .collect();
+            let scope = c.scope(gc, seeds);
+            let run = simulation::run(
+                gc,
+                start,
+                &orders.delivery(&choices, k),
+                &none,
+                Some(&scope),
+                &initial,
+            );
+            if !run.races.is_empty() {
+                raced.push((k, run.races.clone()));
             }
+            others.push((run, scope, OpenOrder::Informers));
         }
         match beside {
             Some(handle) => handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => run_primary(),
+            None if deferred => {
+                // The caller's set, or (if it gave up) the same set worked out here.
+                let given = unquiet.and_then(|give| give());
+                run_primary(primary_scope(c, given.as_ref()).as_ref())
+            }
+            None => run_primary(early_scope.as_ref()),
         }
     });
     let t_primary = clock.elapsed();
@@ -269,13 +289,18 @@ pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
 fn steady_state_scope(
     gc: &GarbageCollector<'_>,
     initial: &crate::gc::State,
+    unquiet: Option<&Unquiet>,
     choices: &[super::orders::Choice],
     c: &mut Components,
 ) -> Scope {
     let store = &gc.snap.store;
+    #[cfg(test)]
+    if let Some(given) = unquiet {
+        assert_eq!(*given, Unquiet::of(gc, initial), "the caller's unquiet set");
+    }
     let seeds: Vec<u32> = store
         .ids()
-        .filter(|&id| simulation::may_act(gc, initial, id))
+        .filter(|&id| simulation::may_act(gc, initial, unquiet, id))
         .map(|id| id.0)
         .chain(
             choices

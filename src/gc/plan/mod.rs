@@ -18,6 +18,8 @@
 mod driver;
 mod orders;
 
+pub use driver::UnquietSource;
+
 use super::attempt_to_delete::Policy;
 use super::graph_builder::VisitCause;
 use super::simulation::{self, Start};
@@ -245,19 +247,27 @@ impl Plan {
     /// through attemptToDeleteItem, as a GC that was running when the state arose (Appendix
     /// D.6).
     pub fn steady_state(gc: &GarbageCollector<'_>) -> Plan {
-        driver::simulate(gc, Start::SteadyState)
+        driver::simulate(gc, Start::SteadyState, None)
+    }
+
+    /// [`Plan::steady_state`], asking `unquiet` for the objects that are not quiet
+    /// ([`crate::gc::simulation::Unquiet`]) instead of classifying every reference again, once
+    /// the work that does not need them is done: for a caller that classifies them on another
+    /// thread meanwhile.
+    pub fn steady_state_given(gc: &GarbageCollector<'_>, unquiet: UnquietSource<'_>) -> Plan {
+        driver::simulate(gc, Start::SteadyState, Some(unquiet))
     }
 
     /// What a GC that starts on the snapshot does (§6.22): only what its initial add events
     /// enqueue, and everything that follows.
     pub fn restart(gc: &GarbageCollector<'_>) -> Plan {
-        driver::simulate(gc, Start::Restart)
+        driver::simulate(gc, Start::Restart, None)
     }
 
     /// What a user's delete would remove: the delete itself, then only the GC work it
     /// triggers.
     pub fn preview_delete(gc: &GarbageCollector<'_>, delete: UserDelete) -> Plan {
-        driver::simulate(gc, Start::UserDelete(delete))
+        driver::simulate(gc, Start::UserDelete(delete), None)
     }
 
     /// Number of actions per verb.

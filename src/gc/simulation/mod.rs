@@ -553,14 +553,26 @@ impl<'a, 'b> Sim<'a, 'b> {
 /// linked to a node no monitored object stands for (the graph builder makes it virtual and
 /// polls it, even when the owner exists). A component of the graph in which this is false of
 /// every object ends as it started in every run and order, so the primary run can leave it out.
-pub fn may_act(gc: &GarbageCollector<'_>, initial: &State, id: ObjId) -> bool {
+///
+/// `unquiet`, when given, answers [`quiet`] for the objects it covers (monitored, not
+/// terminating) instead of classifying their references again.
+pub fn may_act(
+    gc: &GarbageCollector<'_>,
+    initial: &State,
+    unquiet: Option<&Unquiet>,
+    id: ObjId,
+) -> bool {
     if initial.being_deleted(id) {
         return true;
     }
     if !gc.graph.monitors(id) {
         return false;
     }
-    if !quiet(gc, initial, id) {
+    let settled = match unquiet {
+        Some(u) => !u.contains(id),
+        None => quiet(gc, initial, id),
+    };
+    if !settled {
         return true;
     }
     let graph = &gc.graph;
@@ -570,6 +582,46 @@ pub fn may_act(gc: &GarbageCollector<'_>, initial: &State, id: ObjId) -> bool {
             .and_then(|n| graph.object(n))
             .is_none_or(|o| !graph.monitors(o))
     })
+}
+
+/// The monitored objects, not terminating in the initial state, that have a reference that
+/// is not solid there: where [`quiet`] says no. The audit classifies every reference for its
+/// own findings; handing the plan this set spares the plan a second classification of the
+/// whole snapshot (two thirds of a steady-state plan's set-up on the 1M-object bench).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unquiet {
+    bits: Vec<u64>,
+}
+
+impl Unquiet {
+    /// An empty set for a store of `len` objects.
+    pub fn new(len: usize) -> Unquiet {
+        Unquiet {
+            bits: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    /// Adds `id`.
+    pub fn insert(&mut self, id: ObjId) {
+        self.bits[id.index() / 64] |= 1 << (id.index() % 64);
+    }
+
+    /// Whether `id` is in the set.
+    pub fn contains(&self, id: ObjId) -> bool {
+        self.bits[id.index() / 64] & (1 << (id.index() % 64)) != 0
+    }
+
+    /// The set as [`quiet`] defines it, computed from scratch.
+    pub fn of(gc: &GarbageCollector<'_>, initial: &State) -> Unquiet {
+        let store = &gc.snap.store;
+        let mut u = Unquiet::new(store.len());
+        for id in store.ids() {
+            if gc.graph.monitors(id) && !initial.being_deleted(id) && !quiet(gc, initial, id) {
+                u.insert(id);
+            }
+        }
+        u
+    }
 }
 
 /// An object attemptToDeleteItem leaves as it is: no references, every reference solid (a

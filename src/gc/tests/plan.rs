@@ -352,7 +352,7 @@ fn random_forests_steady_state_primary_run_on_its_components_does_what_the_whole
             left_out += snap
                 .store
                 .ids()
-                .filter(|&id| !crate::gc::simulation::may_act(&gc, &initial, id))
+                .filter(|&id| !crate::gc::simulation::may_act(&gc, &initial, None, id))
                 .count();
             objects += snap.store.len();
         }
