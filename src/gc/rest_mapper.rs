@@ -545,4 +545,61 @@ mod tests {
             Some(ObjId(0))
         );
     }
+
+    /// The name index finds, for every group/resource, namespace and name, the first object
+    /// listed with them, and nothing for the others: on random inputs where names repeat
+    /// within a listing and across two versions of one resource (one group/resource), next to
+    /// a resource of another group with the same names.
+    #[test]
+    fn the_name_index_finds_the_first_object_listed_with_a_name() {
+        let mut rng = crate::testkit::generate::Rng(7);
+        for round in 0..20 {
+            let n = 1 + rng.below(200) as usize;
+            let mut c = Cluster::new();
+            c.resource("example.com", "v1", "ReplicaSet", "replicasets", true);
+            c.served_version("apps", "v1beta2", "ReplicaSet");
+            let names = 1 + rng.below(n as u64 / 2 + 1);
+            for i in 0..n {
+                let (api_version, kind) = match rng.below(3) {
+                    0 => ("apps/v1", "ReplicaSet"),
+                    1 => ("apps/v1beta2", "ReplicaSet"),
+                    _ => ("example.com/v1", "ReplicaSet"),
+                };
+                let ns = format!("ns{}", rng.below(3));
+                let name = format!("n{}", rng.below(names));
+                c.obj(api_version, kind, &ns, &name, &format!("uid-{i}"));
+            }
+            let snap = c.build();
+            let m = RestMapper::new(&snap, None);
+            let store = &snap.store;
+            let key = |id: ObjId| {
+                let o = store.object(id);
+                (m.gr_of_resource(o.resource), o.namespace, o.name)
+            };
+            let grs: Vec<GrId> = (0..m.grs().len() as u32).map(GrId).collect();
+            let mut nss: Vec<Sym> = store.ids().map(|id| store.object(id).namespace).collect();
+            let mut all_names: Vec<Sym> = store.ids().map(|id| store.object(id).name).collect();
+            nss.sort();
+            nss.dedup();
+            all_names.sort();
+            all_names.dedup();
+            for &gr in &grs {
+                for &ns in &nss {
+                    for &name in &all_names {
+                        let first = store.ids().find(|&id| key(id) == (gr, ns, name));
+                        assert_eq!(m.find(gr, ns, name), first, "round {round}");
+                    }
+                }
+            }
+            for id in store.ids() {
+                let o = store.object(id);
+                let gr = m.gr_of_resource(o.resource);
+                assert_eq!(
+                    m.find_ref(&snap, gr, o.namespace, o.name, o.uid),
+                    m.find(gr, o.namespace, o.name),
+                    "round {round}"
+                );
+            }
+        }
+    }
 }

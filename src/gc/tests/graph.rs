@@ -177,3 +177,60 @@ fn only_cycles_and_paths_between_them_survive_peeling() {
     assert_eq!(keep, [false; 4]);
     assert!(nodes_on_cycles(0, &[]).is_empty());
 }
+
+/// The dependents of every node are exactly the objects in the graph that reference its UID,
+/// each once, in store order: on random clusters with repeated references to one UID (next to
+/// each other or not), references to UIDs no object has (virtual owners), and Events, whose
+/// references the graph ignores.
+#[test]
+fn dependents_are_every_referrer_once_in_store_order() {
+    let mut rng = crate::testkit::generate::Rng(12);
+    for round in 0..40 {
+        let n = 1 + rng.below(60) as usize;
+        let mut c = Cluster::new();
+        for i in 0..n {
+            let kind = if rng.below(8) == 0 {
+                "Event"
+            } else {
+                "ConfigMap"
+            };
+            let name = format!("o{i}");
+            let o = c.obj("v1", kind, "ns", &name, &name);
+            for _ in 0..rng.below(5) {
+                // Owners among the objects and a few UIDs no object has.
+                let j = rng.below(n as u64 + 3);
+                let owner = format!("o{j}");
+                o.owner("v1", "ConfigMap", &owner, &owner);
+            }
+        }
+        let snap = c.build();
+        let g = Graph::build(&snap);
+        for (i, node) in g.nodes().iter().enumerate() {
+            if !node.in_graph() {
+                // An Event's own node: references to its UID go to a virtual node.
+                assert!(g.dependents(NodeId(i as u32)).is_empty());
+                continue;
+            }
+            let mut expected: Vec<NodeId> = snap
+                .store
+                .ids()
+                .filter(|&d| g.node(g.node_of_object(d)).in_graph())
+                .filter(|&d| {
+                    snap.store
+                        .owner_refs(d)
+                        .iter()
+                        .any(|r| r.uid == node.id.uid)
+                })
+                .map(|d| g.node_of_object(d))
+                .collect();
+            expected.dedup();
+            assert_eq!(
+                g.dependents(NodeId(i as u32)),
+                expected,
+                "round {round}, node {}",
+                snap.store.str(node.id.uid)
+            );
+        }
+        assert_invariants(&snap, &g);
+    }
+}
