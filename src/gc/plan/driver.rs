@@ -103,23 +103,15 @@ pub(super) fn simulate(
     };
     let t_choices = clock.elapsed();
     // The other informer orders' runs cover only their components. They are independent of
-    // one another and of the primary run, so the primary runs beside them, unless its scope
-    // is still to come.
+    // one another and of the primary run, so they run beside it: on their own thread when the
+    // primary run's scope is still to come (this one waits for it), otherwise the primary run
+    // goes on its own thread.
     let run_primary = |scope: Option<&Scope>| {
         simulation::run(gc, start, &primary_delivery, &none, scope, &initial)
     };
-    let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
-    let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
-    let primary = std::thread::scope(|threads| {
-        let beside = if orders.runs > 1 && !deferred {
-            std::thread::Builder::new()
-                .name("primary-run".into())
-                .spawn_scoped(threads, || run_primary(early_scope.as_ref()))
-                .ok()
-        } else {
-            None
-        };
-        let c = comps.get_or_insert_with(|| Components::new(gc, target));
+    let informer_runs = |c: &mut Components| {
+        let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
+        let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
         for k in 1..orders.runs {
             // Only the components that have a `k`-th order.
             let seeds: Vec<u32> = orders
@@ -145,16 +137,43 @@ pub(super) fn simulate(
             }
             others.push((run, scope, OpenOrder::Informers));
         }
-        match beside {
-            Some(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None if deferred => {
-                // The caller's set, or (if it gave up) the same set worked out here.
-                let given = unquiet.and_then(|give| give());
-                run_primary(primary_scope(c, given.as_ref()).as_ref())
-            }
-            None => run_primary(early_scope.as_ref()),
+        (raced, others)
+    };
+    let c = comps.get_or_insert_with(|| Components::new(gc, target));
+    let (primary, (mut raced, mut others)) = std::thread::scope(|threads| {
+        let spawn = |name: &str| std::thread::Builder::new().name(name.into());
+        if deferred {
+            let beside = (orders.runs > 1)
+                .then(|| {
+                    // Their own copy of the components (scopes compress its paths).
+                    let mut copy = c.clone();
+                    spawn("informer-runs").spawn_scoped(threads, move || informer_runs(&mut copy))
+                })
+                .and_then(Result::ok);
+            // The caller's set, or (if it gave up) the same set worked out here.
+            let given = unquiet.and_then(|give| give());
+            let primary = run_primary(primary_scope(c, given.as_ref()).as_ref());
+            let rest = match beside {
+                Some(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => informer_runs(c),
+            };
+            (primary, rest)
+        } else {
+            let beside = (orders.runs > 1)
+                .then(|| {
+                    spawn("primary-run").spawn_scoped(threads, || run_primary(early_scope.as_ref()))
+                })
+                .and_then(Result::ok);
+            let rest = informer_runs(c);
+            let primary = match beside {
+                Some(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                None => run_primary(early_scope.as_ref()),
+            };
+            (primary, rest)
         }
     });
     let t_primary = clock.elapsed();
@@ -631,9 +650,18 @@ fn plan_from(
         .map(|(o, c)| (*o, *c))
         .collect();
     let mut outcomes = Vec::new();
+    // The objects that are stuck or have alternatives, as a mask: most objects are neither,
+    // and one lookup in a map per object was most of this loop on the 1M-object bench.
+    let mut listed = vec![false; store.len()];
+    for id in run.stuck.keys().chain(alternatives.keys()) {
+        listed[id.index()] = true;
+    }
     for id in store.ids() {
         let touched = run.touched[id.index()];
         let terminating = run.state.exists(id) && run.state.being_deleted(id);
+        if !touched && !terminating && !listed[id.index()] {
+            continue;
+        }
         let stuck = run.stuck.get(&id);
         let alts = alternatives.remove(&id).unwrap_or_default();
         if !touched && !terminating && stuck.is_none() && alts.is_empty() {

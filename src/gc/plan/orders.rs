@@ -322,6 +322,7 @@ fn constrained_order(mut edges: Vec<(ObjId, ObjId)>) -> Vec<ObjId> {
 
 /// Connected components of the ownership graph (owners and dependents by UID), plus each
 /// namespace that may be deleted with everything in it.
+#[derive(Clone)]
 pub(super) struct Components {
     parent: Vec<u32>,
     /// The objects grouped by component, made on the first [`Components::scope`] (after the
@@ -330,6 +331,7 @@ pub(super) struct Components {
     grouped: Option<Grouped>,
 }
 
+#[derive(Clone)]
 struct Grouped {
     at: Vec<u32>,
     members: Vec<ObjId>,
