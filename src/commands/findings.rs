@@ -175,5 +175,8 @@ pub fn emit_single(
         Some("object"),
         |out, _, _| out.write_all(&table),
     )?;
+    // Only the exit is left: a report of thousands of findings is tens of thousands of frees.
+    super::exiting(a.report);
+    super::exiting(table);
     Ok(code)
 }
