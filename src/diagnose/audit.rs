@@ -13,7 +13,7 @@ use super::{remedy, terminating};
 use crate::gc::rest_mapper::Mapping;
 use crate::gc::simulation::Unquiet;
 use crate::gc::{Dangling, GarbageCollector, Plan, RefClass, State, Verdict};
-use crate::model::{ObjId, OwnerRef, Sym};
+use crate::model::{BitSet, ObjId, OwnerRef, Sym};
 use std::collections::{BTreeMap, HashMap};
 
 /// Everything an audit produces.
@@ -94,10 +94,7 @@ fn per_object(
             continue;
         }
         let (verdict, classes) = gc.attempt_to_delete_item_classified(&state, id);
-        if !state.being_deleted(id) && classes.iter().any(|c| !matches!(c, RefClass::Solid { .. }))
-        {
-            unquiet.insert(id);
-        }
+        unquiet.note(&state, id, &classes);
         for (r, c) in refs.iter().zip(&classes) {
             *classifications.entry(c.label()).or_default() += 1;
             if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
@@ -401,11 +398,11 @@ fn cycles(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) {
     // Then the edges out of objects no edge points to (a Pod's), and the rest peeled off
     // until none is left to peel, on the objects the edges still join, numbered densely. An
     // ownership graph is almost always acyclic, so usually nothing remains for the SCC search.
-    let mut owners = vec![0u64; store.len().div_ceil(64)];
+    let mut owners = BitSet::new(store.len());
     for &(_, b) in &edges {
-        owners[b as usize / 64] |= 1 << (b % 64);
+        owners.insert(b as usize);
     }
-    edges.retain(|&(a, _)| owners[a as usize / 64] & (1 << (a % 64)) != 0);
+    edges.retain(|&(a, _)| owners.contains(a as usize));
     let mut nodes: Vec<u32> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
     nodes.sort_unstable();
     nodes.dedup();

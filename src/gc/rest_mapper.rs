@@ -8,7 +8,7 @@
 //! failed to list, a namespace that was not collected, a kind a file input never mentions.
 
 use crate::catalog::{KubeVersion, builtin};
-use crate::model::{ObjId, Sym};
+use crate::model::{BitSet, ObjId, Sym};
 use crate::snapshot::{ListOutcome, Snapshot, SourceKind, split_api_version};
 use hashbrown::HashMap;
 
@@ -77,7 +77,7 @@ pub struct RestMapper {
     by_name: HashMap<(GrId, Sym, Sym), ObjId>,
     /// Bit per object: it is the one `by_name` returns for its own coordinates (the first
     /// object listed with them). Lets [`RestMapper::find_ref`] answer from the UID alone.
-    name_winner: Vec<u64>,
+    name_winner: BitSet,
     /// The mapping of every apiVersion/kind pair the snapshot's ownerReferences use, computed
     /// once when the mapper is built (clusters have few distinct pairs): read-only, so the
     /// mapper can be shared by threads.
@@ -128,14 +128,14 @@ impl RestMapper {
             served_gvs.insert((r.group.clone(), r.version.clone()));
         }
         let mut by_name = HashMap::with_capacity(snap.store.len());
-        let mut name_winner = vec![0u64; snap.store.len().div_ceil(64)];
+        let mut name_winner = BitSet::new(snap.store.len());
         for id in snap.store.ids() {
             let o = snap.store.object(id);
             if let hashbrown::hash_map::Entry::Vacant(e) =
                 by_name.entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
             {
                 e.insert(id);
-                name_winner[id.index() / 64] |= 1 << (id.index() % 64);
+                name_winner.insert(id.index());
             }
         }
         let mut mapper = RestMapper {
@@ -212,7 +212,7 @@ impl RestMapper {
             if o.name == name
                 && o.namespace == namespace
                 && self.gr_of_resource[o.resource.index()] == gr
-                && self.name_winner[c.index() / 64] & (1 << (c.index() % 64)) != 0
+                && self.name_winner.contains(c.index())
             {
                 return Some(c);
             }

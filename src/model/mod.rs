@@ -7,11 +7,13 @@
 //! hundred bytes each and no per-object heap allocation.
 
 pub mod batch;
+pub mod bits;
 pub mod intern;
 pub mod meta;
 pub mod selector;
 
 pub use batch::Batch;
+pub use bits::BitSet;
 pub use intern::{Interner, StrHasher, Sym};
 pub use meta::{MetaIn, OwnerRefIn};
 

@@ -159,18 +159,14 @@ impl Coverage {
             // Deduplicated by symbol first, one bit per symbol: a million objects in a few
             // hundred namespaces. (A hashed set took 10-20 ms on the 1M-object bench, where
             // the namespace changes from one object to the next more often than not.)
-            let mut seen = vec![0u64; snap.store.strings.len().div_ceil(64)];
+            let mut seen = crate::model::BitSet::new(snap.store.strings.len());
             for o in &snap.store.objects {
-                let i = o.namespace.index();
-                seen[i / 64] |= 1 << (i % 64);
+                seen.insert(o.namespace.index());
             }
-            seen[0] &= !1; // the cluster scope
-            let set = seen.iter().enumerate().flat_map(|(w, &bits)| {
-                (0..64)
-                    .filter(move |b| bits & (1 << b) != 0)
-                    .map(move |b| crate::model::Sym((w * 64 + b) as u32))
-            });
-            set.map(|n| snap.store.str(n)).collect()
+            seen.remove(crate::model::Sym::EMPTY.index()); // the cluster scope
+            seen.iter()
+                .map(|n| snap.store.str(crate::model::Sym(n as u32)))
+                .collect()
         } else {
             Default::default()
         };

@@ -42,6 +42,13 @@ fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
     }
 }
 
+/// A scoped thread's result; its panic, if it panicked, goes on in this thread.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
 /// that can matter, and merges the outcomes.
 ///
@@ -154,9 +161,7 @@ pub(super) fn simulate(
             let given = unquiet.and_then(|give| give());
             let primary = run_primary(primary_scope(c, given.as_ref()).as_ref());
             let rest = match beside {
-                Some(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Some(handle) => joined(handle),
                 None => informer_runs(c),
             };
             (primary, rest)
@@ -168,9 +173,7 @@ pub(super) fn simulate(
                 .and_then(Result::ok);
             let rest = informer_runs(c);
             let primary = match beside {
-                Some(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Some(handle) => joined(handle),
                 None => run_primary(early_scope.as_ref()),
             };
             (primary, rest)

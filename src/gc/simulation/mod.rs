@@ -44,7 +44,7 @@ use super::graph_builder::{Enqueued, GraphBuilder, NEW_CHAIN, Queue, VisitCause}
 use super::plan::{Action, Reason, UserDelete, Verb};
 use super::{GarbageCollector, State};
 use crate::catalog::version::Change;
-use crate::model::{ObjId, OwnerRef, Store, Sym};
+use crate::model::{BitSet, ObjId, OwnerRef, Store, Sym};
 use hashbrown::{HashMap, HashSet};
 use std::collections::BTreeMap;
 
@@ -589,26 +589,27 @@ pub fn may_act(
 /// own findings; handing the plan this set spares the plan a second classification of the
 /// whole snapshot (two thirds of a steady-state plan's set-up on the 1M-object bench).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unquiet {
-    bits: Vec<u64>,
-}
+pub struct Unquiet(BitSet);
 
 impl Unquiet {
     /// An empty set for a store of `len` objects.
     pub fn new(len: usize) -> Unquiet {
-        Unquiet {
-            bits: vec![0; len.div_ceil(64)],
-        }
+        Unquiet(BitSet::new(len))
     }
 
-    /// Adds `id`.
-    pub fn insert(&mut self, id: ObjId) {
-        self.bits[id.index() / 64] |= 1 << (id.index() % 64);
+    /// Adds `id` if it belongs: `classes` is the classification of its current references in
+    /// `initial` (as `attemptToDeleteItem` makes it), for a monitored object.
+    pub fn note(&mut self, initial: &State, id: ObjId, classes: &[RefClass]) {
+        if !initial.being_deleted(id)
+            && !classes.iter().all(|c| matches!(c, RefClass::Solid { .. }))
+        {
+            self.0.insert(id.index());
+        }
     }
 
     /// Whether `id` is in the set.
     pub fn contains(&self, id: ObjId) -> bool {
-        self.bits[id.index() / 64] & (1 << (id.index() % 64)) != 0
+        self.0.contains(id.index())
     }
 
     /// The set as [`quiet`] defines it, computed from scratch.
@@ -617,7 +618,7 @@ impl Unquiet {
         let mut u = Unquiet::new(store.len());
         for id in store.ids() {
             if gc.graph.monitors(id) && !initial.being_deleted(id) && !quiet(gc, initial, id) {
-                u.insert(id);
+                u.0.insert(id.index());
             }
         }
         u
