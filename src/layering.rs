@@ -26,7 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The emulated GC: nothing that judges, renders, applies or parses flags.
     (
         "gc",
-        &["namespace", "model", "snapshot", "catalog", "error"],
+        &["namespace", "model", "snapshot", "catalog", "error", "util"],
     ),
     (
         "diagnose",

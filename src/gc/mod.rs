@@ -92,9 +92,7 @@ impl<'a> GarbageCollector<'a> {
                 .spawn_scoped(scope, || RestMapper::new(snap, server));
             let graph = Graph::build_for(snap, gc_version);
             let rest_mapper = match mapper {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Ok(handle) => crate::util::join(handle),
                 Err(_) => RestMapper::new(snap, server),
             };
             (graph, rest_mapper)

@@ -33,10 +33,14 @@ impl BitSet {
 
     /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        // Word by word, lowest set bit first, clearing it: a sparse set of millions of bits
+        // costs a step per word and per member, not per bit.
         self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |b| bits & (1 << b) != 0)
-                .map(move |b| w * 64 + b)
+            std::iter::successors((bits != 0).then_some(bits), |&rest| {
+                let rest = rest & (rest - 1);
+                (rest != 0).then_some(rest)
+            })
+            .map(move |rest| w * 64 + rest.trailing_zeros() as usize)
         })
     }
 }
@@ -55,5 +59,12 @@ mod tests {
         assert_eq!(s.iter().collect::<Vec<_>>(), [0, 63, 64, 199]);
         assert!(s.contains(63) && !s.contains(62) && !s.contains(130));
         assert_eq!(BitSet::new(0).iter().count(), 0);
+        // A whole word, and the words either side of it empty.
+        let mut full = BitSet::new(192);
+        (64..128).for_each(|i| full.insert(i));
+        assert_eq!(
+            full.iter().collect::<Vec<_>>(),
+            (64..128).collect::<Vec<_>>()
+        );
     }
 }

@@ -42,13 +42,6 @@ fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
     }
 }
 
-/// A scoped thread's result; its panic, if it panicked, goes on in this thread.
-fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    handle
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-}
-
 /// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
 /// that can matter, and merges the outcomes.
 ///
@@ -161,7 +154,7 @@ pub(super) fn simulate(
             let given = unquiet.and_then(|give| give());
             let primary = run_primary(primary_scope(c, given.as_ref()).as_ref());
             let rest = match beside {
-                Some(handle) => joined(handle),
+                Some(handle) => crate::util::join(handle),
                 None => informer_runs(c),
             };
             (primary, rest)
@@ -173,7 +166,7 @@ pub(super) fn simulate(
                 .and_then(Result::ok);
             let rest = informer_runs(c);
             let primary = match beside {
-                Some(handle) => joined(handle),
+                Some(handle) => crate::util::join(handle),
                 None => run_primary(early_scope.as_ref()),
             };
             (primary, rest)
