@@ -90,7 +90,7 @@ impl Sink {
                 #[cfg(unix)]
                 {
                     use std::os::unix::fs::PermissionsExt;
-                    let mode = 0o666 & !umask();
+                    let mode = 0o666 & !crate::util::umask();
                     let _ = tmp
                         .as_file()
                         .set_permissions(std::fs::Permissions::from_mode(mode));
@@ -100,20 +100,6 @@ impl Sink {
             }
         }
     }
-}
-
-/// The process umask, so a report file gets the permissions a plain write would give it.
-#[cfg(unix)]
-fn umask() -> u32 {
-    // Without libc: the umask is in /proc/self/status on Linux; elsewhere assume 022.
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .unwrap_or(0o022)
 }
 
 #[cfg(test)]

@@ -153,6 +153,21 @@ pub fn threads_to_be_had(n: usize) -> bool {
     all
 }
 
+/// The process umask, so that a file written through a temporary one (created 0600) gets the
+/// permissions a plain write would give it.
+#[cfg(unix)]
+pub fn umask() -> u32 {
+    // Without libc: the umask is in /proc/self/status on Linux; elsewhere assume 022.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
