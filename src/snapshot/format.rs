@@ -171,8 +171,9 @@ fn parse_mapped(
 ) -> Result<(Snapshot, Integrity)> {
     parse_lines(
         path,
-        LineReader::mapped(map, release_every),
+        LineReader::mapped(map),
         map.len() as u64,
+        release_every,
     )
 }
 
@@ -254,14 +255,9 @@ enum Feed<'m> {
         /// Read chunks go back to the reader thread to be filled again.
         recycle: Sender<Vec<u8>>,
     },
-    /// A plain file, mapped whole ([`read_file_checked`]).
-    Mapped {
-        map: &'m memmap2::Mmap,
-        /// The map's pages before this offset are handed back to the kernel.
-        released: usize,
-        /// Hand pages back once this many bytes behind the cursor are read.
-        release_every: usize,
-    },
+    /// A plain file, mapped whole ([`read_file_checked`]). Its digest and the release of its
+    /// pages are the interning thread's ([`MapDigest`]).
+    Mapped(&'m memmap2::Mmap),
 }
 
 /// Bytes read through a map before the pages behind are handed back ([`Feed::Mapped`]).
@@ -272,12 +268,16 @@ impl<'m> LineReader<'m> {
         LineReader::with_feed(Feed::Chunks { chunks, recycle })
     }
 
-    fn mapped(map: &'m memmap2::Mmap, release_every: usize) -> Self {
-        LineReader::with_feed(Feed::Mapped {
-            map,
-            released: 0,
-            release_every,
-        })
+    fn mapped(map: &'m memmap2::Mmap) -> Self {
+        LineReader::with_feed(Feed::Mapped(map))
+    }
+
+    /// The map the lines are slices of, when mapped.
+    fn map(&self) -> Option<&'m memmap2::Mmap> {
+        match self.feed {
+            Feed::Mapped(map) => Some(map),
+            Feed::Chunks { .. } => None,
+        }
     }
 
     fn with_feed(feed: Feed<'m>) -> Self {
@@ -293,8 +293,8 @@ impl<'m> LineReader<'m> {
 
     /// The next line (without its `\n`) and its 1-based number, or `None` at the end.
     fn next_line(&mut self) -> std::io::Result<Option<(usize, &[u8])>> {
-        if let Feed::Mapped { .. } = self.feed {
-            return Ok(self.next_mapped());
+        if let Feed::Mapped(map) = self.feed {
+            return Ok(self.next_mapped(map));
         }
         self.spill.clear();
         let mut spilled = false;
@@ -338,19 +338,8 @@ impl<'m> LineReader<'m> {
         }
     }
 
-    /// [`LineReader::next_line`] of a mapped file: a slice of the map. The pages behind the
-    /// cursor go back to the kernel as it moves on, so that the process holds what it parses,
-    /// not the file (the page cache keeps it either way).
-    fn next_mapped(&mut self) -> Option<(usize, &[u8])> {
-        let Feed::Mapped {
-            map,
-            released,
-            release_every,
-        } = &mut self.feed
-        else {
-            return None;
-        };
-        let map: &'m memmap2::Mmap = map;
+    /// [`LineReader::next_line`] of a mapped file: a slice of the map.
+    fn next_mapped(&mut self, map: &'m memmap2::Mmap) -> Option<(usize, &'m [u8])> {
         let bytes: &'m [u8] = map;
         let start = self.pos;
         if start >= bytes.len() {
@@ -359,17 +348,49 @@ impl<'m> LineReader<'m> {
         let n = memchr::memchr(b'\n', &bytes[start..]).unwrap_or(bytes.len() - start);
         self.pos = (start + n + 1).min(bytes.len());
         self.line_no += 1;
-        if start - *released >= *release_every {
-            // Whole pages before this line: no line returned earlier is still borrowed (each
-            // borrows the reader), and this one starts after them.
+        Some((self.line_no, &bytes[start..start + n]))
+    }
+}
+
+/// The digest of a mapped snapshot, worked out on the interning thread behind the parser: the
+/// parser was the read's long pole once the file was mapped, and the interning thread had time
+/// to spare between batches. The digest covers every line before the trailer, each with its
+/// newline: of a map, one range of its bytes (plus a newline the file's last line may lack).
+/// The pages it has read go back to the kernel, so that the process holds what it parses, not
+/// the file (the page cache keeps it either way).
+struct MapDigest<'m> {
+    map: &'m memmap2::Mmap,
+    crc: crc32fast::Hasher,
+    /// Digested up to here, in the map with a final newline added if it has none.
+    done: usize,
+    /// Pages before this offset are handed back.
+    released: usize,
+    release_every: usize,
+}
+
+impl MapDigest<'_> {
+    /// Digests up to `to` (exclusive; `map.len() + 1` includes the newline a last line lacks).
+    fn advance(&mut self, to: usize) {
+        let len = self.map.len();
+        if to <= self.done {
+            return;
+        }
+        let (from, end) = (self.done.min(len), to.min(len));
+        self.crc.update(&self.map[from..end]);
+        if to > len {
+            self.crc.update(b"\n");
+        }
+        self.done = to;
+        if end - self.released >= self.release_every {
+            // Whole pages before `end`: the parser reads ahead of it, and batches own their
+            // strings (copied out of the map).
             let page = page_size();
-            let end = start / page * page;
-            if end > *released {
-                release(map, *released, end - *released);
-                *released = end;
+            let upto = end / page * page;
+            if upto > self.released {
+                release(self.map, self.released, upto - self.released);
+                self.released = upto;
             }
         }
-        Some((self.line_no, &bytes[start..start + n]))
     }
 }
 
@@ -463,7 +484,12 @@ fn parse_chunked<R: Read + Send>(
         })
         .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
         // Returning early drops the line reader, whose hang-up ends the reader thread.
-        let parsed = parse_lines(path, LineReader::new(chunk_rx, recycle_chunk), size_hint);
+        let parsed = parse_lines(
+            path,
+            LineReader::new(chunk_rx, recycle_chunk),
+            size_hint,
+            usize::MAX,
+        );
         crate::util::join(reading);
         parsed
     })
@@ -474,8 +500,10 @@ fn parse_lines(
     path: &Path,
     mut lines: LineReader<'_>,
     size_hint: u64,
+    release_every: usize,
 ) -> Result<(Snapshot, Integrity)> {
     let io_err = |e: std::io::Error| Error::input(path, cannot_read(&e), None);
+    let map = lines.map();
     let mut crc = crc32fast::Hasher::new();
     let first = loop {
         match lines.next_line().map_err(io_err)? {
@@ -490,6 +518,17 @@ fn parse_lines(
     };
     crc.update(first);
     crc.update(b"\n");
+    // Of a map: where a line starts in it; the digest is the interning thread's from the
+    // header's end.
+    let offset = move |line: &[u8]| map.map_or(0, |m| line.as_ptr() as usize - m.as_ptr() as usize);
+    let mut digest = map.map(|map| MapDigest {
+        map,
+        crc: crc.clone(),
+        done: offset(first) + first.len() + 1,
+        released: 0,
+        release_every,
+    });
+    let header_end = offset(first) + first.len() + 1;
     let header: Header = serde_json::from_slice(first).map_err(|e| {
         let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
         let hint = if text.trim_start().starts_with('{') && !text.contains(API_VERSION) {
@@ -564,6 +603,8 @@ fn parse_lines(
             // The last line's lists, for the next line's metadata to fill.
             let mut lists = MetaLists::default();
             let mut trailer: Option<(usize, TrailerLine)> = None;
+            // Of a map: the end of the last line to digest (see `MapDigest`).
+            let mut digest_to = header_end;
             loop {
                 let (n, line) = match lines.next_line() {
                     Ok(Some(l)) => l,
@@ -594,8 +635,12 @@ fn parse_lines(
                         }
                     }
                 }
-                crc.update(line);
-                crc.update(b"\n");
+                if map.is_some() {
+                    digest_to = offset(line) + line.len() + 1;
+                } else {
+                    crc.update(line);
+                    crc.update(b"\n");
+                }
                 if blank(line) {
                     continue;
                 }
@@ -628,19 +673,18 @@ fn parse_lines(
                     let next = recycle_rx
                         .try_recv()
                         .unwrap_or_else(|_| Batch::new(hasher.clone()));
-                    if tx
-                        .send(Ok(Msg::Batch(std::mem::replace(&mut batch, next))))
-                        .is_err()
-                    {
+                    let full = std::mem::replace(&mut batch, next);
+                    if tx.send(Ok(Msg::Batch(full, digest_to))).is_err() {
                         return;
                     }
                 }
             }
-            if !batch.is_empty() && tx.send(Ok(Msg::Batch(batch))).is_err() {
+            if !batch.is_empty() && tx.send(Ok(Msg::Batch(batch, digest_to))).is_err() {
                 return;
             }
             let _ = tx.send(Ok(Msg::End {
                 crc: crc.finalize(),
+                digest_to,
                 trailer: trailer.map(|(_, t)| t.trailer),
             }));
         })
@@ -648,12 +692,28 @@ fn parse_lines(
         let mut end = Ok(None);
         for msg in rx.iter() {
             match msg {
-                Ok(Msg::Batch(mut batch)) => {
+                Ok(Msg::Batch(mut batch, digest_to)) => {
                     builder.store_mut().add_batch(&mut batch);
                     batch.clear();
                     let _ = recycle_tx.send(batch);
+                    if let Some(d) = &mut digest {
+                        d.advance(digest_to);
+                    }
                 }
-                Ok(Msg::End { crc, trailer }) => end = Ok(Some((crc, trailer))),
+                Ok(Msg::End {
+                    crc,
+                    digest_to,
+                    trailer,
+                }) => {
+                    let crc = match digest.take() {
+                        Some(mut d) => {
+                            d.advance(digest_to);
+                            d.crc.finalize()
+                        }
+                        None => crc,
+                    };
+                    end = Ok(Some((crc, trailer)));
+                }
                 Err(e) => {
                     end = Err(e);
                     break;
@@ -706,10 +766,13 @@ fn parse_lines(
 
 /// What the parser thread hands the interning side.
 enum Msg {
-    Batch(Batch),
-    /// The end: the digest of everything before the trailer, and the trailer if any.
+    /// Parsed objects, and (of a map) the end of the lines to digest so far.
+    Batch(Batch, usize),
+    /// The end: the digest of everything before the trailer (of a map: where those lines
+    /// end), and the trailer if any.
     End {
         crc: u32,
+        digest_to: usize,
         trailer: Option<Trailer>,
     },
 }
