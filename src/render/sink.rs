@@ -47,16 +47,7 @@ impl Sink {
                 format!("--output-file {} is a directory", path.display()),
             ));
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{}.", name.unwrap_or_default()))
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| with_path(path, e))?;
+        let tmp = crate::util::temp_file_beside(path).map_err(|e| with_path(path, e))?;
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(64 * 1024, tmp),
             path: path.to_owned(),
@@ -87,14 +78,7 @@ impl Sink {
                     .into_inner()
                     .map_err(|e| with_path(&path, e.into_error()))?;
                 tmp.as_file().sync_all().map_err(|e| with_path(&path, e))?;
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    let mode = 0o666 & !crate::util::umask();
-                    let _ = tmp
-                        .as_file()
-                        .set_permissions(std::fs::Permissions::from_mode(mode));
-                }
+                crate::util::as_plainly_created(tmp.as_file());
                 tmp.persist(&path).map_err(|e| with_path(&path, e.error))?;
                 Ok(())
             }

@@ -795,30 +795,13 @@ pub fn write_file(snapshot: &Snapshot, path: &Path) -> Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
         return in_place();
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{}.", name.unwrap_or_default()))
-        .suffix(".tmp")
-        .tempfile_in(dir);
-    let Ok(tmp) = tmp else {
+    let Ok(tmp) = crate::util::temp_file_beside(path) else {
         // No file can be made beside it (a directory one may not write to, where the file
         // itself may be written): in place, as before, or the error of that.
         return in_place();
     };
     write_to(snapshot, path, tmp.as_file())?;
-    #[cfg(unix)]
-    {
-        // The temporary file is created 0600; the snapshot gets what a plain create gives.
-        use std::os::unix::fs::PermissionsExt;
-        let mode = 0o666 & !crate::util::umask();
-        let _ = tmp
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode));
-    }
+    crate::util::as_plainly_created(tmp.as_file());
     tmp.persist(path).map_err(|e| cannot("replace", e.error))?;
     Ok(())
 }
@@ -1148,39 +1131,51 @@ mod tests {
         assert_eq!(integrity, Integrity::Unverified);
     }
 
-    /// Lines cut by the reader thread's chunk boundaries at every possible place read the
-    /// same as whole: the same objects, the same verdict on the trailer, the same errors.
-    #[test]
-    fn lines_split_across_chunks_read_as_whole() {
+    /// The written snapshot of `sample`'s resources and `n` objects of resource 0, the metadata
+    /// of object `i` being `meta_json(i)`.
+    fn written_with(n: usize, meta_json: impl Fn(usize) -> String) -> String {
         let base = sample();
         let mut b = SnapshotBuilder::new(base.provenance.clone());
         for r in &base.resources {
             b.add_resource(r.clone());
         }
-        for i in 0..5 {
-            let json = format!(
-                r#"{{"namespace":"ns","name":"rs{i}","uid":"u-{i}","finalizers":["f/{i}"],
-                "ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u-d"}}]}}"#
-            );
+        for i in 0..n {
+            let json = meta_json(i);
             let meta: MetaIn = serde_json::from_str(&json).unwrap();
             b.add_object(ResourceId(0), &meta);
         }
-        let text = written(&b.finish());
-        let outcome = |input: &str, chunk: usize| {
-            parse_chunked(Path::new("x"), input.as_bytes(), 0, chunk)
-                .map(|(snap, integrity)| (written(&snap), integrity))
-                .map_err(|e| e.to_string())
-        };
-        let variants = [
-            text.clone(),
-            // An edited value, blank lines (both change the digest), no final newline, a
-            // truncated line, data after the trailer.
+        written(&b.finish())
+    }
+
+    /// A written snapshot and five ways to spoil it: an edited value, blank lines (both change
+    /// the digest), no final newline, a truncated line, data after the trailer.
+    fn variants(text: &str) -> [String; 6] {
+        [
+            text.to_string(),
             text.replace("rs3", "rs9"),
             text.replacen('\n', "\n\n", 2),
             text.trim_end().to_string(),
             text[..text.len() / 2].to_string(),
             format!("{text}{}\n", text.lines().nth(1).unwrap()),
-        ];
+        ]
+    }
+
+    /// Lines cut by the reader thread's chunk boundaries at every possible place read the
+    /// same as whole: the same objects, the same verdict on the trailer, the same errors.
+    #[test]
+    fn lines_split_across_chunks_read_as_whole() {
+        let text = written_with(5, |i| {
+            format!(
+                r#"{{"namespace":"ns","name":"rs{i}","uid":"u-{i}","finalizers":["f/{i}"],
+                "ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u-d"}}]}}"#
+            )
+        });
+        let outcome = |input: &str, chunk: usize| {
+            parse_chunked(Path::new("x"), input.as_bytes(), 0, chunk)
+                .map(|(snap, integrity)| (written(&snap), integrity))
+                .map_err(|e| e.to_string())
+        };
+        let variants = variants(&text);
         assert_eq!(
             outcome(&text, CHUNK),
             Ok((text.clone(), Integrity::Verified))
@@ -1246,36 +1241,20 @@ mod tests {
     /// as often as can be (every line), through the variants above and at every size.
     #[test]
     fn mapped_files_read_as_streamed() {
-        let base = sample();
-        let mut b = SnapshotBuilder::new(base.provenance.clone());
-        for r in &base.resources {
-            b.add_resource(r.clone());
-        }
         // Enough objects for the file to span many pages.
-        for i in 0..3000 {
-            let json = format!(
+        let text = written_with(3000, |i| {
+            format!(
                 r#"{{"namespace":"ns-{}","name":"rs{i}","uid":"u-{i}","labels":{{"app":"a{i}"}},
                 "ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"d","uid":"u-d{}"}}]}}"#,
                 i % 7,
                 i % 13
-            );
-            let meta: MetaIn = serde_json::from_str(&json).unwrap();
-            b.add_object(ResourceId(0), &meta);
-        }
-        let text = written(&b.finish());
+            )
+        });
         assert!(text.len() > 64 * page_size(), "{} bytes", text.len());
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.ndjson");
-        let variants = [
-            text.clone(),
-            text.replace("rs3", "rs9"),
-            text.replacen('\n', "\n\n", 2),
-            text.trim_end().to_string(),
-            text[..text.len() / 2].to_string(),
-            format!("{text}{}\n", text.lines().nth(1).unwrap()),
-            String::new(),
-            "\n".to_string(),
-        ];
+        let mut variants = variants(&text).to_vec();
+        variants.extend([String::new(), "\n".to_string()]);
         for (i, input) in variants.iter().enumerate() {
             std::fs::write(&file, input).unwrap();
             let streamed = parse_chunked(Path::new("x"), input.as_bytes(), 0, CHUNK)

@@ -153,10 +153,37 @@ pub fn threads_to_be_had(n: usize) -> bool {
     all
 }
 
-/// The process umask, so that a file written through a temporary one (created 0600) gets the
-/// permissions a plain write would give it.
+/// A temporary file to replace `path` with: in its directory (so that the rename over it never
+/// crosses a filesystem), hidden and named after it (`.NAME.XXXXXX.tmp`). Created 0600: see
+/// [`as_plainly_created`].
+pub fn temp_file_beside(path: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.unwrap_or_default()))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+}
+
+/// Gives a file made by [`temp_file_beside`] the permissions a plain create gives (the
+/// umask's default for new files), before it is renamed into place. Best effort.
+pub fn as_plainly_created(file: &std::fs::File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = 0o666 & !umask();
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+/// The process umask.
 #[cfg(unix)]
-pub fn umask() -> u32 {
+pub(crate) fn umask() -> u32 {
     // Without libc: the umask is in /proc/self/status on Linux; elsewhere assume 022.
     std::fs::read_to_string("/proc/self/status")
         .ok()
