@@ -149,11 +149,12 @@ const MAP_FROM: u64 = 1 << 20;
 /// and interning threads, which set the read's pace). The cost of a map: a file that another
 /// process truncates while it is read ends this one with SIGBUS instead of a read error, as
 /// in every tool that maps its inputs (ripgrep among them); one that is rewritten in place
-/// fails the trailer's CRC-32. Snapshots are written whole and renamed into place
-/// (`--output-file`), so neither happens to a snapshot kubectl-gc wrote.
+/// fails the trailer's CRC-32 (or, without a trailer, is read as unverified, as a stream
+/// would be). `snapshot -o` writes a new file and renames it into place ([`write_file`]), so
+/// neither happens to a snapshot kubectl-gc wrote.
 fn map_plain(file: &std::fs::File) -> Option<memmap2::Mmap> {
-    // SAFETY: see above: the bytes are only read, and a change under the map is a read error
-    // (the CRC) or the process's end (SIGBUS), never a wrong result.
+    // SAFETY: see above: the bytes are only read, and a change under the map is caught by the
+    // CRC (or reported as unverified) or ends the process (SIGBUS).
     let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
     if map.starts_with(&[0x1f, 0x8b]) {
         return None;
@@ -521,14 +522,14 @@ fn parse_lines(
     // Of a map: where a line starts in it; the digest is the interning thread's from the
     // header's end.
     let offset = move |line: &[u8]| map.map_or(0, |m| line.as_ptr() as usize - m.as_ptr() as usize);
+    let header_end = offset(first) + first.len() + 1;
     let mut digest = map.map(|map| MapDigest {
         map,
         crc: crc.clone(),
-        done: offset(first) + first.len() + 1,
+        done: header_end,
         released: 0,
         release_every,
     });
-    let header_end = offset(first) + first.len() + 1;
     let header: Header = serde_json::from_slice(first).map_err(|e| {
         let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
         let hint = if text.trim_start().starts_with('{') && !text.contains(API_VERSION) {
