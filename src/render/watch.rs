@@ -31,7 +31,12 @@ pub struct TransitionJson {
     /// What the GC does: `{"verb": "delete", "propagationPolicy": …}`,
     /// `{"verb": "remove-owner-references"}`, `{"verb": "orphan"}`; `null`: nothing.
     pub action: Option<GcAction>,
-    /// For `changed` and `resolved`: the severity and *when* before.
+    /// Present when the object changed while it waited on the running GC's queue for a
+    /// worker predicted to do something else: what that worker does instead if it read the
+    /// object before the change (then `action` waits, typically for a restart).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub if_read_before: Option<GcAction>,
+    /// For `changed` and `resolved`: the severity, *when* and action before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous: Option<Previous>,
     /// For `resolved`: the object itself is gone.
@@ -51,6 +56,8 @@ pub struct Previous {
     pub severity: Severity,
     /// When.
     pub when: Option<When>,
+    /// Action (`null`: nothing).
+    pub action: Option<GcAction>,
 }
 
 /// The audit schema's form of a finding.
@@ -82,9 +89,12 @@ pub fn transition_json(t: &Transition) -> TransitionJson {
         id: t.id.clone(),
         when: t.when,
         action: t.action,
-        previous: t
-            .previous
-            .map(|(severity, when)| Previous { severity, when }),
+        if_read_before: t.if_read_before,
+        previous: t.previous.map(|(severity, when)| Previous {
+            severity,
+            when,
+            action: t.previous_action,
+        }),
         object_deleted: t.object_gone,
         cause: t.cause,
         finding: finding_json(&t.finding),
@@ -186,9 +196,23 @@ pub fn write_line(w: &mut dyn Write, t: &Transition, styles: Styles) -> std::io:
                 gc_words(t.when, t.action),
                 before.map(When::as_str).unwrap_or("nothing")
             ),
+            _ if t.previous_action != t.action => format!(
+                "{} (was: {})",
+                gc_words(t.when, t.action),
+                t.previous_action
+                    .map_or_else(|| "nothing".to_owned(), |a| a.describe())
+            ),
             _ => gc_words(t.when, t.action),
         },
         TransitionKind::Appeared => gc_words(t.when, t.action),
+    };
+    // The object changed while a worker was on its way: which version it reads decides.
+    let gc = match (t.kind, t.if_read_before) {
+        (TransitionKind::Resolved, _) | (_, None) => gc,
+        (_, Some(a)) => format!(
+            "{gc} — or, if its worker read the object before this change, {} instead",
+            a.describe()
+        ),
     };
     writeln!(
         w,
@@ -232,7 +256,9 @@ mod tests {
             action: Some(GcAction::Delete {
                 policy: Policy::Background,
             }),
+            if_read_before: None,
             previous: None,
+            previous_action: None,
             object_gone: false,
             cause: Cause::Event,
             time: SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_700_000_000_123),
@@ -265,5 +291,33 @@ mod tests {
         assert_eq!(v["finding"]["object"]["namespace"], "monitoring");
         assert_eq!(v["time"], "2023-11-14T22:13:20.123Z");
         assert!(out.ends_with(b"\n") && out.iter().filter(|&&b| b == b'\n').count() == 1);
+        assert!(v.get("ifReadBefore").is_none() && v.get("previous").is_none());
+    }
+
+    /// An object edited while a worker was on its way: both outcomes, in both forms.
+    #[test]
+    fn an_order_dependent_change_says_what_the_worker_does_either_way() {
+        let mut t = transition();
+        t.kind = TransitionKind::Changed;
+        t.when = Some(When::Now);
+        t.if_read_before = Some(GcAction::RemoveOwnerReferences);
+        t.previous = Some((Severity::Critical, Some(When::Now)));
+        t.previous_action = Some(GcAction::RemoveOwnerReferences);
+        let mut out = Vec::new();
+        write_line(&mut out, &t, Styles::plain()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "the GC will delete (Background) now (was: strip ownerReferences) — or, if its \
+                 worker read the object before this change, strip ownerReferences instead: "
+            ),
+            "{text}"
+        );
+        let mut out = Vec::new();
+        write_json_line(&mut out, &t).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["ifReadBefore"]["verb"], "remove-owner-references");
+        assert_eq!(v["previous"]["when"], "now");
+        assert_eq!(v["previous"]["action"]["verb"], "remove-owner-references");
     }
 }

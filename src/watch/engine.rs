@@ -33,6 +33,9 @@ pub struct Held {
     pub when: Option<When>,
     /// What it does.
     pub action: Option<GcAction>,
+    /// What the GC's worker does instead if it read the object before the change that made
+    /// `action` (see [`super::Transition::if_read_before`]).
+    pub if_read_before: Option<GcAction>,
     /// Namespace of its object (`""`: cluster-scoped or none), for metrics.
     pub namespace: String,
     /// The subject (object UID).
@@ -56,6 +59,7 @@ impl Held {
             finding,
             when,
             action,
+            if_read_before: None,
             namespace,
             subject,
         }
@@ -108,6 +112,10 @@ pub struct Engine {
     by_subject: HashMap<String, Vec<String>>,
     seeds: HashSet<Sym>,
     touched: HashSet<Sym>,
+    /// Objects changed since the last flush the way a GC worker's write changes them
+    /// ([`super::world::Change::looks_like_a_worker_write`]): the action awaited on them was
+    /// carried out.
+    worker_wrote: HashSet<Sym>,
     enqueued: Enqueued,
     oldest: Option<Instant>,
     /// Objects the running GC retries with back-off (unmappable owner kinds).
@@ -139,6 +147,7 @@ impl Engine {
             by_subject: HashMap::new(),
             seeds: HashSet::new(),
             touched: HashSet::new(),
+            worker_wrote: HashSet::new(),
             enqueued: Enqueued::default(),
             oldest: None,
             retrying: HashSet::new(),
@@ -195,6 +204,9 @@ impl Engine {
         self.running
             .observe(&self.world, &change, &mut self.enqueued);
         let uid = change.uid();
+        if change.looks_like_a_worker_write(&self.world) {
+            self.worker_wrote.insert(uid);
+        }
         self.touched.insert(uid);
         self.seeds.insert(uid);
         for e in change.old.iter().chain(change.new.iter()) {
@@ -238,6 +250,7 @@ impl Engine {
         self.worker_chain();
         let out = self.evaluate_part(seeds, cause);
         self.touched.clear();
+        self.worker_wrote.clear();
         self.enqueued.clear();
         self.oldest = None;
         if self.world.wants_compaction() {
@@ -274,6 +287,7 @@ impl Engine {
         self.stats.evaluations += 1;
         self.stats.objects_evaluated += ids.len() as u64;
         self.touched.clear();
+        self.worker_wrote.clear();
         self.enqueued.clear();
         self.oldest = None;
         for t in &mut out {
@@ -299,6 +313,7 @@ impl Engine {
     ) {
         self.seeds.clear();
         self.touched.clear();
+        self.worker_wrote.clear();
         self.enqueued.clear();
         self.world.set_discovery_failures(failures);
         self.world.compact(Some((resources, remap)));
@@ -365,6 +380,7 @@ impl Engine {
         let mut out = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut codes: HashMap<String, Vec<Code>> = HashMap::new();
+        let awaited = self.awaited(&fresh);
         for f in fresh {
             if !seen.insert(f.id.clone()) {
                 continue; // two references to one owner UID: one finding per identity
@@ -375,29 +391,51 @@ impl Engine {
                 .or_default()
                 .push(f.finding.code);
             let previous = self.held.get(&f.id);
+            let mut if_read_before = None;
             let when = match f.rule {
                 WhenRule::Fixed(w) => w,
                 WhenRule::Acts { restart } | WhenRule::Orphans { restart } => {
-                    let queued = f.subject_uid.is_some_and(|u| match f.rule {
-                        WhenRule::Orphans { .. } => self.enqueued.attempt_to_orphan.contains(&u),
-                        _ => self.enqueued.attempt_to_delete.contains(&u),
-                    }) || (matches!(f.rule, WhenRule::Acts { .. })
-                        && self.retrying.contains(&f.subject));
-                    let was_now =
-                        previous.is_some_and(|p| p.when == Some(When::Now) && p.action == f.action);
-                    Some(if queued || was_now {
-                        When::Now
+                    let orphaning = matches!(f.rule, WhenRule::Orphans { .. });
+                    let queued = f.subject_uid.is_some_and(|u| {
+                        if orphaning {
+                            self.enqueued.attempt_to_orphan.contains(&u)
+                        } else {
+                            self.enqueued.attempt_to_delete.contains(&u)
+                        }
+                    }) || (!orphaning && self.retrying.contains(&f.subject));
+                    // Still on the queue from an earlier change, its worker not seen acting:
+                    // the worker acts on whichever version of the object it reads.
+                    let waiting = awaited
+                        .get(&f.subject)
+                        .and_then(|a| if orphaning { a.orphan } else { a.delete });
+                    if queued {
+                        Some(When::Now)
+                    } else if let Some(w) = waiting {
+                        if_read_before = if Some(w.action) == f.action {
+                            w.if_read_before
+                        } else {
+                            Some(w.action)
+                        };
+                        Some(When::Now)
                     } else if restart {
-                        When::Restart
+                        Some(When::Restart)
                     } else {
-                        When::Never
-                    })
+                        Some(When::Never)
+                    }
                 }
             };
             let transition = match previous {
                 None => Some((TransitionKind::Appeared, None)),
-                Some(p) if p.finding.severity != f.finding.severity || p.when != when => {
-                    Some((TransitionKind::Changed, Some((p.finding.severity, p.when))))
+                Some(p)
+                    if p.finding.severity != f.finding.severity
+                        || p.when != when
+                        || p.action != f.action
+                        || p.if_read_before != if_read_before =>
+                {
+                    Some((
+                        TransitionKind::Changed,
+                        Some((p.finding.severity, p.when, p.action)),
+                    ))
                 }
                 Some(_) => None,
             };
@@ -408,7 +446,9 @@ impl Engine {
                     finding: f.finding.clone(),
                     when,
                     action: f.action,
-                    previous,
+                    if_read_before,
+                    previous: previous.map(|(s, w, _)| (s, w)),
+                    previous_action: previous.and_then(|(_, _, a)| a),
                     object_gone: false,
                     cause,
                     time: now,
@@ -425,6 +465,7 @@ impl Engine {
                     finding: f.finding,
                     when,
                     action: f.action,
+                    if_read_before,
                     namespace: f.namespace,
                     subject: f.subject,
                 },
@@ -467,7 +508,9 @@ impl Engine {
                         finding: h.finding,
                         when: None,
                         action: None,
+                        if_read_before: None,
                         previous,
+                        previous_action: h.action,
                         object_gone,
                         cause,
                         time: now,
@@ -475,6 +518,64 @@ impl Engine {
                     });
                 }
             }
+        }
+        out
+    }
+}
+
+/// An action the running GC's worker was last predicted to carry out now, on an object whose
+/// change since then is not that worker's write.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    action: GcAction,
+    /// What the worker does instead if it read the object before an earlier change.
+    if_read_before: Option<GcAction>,
+}
+
+/// What a subject waits for on each of the running GC's queues.
+#[derive(Clone, Copy, Debug, Default)]
+struct Awaited {
+    /// `attemptToDelete`: a delete or the delete-owner-refs patch.
+    delete: Option<Waiting>,
+    /// `attemptToOrphan`.
+    orphan: Option<Waiting>,
+}
+
+impl Engine {
+    /// For the subjects of `fresh`: what their held findings predicted a worker does *now*,
+    /// unless a change since looks like that worker's write (then it was done, or a person
+    /// did it; either way nothing more is awaited).
+    ///
+    /// The GC's queues hold objects, not versions: a worker reads the object when it takes it
+    /// off the queue (`attemptToDeleteItem` GETs it live). An object edited while it waits is
+    /// acted on as edited — unless the worker read it before the edit, when it does what was
+    /// predicted before (its write arrives after the edit) and the edited object waits for
+    /// whatever next puts it on a queue. The watch cannot see which: both are reported.
+    fn awaited(&self, fresh: &[Fresh]) -> HashMap<String, Awaited> {
+        let mut out: HashMap<String, Awaited> = HashMap::new();
+        for f in fresh {
+            if out.contains_key(&f.subject)
+                || f.subject_uid
+                    .is_some_and(|u| self.worker_wrote.contains(&u))
+            {
+                continue;
+            }
+            let mut a = Awaited::default();
+            for id in self.by_subject.get(&f.subject).into_iter().flatten() {
+                let Some(h) = self.held.get(id) else { continue };
+                let (Some(When::Now), Some(action)) = (h.when, h.action) else {
+                    continue;
+                };
+                let w = Some(Waiting {
+                    action,
+                    if_read_before: h.if_read_before,
+                });
+                match action {
+                    GcAction::Orphan => a.orphan = w,
+                    _ => a.delete = w,
+                }
+            }
+            out.insert(f.subject.clone(), a);
         }
         out
     }

@@ -156,8 +156,15 @@ pub struct Transition {
     pub when: Option<When>,
     /// What it does (`None`: nothing).
     pub action: Option<GcAction>,
-    /// For `Changed`: the severity and when before.
+    /// The object changed while it waited on the running GC's queue for a worker that was
+    /// predicted to do this: if the worker read the object before the change, it does this
+    /// instead, and `action` waits for whatever next puts the object on a queue (a restart,
+    /// typically). `None`: no such change.
+    pub if_read_before: Option<GcAction>,
+    /// For `Changed` and `Resolved`: the severity and when before.
     pub previous: Option<(Severity, Option<When>)>,
+    /// For `Changed` and `Resolved`: what the GC was to do before (`None`: nothing).
+    pub previous_action: Option<GcAction>,
     /// For `Resolved`: `true` when the object itself is gone.
     pub object_gone: bool,
     /// Why the evaluation ran.

@@ -526,3 +526,98 @@ fn references_diffs_like_upstream() {
     assert_eq!(removed, vec![r(11, None)]);
     assert_eq!(changed, vec![(r(10, Some(true)), r(10, Some(false)))]);
 }
+
+/// The soak's race (a live run missed one GC deletion): a dependent waits on the running GC's
+/// queue to have its cross-namespace reference stripped, and its other reference is renamed
+/// before the worker takes it. The worker reads the object when it takes it, so it deletes the
+/// object now (both references dangle) — unless it read it before the rename, when it strips
+/// the reference and the renamed one waits for a restart. Both are reported; the worker's
+/// write, when it comes, settles which.
+#[test]
+fn an_object_edited_while_it_waits_for_a_worker_is_acted_on_as_edited_or_as_read_before() {
+    let mut c = Cluster::new();
+    c.server_version("v1.20.2");
+    c.obj("v1", "ConfigMap", "a", "owner", "uid-owner");
+    c.obj("v1", "ConfigMap", "b", "elsewhere", "uid-elsewhere");
+    let snap = c.build();
+    let cm = row(&snap, "", "ConfigMap");
+    let both = [
+        ("v1", "ConfigMap", "owner", "uid-owner"),
+        ("v1", "ConfigMap", "elsewhere", "uid-elsewhere"),
+    ];
+    let renamed = [
+        ("v1", "ConfigMap", "renamed", "uid-owner"),
+        ("v1", "ConfigMap", "elsewhere", "uid-elsewhere"),
+    ];
+    let start = |e: &mut Engine| {
+        e.apply(cm, &meta("a", "dep", "uid-dep", &both), None);
+        let ts = e.flush(Cause::Event);
+        let t = find(&ts, "GC004", "dep").expect("GC004 for dep");
+        assert_eq!(
+            (t.when, t.action, t.if_read_before),
+            (Some(When::Now), Some(GcAction::RemoveOwnerReferences), None),
+            "{ts:?}"
+        );
+        e.apply(cm, &meta("a", "dep", "uid-dep", &renamed), None);
+        e.flush(Cause::Event)
+    };
+    let deleted_now = |t: &Transition| {
+        t.when == Some(When::Now)
+            && matches!(t.action, Some(GcAction::Delete { .. }))
+            && t.if_read_before == Some(GcAction::RemoveOwnerReferences)
+    };
+
+    // Read after the rename: the worker deletes it.
+    let mut e = Engine::new(snap.clone(), None);
+    e.evaluate_all(Cause::Initial);
+    let ts = start(&mut e);
+    let renamed_ref = find(&ts, "GC003", "dep").expect("GC003 for the renamed reference");
+    assert_eq!(renamed_ref.kind, TransitionKind::Appeared);
+    assert!(deleted_now(renamed_ref), "{renamed_ref:?}");
+    let cross = find(&ts, "GC004", "dep").expect("GC004 changes its action");
+    assert_eq!(cross.kind, TransitionKind::Changed);
+    assert!(deleted_now(cross), "{cross:?}");
+    assert_eq!(cross.previous_action, Some(GcAction::RemoveOwnerReferences));
+    // An edit that is not a worker's write leaves both outcomes open.
+    let mut labelled = meta("a", "dep", "uid-dep", &renamed);
+    labelled.resource_version = Cow::Borrowed("3");
+    e.apply(cm, &labelled, None);
+    let ts = e.flush(Cause::Event);
+    assert!(ts.is_empty(), "nothing changed: {ts:?}");
+    e.delete("uid-dep", None);
+    let ts = e.flush(Cause::Event);
+    assert_eq!(ts.len(), 2, "{ts:?}");
+    assert!(
+        ts.iter()
+            .all(|t| t.kind == TransitionKind::Resolved && t.object_gone)
+    );
+
+    // Read before the rename: the worker's patch strips the cross-namespace reference after
+    // the rename; the renamed one waits for a restart.
+    let mut e = Engine::new(snap.clone(), None);
+    e.evaluate_all(Cause::Initial);
+    start(&mut e);
+    e.apply(
+        cm,
+        &meta(
+            "a",
+            "dep",
+            "uid-dep",
+            &[("v1", "ConfigMap", "renamed", "uid-owner")],
+        ),
+        None,
+    );
+    let ts = e.flush(Cause::Event);
+    let t = find(&ts, "GC003", "dep").expect("GC003 changes");
+    assert_eq!(
+        (t.kind, t.when, t.if_read_before, t.previous.map(|p| p.1)),
+        (
+            TransitionKind::Changed,
+            Some(When::Restart),
+            None,
+            Some(Some(When::Now))
+        ),
+        "{ts:?}"
+    );
+    assert!(find(&ts, "GC004", "dep").is_some_and(|t| t.kind == TransitionKind::Resolved));
+}

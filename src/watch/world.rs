@@ -130,6 +130,27 @@ impl Change {
             .map(|e| e.uid)
             .unwrap_or(Sym::EMPTY)
     }
+
+    /// True for an update of the shape a GC worker writes when it acts on an object: its
+    /// deletion starting (a DELETE with a propagation policy), ownerReferences removed and
+    /// none added or changed (the delete-owner-refs patch), or the `orphan` finalizer removed
+    /// (the end of orphaning). A person can make the same edit; the engine only uses this to
+    /// stop expecting a worker's action that the edit may be (§2.10: a worker writes nothing
+    /// else).
+    pub fn looks_like_a_worker_write(&self, world: &World) -> bool {
+        let (Some(old), Some(new)) = (&self.old, &self.new) else {
+            return false;
+        };
+        if new.being_deleted() && !old.being_deleted() {
+            return true;
+        }
+        let orphan = world.sym(crate::model::finalizers::ORPHAN);
+        if orphan.is_some_and(|f| old.finalizers.contains(&f) && !new.finalizers.contains(&f)) {
+            return true;
+        }
+        new.owner_refs.len() < old.owner_refs.len()
+            && new.owner_refs.iter().all(|r| old.owner_refs.contains(r))
+    }
 }
 
 /// The cluster as held now.
