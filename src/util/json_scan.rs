@@ -392,22 +392,37 @@ mod tests {
 
     #[test]
     fn a_run_ends_at_the_first_quote_escape_or_control_byte_wherever_it_lies() {
-        // Every position within and around an 8-byte word, after every kind of byte before it
-        // (bytes near the stop values, high bytes of UTF-8).
+        // Every position within and around several 8-byte words, after every kind of byte
+        // before it (bytes near the stop values, bytes of UTF-8 above 0x7f, which a signed
+        // comparison would take for control characters), from several starting offsets.
         for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for filler in [b'a', b'!', b'#', b'[', b']', b' ', 0x7f] {
-                for at in 0..20 {
-                    let mut b = vec![filler; 24];
-                    b[at] = stop;
-                    let s = Scan { s: "", b: &b, i: 0 };
+            for filler in [
+                b'a', b'!', b'#', b'[', b']', b' ', 0x20, 0x7f, 0x80, 0x9f, 0xe4, 0xff,
+            ] {
+                for start in 0..3 {
+                    for at in start..44 {
+                        let mut b = vec![filler; 48];
+                        b[at] = stop;
+                        let s = Scan {
+                            s: "",
+                            b: &b,
+                            i: start,
+                        };
+                        assert_eq!(
+                            s.run(),
+                            Some(at - start),
+                            "stop {stop:#x} after {filler:#x} at {at} from {start}"
+                        );
+                    }
+                }
+                for len in 0..41 {
+                    let b = vec![filler; len];
                     assert_eq!(
-                        s.run(),
-                        Some(at),
-                        "stop {stop:#x} after {filler:#x} at {at}"
+                        Scan { s: "", b: &b, i: 0 }.run(),
+                        None,
+                        "{len} × {filler:#x}"
                     );
                 }
-                let b = vec![filler; 21];
-                assert_eq!(Scan { s: "", b: &b, i: 0 }.run(), None);
             }
         }
         let text = "ä名\u{7f}\u{80}x\"";
