@@ -131,6 +131,9 @@ pub struct Batch {
     flags: Vec<(Option<bool>, Option<bool>)>,
     /// The objects `..hashed` have every string hashed.
     hashed: usize,
+    /// The pusher's estimate of the objects still to come after this batch (0: none given):
+    /// the store makes room for them before adding it ([`Store::reserve_more`]).
+    more: usize,
 }
 
 impl Batch {
@@ -144,6 +147,7 @@ impl Batch {
             recs: Vec::new(),
             flags: Vec::new(),
             hashed: 0,
+            more: 0,
         }
     }
 
@@ -169,6 +173,13 @@ impl Batch {
         self.recs.clear();
         self.flags.clear();
         self.hashed = 0;
+        self.more = 0;
+    }
+
+    /// Says that about `objects` more objects will follow this batch: the store makes room
+    /// for them at once ([`Store::reserve_more`]) rather than growing step by step.
+    pub fn expect_more(&mut self, objects: usize) {
+        self.more = objects;
     }
 
     /// Hashes every string, here rather than on the store's thread: for a parser that would
@@ -410,6 +421,9 @@ impl Store {
     /// Adds every object of a batch, in order (as [`Store::add`] would one by one). The batch
     /// must have been made with this store's hasher ([`crate::model::Interner::hasher`]).
     pub fn add_batch(&mut self, batch: &mut Batch) -> Vec<Added> {
+        // Room for what the batch says follows it, made once its own objects are in: they
+        // count in the per-object ratios.
+        let more = std::mem::take(&mut batch.more);
         let mut out = Vec::with_capacity(batch.recs.len());
         for i in 0..batch.recs.len() {
             let rec = batch.recs[i];
@@ -436,6 +450,7 @@ impl Store {
                 },
             ));
         }
+        self.reserve_more(more);
         out
     }
 }
@@ -518,5 +533,59 @@ mod tests {
         }
         assert_eq!(via.by_uid(via.strings.get("u1").unwrap()), Some(ObjId(0)));
         assert_eq!(via.by_uid(via.strings.get("u0").unwrap()), None);
+    }
+
+    /// A batch that says how many objects follow has the store make room for them once its
+    /// own are in; the objects and symbols are those of a store that grew step by step.
+    #[test]
+    fn a_batch_expecting_more_makes_room_without_changing_the_store() {
+        let objects: Vec<String> = (0..40)
+            .map(|i| {
+                format!(
+                    r#"{{"namespace":"n{}","name":"o{i}","uid":"u{i}","labels":{{"app":"a"}},
+                        "ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"o0","uid":"u0"}}]}}"#,
+                    i % 3
+                )
+            })
+            .collect();
+        let build = |more: Option<usize>| {
+            let mut store = Store::new();
+            let mut batch = Batch::new(store.strings.hasher());
+            for (i, j) in objects.iter().enumerate() {
+                batch.push(ResourceId(0), &meta(j));
+                if i == 19 {
+                    if let Some(more) = more {
+                        batch.expect_more(more);
+                    }
+                    store.add_batch(&mut batch);
+                    batch.clear();
+                }
+            }
+            store.add_batch(&mut batch);
+            store
+        };
+        let grown = build(None);
+        let reserved = build(Some(300));
+        assert!(
+            reserved.objects.capacity() >= 320,
+            "{}",
+            reserved.objects.capacity()
+        );
+        assert!(grown.objects.capacity() < 100);
+        assert_eq!(reserved.len(), grown.len());
+        assert_eq!(reserved.strings.len(), grown.strings.len());
+        for s in 0..grown.strings.len() as u32 {
+            assert_eq!(reserved.str(Sym(s)), grown.str(Sym(s)));
+        }
+        assert_eq!(reserved.owner_refs, grown.owner_refs);
+        assert_eq!(reserved.labels, grown.labels);
+        // An estimate is bounded by what is held (sixteen times): no absurd reservation.
+        let huge = build(Some(usize::MAX));
+        assert!(
+            huge.objects.capacity() <= 20 * 17,
+            "{}",
+            huge.objects.capacity()
+        );
+        assert_eq!(huge.len(), grown.len());
     }
 }

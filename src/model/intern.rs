@@ -279,6 +279,11 @@ impl Interner {
         self.table.reserve(indexed);
     }
 
+    /// Bytes of text held.
+    pub fn text_len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// The hash function, for hashing on another thread ([`Interner::intern_hashed`]).
     pub fn hasher(&self) -> StrHasher {
         self.hasher.clone()

@@ -515,7 +515,7 @@ fn read_values(name: &str, b: &mut Buf, reader: &mut Reader<'_>) -> std::io::Res
             },
         };
         match result {
-            Ok(()) => {}
+            Ok(()) => reader.progress(b.offset()),
             Err(Stop::Io(e)) => return Err(e),
             Err(Stop::Recorded) => break,
             Err(Stop::Syntax) => {
@@ -595,6 +595,7 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
             let hole = reader.list_hole(&ListCtx::none(), &frame);
             return fail(reader, &item_loc, f, hole);
         }
+        reader.progress(b.offset());
         i += 1;
     }
 }
@@ -716,6 +717,7 @@ fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Sto
                     let hole = reader.list_hole(&ListCtx::of(&doc), &frame);
                     return fail(reader, &item_loc, f, hole);
                 }
+                reader.progress(b.offset());
                 i += 1;
             }
         } else {

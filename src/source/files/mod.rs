@@ -152,6 +152,7 @@ pub fn read_files_with_origins(
                             explicit: true,
                             unbounded: true,
                             depth: 0,
+                            size: None,
                         };
                         walk::read_stream("<stdin>", &mut r, source, reader)?;
                     }
@@ -189,6 +190,7 @@ pub fn read_bytes_with_origins(
             explicit: true,
             unbounded: false,
             depth: 0,
+            size: Some(bytes.len() as u64),
         };
         walk::read_stream(name, &mut &bytes[..], source, reader)
     })

@@ -60,11 +60,29 @@ impl Sink {
         }
     }
 
+    /// Tells the store's thread that about `objects` more objects follow (with the batch
+    /// being filled).
+    fn expect_more(&mut self, objects: usize) {
+        self.batch.expect_more(objects);
+    }
+
     /// Sends what is left and hangs up.
     pub fn close(&mut self) {
         self.flush();
         self.tx = None;
     }
+}
+
+/// Inputs smaller than this are not estimated ([`Reader::progress`]): growing the store
+/// step by step costs little below some hundred thousand objects.
+const ESTIMATE_FROM: u64 = 64 << 20;
+
+/// The objects still to come in an input of `size` bytes whose first `offset` bytes held
+/// `read`, at the same density.
+pub(super) fn still_to_come(read: usize, offset: u64, size: u64) -> usize {
+    let rest = u128::from(size.saturating_sub(offset));
+    let more = read as u128 * rest / u128::from(offset.max(1));
+    usize::try_from(more).unwrap_or(usize::MAX)
 }
 
 /// A new list's frame, numbered after `last`. Past the last number (four billion lists, never
@@ -127,6 +145,11 @@ pub(crate) struct Reader<'o> {
     /// Keep lines for the stream being read (a manifest file read directly, not an archive
     /// member).
     pub track_lines: bool,
+    /// The size of the input being read, when known, and the objects read before it: until
+    /// the store's final size is estimated from it ([`Reader::progress`]).
+    estimate: Option<(u64, usize)>,
+    /// Inputs smaller than this are not estimated ([`ESTIMATE_FROM`]; tests lower it).
+    pub(super) estimate_from: u64,
     /// The file of the last origin: the objects of one file share its name.
     last_file: Option<std::sync::Arc<str>>,
     /// Last resolved (apiVersion, kind) → (row, group/kind): consecutive items share it.
@@ -152,11 +175,35 @@ impl<'o> Reader<'o> {
             origins: Vec::new(),
             lines: None,
             track_lines: false,
+            estimate: None,
+            estimate_from: ESTIMATE_FROM,
             last_file: None,
             last: None,
             last_split: (String::new(), None),
             frames: 0,
         }
+    }
+
+    /// Starts reading an input of `size` bytes (`None`: not known, or not worth an estimate).
+    pub fn input_size(&mut self, size: Option<u64>) {
+        self.estimate = size.map(|s| (s, self.stats.objects));
+    }
+
+    /// The input has been read up to byte `offset`. Once a tenth of it is in, the objects it
+    /// held so far tell about how many the whole input holds, and the store's thread makes
+    /// room for the rest at once ([`crate::model::Store::reserve_more`]). An input whose
+    /// first tenth holds much smaller objects than the rest gets more room than it needs: at
+    /// most what the same bytes of metadata-only objects would need.
+    pub fn progress(&mut self, offset: u64) {
+        let Some((size, before)) = self.estimate else {
+            return;
+        };
+        if offset < size / 10 || size < self.estimate_from {
+            return;
+        }
+        self.estimate = None;
+        let read = self.stats.objects.saturating_sub(before);
+        self.sink.expect_more(still_to_come(read, offset, size));
     }
 
     /// The frame of a list whose items are about to be read.

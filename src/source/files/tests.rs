@@ -532,6 +532,7 @@ fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
         explicit: true,
         unbounded: false,
         depth: 0,
+        size: None,
     };
     let err = run(&opts(), |reader| {
         walk::read_stream("big.json", &mut Refused, source, reader)
@@ -917,6 +918,7 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
                     explicit: true,
                     unbounded: false,
                     depth: 0,
+                    size: None,
                 };
                 walk::read_stream("input", &mut Failing(cut), source, reader)
             });
@@ -984,4 +986,67 @@ fn manifest_origins_keep_lines_across_chunks() {
             }
         }
     }
+}
+
+/// A large JSON input of known size estimates, a tenth of the way in, how many objects it
+/// holds, and the store makes room for them at once; what is read does not change.
+#[test]
+fn a_sized_input_makes_room_for_its_objects_once_a_tenth_is_read() {
+    assert_eq!(recognize::still_to_come(100, 1_000, 10_000), 900);
+    assert_eq!(recognize::still_to_come(0, 1_000, 10_000), 0);
+    assert_eq!(
+        recognize::still_to_come(5, 0, 10),
+        50,
+        "no division by zero"
+    );
+    assert_eq!(recognize::still_to_come(7, 20, 10), 0, "read past the size");
+    assert_eq!(
+        recognize::still_to_come(usize::MAX, 1, u64::MAX),
+        usize::MAX,
+        "saturates"
+    );
+    // 2,000 small objects, then one whose skipped `data` is nine tenths of the input (which,
+    // above 1 MiB, is streamed item by item): the estimate (ten times what the first tenth
+    // held) is far off, which shows it was made.
+    let item = |i: usize, data: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"n","uid":"u{i}"}},"data":{{"k":"{data}"}}}}"#
+        )
+    };
+    let mut items: Vec<String> = (0..2_000).map(|i| item(i, "")).collect();
+    let small = items.iter().map(String::len).sum::<usize>();
+    items.push(item(2_000, &"x".repeat(small * 9)));
+    let text = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",")
+    );
+    let read_with = |estimate_from: u64| {
+        let (snap, stats, problems, _) = run(&opts(), |reader| {
+            reader.estimate_from = estimate_from;
+            let source = walk::Source {
+                explicit: true,
+                unbounded: false,
+                depth: 0,
+                size: Some(text.len() as u64),
+            };
+            walk::read_stream("list.json", &mut text.as_bytes(), source, reader)
+        })
+        .unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(stats.objects, 2_001);
+        snap
+    };
+    let estimated = read_with(0);
+    let not = read_with(u64::MAX);
+    assert_eq!(snapshot_body(&estimated), snapshot_body(&not));
+    assert!(
+        estimated.store.objects.capacity() >= 15_000,
+        "room for about 20,000 objects: {}",
+        estimated.store.objects.capacity()
+    );
+    assert!(
+        not.store.objects.capacity() < 10_000,
+        "{}",
+        not.store.objects.capacity()
+    );
 }

@@ -55,6 +55,9 @@ pub(crate) struct Source {
     pub unbounded: bool,
     /// Archive nesting depth.
     pub depth: u8,
+    /// Its length in bytes, when it is a regular file read as it is (not decompressed, not an
+    /// archive member): a large JSON input estimates the store's size from it.
+    pub size: Option<u64>,
 }
 
 /// Reads one path given with `-f`.
@@ -125,6 +128,7 @@ fn read_stdin(reader: &mut Reader<'_>) -> Result<()> {
         explicit: true,
         unbounded: true,
         depth: 0,
+        size: None,
     };
     read_stream("<stdin>", &mut lock, source, reader)
 }
@@ -221,24 +225,25 @@ fn read_file(path: &Path, explicit: bool, reader: &mut Reader<'_>) -> Result<()>
             return Ok(());
         }
     };
-    let (mut file, regular) = file;
+    let (mut file, size) = file;
     let source = Source {
         explicit,
-        unbounded: !regular,
+        unbounded: size.is_none(),
         depth: 0,
+        size,
     };
     read_stream(&name, &mut file, source, reader)
 }
 
 /// Opens a file without ever blocking: a FIFO nobody writes to is an empty input, not a hang;
-/// devices and sockets are refused.
-fn open(path: &Path) -> std::result::Result<(Box<dyn Read>, bool), String> {
+/// devices and sockets are refused. With the file's length when it is a regular file.
+fn open(path: &Path) -> std::result::Result<(Box<dyn Read>, Option<u64>), String> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let md = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     let ft = md.file_type();
     if ft.is_file() {
         let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-        return Ok((Box::new(f), true));
+        return Ok((Box::new(f), Some(md.len())));
     }
     if ft.is_fifo() {
         // Opening a FIFO for reading blocks until a writer opens it; with O_NONBLOCK it
@@ -251,7 +256,7 @@ fn open(path: &Path) -> std::result::Result<(Box<dyn Read>, bool), String> {
         let mut probe = [0u8; 1];
         let mut first = Vec::new();
         match (&nb).read(&mut probe) {
-            Ok(0) => return Ok((Box::new(std::io::empty()), false)),
+            Ok(0) => return Ok((Box::new(std::io::empty()), None)),
             Ok(_) => first.push(probe[0]),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => return Err(format!("cannot read: {e}")),
@@ -260,7 +265,7 @@ fn open(path: &Path) -> std::result::Result<(Box<dyn Read>, bool), String> {
         // the pipe open meanwhile).
         let f = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
         drop(nb);
-        return Ok((Box::new(std::io::Cursor::new(first).chain(f)), false));
+        return Ok((Box::new(std::io::Cursor::new(first).chain(f)), None));
     }
     Err(if ft.is_char_device() || ft.is_block_device() {
         "a device, not a file: refused (it may never end)".into()
@@ -352,6 +357,7 @@ pub(crate) fn read_stream(
     };
     let inner = Source {
         unbounded: true,
+        size: None,
         ..source
     };
     match sniff(&head) {
@@ -466,7 +472,10 @@ fn read_decoded(
         .iter()
         .find(|b| !b.is_ascii_whitespace());
     let result = if matches!(start, Some(b'{') | Some(b'[')) {
-        match json::read(name, r, reader) {
+        reader.input_size(source.size);
+        let read = json::read(name, r, reader);
+        reader.input_size(None);
+        match read {
             Ok(json::Outcome::Done) => Ok(()),
             Ok(json::Outcome::NotJson(start, json_problem)) => {
                 let (objects, problems) = (reader.stats.objects, reader.problems.len());
@@ -555,6 +564,7 @@ fn read_tar(
             explicit: false,
             unbounded: true,
             depth: source.depth + 1,
+            size: None,
         };
         read_stream(&member, &mut entry, inner, reader)?;
     }
@@ -608,6 +618,7 @@ fn read_zip(
             explicit: false,
             unbounded: true,
             depth: source.depth + 1,
+            size: None,
         };
         read_stream(&member, &mut file, inner, reader)?;
     }
