@@ -597,16 +597,7 @@ fn an_object_edited_while_it_waits_for_a_worker_is_acted_on_as_edited_or_as_read
     let mut e = Engine::new(snap.clone(), None);
     e.evaluate_all(Cause::Initial);
     start(&mut e);
-    e.apply(
-        cm,
-        &meta(
-            "a",
-            "dep",
-            "uid-dep",
-            &[("v1", "ConfigMap", "renamed", "uid-owner")],
-        ),
-        None,
-    );
+    e.apply(cm, &meta("a", "dep", "uid-dep", &renamed[..1]), None);
     let ts = e.flush(Cause::Event);
     let t = find(&ts, "GC003", "dep").expect("GC003 changes");
     assert_eq!(
