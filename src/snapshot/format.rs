@@ -412,9 +412,10 @@ fn page_size() -> usize {
 fn release(map: &memmap2::Mmap, offset: usize, len: usize) {
     #[cfg(unix)]
     {
-        // SAFETY: the map is of a file, private and read-only: a page handed back is read
-        // from the file again if touched, with the same bytes, so no reference into the map
-        // sees its content change. (Only advice: a failure leaves the pages mapped.)
+        // SAFETY: the map is of a file, shared and read-only (`Mmap::map`): a page handed
+        // back is read from the page cache again if touched, with the same bytes, so no
+        // reference into the map sees its content change (the file changed under the map is
+        // `map_plain`'s case). Only advice: a failure leaves the pages mapped.
         let _ =
             unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
     }

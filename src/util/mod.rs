@@ -184,7 +184,8 @@ pub fn as_plainly_created(file: &std::fs::File) {
 /// The process umask.
 #[cfg(unix)]
 pub(crate) fn umask() -> u32 {
-    // Without libc: the umask is in /proc/self/status on Linux; elsewhere assume 022.
+    // Read, not set: umask(2) can only read it by changing it, which races with threads
+    // creating files. Linux shows it in /proc/self/status; elsewhere assume 022.
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -150,7 +150,6 @@ pub fn read_files_with_origins(
                     Some(mut r) => {
                         let source = walk::Source {
                             explicit: true,
-                            unbounded: true,
                             depth: 0,
                             size: None,
                         };
@@ -188,7 +187,6 @@ pub fn read_bytes_with_origins(
     run(opts, |reader| {
         let source = walk::Source {
             explicit: true,
-            unbounded: false,
             depth: 0,
             size: Some(bytes.len() as u64),
         };

@@ -530,7 +530,6 @@ fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
     }
     let source = walk::Source {
         explicit: true,
-        unbounded: false,
         depth: 0,
         size: None,
     };
@@ -916,7 +915,6 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
             let out = run(&opts(), |reader| {
                 let source = walk::Source {
                     explicit: true,
-                    unbounded: false,
                     depth: 0,
                     size: None,
                 };
@@ -1025,7 +1023,6 @@ fn a_sized_input_makes_room_for_its_objects_once_a_tenth_is_read() {
             reader.estimate_from = estimate_from;
             let source = walk::Source {
                 explicit: true,
-                unbounded: false,
                 depth: 0,
                 size: Some(text.len() as u64),
             };

@@ -51,13 +51,19 @@ pub(crate) fn is_candidate(name: &str) -> bool {
 pub(crate) struct Source {
     /// Named by the user (an error is then fatal where a walk records it and goes on).
     pub explicit: bool,
-    /// Of unknown length (a pipe, a device, an archive member): bounded by the cap.
-    pub unbounded: bool,
     /// Archive nesting depth.
     pub depth: u8,
     /// Its length in bytes, when it is a regular file read as it is (not decompressed, not an
-    /// archive member): a large JSON input estimates the store's size from it.
+    /// archive member): a large JSON input estimates the store's size from it. `None`: of
+    /// unknown length (a pipe, a device, an archive member, decompressed), bounded by the cap.
     pub size: Option<u64>,
+}
+
+impl Source {
+    /// Of unknown length: read through the cap.
+    fn unbounded(&self) -> bool {
+        self.size.is_none()
+    }
 }
 
 /// Reads one path given with `-f`.
@@ -126,7 +132,6 @@ fn read_stdin(reader: &mut Reader<'_>) -> Result<()> {
     let mut lock = stdin.lock();
     let source = Source {
         explicit: true,
-        unbounded: true,
         depth: 0,
         size: None,
     };
@@ -228,7 +233,6 @@ fn read_file(path: &Path, explicit: bool, reader: &mut Reader<'_>) -> Result<()>
     let (mut file, size) = file;
     let source = Source {
         explicit,
-        unbounded: size.is_none(),
         depth: 0,
         size,
     };
@@ -356,7 +360,6 @@ pub(crate) fn read_stream(
         Err(e) => return io_problem(name, source, e, reader),
     };
     let inner = Source {
-        unbounded: true,
         size: None,
         ..source
     };
@@ -381,7 +384,7 @@ pub(crate) fn read_stream(
             );
             Ok(())
         }
-        _ if source.unbounded => read_capped(name, buffered, source, cap, reader),
+        _ if source.unbounded() => read_capped(name, buffered, source, cap, reader),
         _ => read_decoded(name, &mut buffered, source, reader),
     }
 }
@@ -562,7 +565,6 @@ fn read_tar(
         }
         let inner = Source {
             explicit: false,
-            unbounded: true,
             depth: source.depth + 1,
             size: None,
         };
@@ -616,7 +618,6 @@ fn read_zip(
         }
         let inner = Source {
             explicit: false,
-            unbounded: true,
             depth: source.depth + 1,
             size: None,
         };
