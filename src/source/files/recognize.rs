@@ -193,7 +193,8 @@ impl<'o> Reader<'o> {
     /// held so far tell about how many the whole input holds, and the store's thread makes
     /// room for the rest at once ([`crate::model::Store::reserve_more`]). An input whose
     /// first tenth holds much smaller objects than the rest gets more room than it needs: at
-    /// most what the same bytes of metadata-only objects would need.
+    /// most for nine times the objects of that tenth (the store caps any estimate at sixteen
+    /// times what it holds).
     pub fn progress(&mut self, offset: u64) {
         let Some((size, before)) = self.estimate else {
             return;
