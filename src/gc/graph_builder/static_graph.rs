@@ -80,9 +80,11 @@ impl Graph {
             }
         }
         // CSR of dependents, deduplicated per owner (a dependent with two refs to one UID is
-        // one dependent, as in the GC's set).
-        edges.sort_unstable();
-        edges.dedup();
+        // one dependent, as in the GC's set). The edges come in dependent order, so counting
+        // them per owner and placing them in that order (a counting sort) leaves each owner's
+        // dependents in increasing order and a dependent's repeated references to one UID
+        // side by side: what sorting the pairs did, in linear time (the sort was a third of
+        // the graph's build on the 1M-object bench).
         let mut dep_offsets = vec![0u32; nodes.len() + 1];
         for &(owner, _) in &edges {
             dep_offsets[owner as usize + 1] += 1;
@@ -90,7 +92,29 @@ impl Graph {
         for i in 1..dep_offsets.len() {
             dep_offsets[i] += dep_offsets[i - 1];
         }
-        let deps = edges.into_iter().map(|(_, d)| NodeId(d)).collect();
+        let mut next = dep_offsets.clone();
+        let mut deps = vec![NodeId(0); edges.len()];
+        for &(owner, d) in &edges {
+            let at = &mut next[owner as usize];
+            deps[*at as usize] = NodeId(d);
+            *at += 1;
+        }
+        drop(edges);
+        // Repeats out, each owner's run moved down over the room they took.
+        let mut kept = 0u32;
+        for owner in 0..nodes.len() {
+            let (start, end) = (dep_offsets[owner], dep_offsets[owner + 1]);
+            dep_offsets[owner] = kept;
+            for i in start..end {
+                let d = deps[i as usize];
+                if i == start || d != deps[kept as usize - 1] {
+                    deps[kept as usize] = d;
+                    kept += 1;
+                }
+            }
+        }
+        dep_offsets[nodes.len()] = kept;
+        deps.truncate(kept as usize);
         Graph {
             nodes,
             objects: n as u32,

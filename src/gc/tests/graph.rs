@@ -234,3 +234,39 @@ fn dependents_are_every_referrer_once_in_store_order() {
         assert_invariants(&snap, &g);
     }
 }
+
+/// The dependents table: each UID's dependents once each, in store order, however the
+/// references to it are spread over the store (repeated on one object, on objects before and
+/// after the owner, to a virtual owner), and nothing else.
+#[test]
+fn dependents_are_listed_once_each_in_store_order() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "ns", "d0", "d0")
+        .owner("v1", "Pod", "o", "o")
+        .owner("v1", "Pod", "gone", "gone")
+        .owner("v1", "Pod", "o", "o");
+    c.obj("v1", "Pod", "ns", "o", "o")
+        .owner("v1", "Pod", "gone", "gone");
+    c.obj("v1", "Pod", "ns", "d2", "d2")
+        .owner("v1", "Pod", "gone", "gone")
+        .owner("v1", "Pod", "gone", "gone");
+    c.obj("v1", "Pod", "ns", "d3", "d3")
+        .owner("v1", "Pod", "o", "o");
+    c.obj("v1", "Pod", "ns", "lone", "lone");
+    let snap = c.build();
+    let g = Graph::build(&snap);
+    assert_invariants(&snap, &g);
+    let names = |owner: &str| -> Vec<&str> {
+        let n = g.uid_to_node(uid(&snap, owner)).unwrap();
+        g.dependents(n)
+            .iter()
+            .map(|&d| snap.store.str(g.node(d).id.name))
+            .collect()
+    };
+    assert_eq!(names("o"), ["d0", "d3"]);
+    assert_eq!(names("gone"), ["d0", "o", "d2"]);
+    for leaf in ["d0", "d2", "d3", "lone"] {
+        assert!(names(leaf).is_empty(), "{leaf}");
+    }
+    assert_eq!(g.virtual_count(), 1);
+}
