@@ -8,7 +8,7 @@
 //! failed to list, a namespace that was not collected, a kind a file input never mentions.
 
 use crate::catalog::{KubeVersion, builtin};
-use crate::model::{BitSet, ObjId, Sym};
+use crate::model::{BitSet, ObjId, Store, Sym};
 use crate::snapshot::{ListOutcome, Snapshot, SourceKind, split_api_version};
 use hashbrown::HashMap;
 
@@ -73,15 +73,70 @@ pub struct RestMapper {
     cluster_version: Option<KubeVersion>,
     /// Resource row → gr.
     gr_of_resource: Vec<GrId>,
-    /// (gr, namespace, name) → object.
-    by_name: HashMap<(GrId, Sym, Sym), ObjId>,
-    /// Bit per object: it is the one `by_name` returns for its own coordinates (the first
-    /// object listed with them). Lets [`RestMapper::find_ref`] answer from the UID alone.
-    name_winner: BitSet,
+    /// The objects by group/resource, namespace and name.
+    by_name: ByName,
     /// The mapping of every apiVersion/kind pair the snapshot's ownerReferences use, computed
     /// once when the mapper is built (clusters have few distinct pairs): read-only, so the
     /// mapper can be shared by threads.
     mapped: HashMap<(Sym, Sym), Mapping>,
+}
+
+/// No object (in [`ByName::first`]).
+const NONE: u32 = u32::MAX;
+
+/// The objects by group/resource, namespace and name, the first listed where several share
+/// them: what the GC's GET of an owner by name finds. Most names belong to one object, and
+/// an array indexed by the name's symbol answers for those; only names that several objects
+/// share go through a hash map. (A hash map of every object was nearly all of the mapper's
+/// build on the 1M-object bench, longer than the graph built beside it.)
+#[derive(Debug)]
+struct ByName {
+    /// Per name symbol: the first object listed with that name, or [`NONE`].
+    first: Vec<u32>,
+    /// The name symbols that several objects have.
+    shared: BitSet,
+    /// (group/resource, namespace, name) → the first object listed with them, for the shared
+    /// names only.
+    shared_names: HashMap<(GrId, Sym, Sym), ObjId>,
+    /// Bit per object: it is the one [`RestMapper::find`] returns for its own coordinates.
+    /// Lets [`RestMapper::find_ref`] answer from the UID alone.
+    winner: BitSet,
+}
+
+impl ByName {
+    fn new(snap: &Snapshot, gr_of_resource: &[GrId]) -> ByName {
+        let store = &snap.store;
+        let syms = store.strings.len();
+        let mut first = vec![NONE; syms];
+        let mut shared = BitSet::new(syms);
+        for id in store.ids() {
+            let name = store.object(id).name.index();
+            if first[name] == NONE {
+                first[name] = id.0;
+            } else {
+                shared.insert(name);
+            }
+        }
+        let mut shared_names = HashMap::new();
+        let mut winner = BitSet::new(store.len());
+        for id in store.ids() {
+            let o = store.object(id);
+            if !shared.contains(o.name.index()) {
+                winner.insert(id.index());
+            } else if let hashbrown::hash_map::Entry::Vacant(e) =
+                shared_names.entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
+            {
+                e.insert(id);
+                winner.insert(id.index());
+            }
+        }
+        ByName {
+            first,
+            shared,
+            shared_names,
+            winner,
+        }
+    }
 }
 
 impl RestMapper {
@@ -127,17 +182,7 @@ impl RestMapper {
             known_groups.insert(r.group.clone(), ());
             served_gvs.insert((r.group.clone(), r.version.clone()));
         }
-        let mut by_name = HashMap::with_capacity(snap.store.len());
-        let mut name_winner = BitSet::new(snap.store.len());
-        for id in snap.store.ids() {
-            let o = snap.store.object(id);
-            if let hashbrown::hash_map::Entry::Vacant(e) =
-                by_name.entry((gr_of_resource[o.resource.index()], o.namespace, o.name))
-            {
-                e.insert(id);
-                name_winner.insert(id.index());
-            }
-        }
+        let by_name = ByName::new(snap, &gr_of_resource);
         let mut mapper = RestMapper {
             grs,
             by_gvk,
@@ -153,7 +198,6 @@ impl RestMapper {
             cluster_version,
             gr_of_resource,
             by_name,
-            name_winner,
             mapped: HashMap::new(),
         };
         let mut mapped = HashMap::new();
@@ -191,9 +235,20 @@ impl RestMapper {
         &self.grs
     }
 
-    /// The object of `gr` named `name` in `namespace` (`""` for cluster-scoped), if listed.
-    pub fn find(&self, gr: GrId, namespace: Sym, name: Sym) -> Option<ObjId> {
-        self.by_name.get(&(gr, namespace, name)).copied()
+    /// The object of `gr` named `name` in `namespace` (`""` for cluster-scoped), if listed
+    /// (the first listed, if several are).
+    pub fn find(&self, store: &Store, gr: GrId, namespace: Sym, name: Sym) -> Option<ObjId> {
+        let b = &self.by_name;
+        let first = ObjId(*b.first.get(name.index())?);
+        if first.0 == NONE {
+            None
+        } else if b.shared.contains(name.index()) {
+            b.shared_names.get(&(gr, namespace, name)).copied()
+        } else {
+            let o = store.object(first);
+            (o.namespace == namespace && self.gr_of_resource[o.resource.index()] == gr)
+                .then_some(first)
+        }
     }
 
     /// [`RestMapper::find`] for an ownerReference naming `uid`: usually the object with that UID
@@ -212,12 +267,12 @@ impl RestMapper {
             if o.name == name
                 && o.namespace == namespace
                 && self.gr_of_resource[o.resource.index()] == gr
-                && self.name_winner.contains(c.index())
+                && self.by_name.winner.contains(c.index())
             {
                 return Some(c);
             }
         }
-        self.find(gr, namespace, name)
+        self.find(&snap.store, gr, namespace, name)
     }
 
     /// Another object than `found` (the one [`RestMapper::find`] returns) with the same
@@ -536,7 +591,7 @@ mod tests {
         ] {
             assert_eq!(
                 m.find_ref(&snap, gr, ns, name, uid),
-                m.find(gr, ns, name),
+                m.find(&snap.store, gr, ns, name),
                 "{ns:?} {name:?} {uid:?}"
             );
         }
@@ -585,9 +640,10 @@ mod tests {
             all_names.dedup();
             for &gr in &grs {
                 for &ns in &nss {
-                    for &name in &all_names {
+                    // Namespaces' names too: symbols that no object is named.
+                    for &name in all_names.iter().chain(&nss) {
                         let first = store.ids().find(|&id| key(id) == (gr, ns, name));
-                        assert_eq!(m.find(gr, ns, name), first, "round {round}");
+                        assert_eq!(m.find(&snap.store, gr, ns, name), first, "round {round}");
                     }
                 }
             }
@@ -596,7 +652,7 @@ mod tests {
                 let gr = m.gr_of_resource(o.resource);
                 assert_eq!(
                     m.find_ref(&snap, gr, o.namespace, o.name, o.uid),
-                    m.find(gr, o.namespace, o.name),
+                    m.find(store, gr, o.namespace, o.name),
                     "round {round}"
                 );
             }
