@@ -31,6 +31,19 @@ impl BitSet {
         self.words[i / 64] & (1 << (i % 64)) != 0
     }
 
+    /// The members of either set (made for the same length).
+    pub fn union(&self, other: &BitSet) -> BitSet {
+        debug_assert_eq!(self.words.len(), other.words.len());
+        BitSet {
+            words: self
+                .words
+                .iter()
+                .zip(&other.words)
+                .map(|(a, b)| a | b)
+                .collect(),
+        }
+    }
+
     /// The members, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         // Word by word, lowest set bit first, clearing it: a sparse set of millions of bits
@@ -58,6 +71,12 @@ mod tests {
         s.remove(130);
         assert_eq!(s.iter().collect::<Vec<_>>(), [0, 63, 64, 199]);
         assert!(s.contains(63) && !s.contains(62) && !s.contains(130));
+        let mut t = BitSet::new(200);
+        [1, 63, 150].into_iter().for_each(|i| t.insert(i));
+        assert_eq!(
+            s.union(&t).iter().collect::<Vec<_>>(),
+            [0, 1, 63, 64, 150, 199]
+        );
         assert_eq!(BitSet::new(0).iter().count(), 0);
         // A whole word, and the words either side of it empty.
         let mut full = BitSet::new(192);

@@ -9,7 +9,7 @@ use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, Ver
 use crate::gc::GarbageCollector;
 use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
-use crate::gc::simulation::{self, Delays, Race, Run, Scope, Start, Unquiet};
+use crate::gc::simulation::{self, Delays, MayAct, Race, Run, Scope, Start, Unquiet};
 use crate::model::{ObjId, Store, Sym};
 use std::collections::{BTreeMap, HashSet};
 
@@ -84,20 +84,22 @@ pub(super) fn simulate(
     // (the audit classifies every reference anyway), it comes after the informer orders' runs,
     // which do not need it.
     let deferred = start == Start::SteadyState && unquiet.is_some();
-    let primary_scope = |c: &mut Components, unquiet: Option<&Unquiet>| match start {
-        Start::SteadyState => {
-            let scope = steady_state_scope(gc, &initial, unquiet, &choices, c);
-            #[cfg(test)]
-            same_as_whole(gc, start, &primary_delivery, &initial, &scope);
-            (scope.members().len() <= store.len() / 2).then_some(scope)
-        }
-        _ => None,
-    };
+    let primary_scope =
+        |c: &mut Components, unquiet: Option<&Unquiet>, early: Option<&MayAct>| match start {
+            Start::SteadyState => {
+                let scope = steady_state_scope(gc, &initial, unquiet, early, &choices, c);
+                #[cfg(test)]
+                same_as_whole(gc, start, &primary_delivery, &initial, &scope);
+                (scope.members().len() <= store.len() / 2).then_some(scope)
+            }
+            _ => None,
+        };
     let early_scope = if deferred {
         None
     } else {
         primary_scope(
             comps.get_or_insert_with(|| Components::new(gc, target)),
+            None,
             None,
         )
     };
@@ -150,9 +152,11 @@ pub(super) fn simulate(
                     spawn("informer-runs").spawn_scoped(threads, move || informer_runs(&mut copy))
                 })
                 .and_then(Result::ok);
+            // What does not depend on the caller's set is worked out while it is made.
+            let early = MayAct::regardless_of_quiet(gc, &initial);
             // The caller's set, or (if it gave up) the same set worked out here.
             let given = unquiet.and_then(|give| give());
-            let primary = run_primary(primary_scope(c, given.as_ref()).as_ref());
+            let primary = run_primary(primary_scope(c, given.as_ref(), Some(&early)).as_ref());
             let rest = match beside {
                 Some(handle) => crate::util::join(handle),
                 None => informer_runs(c),
@@ -305,6 +309,7 @@ fn steady_state_scope(
     gc: &GarbageCollector<'_>,
     initial: &crate::gc::State,
     unquiet: Option<&Unquiet>,
+    early: Option<&MayAct>,
     choices: &[super::orders::Choice],
     c: &mut Components,
 ) -> Scope {
@@ -313,10 +318,26 @@ fn steady_state_scope(
     if let Some(given) = unquiet {
         assert_eq!(*given, Unquiet::of(gc, initial), "the caller's unquiet set");
     }
-    let seeds: Vec<u32> = store
-        .ids()
-        .filter(|&id| simulation::may_act(gc, initial, unquiet, id))
-        .map(|id| id.0)
+    let acting: Vec<u32> = match (unquiet, early) {
+        (Some(u), Some(early)) => early.with(u).iter().map(|i| i as u32).collect(),
+        _ => store
+            .ids()
+            .filter(|&id| simulation::may_act(gc, initial, unquiet, id))
+            .map(|id| id.0)
+            .collect(),
+    };
+    #[cfg(test)]
+    assert_eq!(
+        acting,
+        store
+            .ids()
+            .filter(|&id| simulation::may_act(gc, initial, None, id))
+            .map(|id| id.0)
+            .collect::<Vec<_>>(),
+        "the objects that may act, however they were worked out"
+    );
+    let seeds: Vec<u32> = acting
+        .into_iter()
         .chain(
             choices
                 .iter()
