@@ -85,7 +85,7 @@ pub(super) fn simulate(
     // which do not need it.
     let deferred = start == Start::SteadyState && unquiet.is_some();
     let primary_scope =
-        |c: &mut Components, unquiet: Option<&Unquiet>, early: Option<&MayAct>| match start {
+        |c: &Components, unquiet: Option<&Unquiet>, early: Option<&MayAct>| match start {
             Start::SteadyState => {
                 let scope = steady_state_scope(gc, &initial, unquiet, early, &choices, c);
                 #[cfg(test)]
@@ -111,7 +111,7 @@ pub(super) fn simulate(
     let run_primary = |scope: Option<&Scope>| {
         simulation::run(gc, start, &primary_delivery, &none, scope, &initial)
     };
-    let informer_runs = |c: &mut Components| {
+    let informer_runs = |c: &Components| {
         let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
         let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
         for k in 1..orders.runs {
@@ -146,11 +146,7 @@ pub(super) fn simulate(
         let spawn = |name: &str| std::thread::Builder::new().name(name.into());
         if deferred {
             let beside = (orders.runs > 1)
-                .then(|| {
-                    // Their own copy of the components (scopes compress its paths).
-                    let mut copy = c.clone();
-                    spawn("informer-runs").spawn_scoped(threads, move || informer_runs(&mut copy))
-                })
+                .then(|| spawn("informer-runs").spawn_scoped(threads, || informer_runs(c)))
                 .and_then(Result::ok);
             // What does not depend on the caller's set is worked out while it is made.
             let early = MayAct::regardless_of_quiet(gc, &initial);
@@ -311,7 +307,7 @@ fn steady_state_scope(
     unquiet: Option<&Unquiet>,
     early: Option<&MayAct>,
     choices: &[super::orders::Choice],
-    c: &mut Components,
+    c: &Components,
 ) -> Scope {
     let store = &gc.snap.store;
     #[cfg(test)]
@@ -447,7 +443,7 @@ struct Flipped {
 /// is scoped to those components.
 fn flip(
     gc: &GarbageCollector<'_>,
-    comps: &mut Components,
+    comps: &Components,
     target: Option<u32>,
     sets: &FlipSets,
     run: impl Fn(&Delays, &Scope) -> Run,

@@ -194,11 +194,7 @@ pub(super) struct Orders {
 }
 
 impl Orders {
-    pub(super) fn new(
-        gc: &GarbageCollector<'_>,
-        choices: &[Choice],
-        comps: &mut Components,
-    ) -> Orders {
+    pub(super) fn new(gc: &GarbageCollector<'_>, choices: &[Choice], comps: &Components) -> Orders {
         let mut by_root: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, c) in choices.iter().enumerate() {
             if let Some(n) = gc.graph.uid_to_node(c.uid) {
@@ -321,28 +317,50 @@ fn constrained_order(mut edges: Vec<(ObjId, ObjId)>) -> Vec<ObjId> {
 }
 
 /// Connected components of the ownership graph (owners and dependents by UID), plus each
-/// namespace that may be deleted with everything in it.
-#[derive(Clone)]
+/// namespace that may be deleted with everything in it. Fixed once made: the runs on other
+/// threads read the same components (each had its own copy, and grouped the million objects
+/// again: a fifth of a steady-state plan on the 1M-object bench, on its longest thread).
 pub(super) struct Components {
-    parent: Vec<u32>,
-    /// The objects grouped by component, made on the first [`Components::scope`] (after the
-    /// last union): `at[root]..at[root + 1]` spans the root's objects in `members`, in store
-    /// order.
-    grouped: Option<Grouped>,
+    /// Per graph node: its component's root.
+    root: Vec<u32>,
+    /// The objects grouped by component, made by the first [`Components::scope`].
+    grouped: std::sync::OnceLock<Grouped>,
 }
 
-#[derive(Clone)]
+/// `at[root]..at[root + 1]` spans the root's objects in `members`, in store order.
 struct Grouped {
     at: Vec<u32>,
     members: Vec<ObjId>,
 }
 
+/// Union-find over graph nodes, while the components are made.
+struct UnionFind {
+    parent: Vec<u32>,
+}
+
+impl UnionFind {
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = p;
+            x = p;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent[ra as usize] = rb;
+        }
+    }
+}
+
 impl Components {
     pub(super) fn new(gc: &GarbageCollector<'_>, target: Option<u32>) -> Self {
         let n = gc.graph.len();
-        let mut c = Components {
+        let mut c = UnionFind {
             parent: (0..n as u32).collect(),
-            grouped: None,
         };
         for i in 0..n {
             for &d in gc.graph.dependents(crate::gc::graph::NodeId(i as u32)) {
@@ -371,28 +389,20 @@ impl Components {
                 }
             }
         }
-        c
+        Components {
+            root: (0..n as u32).map(|i| c.find(i)).collect(),
+            grouped: std::sync::OnceLock::new(),
+        }
     }
 
-    pub(super) fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let p = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = p;
-            x = p;
-        }
-        x
-    }
-
-    fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            self.parent[ra as usize] = rb;
-        }
+    /// The component (its root) of graph node `x`.
+    pub(super) fn find(&self, x: u32) -> u32 {
+        self.root[x as usize]
     }
 
     /// The objects in the same component as one of `seeds` (graph node ids).
     pub(super) fn scope(
-        &mut self,
+        &self,
         gc: &GarbageCollector<'_>,
         seeds: impl IntoIterator<Item = u32>,
     ) -> Scope {
@@ -400,13 +410,7 @@ impl Components {
         let mut roots: Vec<u32> = seeds.into_iter().map(|s| self.find(s)).collect();
         roots.sort_unstable();
         roots.dedup();
-        // Grouping calls `find` (which compresses paths), so it cannot run while `grouped` is
-        // borrowed: it is made first, then kept.
-        let made = match self.grouped.take() {
-            Some(g) => g,
-            None => self.group(len),
-        };
-        let g = self.grouped.insert(made);
+        let g = self.grouped.get_or_init(|| self.group(len));
         let members = roots
             .iter()
             .flat_map(|&r| &g.members[g.at[r as usize] as usize..g.at[r as usize + 1] as usize])
@@ -416,10 +420,10 @@ impl Components {
     }
 
     /// Every object of a store of `len` by its component's root (a counting sort).
-    fn group(&mut self, len: usize) -> Grouped {
-        let roots: Vec<u32> = (0..len as u32).map(|i| self.find(i)).collect();
-        let mut at = vec![0u32; self.parent.len() + 1];
-        for &r in &roots {
+    fn group(&self, len: usize) -> Grouped {
+        let roots = &self.root[..len];
+        let mut at = vec![0u32; self.root.len() + 1];
+        for &r in roots {
             at[r as usize + 1] += 1;
         }
         for i in 1..at.len() {
