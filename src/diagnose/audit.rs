@@ -85,6 +85,7 @@ fn per_object(
     let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
     let store = &gc.snap.store;
     let siblings = cluster_scoped_dependents_of_virtual_owners(gc);
+    let mut classes = Vec::new();
     for id in store.ids() {
         if !gc.graph.monitors(id) {
             continue;
@@ -93,7 +94,7 @@ fn per_object(
         if refs.is_empty() {
             continue;
         }
-        let (verdict, classes) = gc.attempt_to_delete_item_classified(&state, id);
+        let verdict = gc.attempt_to_delete_item_classified_into(&state, id, &mut classes);
         unquiet.note(&state, id, &classes);
         for (r, c) in refs.iter().zip(&classes) {
             *classifications.entry(c.label()).or_default() += 1;

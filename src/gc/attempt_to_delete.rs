@@ -149,9 +149,21 @@ impl GarbageCollector<'_> {
         state: &State,
         id: ObjId,
     ) -> (Verdict, Vec<RefClass>) {
-        let classes = self.classify_references(state, id);
-        let verdict = self.attempt_with(state, id, Some(&classes));
+        let mut classes = Vec::new();
+        let verdict = self.attempt_to_delete_item_classified_into(state, id, &mut classes);
         (verdict, classes)
+    }
+
+    /// [`Self::attempt_to_delete_item_classified`] into a buffer the caller keeps: a pass over
+    /// every object then allocates no classification per object.
+    pub fn attempt_to_delete_item_classified_into(
+        &self,
+        state: &State,
+        id: ObjId,
+        classes: &mut Vec<RefClass>,
+    ) -> Verdict {
+        self.classify_references_into(state, id, classes);
+        self.attempt_with(state, id, Some(classes))
     }
 
     /// `processDeletingDependentsItem` (§3.5): an object in foreground deletion loses its

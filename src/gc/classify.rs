@@ -380,11 +380,25 @@ impl GarbageCollector<'_> {
 
     /// `classifyReferences` (§3.4): every current reference of `dependent`, in order.
     pub fn classify_references(&self, state: &State, dependent: ObjId) -> Vec<RefClass> {
-        state
-            .owner_refs(&self.snap.store, dependent)
-            .iter()
-            .map(|r| self.classify_reference(state, dependent, r))
-            .collect()
+        let mut out = Vec::new();
+        self.classify_references_into(state, dependent, &mut out);
+        out
+    }
+
+    /// [`Self::classify_references`] into `out` (cleared first), a buffer the caller reuses.
+    pub fn classify_references_into(
+        &self,
+        state: &State,
+        dependent: ObjId,
+        out: &mut Vec<RefClass>,
+    ) {
+        out.clear();
+        out.extend(
+            state
+                .owner_refs(&self.snap.store, dependent)
+                .iter()
+                .map(|r| self.classify_reference(state, dependent, r)),
+        );
     }
 }
 
