@@ -87,7 +87,7 @@ const NONE: u32 = u32::MAX;
 /// The objects by group/resource, namespace and name, the first listed where several share
 /// them: what the GC's GET of an owner by name finds. Most names belong to one object, and
 /// an array indexed by the name's symbol answers for those; only names that several objects
-/// share go through a hash map. (A hash map of every object was nearly all of the mapper's
+/// share go through a hash map. (A hash map of every object was most of the mapper's
 /// build on the 1M-object bench, longer than the graph built beside it.)
 #[derive(Debug)]
 struct ByName {
