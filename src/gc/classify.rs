@@ -259,10 +259,7 @@ impl GarbageCollector<'_> {
                         GetResult::Unknown(unknown_reason(self, target, &namespace))
                     };
                 };
-                match self
-                    .rest_mapper
-                    .find(&self.snap.store, target, ns_sym, name_sym)
-                {
+                match self.rest_mapper.find(store, target, ns_sym, name_sym) {
                     Some(o) if state.exists(o) && store.object(o).uid == uid => GetResult::Found(o),
                     Some(o) if state.exists(o) => {
                         GetResult::NotFound(Dangling::UidMismatch { found: o })
@@ -292,7 +289,7 @@ impl GarbageCollector<'_> {
                     .and_then(|t| {
                         let (n, m) = (store.strings.get(&namespace)?, store.strings.get(&name)?);
                         self.rest_mapper
-                            .find(&self.snap.store, t, n, m)
+                            .find(store, t, n, m)
                             .filter(|&o| state.exists(o))
                     });
                 match found {

@@ -249,10 +249,7 @@ impl Engine {
         let seeds = std::mem::take(&mut self.seeds);
         self.worker_chain();
         let out = self.evaluate_part(seeds, cause);
-        self.touched.clear();
-        self.worker_wrote.clear();
-        self.enqueued.clear();
-        self.oldest = None;
+        self.changes_evaluated();
         if self.world.wants_compaction() {
             self.world.compact(None);
         }
@@ -286,10 +283,7 @@ impl Engine {
         let mut out = self.diff(fresh, subjects, cause);
         self.stats.evaluations += 1;
         self.stats.objects_evaluated += ids.len() as u64;
-        self.touched.clear();
-        self.worker_wrote.clear();
-        self.enqueued.clear();
-        self.oldest = None;
+        self.changes_evaluated();
         for t in &mut out {
             t.received = None;
         }
@@ -520,6 +514,17 @@ impl Engine {
             }
         }
         out
+    }
+}
+
+impl Engine {
+    /// Forgets what the changes since the last evaluation did (touched objects, workers'
+    /// writes, queued items, the oldest change's time): an evaluation has taken them in.
+    fn changes_evaluated(&mut self) {
+        self.touched.clear();
+        self.worker_wrote.clear();
+        self.enqueued.clear();
+        self.oldest = None;
     }
 }
 
