@@ -104,8 +104,16 @@ struct Table {
     /// [`Slot`]s, as [`Slot::store`] writes them.
     slots: Vec<[u32; 4]>,
     used: usize,
-    /// The next, twice larger slots, being made ready on another thread ([`Table::prepare`]).
-    next: Option<std::thread::JoinHandle<Vec<[u32; 4]>>>,
+    /// The next, larger slots, being made ready on another thread ([`Table::prepare`],
+    /// [`Table::reserve_ahead`]).
+    next: Option<Ready>,
+}
+
+/// Free slots being made on another thread, and how many.
+#[derive(Debug)]
+struct Ready {
+    cap: usize,
+    slots: std::thread::JoinHandle<Vec<[u32; 4]>>,
 }
 
 impl Clone for Table {
@@ -169,13 +177,14 @@ impl Table {
             return false;
         }
         let cap = Table::capacity_for(need).max(self.slots.len() * 2);
-        let ready = self.next.take().and_then(|t| t.join().ok());
+        let ready = self.next.take().and_then(|t| t.slots.join().ok());
         let slots = match ready {
-            Some(slots) if slots.len() == cap => slots,
+            // A table made ready for an estimate ([`Table::reserve_ahead`]) may be larger.
+            Some(slots) if slots.len() >= cap => slots,
             _ => free_slots(cap),
         };
         let old = std::mem::replace(&mut self.slots, slots);
-        let mask = cap - 1;
+        let mask = self.slots.len() - 1;
         for raw in old.into_iter().filter(|&raw| !Slot::is_free(raw)) {
             let mut i = Slot::load(raw).hash as usize & mask;
             while !Slot::is_free(self.slots[i]) {
@@ -197,18 +206,47 @@ impl Table {
         if len < PREPARE_FROM || self.next.is_some() || self.used * 2 < len {
             return;
         }
-        let spawned = std::thread::Builder::new()
+        self.next = Table::make_ready(len * 2);
+    }
+
+    /// Makes room for `more` entries to come, as [`Table::reserve`] does, but for a large
+    /// table on another thread ([`Table::prepare`]'s), taken at the next growth. For an
+    /// estimate of the rest of an input (`Store::reserve_more`): made at once, the table's
+    /// pages were zeroed by the kernel on the interning thread when the re-insert first
+    /// touched them (64 MiB at the 1M List's estimate: 100 ms under `perf` in which the
+    /// parsing thread, its batch queue full, stood still too, one core of two idle).
+    fn reserve_ahead(&mut self, more: usize) {
+        let need = self.used + more;
+        if need * 8 <= self.slots.len() * 5 {
+            return;
+        }
+        let cap = Table::capacity_for(need).max(self.slots.len() * 2);
+        match &self.next {
+            // Already on its way.
+            Some(next) if next.cap >= cap => {}
+            None if cap >= PREPARE_FROM => self.next = Table::make_ready(cap),
+            // Small, or a smaller successor on its way: grown here, as `reserve` grows.
+            _ => {
+                self.reserve(more);
+            }
+        }
+    }
+
+    /// Free slots for a table of `cap`, every page mapped, on a thread of its own.
+    fn make_ready(cap: usize) -> Option<Ready> {
+        let slots = std::thread::Builder::new()
             .name("intern-grow".into())
             .spawn(move || {
-                let mut slots = free_slots(len * 2);
+                let mut slots = free_slots(cap);
                 // One write per 4 KiB page maps it. The value is opaque to the compiler, which
                 // could otherwise drop a store of zero into memory it knows is zeroed.
                 for i in (0..slots.len()).step_by(4096 / std::mem::size_of::<[u32; 4]>()) {
                     slots[i] = std::hint::black_box([0; 4]);
                 }
                 slots
-            });
-        self.next = spawned.ok();
+            })
+            .ok()?;
+        Some(Ready { cap, slots })
     }
 }
 
@@ -277,6 +315,14 @@ impl Interner {
         self.buf.reserve(bytes);
         self.spans.reserve(strings);
         self.table.reserve(indexed);
+    }
+
+    /// [`Interner::reserve`] for strings still to come while interning goes on: the table's
+    /// room is made on another thread and taken at the next growth.
+    pub fn reserve_ahead(&mut self, strings: usize, indexed: usize, bytes: usize) {
+        self.buf.reserve(bytes);
+        self.spans.reserve(strings);
+        self.table.reserve_ahead(indexed);
     }
 
     /// Bytes of text held.
@@ -476,6 +522,47 @@ mod tests {
         // A clone leaves the pending table behind and still finds everything.
         let j = i.clone();
         assert_eq!(j.get("s-1"), i.get("s-1"));
+    }
+
+    #[test]
+    fn room_reserved_ahead_is_made_on_another_thread_and_taken_at_the_next_growth() {
+        let mut i = Interner::new();
+        let mut n = 0;
+        let mut intern_next = |i: &mut Interner| {
+            n += 1;
+            i.intern(&format!("s-{n}"))
+        };
+        for _ in 0..20 {
+            intern_next(&mut i);
+        }
+        let len = i.table.slots.len();
+        let first = i.get("s-1");
+        // Room for many more: the table stays as it is until it has to grow...
+        i.reserve_ahead(0, 16 * PREPARE_FROM, 0);
+        assert_eq!(i.table.slots.len(), len, "not grown on the caller's thread");
+        assert!(i.table.next.is_some(), "the room is on its way");
+        let want = Table::capacity_for(i.table.used + 16 * PREPARE_FROM);
+        // ...reserving less again changes nothing...
+        i.reserve_ahead(0, 8 * PREPARE_FROM, 0);
+        assert_eq!(i.table.slots.len(), len);
+        assert_eq!(i.table.next.as_ref().map(|r| r.cap), Some(want));
+        while i.table.slots.len() == len {
+            intern_next(&mut i);
+        }
+        // ...and the growth takes the room made ahead, larger than a doubling.
+        assert_eq!(i.table.slots.len(), want);
+        assert!(want > 2 * len);
+        assert!(i.table.next.is_none(), "taken by the growth");
+        assert_eq!(i.get("s-1"), first);
+        for k in 1..=n {
+            let s = format!("s-{k}");
+            assert_eq!(i.get(&s).map(|sym| i.resolve(sym)), Some(s.as_str()));
+        }
+        // Small room is made at once, as `reserve` makes it.
+        let mut j = Interner::new();
+        j.reserve_ahead(0, 8, 0);
+        assert!(j.table.next.is_none());
+        assert_eq!(j.table.slots.len(), Table::capacity_for(9));
     }
 
     #[test]

@@ -253,8 +253,9 @@ impl Store {
     /// first objects bring most of those in (3.25 indexed strings per object in the first
     /// tenth of the 1M List, 1.75 over all of it): sized by the first part's ratio, the table
     /// was twice too large. Only the table's pages cost memory up front (its slots are
-    /// written at random); the vectors' unused room is address space the kernel maps as they
-    /// fill.
+    /// written at random), and they are mapped on another thread while interning goes on
+    /// ([`Interner::reserve_ahead`]); the vectors' unused room is address space the kernel
+    /// maps as they fill.
     pub fn reserve_more(&mut self, more: usize) {
         let held = self.objects.len();
         if held == 0 || more == 0 {
@@ -270,7 +271,7 @@ impl Store {
         self.by_uid.reserve(like(self.by_uid.len()));
         let (strings, text) = (self.strings.len(), self.strings.text_len());
         self.strings
-            .reserve(like(strings), more.saturating_mul(2), like(text));
+            .reserve_ahead(like(strings), more.saturating_mul(2), like(text));
     }
 
     /// Interns a string.
