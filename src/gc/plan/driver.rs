@@ -111,38 +111,34 @@ pub(super) fn simulate(
     let run_primary = |scope: Option<&Scope>| {
         simulation::run(gc, start, &primary_delivery, &none, scope, &initial)
     };
-    let informer_runs = |c: &Components| {
-        let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
-        let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
-        for k in 1..orders.runs {
-            // Only the components that have a `k`-th order.
-            let seeds: Vec<u32> = orders
-                .groups
-                .iter()
-                .zip(&orders.group_runs)
-                .filter(|&(_, &n)| n > k)
-                .flat_map(|(g, _)| g.iter())
-                .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
-                .chain(target)
-                .collect();
-            let scope = c.scope(gc, seeds);
-            let run = simulation::run(
-                gc,
-                start,
-                &orders.delivery(&choices, k),
-                &none,
-                Some(&scope),
-                &initial,
-            );
-            if !run.races.is_empty() {
-                raced.push((k, run.races.clone()));
-            }
-            others.push((run, scope, OpenOrder::Informers));
-        }
-        (raced, others)
+    // The `k`-th informer order's run, over the components that have a `k`-th order.
+    let informer_run = |c: &Components, k: usize| {
+        let seeds: Vec<u32> = orders
+            .groups
+            .iter()
+            .zip(&orders.group_runs)
+            .filter(|&(_, &n)| n > k)
+            .flat_map(|(g, _)| g.iter())
+            .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
+            .chain(target)
+            .collect();
+        let scope = c.scope(gc, seeds);
+        let run = simulation::run(
+            gc,
+            start,
+            &orders.delivery(&choices, k),
+            &none,
+            Some(&scope),
+            &initial,
+        );
+        (k, run, scope)
     };
+    // Orders 1.. are taken one at a time by whichever thread is free: the one that ran the
+    // primary run joins in once it is done, rather than wait for the other to finish them.
+    let next_order = Shared::from(1);
+    let informer_runs = |c: &Components| next_order.take_all(orders.runs, |k| informer_run(c, k));
     let c = comps.get_or_insert_with(|| Components::new(gc, target));
-    let (primary, (mut raced, mut others)) = std::thread::scope(|threads| {
+    let (primary, mut runs) = std::thread::scope(|threads| {
         let spawn = |name: &str| std::thread::Builder::new().name(name.into());
         if deferred {
             let beside = (orders.runs > 1)
@@ -153,25 +149,41 @@ pub(super) fn simulate(
             // The caller's set, or (if it gave up) the same set worked out here.
             let given = unquiet.and_then(|give| give());
             let primary = run_primary(primary_scope(c, given.as_ref(), Some(&early)).as_ref());
-            let rest = match beside {
-                Some(handle) => crate::util::join(handle),
-                None => informer_runs(c),
-            };
-            (primary, rest)
+            let mut runs = informer_runs(c);
+            if let Some(handle) = beside {
+                runs.extend(crate::util::join(handle));
+            }
+            (primary, runs)
         } else {
             let beside = (orders.runs > 1)
                 .then(|| {
-                    spawn("primary-run").spawn_scoped(threads, || run_primary(early_scope.as_ref()))
+                    spawn("primary-run").spawn_scoped(threads, || {
+                        (run_primary(early_scope.as_ref()), informer_runs(c))
+                    })
                 })
                 .and_then(Result::ok);
-            let rest = informer_runs(c);
+            let mut runs = informer_runs(c);
             let primary = match beside {
-                Some(handle) => crate::util::join(handle),
+                Some(handle) => {
+                    let (primary, theirs) = crate::util::join(handle);
+                    runs.extend(theirs);
+                    primary
+                }
                 None => run_primary(early_scope.as_ref()),
             };
-            (primary, rest)
+            (primary, runs)
         }
     });
+    // In order, as if one thread had made them.
+    runs.sort_unstable_by_key(|&(k, _, _)| k);
+    let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
+    let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
+    for (k, run, scope) in runs {
+        if !run.races.is_empty() {
+            raced.push((k, run.races.clone()));
+        }
+        others.push((run, scope, OpenOrder::Informers));
+    }
     let t_primary = clock.elapsed();
     // The primary run's races come first, as when the runs were made one after the other.
     if !primary.races.is_empty() {
@@ -446,11 +458,10 @@ fn flip(
     comps: &Components,
     target: Option<u32>,
     sets: &FlipSets,
-    run: impl Fn(&Delays, &Scope) -> Run,
+    run: impl Fn(&Delays, &Scope) -> Run + Sync,
 ) -> Vec<Flipped> {
     let rounds = sets.values().map(Vec::len).max().unwrap_or(0);
-    let mut out = Vec::new();
-    for round in 0..rounds {
+    let round = |round: usize| {
         let mut delays = Delays::default();
         let mut held = BTreeMap::new();
         for (&comp, v) in sets {
@@ -462,13 +473,55 @@ fn flip(
             }
         }
         let scope = comps.scope(gc, held.keys().copied().chain(target));
-        out.push(Flipped {
+        Flipped {
             run: run(&delays, &scope),
             scope,
             held,
-        });
+        }
+    };
+    // The rounds are independent of one another: two threads take them.
+    let next = Shared::from(0);
+    let mut out = std::thread::scope(|threads| {
+        let beside = (rounds > 1)
+            .then(|| {
+                crate::util::spawn_scoped(threads, "flip-runs", || {
+                    next.take_all(rounds, |k| (k, round(k)))
+                })
+            })
+            .and_then(Result::ok);
+        let mut out = next.take_all(rounds, |k| (k, round(k)));
+        if let Some(handle) = beside {
+            out.extend(crate::util::join(handle));
+        }
+        out
+    });
+    out.sort_unstable_by_key(|&(k, _)| k);
+    out.into_iter().map(|(_, f)| f).collect()
+}
+
+/// A counter that threads take numbers from, each number once: independent runs shared by
+/// whichever thread is free. At the end of an audit the plan's runs were left to one thread
+/// while the other core had nothing to do.
+struct Shared(std::sync::atomic::AtomicUsize);
+
+impl From<usize> for Shared {
+    fn from(first: usize) -> Shared {
+        Shared(std::sync::atomic::AtomicUsize::new(first))
     }
-    out
+}
+
+impl Shared {
+    /// `f` of every number below `end` that no other thread has taken, in the order taken.
+    fn take_all<T>(&self, end: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
+        let mut out = Vec::new();
+        loop {
+            let k = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= end {
+                return out;
+            }
+            out.push(f(k));
+        }
+    }
 }
 
 /// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a
@@ -796,5 +849,30 @@ fn why_namespace_stays(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> Strin
         "a namespace with nothing left in it: what holds it is not in the input (see \
          `kubectl gc why namespace/NAME`)"
             .to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shared;
+
+    #[test]
+    fn shared_numbers_are_each_taken_once_by_one_thread() {
+        for threads in [1, 2, 4] {
+            let next = Shared::from(3);
+            let mut taken: Vec<usize> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| s.spawn(|| next.take_all(500, |k| k)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap())
+                    .collect()
+            });
+            taken.sort_unstable();
+            assert_eq!(taken, (3..500).collect::<Vec<_>>(), "{threads} threads");
+            // Once all are taken, nothing is left for a late thread.
+            assert!(next.take_all(500, |k| k).is_empty());
+        }
     }
 }
