@@ -143,19 +143,8 @@ impl GarbageCollector<'_> {
     }
 
     /// [`Self::attempt_to_delete_item`] plus the classification of every current reference
-    /// (what [`Self::classify_references`] returns), computed once for both.
-    pub fn attempt_to_delete_item_classified(
-        &self,
-        state: &State,
-        id: ObjId,
-    ) -> (Verdict, Vec<RefClass>) {
-        let mut classes = Vec::new();
-        let verdict = self.attempt_to_delete_item_classified_into(state, id, &mut classes);
-        (verdict, classes)
-    }
-
-    /// [`Self::attempt_to_delete_item_classified`] into a buffer the caller keeps: a pass over
-    /// every object then allocates no classification per object.
+    /// (what [`Self::classify_references`] returns), computed once for both, into a buffer
+    /// the caller keeps: a pass over every object then allocates no classification per object.
     pub fn attempt_to_delete_item_classified_into(
         &self,
         state: &State,

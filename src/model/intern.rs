@@ -489,14 +489,17 @@ mod tests {
         assert!(Table::capacity_for(10_000) < Table::capacity_for(100_000));
     }
 
+    /// Interns `s-1`, `s-2`, … one string per call; `n` counts them.
+    fn intern_numbered(i: &mut Interner, n: &mut usize) -> Sym {
+        *n += 1;
+        i.intern(&format!("s-{n}"))
+    }
+
     #[test]
     fn the_next_table_is_made_ready_ahead_and_used() {
         let mut i = Interner::new();
         let mut n = 0;
-        let mut intern_next = |i: &mut Interner| {
-            n += 1;
-            i.intern(&format!("s-{n}"))
-        };
+        let mut intern_next = |i: &mut Interner| intern_numbered(i, &mut n);
         while i.table.slots.len() < PREPARE_FROM {
             intern_next(&mut i);
         }
@@ -528,10 +531,7 @@ mod tests {
     fn room_reserved_ahead_is_made_on_another_thread_and_taken_at_the_next_growth() {
         let mut i = Interner::new();
         let mut n = 0;
-        let mut intern_next = |i: &mut Interner| {
-            n += 1;
-            i.intern(&format!("s-{n}"))
-        };
+        let mut intern_next = |i: &mut Interner| intern_numbered(i, &mut n);
         for _ in 0..20 {
             intern_next(&mut i);
         }

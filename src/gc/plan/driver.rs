@@ -131,14 +131,14 @@ pub(super) fn simulate(
             Some(&scope),
             &initial,
         );
-        (k, run, scope)
+        (run, scope)
     };
     // Orders 1.. are taken one at a time by whichever thread is free: the one that ran the
     // primary run joins in once it is done, rather than wait for the other to finish them.
     let next_order = Shared::from(1);
     let informer_runs = |c: &Components| next_order.take_all(orders.runs, |k| informer_run(c, k));
     let c = comps.get_or_insert_with(|| Components::new(gc, target));
-    let (primary, mut runs) = std::thread::scope(|threads| {
+    let (primary, runs) = std::thread::scope(|threads| {
         let spawn = |name: &str| std::thread::Builder::new().name(name.into());
         if deferred {
             let beside = (orders.runs > 1)
@@ -174,11 +174,9 @@ pub(super) fn simulate(
             (primary, runs)
         }
     });
-    // In order, as if one thread had made them.
-    runs.sort_unstable_by_key(|&(k, _, _)| k);
     let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
     let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
-    for (k, run, scope) in runs {
+    for (k, (run, scope)) in Shared::in_order(runs) {
         if !run.races.is_empty() {
             raced.push((k, run.races.clone()));
         }
@@ -484,22 +482,19 @@ fn flip(
     };
     // The rounds are independent of one another: two threads take them.
     let next = Shared::from(0);
-    let mut out = std::thread::scope(|threads| {
+    let out = std::thread::scope(|threads| {
         let beside = (rounds > 1)
             .then(|| {
-                crate::util::spawn_scoped(threads, "flip-runs", || {
-                    next.take_all(rounds, |k| (k, round(k)))
-                })
+                crate::util::spawn_scoped(threads, "flip-runs", || next.take_all(rounds, &round))
             })
             .and_then(Result::ok);
-        let mut out = next.take_all(rounds, |k| (k, round(k)));
+        let mut out = next.take_all(rounds, &round);
         if let Some(handle) = beside {
             out.extend(crate::util::join(handle));
         }
         out
     });
-    out.sort_unstable_by_key(|&(k, _)| k);
-    out.into_iter().map(|(_, f)| f).collect()
+    Shared::in_order(out).into_iter().map(|(_, f)| f).collect()
 }
 
 /// A counter that threads take numbers from, each number once: independent runs shared by
@@ -514,16 +509,23 @@ impl From<usize> for Shared {
 }
 
 impl Shared {
-    /// `f` of every number below `end` that no other thread has taken, in the order taken.
-    fn take_all<T>(&self, end: usize, mut f: impl FnMut(usize) -> T) -> Vec<T> {
+    /// Every number below `end` that no other thread has taken, with `f` of it, in the
+    /// order taken.
+    fn take_all<T>(&self, end: usize, mut f: impl FnMut(usize) -> T) -> Vec<(usize, T)> {
         let mut out = Vec::new();
         loop {
             let k = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if k >= end {
                 return out;
             }
-            out.push(f(k));
+            out.push((k, f(k)));
         }
+    }
+
+    /// What the threads took, joined, in the numbers' order: as if one thread had made it.
+    fn in_order<T>(mut taken: Vec<(usize, T)>) -> Vec<(usize, T)> {
+        taken.sort_unstable_by_key(|&(k, _)| k);
+        taken
     }
 }
 
@@ -863,17 +865,21 @@ mod tests {
     fn shared_numbers_are_each_taken_once_by_one_thread() {
         for threads in [1, 2, 4] {
             let next = Shared::from(3);
-            let mut taken: Vec<usize> = std::thread::scope(|s| {
+            let mut taken: Vec<(usize, usize)> = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..threads)
-                    .map(|_| s.spawn(|| next.take_all(500, |k| k)))
+                    .map(|_| s.spawn(|| next.take_all(500, |k| k * 2)))
                     .collect();
                 handles
                     .into_iter()
                     .flat_map(|h| h.join().unwrap())
                     .collect()
             });
-            taken.sort_unstable();
-            assert_eq!(taken, (3..500).collect::<Vec<_>>(), "{threads} threads");
+            taken = Shared::in_order(taken);
+            assert_eq!(
+                taken,
+                (3..500).map(|k| (k, k * 2)).collect::<Vec<_>>(),
+                "{threads} threads"
+            );
             // Once all are taken, nothing is left for a late thread.
             assert!(next.take_all(500, |k| k).is_empty());
         }
