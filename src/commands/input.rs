@@ -133,6 +133,8 @@ pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
         }
         if stats.files > 0 && says_what_was_read(g) {
             eprintln!("{}", stats.summary_line(start.elapsed()));
+        } else if stats.redacted > 0 {
+            eprintln!("note: {}", stats.redacted_note());
         }
         let mut snapshot = snapshot;
         if snapshot.provenance.server_version.is_none() {

@@ -32,6 +32,10 @@ pub struct FileStats {
     pub discovery: usize,
     /// Broken documents (see [`Problem`]).
     pub broken: usize,
+    /// YAML documents read after quoting the `***HIDDEN***` redactions a support-bundle
+    /// collector wrote unquoted (which YAML takes for aliases): none in a value kubectl-gc
+    /// reads.
+    pub redacted: usize,
 }
 
 impl FileStats {
@@ -78,6 +82,9 @@ impl FileStats {
                 .collect();
             line.push_str(&format!(" · ignored: {}", parts.join(", ")));
         }
+        if self.redacted > 0 {
+            line.push_str(&format!(" · {}", self.redacted_note()));
+        }
         if self.broken > 0 {
             line.push_str(&format!(
                 " · {} broken document{} skipped (what {} could hold is unknown)",
@@ -87,6 +94,15 @@ impl FileStats {
             ));
         }
         line
+    }
+
+    /// `3 documents read past unquoted ***HIDDEN*** redactions (…)`, when there are any.
+    pub fn redacted_note(&self) -> String {
+        format!(
+            "{} document{} read past unquoted `***HIDDEN***` redactions (support-bundle values YAML takes for aliases), none in a field kubectl-gc reads",
+            self.redacted,
+            if self.redacted == 1 { "" } else { "s" }
+        )
     }
 
     pub(crate) fn ignore(&mut self, reason: &str) {

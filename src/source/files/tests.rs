@@ -139,21 +139,78 @@ fn bare_yaml_sequence_and_json_array_of_objects() {
     assert_eq!(r.list, ListOutcome::Partial { namespaces: vec![] });
 }
 
+/// Support-bundle collectors (troubleshoot.sh) write redacted values as a bare `***HIDDEN***`,
+/// which YAML reads as an alias of an anchor that does not exist. Such a document is read as
+/// the collector meant it, the redacted values as text, when none of them is a value kubectl-gc
+/// reads; otherwise it is broken, and says which field.
 #[test]
-fn redacted_yaml_that_does_not_parse_is_skipped_not_fatal() {
-    let text = "- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  metadata:\n    name: im\n    namespace: longhorn-system\n    uid: u1\n  spec:\n    address: ***HIDDEN***\n";
-    let (s, _) = read_named("instancemanagers.yaml", text);
+fn redacted_yaml_is_read_past_redactions_kubectl_gc_does_not_read() {
+    let object = |spec: &str, name: &str, owner_uid: &str| {
+        format!(
+            "apiVersion: longhorn.io/v1beta1\nkind: InstanceManager\nmetadata:\n  name: {name}\n  namespace: longhorn-system\n  uid: u1\n  ownerReferences:\n  - apiVersion: longhorn.io/v1beta1\n    kind: Node\n    name: n1\n    uid: {owner_uid}\nspec:\n{spec}"
+        )
+    };
+    let read_one = |text: &str| {
+        let (s, st, problems) = read_bytes("im.yaml", text.as_bytes(), &opts()).unwrap();
+        let problems: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        (s, st, problems)
+    };
+    // A value, a value with more after the token, a list entry, a value on its own line, CRLF.
+    for spec in [
+        "  address: ***HIDDEN***\n",
+        "  replicas:\n    r1: ***HIDDEN***:10000\n",
+        "  ips:\n  - ***HIDDEN***\n  -   ***HIDDEN***-2\n",
+        "  address:\n    ***HIDDEN***\n",
+        "  address: ***HIDDEN***\r\n  port: 1\r\n",
+    ] {
+        let (s, st, problems) = read_one(&object(spec, "im", "u0"));
+        assert!(problems.is_empty(), "{spec:?}: {problems:?}");
+        assert_eq!(names(&s), ["im"], "{spec:?}");
+        assert_eq!(s.store.str(s.store.owner_refs[0].uid), "u0");
+        assert_eq!(st.redacted, 1, "{spec:?}");
+        assert!(s.skipped.is_empty());
+    }
+    // In a value kubectl-gc reads: broken, and the cause says which.
+    for (text, field) in [
+        (object("  a: 1\n", "***HIDDEN***", "u0"), "metadata.name"),
+        (
+            object("  a: 1\n", "im", "***HIDDEN***"),
+            "metadata.ownerReferences",
+        ),
+    ] {
+        let (s, st, problems) = read_one(&text);
+        assert!(s.store.is_empty(), "{field}");
+        assert_eq!(st.redacted, 0);
+        assert_eq!(problems.len(), 1, "{field}");
+        assert!(problems[0].contains("a redaction"), "{}", problems[0]);
+        assert!(
+            problems[0].contains(&format!("`{field}` is among the redacted values")),
+            "{}",
+            problems[0]
+        );
+    }
+    // Where quoting could change more than the redacted scalar (a comment after it, flow
+    // style), nothing is quoted: broken as before.
+    for spec in [
+        "  address: ***HIDDEN*** # the node's\n",
+        "  map: {a: ***HIDDEN***, b: c}\n",
+        "  address: ***HIDDEN*** and more\n",
+    ] {
+        let (s, st, problems) = read_one(&object(spec, "im", "u0"));
+        assert!(s.store.is_empty(), "{spec:?}");
+        assert_eq!((st.redacted, problems.len()), (0, 1), "{spec:?}");
+        assert!(problems[0].starts_with("im.yaml"), "{}", problems[0]);
+    }
+    // A CRD is read in more places than its metadata: its redactions always count.
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: xs.example.com\n  uid: c1\nspec:\n  group: example.com\n  names: {kind: X, plural: xs}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n  conversion:\n    url: ***HIDDEN***\n";
+    let (s, _, problems) = read_one(crd);
     assert!(s.store.is_empty());
-    assert_eq!(s.skipped.len(), 1);
-    assert_eq!(s.skipped[0].source, "instancemanagers.yaml");
-    assert!(s.skipped[0].reason.starts_with("invalid YAML"));
-    // The cause names the redaction, so the file is not taken for a damaged one.
     assert!(
-        s.skipped[0].reason.contains("a redaction"),
+        problems[0].contains("is among the redacted values"),
         "{}",
-        s.skipped[0].reason
+        problems[0]
     );
-    // An alias error elsewhere says nothing of redactions.
+    // An alias error elsewhere says nothing of redactions, and is not read.
     let (s, _) = read_named(
         "x.yaml",
         "kind: Pod\nmetadata: {name: p, uid: u}\nspec: *nothing\n",
@@ -628,7 +685,7 @@ fn plural_guess_and_version_priority() {
 fn a_document_that_does_not_parse_makes_the_kinds_it_names_unknown() {
     let text = "apiVersion: v1\nkind: ConfigMapList\nmetadata: {resourceVersion: \"3\"}\nitems:\n\
                 - apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: ns, uid: u1}\n\
-                ---\n- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  spec:\n    address: ***HIDDEN***\n";
+                ---\n- apiVersion: longhorn.io/v1beta1\n  kind: InstanceManager\n  spec:\n    address: *undefined\n";
     let (s, st, p) = read_bytes("x.yaml", text.as_bytes(), &opts()).unwrap();
     assert_eq!(p.len(), 1, "{p:?}");
     assert_eq!(st.broken, 1);

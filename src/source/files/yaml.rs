@@ -4,7 +4,7 @@
 
 use super::accounting::Loc;
 use super::coverage::Hole;
-use super::doc::{Items, TopValue};
+use super::doc::{Doc, Element, Items, TopValue};
 use super::recognize::Reader;
 use std::io::BufRead;
 
@@ -152,25 +152,7 @@ fn flush(
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match parse(text) {
-        Ok(v) => {
-            if let TopValue::Object(d) = &v
-                && looks_cut(d)
-            {
-                let hole =
-                    reader.list_hole(&super::recognize::ListCtx::none(), &Default::default());
-                reader.broken(
-                    &loc,
-                    "a list with `apiVersion` and `items` but no `kind` or `metadata`: kubectl writes those after the items, so the document looks cut off",
-                    hole,
-                );
-            }
-            loc.line = None;
-            if reader.track_lines {
-                reader.lines = super::origin::yaml_lines(text, start);
-            }
-            reader.document(&loc, v);
-            reader.lines = None;
-        }
+        Ok(v) => accept(reader, &mut loc, text, start, v),
         Err(e) => {
             // The parser's message runs over several lines (a snippet); a problem is one line,
             // so the note on a redaction goes after the message's first.
@@ -184,14 +166,30 @@ fn flush(
                 // Support-bundle collectors (troubleshoot.sh) redact values as a bare
                 // `***HIDDEN***`, which YAML reads as an alias: say so, or the file looks
                 // damaged when it was written that way.
-                if text
-                    .lines()
-                    .nth(line)
-                    .is_some_and(|l| l.contains(": ***HIDDEN***"))
-                {
+                if text.lines().nth(line).is_some_and(|l| {
+                    l.contains(&format!(": {REDACTED}")) || redacted_scalar(l).is_some()
+                }) {
                     cause.push_str(
                         " (a redaction: the collector wrote `***HIDDEN***` unquoted, which YAML reads as an alias)",
                     );
+                    // Read as the collector meant it, the redacted values as text, unless a
+                    // value kubectl-gc reads is among them (then what the object is, or what
+                    // it points at, cannot be told).
+                    if let Some(quoted) = quote_redactions(text)
+                        && let Ok(v) = parse(&quoted)
+                    {
+                        match redaction_read(&v) {
+                            None => {
+                                reader.stats.redacted += 1;
+                                accept(reader, &mut loc, &quoted, start, v);
+                                doc.clear();
+                                return;
+                            }
+                            Some(field) => cause.push_str(&format!(
+                                "; `{field}` is among the redacted values, so the object cannot be told"
+                            )),
+                        }
+                    }
                 }
             }
             match kinds_named(text) {
@@ -201,6 +199,144 @@ fn flush(
         }
     }
     doc.clear();
+}
+
+/// A parsed document, handed to the reader.
+fn accept(reader: &mut Reader<'_>, loc: &mut Loc, text: &str, start: usize, v: TopValue<'_>) {
+    if let TopValue::Object(d) = &v
+        && looks_cut(d)
+    {
+        let hole = reader.list_hole(&super::recognize::ListCtx::none(), &Default::default());
+        reader.broken(
+            loc,
+            "a list with `apiVersion` and `items` but no `kind` or `metadata`: kubectl writes those after the items, so the document looks cut off",
+            hole,
+        );
+    }
+    loc.line = None;
+    if reader.track_lines {
+        reader.lines = super::origin::yaml_lines(text, start);
+    }
+    reader.document(loc, v);
+    reader.lines = None;
+}
+
+/// What support-bundle collectors (troubleshoot.sh's redactors: kURL, Replicated) write in
+/// place of a value they hide. Written unquoted at the start of a value, YAML reads it as an
+/// alias of an anchor that does not exist, and the document does not parse.
+const REDACTED: &str = "***HIDDEN***";
+
+/// `text` with every plain scalar that starts with [`REDACTED`] single-quoted, as the
+/// collector meant it (`ip: ***HIDDEN***` → `ip: '***HIDDEN***'`, `a: ***HIDDEN***:10000` →
+/// `a: '***HIDDEN***:10000'`); `None` when no line has one.
+///
+/// A scalar is quoted only where nothing can change but that scalar: the token starts a value
+/// (after `key: `, after `- `, or alone on its line) and the rest of the line after it holds no
+/// space, quote, comment or flow indicator (`, [ ] { }`), so the quoted text is exactly the
+/// scalar YAML's plain-scalar rules end there, in block and flow context alike. Every value
+/// the quoting changes still holds the token ([`redaction_read`] looks for it).
+fn quote_redactions(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut quoted = false;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let eol = &line[body.len()..];
+        match redacted_scalar(body) {
+            Some(at) => {
+                let end = body.trim_end().len();
+                out.push_str(&body[..at]);
+                out.push('\'');
+                out.push_str(&body[at..end]);
+                out.push('\'');
+                out.push_str(&body[end..]);
+                out.push_str(eol);
+                quoted = true;
+            }
+            None => out.push_str(line),
+        }
+    }
+    quoted.then_some(out)
+}
+
+/// Where on `line` a plain scalar starting with [`REDACTED`] begins, if one does (see
+/// [`quote_redactions`]).
+fn redacted_scalar(line: &str) -> Option<usize> {
+    let at = line.find(REDACTED)?;
+    let before = &line[..at];
+    let starts_value = before.trim_start().is_empty()
+        || before.ends_with(' ') && {
+            let b = before.trim_end();
+            b.ends_with(':') || b.ends_with('-') && b.trim_start_matches([' ', '-']).is_empty()
+        };
+    let rest = line[at + REDACTED.len()..].trim_end();
+    let plain = !rest.contains([' ', '\t', '\'', '"', '#', ',', '[', ']', '{', '}']);
+    (starts_value && plain).then_some(at)
+}
+
+/// The first value kubectl-gc reads from `v` that holds [`REDACTED`], or `None` when the
+/// redactions are all in values it skips. Documents with hints (a CRD's names and versions,
+/// discovery, a ClusterOperator's status) are read in more places than this lists: their
+/// redactions always count.
+fn redaction_read(v: &TopValue<'_>) -> Option<&'static str> {
+    fn doc(d: &Doc<'_>) -> Option<&'static str> {
+        let has = |s: &str| s.contains(REDACTED);
+        let opt = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().is_some_and(has);
+        if d.hints.is_some() {
+            return Some("a field read for the resource table");
+        }
+        if opt(&d.api_version) {
+            return Some("apiVersion");
+        }
+        if opt(&d.kind) {
+            return Some("kind");
+        }
+        if d.error.as_deref().is_some_and(has) {
+            return Some("a value of the wrong type");
+        }
+        if let Some(m) = &d.metadata {
+            let mi = &m.meta;
+            let fields: [(&'static str, bool); 12] = [
+                ("metadata.namespace", has(&mi.namespace)),
+                ("metadata.name", has(&mi.name)),
+                ("metadata.uid", has(&mi.uid)),
+                ("metadata.resourceVersion", has(&mi.resource_version)),
+                ("metadata.creationTimestamp", has(&mi.creation_timestamp)),
+                ("metadata.deletionTimestamp", opt(&mi.deletion_timestamp)),
+                ("metadata.finalizers", mi.finalizers.iter().any(|f| has(f))),
+                (
+                    "metadata.labels",
+                    mi.labels.0.iter().any(|(k, v)| has(k) || has(v)),
+                ),
+                (
+                    "metadata.ownerReferences",
+                    mi.owner_references.iter().any(|r| {
+                        has(&r.api_version) || has(&r.kind) || has(&r.name) || has(&r.uid)
+                    }),
+                ),
+                ("metadata.annotations", opt(&mi.ignore)),
+                ("metadata.selfLink", opt(&m.self_link)),
+                ("metadata", opt(&m.generate_name) || opt(&m.continue_token)),
+            ];
+            if let Some((field, _)) = fields.iter().find(|(_, held)| *held) {
+                return Some(field);
+            }
+        }
+        match &d.items {
+            Items::List(items) => elements(items),
+            _ => None,
+        }
+    }
+    fn elements(items: &[Element<'_>]) -> Option<&'static str> {
+        items.iter().find_map(|e| match e {
+            Element::Object(d) => doc(d),
+            Element::Other => None,
+        })
+    }
+    match v {
+        TopValue::Object(d) => doc(d),
+        TopValue::Array(items) => elements(items),
+        TopValue::Null | TopValue::Other => None,
+    }
 }
 
 /// Every kind a document that does not parse names in its text, with its group when a
