@@ -9,4 +9,9 @@ pub mod short_names;
 pub mod version;
 
 pub use gc::{gc_ignored_by, gc_monitors_objects_of};
+
+/// What support-bundle collectors (troubleshoot.sh's redactors: kURL, Replicated) write in
+/// place of a value they hide, such as an IP address. Metadata that holds it does not say what
+/// the cluster holds.
+pub const REDACTED: &str = "***HIDDEN***";
 pub use version::KubeVersion;

@@ -175,7 +175,10 @@ impl GarbageCollector<'_> {
                             snap.store.str(snap.store.object(found).uid),
                             snap.store.str(uid)
                         )),
-                        _ => GetResult::NotFound(Dangling::UidMismatch { found }),
+                        _ => match self.redacted_lookup(gr, ns, name, uid, Some(found)) {
+                            Some(why) => GetResult::Unknown(why),
+                            None => GetResult::NotFound(Dangling::UidMismatch { found }),
+                        },
                     }
                 } else {
                     GetResult::Found(found)
@@ -185,15 +188,56 @@ impl GarbageCollector<'_> {
             Some(_) => GetResult::NotFound(Dangling::Absent),
             None => {
                 let coverage = &self.rest_mapper.gr(gr).coverage;
-                if coverage.covers(snap.store.str(ns))
-                    || self.held_elsewhere(uid, Some(gr), ns).is_some()
-                {
+                if self.held_elsewhere(uid, Some(gr), ns).is_some() {
                     GetResult::NotFound(Dangling::Absent)
+                } else if coverage.covers(snap.store.str(ns)) {
+                    match self.redacted_lookup(gr, ns, name, uid, None) {
+                        Some(why) => GetResult::Unknown(why),
+                        None => GetResult::NotFound(Dangling::Absent),
+                    }
                 } else {
                     GetResult::Unknown(unknown_reason(self, gr, snap.store.str(ns)))
                 }
             }
         }
+    }
+
+    /// Why a GET that finds no owner in the input says nothing of the cluster, where a
+    /// support-bundle collector redacted what it compares ([`crate::catalog::REDACTED`]): the
+    /// reference's name or UID (the owner's real one is not in the input); the UID of the object
+    /// `found` by that name (its real one may be the reference's); or, when none was found, the
+    /// name of an object of the kind in that namespace (it may be the owner, under the name the
+    /// GET asks for). Only a GET that finds no owner asks, so inputs without redactions pay
+    /// nothing for it.
+    fn redacted_lookup(
+        &self,
+        gr: GrId,
+        ns: Sym,
+        name: Sym,
+        uid: Sym,
+        found: Option<ObjId>,
+    ) -> Option<String> {
+        let store = &self.snap.store;
+        let redacted = crate::catalog::REDACTED;
+        if store.str(name).contains(redacted) || store.str(uid).contains(redacted) {
+            return Some(format!(
+                "the reference's name or uid is a support-bundle redaction (`{redacted}`): which object it names cannot be told"
+            ));
+        }
+        if let Some(found) = found {
+            return store
+                .str(store.object(found).uid)
+                .contains(redacted)
+                .then(|| format!(
+                    "the uid of {} is a support-bundle redaction (`{redacted}`): whether it is the owner cannot be told",
+                    self.snap.describe(found)
+                ));
+        }
+        let hidden = store.strings.get(redacted)?;
+        self.rest_mapper.find_ref(self.snap, gr, ns, hidden, uid)?;
+        Some(format!(
+            "the input holds an object of this kind here whose name is a support-bundle redaction (`{redacted}`): it may be the owner"
+        ))
     }
 
     /// Dangling by UID (issue 11 point 4): the object holding `uid`, when it lives at other

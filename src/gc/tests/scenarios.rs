@@ -576,3 +576,55 @@ fn file_input_objects_in_an_unserved_version_do_not_make_it_served() {
     assert_eq!(classes(&s, v1_20_2, "solid"), ["solid"]);
     assert_eq!(classes(&s, v1_20_2, "dangling"), ["dangling"]);
 }
+
+// ---- support-bundle redactions (`***HIDDEN***`): what the input does not say -----------------
+
+/// A support bundle's collector writes `***HIDDEN***` for values it hides (an IP, and so a Node
+/// named by its IP). A GET that finds no owner says nothing of the cluster where what it
+/// compares was redacted: unknown, never dangling. Where the input holds the redacted owner and
+/// the reference names it the same way, it is found.
+#[test]
+fn redacted_owner_names_and_uids_are_unknown_not_dangling() {
+    let hidden = crate::catalog::REDACTED;
+    let pod_to_node = |node_name: &str, node_uid: &str, ref_name: &str, ref_uid: &str| {
+        let mut c = Cluster::new();
+        c.obj("v1", "Node", "", node_name, node_uid);
+        c.obj("v1", "Pod", "ns1", "p", "puid")
+            .owner("v1", "Node", ref_name, ref_uid);
+        classes(&c.build(), v(28), "p")
+    };
+    // The reference's name is redacted, its owner is not in the input under it.
+    assert_eq!(pod_to_node("n1", "nuid", hidden, "other"), ["unknown"]);
+    // The reference's UID is redacted: found by name, the UIDs cannot be compared.
+    assert_eq!(pod_to_node("n1", "nuid", "n1", hidden), ["unknown"]);
+    // The found object's UID is redacted.
+    assert_eq!(pod_to_node("n1", hidden, "n1", "nuid"), ["unknown"]);
+    // Redacted alike in the owner and the reference: found, by the redacted name and the UID.
+    assert_eq!(pod_to_node(hidden, "nuid", hidden, "nuid"), ["solid"]);
+    // No redaction: the same shapes are dangling.
+    assert_eq!(pod_to_node("n1", "nuid", "n2", "other"), ["dangling"]);
+    assert_eq!(pod_to_node("n1", "nuid", "n1", "other"), ["dangling"]);
+
+    // An owner missing under its name, where an object of its kind in its namespace has a
+    // redacted name: it may be that owner.
+    let rs_owner = |other_rs: &str| {
+        let mut c = Cluster::new();
+        c.obj("apps/v1", "ReplicaSet", "ns1", other_rs, "r2");
+        c.obj("v1", "Pod", "ns1", "p", "puid")
+            .owner("apps/v1", "ReplicaSet", "web-1", "r1");
+        let s = c.build();
+        (classes(&s, v(28), "p"), verdict(&s, v(28), "p"))
+    };
+    let (class, verdict_hidden) = rs_owner(hidden);
+    assert_eq!(class, ["unknown"]);
+    assert!(
+        matches!(verdict_hidden, Verdict::Unknown { .. }),
+        "{verdict_hidden:?}"
+    );
+    let (class, verdict_plain) = rs_owner("web-2");
+    assert_eq!(class, ["dangling"]);
+    assert!(
+        is_delete(&verdict_plain, Policy::Background),
+        "{verdict_plain:?}"
+    );
+}

@@ -221,10 +221,10 @@ fn accept(reader: &mut Reader<'_>, loc: &mut Loc, text: &str, start: usize, v: T
     reader.lines = None;
 }
 
-/// What support-bundle collectors (troubleshoot.sh's redactors: kURL, Replicated) write in
-/// place of a value they hide. Written unquoted at the start of a value, YAML reads it as an
-/// alias of an anchor that does not exist, and the document does not parse.
-const REDACTED: &str = "***HIDDEN***";
+/// A support-bundle redaction ([`crate::catalog::REDACTED`]). Written unquoted at the start of a
+/// value, YAML reads it as an alias of an anchor that does not exist, and the document does not
+/// parse.
+const REDACTED: &str = crate::catalog::REDACTED;
 
 /// `text` with every plain scalar that starts with [`REDACTED`] single-quoted, as the
 /// collector meant it (`ip: ***HIDDEN***` → `ip: '***HIDDEN***'`, `a: ***HIDDEN***:10000` →
