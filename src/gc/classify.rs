@@ -246,6 +246,10 @@ impl GarbageCollector<'_> {
     /// place it looks in. (`gr` `None`: the looked-up resource is not in the input at all.)
     pub fn held_elsewhere(&self, uid: Sym, gr: Option<GrId>, ns: Sym) -> Option<ObjId> {
         let holder = self.snap.store.by_uid(uid)?;
+        // A UID a support-bundle collector redacted is not unique: it identifies nothing.
+        if self.snap.store.str(uid).contains(crate::catalog::REDACTED) {
+            return None;
+        }
         let o = self.snap.store.object(holder);
         let holder_gr = self.rest_mapper.gr_of_resource(o.resource);
         (Some(holder_gr) != gr || o.namespace != ns).then_some(holder)

@@ -599,6 +599,14 @@ fn redacted_owner_names_and_uids_are_unknown_not_dangling() {
     assert_eq!(pod_to_node("n1", "nuid", "n1", hidden), ["unknown"]);
     // The found object's UID is redacted.
     assert_eq!(pod_to_node("n1", hidden, "n1", "nuid"), ["unknown"]);
+    // A redacted UID is no object's identity: an object elsewhere holding the same redaction
+    // does not make the reference dangling by UID.
+    let mut c = Cluster::new();
+    c.obj("v1", "Node", "", "n1", "nuid");
+    c.obj("v1", "ConfigMap", "ns2", "cm", hidden);
+    c.obj("v1", "Pod", "ns1", "p", "puid")
+        .owner("v1", "Node", "n9", hidden);
+    assert_eq!(classes(&c.build(), v(28), "p"), ["unknown"]);
     // Redacted alike in the owner and the reference: found, by the redacted name and the UID.
     assert_eq!(pod_to_node(hidden, "nuid", hidden, "nuid"), ["solid"]);
     // No redaction: the same shapes are dangling.
