@@ -6,6 +6,7 @@ use super::accounting::Loc;
 use super::coverage::Hole;
 use super::doc::{Doc, Element, Items, TopValue};
 use super::recognize::Reader;
+use crate::catalog::REDACTED;
 use std::io::BufRead;
 
 /// The largest YAML document accepted (one document is held while it is parsed).
@@ -172,23 +173,15 @@ fn flush(
                     cause.push_str(
                         " (a redaction: the collector wrote `***HIDDEN***` unquoted, which YAML reads as an alias)",
                     );
-                    // Read as the collector meant it, the redacted values as text, unless a
-                    // value kubectl-gc reads is among them (then what the object is, or what
-                    // it points at, cannot be told).
-                    if let Some(quoted) = quote_redactions(text)
-                        && let Ok(v) = parse(&quoted)
-                    {
-                        match redaction_read(&v) {
-                            None => {
-                                reader.stats.redacted += 1;
-                                accept(reader, &mut loc, &quoted, start, v);
-                                doc.clear();
-                                return;
-                            }
-                            Some(field) => cause.push_str(&format!(
-                                "; `{field}` is among the redacted values, so the object cannot be told"
-                            )),
+                    match read_redacted(reader, &mut loc, text, start) {
+                        Ok(()) => {
+                            doc.clear();
+                            return;
                         }
+                        Err(Some(field)) => cause.push_str(&format!(
+                            "; `{field}` is among the redacted values, so the object cannot be told"
+                        )),
+                        Err(None) => {}
                     }
                 }
             }
@@ -221,10 +214,26 @@ fn accept(reader: &mut Reader<'_>, loc: &mut Loc, text: &str, start: usize, v: T
     reader.lines = None;
 }
 
-/// A support-bundle redaction ([`crate::catalog::REDACTED`]). Written unquoted at the start of a
-/// value, YAML reads it as an alias of an anchor that does not exist, and the document does not
-/// parse.
-const REDACTED: &str = crate::catalog::REDACTED;
+/// Reads `text`, which does not parse, as the collector meant it: its redactions
+/// ([`REDACTED`], which YAML reads as aliases of anchors that do not exist when written
+/// unquoted at the start of a value) quoted, the redacted values as text. Refused when a value
+/// kubectl-gc reads is among them (then what the object is, or what it points at, cannot be
+/// told): `Err(Some(field))`; `Err(None)` when quoting does not make the document parse.
+fn read_redacted(
+    reader: &mut Reader<'_>,
+    loc: &mut Loc,
+    text: &str,
+    start: usize,
+) -> Result<(), Option<&'static str>> {
+    let quoted = quote_redactions(text).ok_or(None)?;
+    let v = parse(&quoted).map_err(|_| None)?;
+    if let Some(field) = redaction_read(&v) {
+        return Err(Some(field));
+    }
+    reader.stats.redacted += 1;
+    accept(reader, loc, &quoted, start, v);
+    Ok(())
+}
 
 /// `text` with every plain scalar that starts with [`REDACTED`] single-quoted, as the
 /// collector meant it (`ip: ***HIDDEN***` → `ip: '***HIDDEN***'`, `a: ***HIDDEN***:10000` →
