@@ -224,8 +224,11 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
                         &mut stripped,
                     );
                     // An update keeps what the server set at creation.
-                    meta.creation_timestamp =
-                        Cow::Borrowed(t.store.str(t.store.object(id).creation_timestamp));
+                    meta.creation_timestamp = Cow::Owned(
+                        t.store
+                            .timestamp(t.store.object(id).creation_timestamp)
+                            .to_string(),
+                    );
                     b.add_object(rid, &meta)
                 }
                 Some(iid) => {

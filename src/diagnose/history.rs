@@ -433,8 +433,10 @@ impl<'s> SnapIndex<'s> {
                 let obj = store.object(id);
                 let recreated = match o.uid.as_deref() {
                     Some(u) => u != store.str(obj.uid),
-                    None => crate::snapshot::parse_rfc3339(store.str(obj.creation_timestamp))
-                        .is_some_and(|created| created * 1_000_000 > at_us),
+                    None => {
+                        crate::snapshot::parse_rfc3339(&store.timestamp(obj.creation_timestamp))
+                            .is_some_and(|created| created * 1_000_000 > at_us)
+                    }
                 };
                 if recreated {
                     "recreated"

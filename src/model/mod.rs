@@ -11,11 +11,13 @@ pub mod bits;
 pub mod intern;
 pub mod meta;
 pub mod selector;
+pub mod timestamp;
 
 pub use batch::Batch;
 pub use bits::BitSet;
 pub use intern::{Interner, StrHasher, Sym};
 pub use meta::{MetaIn, OwnerRefIn};
+pub use timestamp::{Timestamp, TimestampText};
 
 /// Index of an object in [`Store::objects`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -103,8 +105,8 @@ pub struct Object {
     pub uid: Sym,
     /// resourceVersion (used as a precondition by `--apply`).
     pub resource_version: Sym,
-    /// creationTimestamp, RFC 3339 text.
-    pub creation_timestamp: Sym,
+    /// creationTimestamp.
+    pub creation_timestamp: Timestamp,
     /// deletionTimestamp, RFC 3339 text; [`Sym::EMPTY`] when the object is not terminating.
     pub deletion_timestamp: Sym,
     /// Window into [`Store::finalizers`].
@@ -138,7 +140,7 @@ pub struct SymMeta<'s> {
     /// resourceVersion.
     pub resource_version: Sym,
     /// creationTimestamp.
-    pub creation_timestamp: Sym,
+    pub creation_timestamp: Timestamp,
     /// [`Sym::EMPTY`] when the object is not terminating.
     pub deletion_timestamp: Sym,
     /// [`Sym::EMPTY`] when there is no `kubectl-gc.io/ignore` annotation.
@@ -161,7 +163,10 @@ impl SymMeta<'_> {
             name: s(self.name),
             uid: s(self.uid),
             resource_version: s(self.resource_version),
-            creation_timestamp: s(self.creation_timestamp),
+            creation_timestamp: match self.creation_timestamp.text(&text) {
+                TimestampText::Text(t) => Cow::Borrowed(t),
+                packed => Cow::Owned(packed.to_string()),
+            },
             deletion_timestamp: (!self.deletion_timestamp.is_empty())
                 .then(|| s(self.deletion_timestamp)),
             finalizers: self.finalizers.iter().map(|&f| s(f)).collect(),
@@ -279,6 +284,11 @@ impl Store {
         self.strings.intern(s)
     }
 
+    /// The text of a timestamp, as read.
+    pub fn timestamp(&self, t: Timestamp) -> TimestampText<'_> {
+        t.text(|s| self.str(s))
+    }
+
     /// The text of a symbol.
     pub fn str(&self, s: Sym) -> &str {
         self.strings.resolve(s)
@@ -313,9 +323,10 @@ impl Store {
         let namespace = self.intern_h(meta.namespace());
         let name = self.intern_h(meta.name());
         // Only ever displayed, never compared: stored without indexing (see
-        // `Interner::add_unindexed`), which halves the cost of interning an object.
+        // `Interner::add_unindexed`), which halves the cost of interning an object; the
+        // creation timestamp as the seconds it names where it can be (see `Timestamp`).
         let resource_version = self.strings.add_unindexed(meta.resource_version());
-        let creation_timestamp = self.strings.add_unindexed(meta.creation_timestamp());
+        let creation_timestamp = Timestamp::hold(meta.creation_timestamp(), &mut self.strings);
         let deletion_timestamp = match meta.deletion_timestamp() {
             Some(t) => self.intern_h(t),
             None => Sym::EMPTY,

@@ -567,7 +567,7 @@ fn finding_row<'f>(
         },
         object: format!("{kind}/{}", snap.store.str(o.name)),
         owner,
-        age: super::age(snap.store.str(o.creation_timestamp), now),
+        age: super::age(&snap.store.timestamp(o.creation_timestamp), now),
     }
 }
 

@@ -303,7 +303,7 @@ pub fn write_table_report_with(
                     ns.to_owned()
                 },
                 format!("{}/{}", snap.resource_of(o).kind, snap.store.str(o.name)),
-                super::age(snap.store.str(o.creation_timestamp), now),
+                super::age(&snap.store.timestamp(o.creation_timestamp), now),
                 act.detail.clone(),
             ];
             if wide {

@@ -924,7 +924,7 @@ impl Serialize for MetaOut<'_> {
             m.serialize_entry("resourceVersion", text(o.resource_version))?;
         }
         if !o.creation_timestamp.is_empty() {
-            m.serialize_entry("creationTimestamp", text(o.creation_timestamp))?;
+            m.serialize_entry("creationTimestamp", &*st.timestamp(o.creation_timestamp))?;
         }
         if !o.deletion_timestamp.is_empty() {
             m.serialize_entry("deletionTimestamp", text(o.deletion_timestamp))?;

@@ -426,33 +426,8 @@ pub fn now_rfc3339() -> String {
     format_rfc3339(secs)
 }
 
-/// Formats seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn format_rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let (hh, mm, ss) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    if !(0..=9999).contains(&y) {
-        // Years of other widths (hostile or absurd input): `format!` pads and signs them.
-        return format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z");
-    }
-    // Every live object's timestamps go through here: `format!` with widths was 4 % of a live
-    // snapshot's CPU time.
-    let mut b = *b"0000-00-00T00:00:00Z";
-    let mut put = |at: usize, width: usize, mut v: i64| {
-        for i in (at..at + width).rev() {
-            b[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-    };
-    put(0, 4, y);
-    put(5, 2, m);
-    put(8, 2, d);
-    put(11, 2, hh);
-    put(14, 2, mm);
-    put(17, 2, ss);
-    b.iter().map(|&c| c as char).collect()
-}
+use crate::model::timestamp::days_from_civil;
+pub use crate::model::timestamp::format_rfc3339;
 
 /// Parses the RFC 3339 timestamps Kubernetes writes (`2024-01-02T03:04:05Z`, optionally with
 /// fractional seconds or a numeric offset) into seconds since the epoch.
@@ -485,33 +460,10 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
 }
 
-// Howard Hinnant's civil-date algorithms (public domain arithmetic).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::timestamp::civil_from_days;
 
     #[test]
     fn api_versions_split_like_parse_group_version() {

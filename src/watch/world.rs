@@ -30,7 +30,7 @@ pub struct Entry {
     /// resourceVersion.
     pub resource_version: Sym,
     /// creationTimestamp.
-    pub creation_timestamp: Sym,
+    pub creation_timestamp: crate::model::Timestamp,
     /// deletionTimestamp ([`Sym::EMPTY`]: none).
     pub deletion_timestamp: Sym,
     /// `kubectl-gc.io/ignore` ([`Sym::EMPTY`]: none).
@@ -55,7 +55,7 @@ pub struct View<'a> {
     /// resourceVersion.
     pub resource_version: Sym,
     /// creationTimestamp.
-    pub creation_timestamp: Sym,
+    pub creation_timestamp: crate::model::Timestamp,
     /// deletionTimestamp.
     pub deletion_timestamp: Sym,
     /// `kubectl-gc.io/ignore`.
@@ -333,8 +333,11 @@ impl World {
             .store
             .strings
             .add_unindexed(&meta.resource_version);
-        let creation_timestamp = self.intern(&meta.creation_timestamp);
         self.interned_since += 1;
+        let before = self.snap.store.strings.len();
+        let creation_timestamp =
+            crate::model::Timestamp::hold(&meta.creation_timestamp, &mut self.snap.store.strings);
+        self.interned_since += self.snap.store.strings.len() - before;
         let deletion_timestamp = match &meta.deletion_timestamp {
             Some(t) => self.intern(t),
             None => Sym::EMPTY,

@@ -467,10 +467,15 @@ struct Newest {
 impl Newest {
     fn object(&mut self, store: &Store, id: crate::model::ObjId) {
         let o = store.object(id);
-        for t in [o.creation_timestamp, o.deletion_timestamp] {
-            if !t.is_empty() {
-                self.offer(store.str(t));
+        match o.creation_timestamp.packed_seconds() {
+            Some(t) => self.seconds = self.seconds.max(Some(t)),
+            None if !o.creation_timestamp.is_empty() => {
+                self.offer(&store.timestamp(o.creation_timestamp))
             }
+            None => {}
+        }
+        if !o.deletion_timestamp.is_empty() {
+            self.offer(store.str(o.deletion_timestamp));
         }
     }
 
