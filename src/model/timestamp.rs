@@ -122,7 +122,8 @@ fn canonical_seconds(b: &[u8]) -> Option<u32> {
     u32::try_from(secs).ok()
 }
 
-fn days_in_month(y: i64, m: i64) -> i64 {
+/// The days of month `m` (1–12) of proleptic Gregorian year `y`.
+pub fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
         2 => 28,

@@ -12,6 +12,7 @@
 //! an error that would lose the event.
 
 use super::super::event::{AuditEvent, Bodies, Level, ObjectRef, OwnerRefSeen};
+use crate::model::timestamp::days_in_month;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -1132,15 +1133,6 @@ pub(super) fn owned(s: &str, cut: &mut bool) -> String {
 
 pub(super) fn cut_cause(cut: bool) -> Option<String> {
     cut_problem(cut)
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 /// RFC 3339 (`2026-11-26T01:49:45.123456Z`, any number of fraction digits, `Z` or `±hh:mm`) to
