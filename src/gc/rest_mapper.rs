@@ -109,20 +109,27 @@ impl ByName {
         let syms = store.strings.len();
         let mut first = vec![NONE; syms];
         let mut shared = BitSet::new(syms);
+        // Objects whose name another object has: every one after the first of its name, and
+        // the first once a second comes.
+        let mut sharing = 0;
         for id in store.ids() {
             let name = store.object(id).name.index();
             if first[name] == NONE {
                 first[name] = id.0;
             } else {
+                sharing += if shared.contains(name) { 1 } else { 2 };
                 shared.insert(name);
             }
         }
+        debug_assert_eq!(
+            sharing,
+            store
+                .ids()
+                .filter(|&id| shared.contains(store.object(id).name.index()))
+                .count()
+        );
         // Sized once: grown by doubling, its re-hashing and the fresh pages of each larger
         // table were most of this pass at the 1M-object bench (half its objects share a name).
-        let sharing = store
-            .ids()
-            .filter(|&id| shared.contains(store.object(id).name.index()))
-            .count();
         let mut shared_names = HashMap::with_capacity(sharing);
         let mut winner = BitSet::new(store.len());
         for id in store.ids() {

@@ -33,7 +33,7 @@ impl Timestamp {
     /// Holds `text`: as seconds when it is in the canonical form, else as unindexed text of
     /// `strings` (only ever displayed, never compared).
     pub fn hold(text: &str, strings: &mut Interner) -> Timestamp {
-        match canonical_seconds(text.as_bytes()) {
+        match canonical_seconds(text) {
             Some(secs) => Timestamp {
                 value: secs,
                 packed: true,
@@ -90,7 +90,8 @@ impl std::fmt::Display for TimestampText<'_> {
 /// The seconds of `YYYY-MM-DDTHH:MM:SSZ` exactly as [`canonical_text`] writes them back: every
 /// field in range (the day within its month, no leap second), the year from 1970 to 2105 (the
 /// seconds fit 32 bits), an upper-case `T` and `Z`. `None` for anything else.
-fn canonical_seconds(b: &[u8]) -> Option<u32> {
+pub fn canonical_seconds(text: &str) -> Option<u32> {
+    let b = text.as_bytes();
     if b.len() != 20
         || b[4] != b'-'
         || b[7] != b'-'
@@ -155,11 +156,10 @@ fn canonical_text(secs: i64) -> [u8; 20] {
 
 /// Formats seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn format_rfc3339(secs: i64) -> String {
-    let (y, ..) = civil_from_days(secs.div_euclid(86_400));
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
     if !(0..=9999).contains(&y) {
         // Years of other widths (hostile or absurd input): `format!` pads and signs them.
         let rem = secs.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
         let (hh, mm, ss) = (rem / 3600, (rem % 3600) / 60, rem % 60);
         return format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z");
     }

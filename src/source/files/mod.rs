@@ -460,8 +460,6 @@ fn finish(
 #[derive(Default)]
 struct Newest {
     seconds: Option<i64>,
-    /// The newest [`is_plain_time`] text seen.
-    newest_plain: String,
 }
 
 impl Newest {
@@ -480,44 +478,12 @@ impl Newest {
     }
 
     fn offer(&mut self, text: &str) {
-        // Among plain times, text order is time order: one that is not after the newest so
-        // far cannot be newer, and is not parsed (parsing every timestamp of a million
-        // objects was 2 % of reading them).
-        let plain = is_plain_time(text);
-        if plain && text <= self.newest_plain.as_str() {
-            return;
-        }
-        let Some(t) = crate::snapshot::parse_rfc3339(text) else {
-            return;
+        // The API server's own form is read by the store's strict scan (parsing every
+        // timestamp of a million objects in the general form was 2 % of reading them).
+        let t = match crate::model::timestamp::canonical_seconds(text) {
+            Some(t) => Some(i64::from(t)),
+            None => crate::snapshot::parse_rfc3339(text),
         };
-        self.seconds = self.seconds.max(Some(t));
-        if plain {
-            self.newest_plain.clear();
-            self.newest_plain.push_str(text);
-        }
+        self.seconds = self.seconds.max(t);
     }
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ`, as the API server writes it, with every field in range and a day
-/// that every month has (1–28): the texts whose order is the order of the times they name.
-fn is_plain_time(t: &str) -> bool {
-    let b = t.as_bytes();
-    if b.len() != 20 {
-        return false;
-    }
-    let two = |i: usize| {
-        let (x, y) = (b[i].wrapping_sub(b'0'), b[i + 1].wrapping_sub(b'0'));
-        if x < 10 && y < 10 {
-            x * 10 + y
-        } else {
-            u8::MAX
-        }
-    };
-    b[..4].iter().all(u8::is_ascii_digit)
-        && (b[4], b[7], b[10], b[13], b[16], b[19]) == (b'-', b'-', b'T', b':', b':', b'Z')
-        && (1..=12).contains(&two(5))
-        && (1..=28).contains(&two(8))
-        && two(11) <= 23
-        && two(14) <= 59
-        && two(17) <= 59
 }
