@@ -133,12 +133,52 @@ const PREPARE_FROM: usize = 1 << 20;
 #[cfg(test)]
 const PREPARE_FROM: usize = 64;
 
-/// Zeroed (free) slots, asked to be backed by huge pages.
+/// Zeroed (free) slots, asked to be backed by huge pages; with every page mapped when they
+/// were ([`map_pages`]).
 fn free_slots(cap: usize) -> Vec<[u32; 4]> {
     // Zeroed memory from the allocator, not touched yet: the advice applies.
-    let slots = vec![[0u32; 4]; cap];
-    advise_huge_pages(slots.as_ptr().cast(), cap * std::mem::size_of::<[u32; 4]>());
+    let mut slots = vec![[0u32; 4]; cap];
+    if advise(&slots, Advice::HugePages) {
+        map_pages(&mut slots, SLOW_HUGE_PAGE);
+    }
     slots
+}
+
+/// Slots in a 4 KiB page, and in 2 MiB (a huge page).
+const SLOTS_PER_PAGE: usize = 4096 / std::mem::size_of::<[u32; 4]>();
+const SLOTS_PER_HUGE_PAGE: usize = (2 << 20) / std::mem::size_of::<[u32; 4]>();
+
+/// A huge page that takes longer than this to map is one the host has not backed yet (see
+/// [`map_pages`]).
+const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Maps every page of fresh `slots` now, one write per 4 KiB page, rather than at the first
+/// probes. Slots asked to be huge pages are timed 2 MiB at a time: on a virtual machine a huge
+/// page the host has not backed yet took 5-8 ms to map (the host faults its 512 small pages in
+/// one by one) against 0.1 ms for one it has, and in two or three runs of eight most pages of a
+/// fresh 64 MiB table was of that kind (170-215 ms, in which the interning thread waited for
+/// its successor and the parser behind it). Small pages come from memory the system freed
+/// recently, which the host backs (2 µs per 4 KiB page, 1 ms per 2 MiB, and no worse for
+/// random probes in a test of 4M of them): at the first slow 2 MiB, the rest of the slots are
+/// advised back to them. Returns whether it did so.
+fn map_pages(slots: &mut [[u32; 4]], slow: std::time::Duration) -> bool {
+    let mut watch = true;
+    let mut at = 0;
+    while at < slots.len() {
+        let end = (at + SLOTS_PER_HUGE_PAGE).min(slots.len());
+        let started = watch.then(std::time::Instant::now);
+        for i in (at..end).step_by(SLOTS_PER_PAGE) {
+            // The value is opaque to the compiler, which could otherwise drop a store of zero
+            // into memory it knows is zeroed.
+            slots[i] = std::hint::black_box([0; 4]);
+        }
+        if started.is_some_and(|t| t.elapsed() > slow) {
+            advise(&slots[end..], Advice::SmallPages);
+            watch = false;
+        }
+        at = end;
+    }
+    !watch
 }
 
 impl Table {
@@ -247,10 +287,9 @@ impl Table {
             .name("intern-grow".into())
             .spawn(move || {
                 let mut slots = free_slots(cap);
-                // One write per 4 KiB page maps it. The value is opaque to the compiler, which
-                // could otherwise drop a store of zero into memory it knows is zeroed.
-                for i in (0..slots.len()).step_by(4096 / std::mem::size_of::<[u32; 4]>()) {
-                    slots[i] = std::hint::black_box([0; 4]);
+                if !advised_huge(&slots) {
+                    // Not mapped by `free_slots` (small): mapped here all the same.
+                    map_pages(&mut slots, std::time::Duration::MAX);
                 }
                 slots
             })
@@ -259,32 +298,52 @@ impl Table {
     }
 }
 
-/// Asks the kernel to back a large table with huge pages (2 MiB), where it does them on
-/// request (Linux's transparent huge pages in `madvise` mode, the common default).
-/// Interning a million objects probes a table of tens of MiB at random: with 4 KiB pages
-/// nearly every probe also misses the TLB, and filling the table takes a page fault per
-/// 4 KiB. Only advice: without huge pages nothing changes. Takes effect for memory not
-/// written yet. (Asked for the store's other large vectors as well, which are written in
-/// order, it cost time and 70 MiB of memory: measured, left out.)
-fn advise_huge_pages(ptr: *const u8, bytes: usize) {
-    const HUGE: usize = 2 << 20;
-    if bytes < 2 * HUGE {
-        return;
+/// How slots are to be backed.
+#[derive(Clone, Copy)]
+enum Advice {
+    /// Huge pages (2 MiB), where the kernel makes them on request (Linux's transparent huge
+    /// pages in `madvise` mode, the common default). Interning a million objects probes a
+    /// table of tens of MiB at random: with 4 KiB pages nearly every probe also misses the
+    /// TLB, and filling the table takes a page fault per 4 KiB. (Asked for the store's other
+    /// large vectors as well, which are written in order, it cost time and 70 MiB of memory:
+    /// measured, left out.)
+    HugePages,
+    /// Small pages again (see [`map_pages`]).
+    SmallPages,
+}
+
+/// Whether slots this large are asked to be huge pages ([`advise`]): from two huge pages up.
+fn advised_huge(slots: &[[u32; 4]]) -> bool {
+    slots.len() >= 2 * SLOTS_PER_HUGE_PAGE
+}
+
+/// Advises the kernel how to back slots not written yet (only advice: it changes how memory
+/// is backed, never its contents). Huge pages only for slots [`advised_huge`]; true when it
+/// asked.
+fn advise(slots: &[[u32; 4]], advice: Advice) -> bool {
+    if matches!(advice, Advice::HugePages) && !advised_huge(slots) {
+        return false;
     }
     #[cfg(target_os = "linux")]
     {
-        // madvise takes whole pages: the page-aligned part of the allocation.
+        // madvise takes whole pages: the page-aligned part of the slots.
         let page = 4096;
-        let start = (ptr as usize).next_multiple_of(page);
-        let end = (ptr as usize + bytes) & !(page - 1);
+        let (ptr, bytes) = (slots.as_ptr() as usize, std::mem::size_of_val(slots));
+        let start = ptr.next_multiple_of(page);
+        let end = (ptr + bytes) & !(page - 1);
         if end > start {
-            // SAFETY: the range lies within an allocation the caller owns; the advice changes
-            // how it is backed, never its contents or validity.
+            let advice = match advice {
+                Advice::HugePages => libc::MADV_HUGEPAGE,
+                Advice::SmallPages => libc::MADV_NOHUGEPAGE,
+            };
+            // SAFETY: the range lies within slots the caller owns; the advice changes how it
+            // is backed, never its contents or validity.
             unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+                libc::madvise(start as *mut libc::c_void, end - start, advice);
             }
         }
     }
+    true
 }
 
 impl Default for Interner {
@@ -534,6 +593,29 @@ mod tests {
         // A clone leaves the pending table behind and still finds everything.
         let j = i.clone();
         assert_eq!(j.get("s-1"), i.get("s-1"));
+    }
+
+    /// Fresh slots are mapped page by page; a 2 MiB stretch slower than the bound sends the
+    /// rest back to small pages (said by the return), and the slots stay free either way.
+    #[test]
+    fn mapping_fresh_slots_falls_back_to_small_pages_after_a_slow_huge_page() {
+        let len = 3 * SLOTS_PER_HUGE_PAGE + 7;
+        for (slow, fell_back) in [
+            (std::time::Duration::ZERO, true),
+            (std::time::Duration::MAX, false),
+        ] {
+            let mut slots = vec![[0u32; 4]; len];
+            assert!(advise(&slots, Advice::HugePages));
+            assert_eq!(map_pages(&mut slots, slow), fell_back);
+            assert!(slots.iter().all(|&raw| Slot::is_free(raw)));
+        }
+        // Too small for huge pages: not advised. Large ones come from `free_slots` advised
+        // and mapped, and free.
+        assert!(!advise(
+            &vec![[0u32; 4]; SLOTS_PER_HUGE_PAGE],
+            Advice::HugePages
+        ));
+        assert!(free_slots(len).iter().all(|&raw| Slot::is_free(raw)));
     }
 
     /// While the successor is still being made, the table fills past 5/8 (to 3/4) instead of
