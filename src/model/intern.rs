@@ -133,14 +133,15 @@ const PREPARE_FROM: usize = 1 << 20;
 #[cfg(test)]
 const PREPARE_FROM: usize = 64;
 
-/// Zeroed (free) slots, asked to be backed by huge pages; with every page mapped when they
-/// were ([`map_pages`]).
+/// Zeroed (free) slots, asked to be backed by huge pages when large, every page mapped
+/// ([`map_pages`]). Mapping them now costs no more than leaving it to the table's first use:
+/// with 256 slots to a 4 KiB page, a table filled to a tenth has touched every page (and the
+/// re-insert of a growth fills it to more than that at once).
 fn free_slots(cap: usize) -> Vec<[u32; 4]> {
     // Zeroed memory from the allocator, not touched yet: the advice applies.
     let mut slots = vec![[0u32; 4]; cap];
-    if advise(&slots, Advice::HugePages) {
-        map_pages(&mut slots, SLOW_HUGE_PAGE);
-    }
+    advise(&slots, Advice::HugePages);
+    map_pages(&mut slots, SLOW_HUGE_PAGE);
     slots
 }
 
@@ -153,14 +154,15 @@ const SLOTS_PER_HUGE_PAGE: usize = (2 << 20) / std::mem::size_of::<[u32; 4]>();
 const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Maps every page of fresh `slots` now, one write per 4 KiB page, rather than at the first
-/// probes. Slots asked to be huge pages are timed 2 MiB at a time: on a virtual machine a huge
-/// page the host has not backed yet took 5-8 ms to map (the host faults its 512 small pages in
-/// one by one) against 0.1 ms for one it has, and in two or three runs of eight most pages of a
-/// fresh 64 MiB table was of that kind (170-215 ms, in which the interning thread waited for
-/// its successor and the parser behind it). Small pages come from memory the system freed
-/// recently, which the host backs (2 µs per 4 KiB page, 1 ms per 2 MiB, and no worse for
-/// random probes in a test of 4M of them): at the first slow 2 MiB, the rest of the slots are
-/// advised back to them. Returns whether it did so.
+/// probes, timed 2 MiB at a time: on a virtual machine a huge page the host has not backed yet
+/// took 5-8 ms to map (the host faults its 512 small pages in one by one) against 0.1 ms for
+/// one it has, and in two or three runs of eight most pages of a fresh 64 MiB table were of
+/// that kind (140-165 ms of the table's thread in `audit -f` of a million objects, in which
+/// the interning thread waited for it and the parser behind that). Small pages come from
+/// memory the system freed recently, which the host backs (2 µs per 4 KiB page, 1 ms per
+/// 2 MiB, and no worse for random probes in a test of 4M of them): after the first 2 MiB
+/// slower than `slow`, the rest of the slots are advised back to them. Returns whether it did
+/// so.
 fn map_pages(slots: &mut [[u32; 4]], slow: std::time::Duration) -> bool {
     let mut watch = true;
     let mut at = 0;
@@ -285,14 +287,7 @@ impl Table {
     fn make_ready(cap: usize) -> Option<Ready> {
         let slots = std::thread::Builder::new()
             .name("intern-grow".into())
-            .spawn(move || {
-                let mut slots = free_slots(cap);
-                if !advised_huge(&slots) {
-                    // Not mapped by `free_slots` (small): mapped here all the same.
-                    map_pages(&mut slots, std::time::Duration::MAX);
-                }
-                slots
-            })
+            .spawn(move || free_slots(cap))
             .ok()?;
         Some(Ready { cap, slots })
     }
@@ -312,16 +307,10 @@ enum Advice {
     SmallPages,
 }
 
-/// Whether slots this large are asked to be huge pages ([`advise`]): from two huge pages up.
-fn advised_huge(slots: &[[u32; 4]]) -> bool {
-    slots.len() >= 2 * SLOTS_PER_HUGE_PAGE
-}
-
 /// Advises the kernel how to back slots not written yet (only advice: it changes how memory
-/// is backed, never its contents). Huge pages only for slots [`advised_huge`]; true when it
-/// asked.
+/// is backed, never its contents). Huge pages only from two of them up; true when it asked.
 fn advise(slots: &[[u32; 4]], advice: Advice) -> bool {
-    if matches!(advice, Advice::HugePages) && !advised_huge(slots) {
+    if matches!(advice, Advice::HugePages) && slots.len() < 2 * SLOTS_PER_HUGE_PAGE {
         return false;
     }
     #[cfg(target_os = "linux")]
