@@ -311,8 +311,9 @@ impl Batch {
     }
 }
 
-/// Objects whose strings [`Store::add_batch`] prefetches at a time (about a hundred strings:
-/// as many cache misses as a core keeps in flight; the three groups in flight stay in L1).
+/// Objects whose strings [`Store::add_batch`] prefetches at a time: about a hundred strings,
+/// more misses than a core keeps in flight. Three groups are in flight at once, a few hundred
+/// cache lines, well inside L2.
 const WARM_AHEAD: usize = 16;
 
 /// A [`Rec`] of a [`Batch`], read as [`MetaView`].

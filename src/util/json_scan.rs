@@ -434,9 +434,10 @@ mod tests {
 
     #[test]
     fn a_run_ends_at_the_first_quote_escape_or_control_byte_wherever_it_lies() {
-        // Every position within and around several 16-byte blocks and 8-byte words, after every kind of byte
-        // before it (bytes near the stop values, bytes of UTF-8 above 0x7f, which a signed
-        // comparison would take for control characters), from several starting offsets.
+        // Every position within and around several 16-byte blocks and 8-byte words, after
+        // every kind of byte before it (bytes near the stop values, bytes of UTF-8 above 0x7f,
+        // which a signed comparison would take for control characters), from several starting
+        // offsets.
         for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
             for filler in [
                 b'a', b'!', b'#', b'[', b']', b' ', 0x20, 0x7f, 0x80, 0x9f, 0xe4, 0xff,
