@@ -197,8 +197,22 @@ impl Coverage {
             self.pairs.pairs.is_empty(),
             "absorbed after objects were recorded"
         );
-        for (gk, ns) in &log.pairs.pairs {
-            self.seen_in(*gk, ns);
+        // Each kind's namespaces, and all of them, built from sorted runs in bulk: inserted
+        // pair by pair (a search among some 2,000 namespaces' strings each) they took
+        // 15-25 ms of the 1M List's 30,000 pairs, alone on one core at the end of the read.
+        {
+            let mut by_kind: Vec<Vec<&str>> = vec![Vec::new(); self.seen.len()];
+            let mut all: Vec<&str> = Vec::with_capacity(log.pairs.pairs.len());
+            for (gk, ns) in &log.pairs.pairs {
+                if let Some(names) = by_kind.get_mut(*gk as usize) {
+                    names.push(ns);
+                }
+                all.push(ns);
+            }
+            for (seen, names) in self.seen.iter_mut().zip(by_kind) {
+                merge_sorted(&mut seen.namespaces, names);
+            }
+            merge_sorted(&mut self.namespaces, all);
         }
         self.pairs = log.pairs;
         let covered: std::collections::HashSet<u32> = std::mem::take(&mut self.covered_frames)
@@ -355,6 +369,18 @@ impl PairLog {
             self.frames.push((frame, pair));
         }
     }
+}
+
+/// Adds `names` to `set`: sorted and deduplicated first, so that the set is built in one pass
+/// and merged in another.
+fn merge_sorted(set: &mut BTreeSet<String>, mut names: Vec<&str>) {
+    if names.is_empty() {
+        return;
+    }
+    names.sort_unstable();
+    names.dedup();
+    let mut more: BTreeSet<String> = names.into_iter().map(str::to_owned).collect();
+    set.append(&mut more);
 }
 
 /// True when a list's metadata says the API server returned it whole.
