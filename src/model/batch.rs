@@ -314,7 +314,7 @@ impl Batch {
 /// Objects whose strings [`Store::add_batch`] prefetches at a time: about a hundred strings,
 /// more misses than a core keeps in flight. Three groups are in flight at once, a few hundred
 /// cache lines, well inside L2.
-const WARM_AHEAD: usize = 16;
+const PREFETCH_GROUP: usize = 16;
 
 /// A [`Rec`] of a [`Batch`], read as [`MetaView`].
 struct RecView<'a> {
@@ -440,7 +440,7 @@ impl Store {
         let mut out = Vec::with_capacity(batch.recs.len());
         for i in 0..batch.recs.len() {
             let rec = batch.recs[i];
-            if i % WARM_AHEAD == 0 {
+            if i % PREFETCH_GROUP == 0 {
                 // Cache misses on the table set the pace here, so they are started early
                 // enough to overlap: the slots of the objects two groups ahead, then the texts
                 // (of slots whose hash matches) of the next group, whose slots came in by now.
@@ -448,13 +448,13 @@ impl Store {
                 let (slots_from, texts_from) = if i == 0 {
                     (0, 0)
                 } else {
-                    (i + 2 * WARM_AHEAD, i + WARM_AHEAD)
+                    (i + 2 * PREFETCH_GROUP, i + PREFETCH_GROUP)
                 };
-                batch.hash_objects(i + 3 * WARM_AHEAD);
+                batch.hash_objects(i + 3 * PREFETCH_GROUP);
                 self.strings
-                    .prefetch_slots(batch.hashes(slots_from, i + 3 * WARM_AHEAD));
+                    .prefetch_slots(batch.hashes(slots_from, i + 3 * PREFETCH_GROUP));
                 self.strings
-                    .prefetch_texts(batch.hashes(texts_from, i + 2 * WARM_AHEAD));
+                    .prefetch_texts(batch.hashes(texts_from, i + 2 * PREFETCH_GROUP));
             }
             out.push(self.add_view(
                 rec.resource,

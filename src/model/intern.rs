@@ -308,7 +308,8 @@ enum Advice {
 }
 
 /// Advises the kernel how to back slots not written yet (only advice: it changes how memory
-/// is backed, never its contents). Huge pages only from two of them up; true when it asked.
+/// is backed, never its contents). Huge pages only from two of them up: false when the slots
+/// are too few for that, else true (elsewhere than on Linux there is no call to make).
 fn advise(slots: &[[u32; 4]], advice: Advice) -> bool {
     if matches!(advice, Advice::HugePages) && slots.len() < 2 * SLOTS_PER_HUGE_PAGE {
         return false;
