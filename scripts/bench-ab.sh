@@ -8,9 +8,9 @@
 #       /tmp/kgc-before target/release/kubectl-gc -- \
 #       audit -f target/bench-data/list-1000000-meta-v1.json
 #
-# Why interleaved, and why per round: on a shared virtual machine the same binary's wall time
-# moves by a third between spells minutes apart (BENCHMARKS.md, "Machine"), far more than most
-# changes are worth. Each round runs the floor (`read + IgnoredAny` of FLOOR_INPUT, the
+# Why interleaved, and why per round: on the shared virtual machine of BENCHMARKS.md the same
+# build's `audit -f` of the 1M List took 0.71-1.06 s within one set of rounds, far more than
+# most changes are worth. Each round runs the floor (`read + IgnoredAny` of FLOOR_INPUT, the
 # file-input bench's own floor phase), then both builds, in turn order BEFORE AFTER, then
 # AFTER BEFORE in the next round, so that a drift within a round does not favour either. The
 # ratio AFTER ÷ BEFORE is taken within each round, and its median reported with how many rounds
@@ -23,7 +23,8 @@
 # Reported: per round the floor's, BEFORE's and AFTER's wall time; then medians of wall time,
 # CPU time (user + system) and peak RSS, each build's wall time ÷ the floor's, and the
 # per-round ratio. Times come from GNU time (`/usr/bin/time`), the whole process as a user
-# waits for it. Output goes to /dev/null.
+# waits for it, to 10 ms: meant for commands that take a good part of a second or more.
+# Output goes to /dev/null.
 #
 # FLOOR_INPUT: a JSON file (default: none, no floor). The floor is the file-input bench's
 # `--phase floor-json`: the script builds the bench (`cargo bench --no-run`) to find it.
@@ -97,7 +98,14 @@ fi
 # One timed run: "wall cpu rss_kib" on stdout.
 timed() {
   "$timer" -o "$work/t" -f '%e %U %S %M' "$@" >/dev/null 2>&1 || true
-  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$work/t" | tail -1
+  # GNU time writes "Command exited with non-zero status N" first when the exit code is not
+  # 0 (audit's findings); the last line is the format's. A run it could not time stops all.
+  if ! tail -1 "$work/t" | grep -Eq '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$'; then
+    echo "error: could not time: $*" >&2
+    cat "$work/t" >&2
+    exit 1
+  fi
+  tail -1 "$work/t" | awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }'
 }
 
 printf '%5s %8s %8s %8s\n' round floor before after
