@@ -1,8 +1,8 @@
 //! `kubectl gc audit` output: table, wide, JSON and YAML (schema in README "JSON: audit").
 
 use super::{
-    ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cell, cells, fit, owner_ref_json, table,
-    write_line, write_table,
+    ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cell, cells, fit, grid, owner_ref_json,
+    table, text::sanitized, write_line, write_table,
 };
 use crate::diagnose::{Audit, Code, Finding, Severity};
 use crate::gc::GarbageCollector;
@@ -186,9 +186,12 @@ impl Coverage {
                     } else {
                         vec![""]
                     };
+                    // Looked up in a set: thousands of namespaces against thousands.
+                    let held: hashbrown::HashSet<&str> =
+                        namespaces.iter().map(String::as_str).collect();
                     not_held_in = wanted
                         .into_iter()
-                        .filter(|n| !namespaces.iter().any(|h| h == n))
+                        .filter(|n| !held.contains(n))
                         .map(str::to_owned)
                         .collect();
                     if not_held_in.is_empty() {
@@ -374,7 +377,8 @@ pub fn write_table_report_with(
         if wide {
             groups = (0..rows.len()).map(|i| vec![i]).collect();
         } else {
-            let mut index: hashbrown::HashMap<_, usize> = hashbrown::HashMap::new();
+            let mut index: hashbrown::HashMap<_, usize> =
+                hashbrown::HashMap::with_capacity(rows.len());
             for (i, r) in rows.iter().enumerate() {
                 match index.get(&group_key(r)) {
                     Some(&g) => groups[g].push(i),
@@ -397,7 +401,6 @@ pub fn write_table_report_with(
                 .collect();
             groups.sort_by_key(|g| g[0]);
         }
-        let mut t = table(styles);
         let mut header: Vec<String> = [
             "SEVERITY",
             "CODE",
@@ -413,9 +416,9 @@ pub fn write_table_report_with(
             header.extend(["CLASS", "UID", "MESSAGE"].map(String::from));
         }
         header.extend(opts.label_headers());
-        if !opts.no_headers {
-            t.set_header(cells(&header));
-        }
+        // Each row's cells as sanitised text, and its severity for the colour.
+        let mut lines: Vec<Vec<String>> = Vec::with_capacity(groups.len());
+        let mut severities = Vec::with_capacity(groups.len());
         for g in &groups {
             let r = &rows[g[0]];
             let f = r.finding;
@@ -436,28 +439,51 @@ pub fn write_table_report_with(
                 grouped_rows += g.len() - 1;
             }
             let mut row = vec![
-                severity_cell(f.severity, styles),
-                cell(f.code.id()),
-                cell(&r.namespace),
-                cell(more(&r.object, g.len())),
-                cell(more(&r.owner, distinct_owners)),
-                cell(&r.age),
-                cell(&f.consequence),
+                f.severity.as_str().to_uppercase(),
+                f.code.id().to_owned(),
+                sanitized(&r.namespace),
+                sanitized(&more(&r.object, g.len())),
+                sanitized(&more(&r.owner, distinct_owners)),
+                sanitized(&r.age),
+                sanitized(&f.consequence),
             ];
             if wide {
-                row.push(cell(f.classification.unwrap_or("-")));
-                row.push(cell(
+                row.push(sanitized(f.classification.unwrap_or("-")));
+                row.push(sanitized(
                     f.object
                         .map_or("-", |o| snap.store.str(snap.store.object(o).uid)),
                 ));
-                row.push(cell(&f.message));
+                row.push(sanitized(&f.message));
             }
-            row.extend(opts.label_cells(snap, f.object).into_iter().map(cell));
-            t.add_row(row);
+            row.extend(
+                opts.label_cells(snap, f.object)
+                    .iter()
+                    .map(|c| sanitized(c)),
+            );
+            lines.push(row);
+            severities.push(f.severity);
         }
-        // SEVERITY, CODE and AGE keep their width; the rest share what is left.
-        fit(&mut t, opts, &[0, 1, 5]);
-        write_table(w, &t)?;
+        let header = (!opts.no_headers).then_some(&header[..]);
+        // Without colour or a width to fit (output to a pipe or a file), the plain writer;
+        // else comfy-table.
+        let plain = !styles.color
+            && opts.width.filter(|_| !wide).is_none()
+            && grid::write_plain(w, header, &lines)?;
+        if !plain {
+            let mut t = table(styles);
+            if let Some(h) = header {
+                t.set_header(cells(h));
+            }
+            for (row, &severity) in lines.iter().zip(&severities) {
+                // Sanitised already: `cell` leaves such text as it is.
+                let mut out = vec![severity_cell(severity, styles)];
+                out.extend(row[1..].iter().map(cell));
+                t.add_row(out);
+            }
+            // SEVERITY, CODE and AGE keep their width; the rest share what is left.
+            fit(&mut t, opts, &[0, 1, 5]);
+            write_table(w, &t)?;
+        }
         if opts.no_headers {
             return Ok(());
         }

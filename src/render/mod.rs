@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod graph;
+pub mod grid;
 pub mod history;
 pub mod jsonpath;
 pub mod list;
@@ -166,6 +167,9 @@ impl TableOptions {
 
     /// The label cells of an object (`None`: a row without an object, e.g. a resource).
     pub fn label_cells(&self, snap: &Snapshot, id: Option<crate::model::ObjId>) -> Vec<String> {
+        if self.label_columns.is_empty() && !self.show_labels {
+            return Vec::new();
+        }
         let labels: Vec<(&str, &str)> = id
             .map(|id| {
                 snap.store
