@@ -86,6 +86,9 @@ fn per_object(
     let store = &gc.snap.store;
     let siblings = cluster_scoped_dependents_of_virtual_owners(gc);
     let mut classes = Vec::new();
+    // References are counted by label in runs (nearly all are `solid`): one map update per
+    // run of a label, not one string-keyed lookup per reference.
+    let mut run: Option<(&'static str, usize)> = None;
     for id in store.ids() {
         if !gc.graph.monitors(id) {
             continue;
@@ -97,7 +100,15 @@ fn per_object(
         let verdict = gc.attempt_to_delete_item_classified_into(&state, id, &mut classes);
         unquiet.note(&state, id, &classes);
         for (r, c) in refs.iter().zip(&classes) {
-            *classifications.entry(c.label()).or_default() += 1;
+            let label = c.label();
+            match &mut run {
+                Some((l, n)) if *l == label => *n += 1,
+                _ => {
+                    if let Some((l, n)) = run.replace((label, 1)) {
+                        *classifications.entry(l).or_default() += n;
+                    }
+                }
+            }
             if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
                 out.push(f);
             }
@@ -108,6 +119,9 @@ fn per_object(
             }
         }
         duplicate_refs(gc, id, refs, &mut out);
+    }
+    if let Some((l, n)) = run {
+        *classifications.entry(l).or_default() += n;
     }
     (state, out, classifications, unquiet)
 }

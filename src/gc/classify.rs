@@ -486,7 +486,8 @@ pub enum GetResult {
 /// Whether `name` is a valid path segment name (the API server's rule: not `.` or `..`, no `/`
 /// or `%`). Names that are not cannot be requested as themselves (issue 12).
 pub fn is_path_segment_name(name: &str) -> bool {
-    name != "." && name != ".." && !name.contains('/') && !name.contains('%')
+    // One scan for both bytes: asked at least twice for each of a million references.
+    name != "." && name != ".." && memchr::memchr2(b'/', b'%', name.as_bytes()).is_none()
 }
 
 /// Where a GC request for an owner named `name` goes.

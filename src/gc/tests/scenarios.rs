@@ -636,3 +636,14 @@ fn redacted_owner_names_and_uids_are_unknown_not_dangling() {
         "{verdict_plain:?}"
     );
 }
+
+#[test]
+fn path_segment_names_are_the_names_the_api_server_can_be_asked_for() {
+    use crate::gc::classify::is_path_segment_name;
+    for ok in ["web", "a.b", "...", ".x", "x-1", "", "名前"] {
+        assert!(is_path_segment_name(ok), "{ok:?}");
+    }
+    for bad in [".", "..", "a/b", "/", "50%", "%2F", "a%b/c", "x/"] {
+        assert!(!is_path_segment_name(bad), "{bad:?}");
+    }
+}
