@@ -155,21 +155,13 @@ mod tests {
         let got = plain(Some(&header), &rows);
         // As the renderers build it: `cell` sanitises each text for comfy-table, the plain
         // writer is given the sanitised text.
-        let hostile = vec![strings(&[
-            "WARNING",
-            "GC002",
-            "a\u{1b}[2Jb",
-            "Pod/x\ny",
-            "-",
-        ])];
-        let sanitised: Vec<Vec<String>> = hostile
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| crate::render::text::sanitized(c))
-                    .collect()
-            })
-            .collect();
+        let hostile = ["WARNING", "GC002", "a\u{1b}[2Jb", "Pod/x\ny", "-"];
+        let sanitised = vec![
+            hostile
+                .iter()
+                .map(|c| crate::render::text::sanitized(c))
+                .collect::<Vec<_>>(),
+        ];
         assert_same_as_comfy(Some(&header), &sanitised);
         let shown = plain(Some(&header), &sanitised);
         assert!(
