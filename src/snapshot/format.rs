@@ -29,6 +29,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
+use crate::util::mapped::{page_size, release};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Read, Write};
@@ -153,14 +154,10 @@ const MAP_FROM: u64 = 1 << 20;
 /// would be). `snapshot -o` writes a new file and renames it into place ([`write_file`]), so
 /// neither happens to a snapshot kubectl-gc wrote.
 fn map_plain(file: &std::fs::File) -> Option<memmap2::Mmap> {
-    // SAFETY: see above: the bytes are only read, and a change under the map is caught by the
-    // CRC (or reported as unverified) or ends the process (SIGBUS).
-    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    let map = crate::util::mapped::map(file)?;
     if map.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    #[cfg(unix)]
-    let _ = map.advise(memmap2::Advice::Sequential);
     Some(map)
 }
 
@@ -393,34 +390,6 @@ impl MapDigest<'_> {
             }
         }
     }
-}
-
-/// The system's page size (4 KiB where it cannot be asked).
-fn page_size() -> usize {
-    #[cfg(unix)]
-    {
-        // SAFETY: sysconf reads a constant of the system; no memory is involved.
-        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        if n > 0 {
-            return n as usize;
-        }
-    }
-    4096
-}
-
-/// Hands the map's pages in `[offset, offset + len)` (page-aligned) back to the kernel.
-fn release(map: &memmap2::Mmap, offset: usize, len: usize) {
-    #[cfg(unix)]
-    {
-        // SAFETY: the map is of a file, shared and read-only (`Mmap::map`): a page handed
-        // back is read from the page cache again if touched, with the same bytes, so no
-        // reference into the map sees its content change (the file changed under the map is
-        // `map_plain`'s case). Only advice: a failure leaves the pages mapped.
-        let _ =
-            unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
-    }
-    #[cfg(not(unix))]
-    let _ = (map, offset, len);
 }
 
 /// The reader thread: fills chunks of `chunk` bytes from `r` (decompressing, if `r` does) while

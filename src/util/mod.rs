@@ -3,6 +3,7 @@
 //! [`crate::error::cause_chain`].)
 
 pub mod json_scan;
+pub mod mapped;
 
 use std::time::Duration;
 

@@ -16,6 +16,7 @@ use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};
 use super::item_scan::Spare;
 use super::recognize::{ListCtx, Reader, is_list};
 use serde::de::DeserializeSeed;
+use std::borrow::Cow;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -181,13 +182,17 @@ struct Ahead {
     spare: Sender<String>,
 }
 
-struct Buf {
-    /// The chunks after `text`; `None` when `text` holds the whole input.
+struct Buf<'m> {
+    /// The chunks after `text`; `None` when `text` holds the whole input (or is `mapped`).
     ahead: Option<Ahead>,
+    /// The input, when it is a mapped file ([`read_mapped`]): `text` is then its prefix
+    /// checked so far, and `base` stays 0.
+    mapped: Option<Mapped<'m>>,
     /// Spaces before the text of each chunk after the first.
     headroom: usize,
     /// Input checked to be UTF-8 once, as it was read; values are parsed from it as text.
-    text: String,
+    /// Borrowed only from a map.
+    text: Cow<'m, str>,
     /// Consumed prefix of `text`.
     pos: usize,
     /// Bytes after `text`: not UTF-8 (`invalid`), or a character cut by the end of the input.
@@ -203,13 +208,23 @@ struct Buf {
     nl_line: u32,
 }
 
-impl Buf {
+/// A mapped input, as [`Buf`] reads it.
+struct Mapped<'m> {
+    map: &'m memmap2::Mmap,
+    /// `map[..checked]` is UTF-8.
+    checked: usize,
+    /// The pages before the parser's position, handed back.
+    behind: crate::util::mapped::Behind,
+}
+
+impl<'m> Buf<'m> {
     /// A buffer holding the first chunk (read with no headroom).
-    fn new(first: Chunk, ahead: Option<Ahead>, headroom: usize) -> Buf {
+    fn new(first: Chunk, ahead: Option<Ahead>, headroom: usize) -> Buf<'m> {
         Buf {
             ahead,
+            mapped: None,
             headroom,
-            text: first.text,
+            text: Cow::Owned(first.text),
             pos: 0,
             rest: first.rest,
             invalid: first.invalid,
@@ -219,6 +234,70 @@ impl Buf {
             nl_at: 0,
             nl_line: 1,
         }
+    }
+
+    /// A buffer over a mapped input, nothing of it checked yet.
+    fn mapped(map: &'m memmap2::Mmap) -> Buf<'m> {
+        Buf {
+            ahead: None,
+            mapped: Some(Mapped {
+                map,
+                checked: 0,
+                behind: crate::util::mapped::Behind::new(chunk_size()),
+            }),
+            headroom: 0,
+            text: Cow::Borrowed(""),
+            pos: 0,
+            rest: Vec::new(),
+            invalid: false,
+            eof: map.is_empty(),
+            base: 0,
+            track: false,
+            nl_at: 0,
+            nl_line: 1,
+        }
+    }
+
+    /// [`Buf::more`] of a mapped input: the next chunk's worth of the map checked and added
+    /// to the text (no copy: the text is the map's checked prefix), and the pages the parser
+    /// has passed handed back.
+    fn more_mapped(&mut self) -> bool {
+        if self.mapped.is_none() {
+            return false;
+        }
+        // As in `more`: lines are counted up to the position before it moves on.
+        let _ = self.line_at(self.pos as u64);
+        let Some(m) = &mut self.mapped else {
+            return false;
+        };
+        m.behind.advance(m.map, self.pos);
+        let bytes: &'m [u8] = &m.map[..];
+        let from = m.checked;
+        let mut end = (from + chunk_size()).min(bytes.len());
+        // A character the step's end would cut is taken whole (a continuation byte is never
+        // one to start from); bytes that are not UTF-8 are found by the check below.
+        let mut extra = 0;
+        while end < bytes.len() && bytes[end] & 0xc0 == 0x80 && extra < 3 {
+            end += 1;
+            extra += 1;
+        }
+        let ok = match std::str::from_utf8(&bytes[from..end]) {
+            Ok(_) => end,
+            Err(e) => {
+                let ok = from + e.valid_up_to();
+                // As a stream reports it: the bytes after the text of this step, and
+                // whether the input ends with them.
+                self.rest = bytes[ok..end].to_vec();
+                self.invalid = true;
+                ok
+            }
+        };
+        m.checked = ok;
+        self.eof = end == bytes.len();
+        // SAFETY: `bytes[..ok]` is UTF-8: checked step by step, each step ending on a
+        // character boundary (`ok` is where a step's valid text ends).
+        self.text = Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(&bytes[..ok]) });
+        true
     }
 
     /// The 1-based line of input offset `at` (at or after the last one asked; `None` when
@@ -243,6 +322,9 @@ impl Buf {
         if self.eof || self.invalid {
             return Ok(false);
         }
+        if self.mapped.is_some() {
+            return Ok(self.more_mapped());
+        }
         if self.ahead.is_none() {
             return Ok(false);
         }
@@ -263,16 +345,17 @@ impl Buf {
             let at = self.headroom - tail;
             c.text
                 .replace_range(at..self.headroom, &self.text[self.pos..]);
-            let old = std::mem::replace(&mut self.text, c.text);
-            let _ = ahead.spare.send(old);
+            let old = std::mem::replace(&mut self.text, Cow::Owned(c.text));
+            let _ = ahead.spare.send(old.into_owned());
             self.base = offset - at as u64;
             self.pos = at;
         } else {
             // A large value cut by the chunk's end: the new chunk goes after it.
-            self.text.drain(..self.pos);
+            let text = self.text.to_mut();
+            text.drain(..self.pos);
             self.base = offset;
             self.pos = 0;
-            self.text.push_str(&c.text[self.headroom..]);
+            text.push_str(&c.text[self.headroom..]);
             let _ = ahead.spare.send(c.text);
         }
         self.rest = c.rest;
@@ -489,8 +572,21 @@ pub(crate) fn read(
     })
 }
 
+/// Reads a JSON input that is a mapped file ([`crate::util::mapped`]): as [`read`] does,
+/// with the map's pages as the text. The parsing is on this thread, with nothing beside it:
+/// there is no copy for another thread to make.
+pub(crate) fn read_mapped(
+    name: &str,
+    map: &memmap2::Mmap,
+    reader: &mut Reader<'_>,
+) -> std::io::Result<Outcome> {
+    let mut b = Buf::mapped(map);
+    b.track = reader.track_lines;
+    read_values(name, &mut b, reader)
+}
+
 /// Reads the values of a JSON input.
-fn read_values(name: &str, b: &mut Buf, reader: &mut Reader<'_>) -> std::io::Result<Outcome> {
+fn read_values(name: &str, b: &mut Buf<'_>, reader: &mut Reader<'_>) -> std::io::Result<Outcome> {
     let mut doc_no = 0;
     let objects_before = reader.stats.objects;
     while let Some(c) = b.peek()? {
@@ -525,8 +621,12 @@ fn read_values(name: &str, b: &mut Buf, reader: &mut Reader<'_>) -> std::io::Res
                     && reader.stats.objects == objects_before
                     && let Some(p) = reader.unrecord_last()
                 {
-                    let mut start = std::mem::take(&mut b.text).into_bytes();
-                    start.append(&mut b.rest);
+                    // A mapped input is read again from its start: nothing was taken from it.
+                    let mut start = Vec::new();
+                    if b.mapped.is_none() {
+                        start = std::mem::take(&mut b.text).into_owned().into_bytes();
+                        start.append(&mut b.rest);
+                    }
                     return Ok(Outcome::NotJson(start, p));
                 }
                 break;
@@ -551,7 +651,7 @@ fn fail(reader: &mut Reader<'_>, loc: &Loc, f: Fail, hole: Hole) -> Result<(), S
 }
 
 /// A top-level array: its elements one by one (an array is not a server list).
-fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+fn top_array(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     reader.stats.documents += 1;
     b.pos += 1; // '['
     let mut frame = reader.frame();
@@ -601,7 +701,7 @@ fn top_array(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop
 }
 
 /// A top-level object: parsed whole when small, key by key when large.
-fn top_object(b: &mut Buf, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
+fn top_object(b: &mut Buf<'_>, reader: &mut Reader<'_>, loc: &Loc) -> Result<(), Stop> {
     // Whole, if the value ends within `WHOLE_UP_TO` bytes.
     let line = b.line_at(b.offset());
     loop {

@@ -880,12 +880,10 @@ fn a_list_streamed_key_by_key_reads_as_the_same_list_parsed_whole() {
     assert_eq!(small, large);
 }
 
-/// Chunk boundaries, and reading ahead in another thread, never change what is read: every
-/// input reads the same in chunks of 1, 2, 3 … bytes as in one (values, multi-byte
-/// characters, broken UTF-8, cut-off input, errors and their byte offsets, and flow-style
-/// YAML that starts like JSON and is handed on whole).
-#[test]
-fn chunk_boundaries_never_change_what_is_read() {
+/// Inputs whose values, characters and errors fall on every kind of boundary: a List, values
+/// concatenated, an array, each cut off, broken UTF-8, a character cut by the end, a syntax
+/// error, and flow-style YAML that starts like JSON and is handed on whole.
+fn awkward_inputs() -> Vec<(&'static str, Vec<u8>)> {
     let item = |i: usize| {
         format!(
             r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"ns-ü{}","uid":"u{i}","labels":{{"k":"日本-😀-{i}"}},"ownerReferences":[{{"apiVersion":"v1","kind":"ConfigMap","name":"c0","uid":"u0"}}]}},"data":{{"x":"{}"}}}}"#,
@@ -903,7 +901,7 @@ fn chunk_boundaries_never_change_what_is_read() {
     bad_utf8[at + 1] = 0xff;
     let cut_char = list.as_bytes()[..list.find('😀').unwrap() + 2].to_vec();
     let flow_yaml = flow_yaml(30);
-    let inputs: Vec<(&str, Vec<u8>)> = vec![
+    vec![
         ("list", list.clone().into_bytes()),
         ("concatenated", items.join("\n \t").into_bytes()),
         ("array", format!("[{}]", items.join(",")).into_bytes()),
@@ -915,7 +913,16 @@ fn chunk_boundaries_never_change_what_is_read() {
             format!("{}\n{{\"apiVersion\": x}}\n{}", items[1], items[2]).into_bytes(),
         ),
         ("flow yaml", flow_yaml.into_bytes()),
-    ];
+    ]
+}
+
+/// Chunk boundaries, and reading ahead in another thread, never change what is read: every
+/// input reads the same in chunks of 1, 2, 3 … bytes as in one (values, multi-byte
+/// characters, broken UTF-8, cut-off input, errors and their byte offsets, and flow-style
+/// YAML that starts like JSON and is handed on whole).
+#[test]
+fn chunk_boundaries_never_change_what_is_read() {
+    let inputs = awkward_inputs();
     let read_in = |bytes: &[u8], chunk: Option<usize>| {
         json::TEST_CHUNK.set(chunk);
         let out = read_bytes("input", bytes, &opts());
@@ -937,6 +944,45 @@ fn chunk_boundaries_never_change_what_is_read() {
                 whole,
                 "{what}, chunks of {chunk}"
             );
+        }
+    }
+}
+
+/// A file read through a memory map reads as the same bytes streamed, in steps of any size:
+/// objects, statistics and problems (their byte offsets and the file's name included). In
+/// tests every regular file of JSON text is mapped (`walk::MAP_FROM`), whatever its size.
+#[test]
+fn a_mapped_file_reads_as_the_same_bytes_streamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("input.json");
+    let name = file.display().to_string();
+    let summary = |out: Result<(Snapshot, FileStats, Vec<Problem>)>| {
+        let (s, stats, problems) = out.unwrap();
+        let problems: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        (snapshot_body(&s), format!("{stats:?}"), problems)
+    };
+    for (what, bytes) in awkward_inputs() {
+        std::fs::write(&file, &bytes).unwrap();
+        let streamed = summary(read_bytes(&name, &bytes, &opts()));
+        for chunk in [
+            None,
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(5),
+            Some(64),
+            Some(4096),
+        ] {
+            json::TEST_CHUNK.set(chunk);
+            let mapped = summary(
+                run(&opts(), |reader| walk::read_path(&file, reader, &mut false))
+                    .map(|(s, st, p, _)| (s, st, p)),
+            );
+            json::TEST_CHUNK.set(None);
+            assert_eq!(mapped, streamed, "{what}, steps of {chunk:?}");
+        }
+        if what == "list" {
+            assert_eq!(streamed.0.len(), 40);
         }
     }
 }

@@ -219,9 +219,48 @@ fn walk_dir(
     Ok(())
 }
 
+/// Regular files of JSON text at least this large are read through a memory map
+/// ([`map_json`]); smaller ones fit the stream's first read.
+#[cfg(not(test))]
+const MAP_FROM: u64 = 1 << 20;
+/// Every JSON file in tests, so that every test that reads one takes that path.
+#[cfg(test)]
+const MAP_FROM: u64 = 1;
+
+/// A map of `path` when it is a regular file of at least [`MAP_FROM`] bytes whose text starts
+/// as JSON does, or `None` to read it as a stream (smaller, compressed, an archive, YAML, or
+/// a map refused). Only JSON: its reader hands the pages it has parsed back to the kernel as
+/// it goes ([`json::read_mapped`]), so that the process holds the objects' metadata, not the
+/// file; the other readers would keep every page they touched.
+fn map_json(path: &Path) -> Option<memmap2::Mmap> {
+    let md = std::fs::metadata(path).ok()?;
+    if !md.is_file() || md.len() < MAP_FROM {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let map = crate::util::mapped::map(&file)?;
+    let head = &map[..map.len().min(512)];
+    if !matches!(sniff(head), Kind::Text) || looks_like_snapshot(head) {
+        return None;
+    }
+    let start = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    match start.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') | Some(b'[') => Some(map),
+        _ => None,
+    }
+}
+
 /// Opens and reads one file; `explicit` when the user named it.
 fn read_file(path: &Path, explicit: bool, reader: &mut Reader<'_>) -> Result<()> {
     let name = path.display().to_string();
+    if let Some(map) = map_json(path) {
+        let source = Source {
+            explicit,
+            depth: 0,
+            size: Some(map.len() as u64),
+        };
+        return read_text(&name, &mut &map[..], source, Some(&map), reader);
+    }
     let file = match open(path) {
         Ok(f) => f,
         Err(e) if explicit => return Err(Error::input(path, e, None)),
@@ -416,6 +455,18 @@ fn read_decoded(
     source: Source,
     reader: &mut Reader<'_>,
 ) -> Result<()> {
+    read_text(name, r, source, None, reader)
+}
+
+/// [`read_decoded`], where `r` may be the bytes of `map` (a file [`map_json`] mapped): its
+/// JSON is then parsed in place.
+fn read_text(
+    name: &str,
+    r: &mut dyn BufRead,
+    source: Source,
+    map: Option<&memmap2::Mmap>,
+    reader: &mut Reader<'_>,
+) -> Result<()> {
     let head = match peek(r, 512) {
         Ok(h) => h,
         Err(e) => return io_problem(name, source, e, reader),
@@ -476,7 +527,10 @@ fn read_decoded(
         .find(|b| !b.is_ascii_whitespace());
     let result = if matches!(start, Some(b'{') | Some(b'[')) {
         reader.input_size(source.size);
-        let read = json::read(name, r, reader);
+        let read = match map {
+            Some(map) => json::read_mapped(name, map, reader),
+            None => json::read(name, r, reader),
+        };
         reader.input_size(None);
         match read {
             Ok(json::Outcome::Done) => Ok(()),
