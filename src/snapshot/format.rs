@@ -29,7 +29,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ObjId, ResourceId, Store, Sym};
-use crate::util::mapped::{page_size, release};
+use crate::util::mapped::Behind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Read, Write};
@@ -361,9 +361,8 @@ struct MapDigest<'m> {
     crc: crc32fast::Hasher,
     /// Digested up to here, in the map with a final newline added if it has none.
     done: usize,
-    /// Pages before this offset are handed back.
-    released: usize,
-    release_every: usize,
+    /// The pages digested, handed back.
+    behind: Behind,
 }
 
 impl MapDigest<'_> {
@@ -379,16 +378,9 @@ impl MapDigest<'_> {
             self.crc.update(b"\n");
         }
         self.done = to;
-        if end - self.released >= self.release_every {
-            // Whole pages before `end`: the parser reads ahead of it, and batches own their
-            // strings (copied out of the map).
-            let page = page_size();
-            let upto = end / page * page;
-            if upto > self.released {
-                release(self.map, self.released, upto - self.released);
-                self.released = upto;
-            }
-        }
+        // Whole pages before `end`: the parser reads ahead of it, and batches own their
+        // strings (copied out of the map).
+        self.behind.advance(self.map, end);
     }
 }
 
@@ -497,8 +489,7 @@ fn parse_lines(
         map,
         crc: crc.clone(),
         done: header_end,
-        released: 0,
-        release_every,
+        behind: Behind::new(release_every),
     });
     let header: Header = serde_json::from_slice(first).map_err(|e| {
         let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
@@ -1221,7 +1212,11 @@ mod tests {
                 i % 13
             )
         });
-        assert!(text.len() > 64 * page_size(), "{} bytes", text.len());
+        assert!(
+            text.len() > 64 * crate::util::mapped::page_size(),
+            "{} bytes",
+            text.len()
+        );
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.ndjson");
         let mut variants = variants(&text).to_vec();

@@ -262,9 +262,6 @@ impl<'m> Buf<'m> {
     /// to the text (no copy: the text is the map's checked prefix), and the pages the parser
     /// has passed handed back.
     fn more_mapped(&mut self) -> bool {
-        if self.mapped.is_none() {
-            return false;
-        }
         // As in `more`: lines are counted up to the position before it moves on.
         let _ = self.line_at(self.pos as u64);
         let Some(m) = &mut self.mapped else {

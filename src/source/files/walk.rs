@@ -231,7 +231,8 @@ const MAP_FROM: u64 = 1;
 /// as JSON does, or `None` to read it as a stream (smaller, compressed, an archive, YAML, or
 /// a map refused). Only JSON: its reader hands the pages it has parsed back to the kernel as
 /// it goes ([`json::read_mapped`]), so that the process holds the objects' metadata, not the
-/// file; the other readers would keep every page they touched.
+/// file; the other readers would keep every page they touched. (Compressed data and archives
+/// never start as JSON; a snapshot does, and [`read_text`] tells it apart as for a stream.)
 fn map_json(path: &Path) -> Option<memmap2::Mmap> {
     let md = std::fs::metadata(path).ok()?;
     if !md.is_file() || md.len() < MAP_FROM {
@@ -239,15 +240,17 @@ fn map_json(path: &Path) -> Option<memmap2::Mmap> {
     }
     let file = std::fs::File::open(path).ok()?;
     let map = crate::util::mapped::map(&file)?;
-    let head = &map[..map.len().min(512)];
-    if !matches!(sniff(head), Kind::Text) || looks_like_snapshot(head) {
-        return None;
-    }
+    starts_as_json(&map[..map.len().min(512)]).then_some(map)
+}
+
+/// Whether text starting with `head` is read as JSON: its first byte after a byte-order mark
+/// and whitespace opens an object or an array.
+fn starts_as_json(head: &[u8]) -> bool {
     let start = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-    match start.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') | Some(b'[') => Some(map),
-        _ => None,
-    }
+    matches!(
+        start.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{') | Some(b'[')
+    )
 }
 
 /// Opens and reads one file; `explicit` when the user named it.
@@ -520,12 +523,7 @@ fn read_text(
     reader.stats.files += 1;
     // Lines of manifests name a file of the repository only outside archives.
     reader.track_lines = reader.opts.manifests && source.depth == 0;
-    let start = head
-        .strip_prefix("\u{feff}".as_bytes())
-        .unwrap_or(&head)
-        .iter()
-        .find(|b| !b.is_ascii_whitespace());
-    let result = if matches!(start, Some(b'{') | Some(b'[')) {
+    let result = if starts_as_json(&head) {
         reader.input_size(source.size);
         let read = match map {
             Some(map) => json::read_mapped(name, map, reader),
