@@ -1,0 +1,184 @@
+//! What to do, safest first.
+
+use super::finalizers::root_blockers;
+use super::{FinalizerWhy, Holds, NamespaceWhy, RemedyWhy};
+use crate::catalog::finalizers as catalogue;
+use crate::diagnose::remedy::{self, shell_word};
+use crate::gc::{GarbageCollector, RefClass, State};
+use crate::model::{ObjId, finalizers};
+
+pub(super) fn remedies(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    id: ObjId,
+    finalizers: &[FinalizerWhy],
+    namespace: Option<&NamespaceWhy>,
+) -> Vec<RemedyWhy> {
+    let snap = gc.snap;
+    let store = &snap.store;
+    let mut out = Vec::new();
+    // 1. The API or controller first.
+    if let Some(ns) = namespace {
+        for b in &ns.blockers {
+            match b.type_ {
+                "discovery-failure" => {
+                    for a in &b.api_services {
+                        let svc = a
+                            .service
+                            .as_deref()
+                            .map(|s| format!(" (its service {s})"))
+                            .unwrap_or_default();
+                        out.push(RemedyWhy {
+                            note: format!(
+                                "make APIService {}{svc} available again; or, if that API is no \
+                                 longer wanted, delete the APIService",
+                                a.name
+                            ),
+                            command: format!("kubectl delete apiservice {}", shell_word(&a.name)),
+                            leaks: "objects of that API in the namespace are not deleted by \
+                                    the namespace controller while it cannot list them"
+                                .to_owned(),
+                        });
+                    }
+                    if b.api_services.is_empty() {
+                        out.push(RemedyWhy {
+                            note: "find the unavailable APIServices and fix or delete them"
+                                .to_owned(),
+                            command: "kubectl get apiservices | grep -v True".to_owned(),
+                            leaks: String::new(),
+                        });
+                    }
+                }
+                "content-held" => out.push(RemedyWhy {
+                    note: "run `kubectl gc why` on the objects that hold the namespace, and fix \
+                           the controllers that own their finalizers"
+                        .to_owned(),
+                    command: b
+                        .objects
+                        .first()
+                        .map(|o| {
+                            format!(
+                                "kubectl gc why {} -n {}",
+                                shell_word(&format!("{}/{}", o.kind.to_ascii_lowercase(), o.name)),
+                                shell_word(&o.namespace)
+                            )
+                        })
+                        .unwrap_or_default(),
+                    leaks: String::new(),
+                }),
+                "foreign-spec-finalizers" => out.push(RemedyWhy {
+                    note: "find who added the foreign spec.finalizers token and let it finish; \
+                           only /finalize removes it (never remove `kubernetes` with it)"
+                        .to_owned(),
+                    command: String::new(),
+                    leaks: String::new(),
+                }),
+                _ => {}
+            }
+        }
+    }
+    // 2. Finalizers: the controller first, the strip last, on this object.
+    for f in finalizers.iter().filter(|f| f.holds != Holds::No) {
+        if f.name == "kubernetes" && namespace.is_some() {
+            continue;
+        }
+        if f.name == finalizers::FOREGROUND {
+            let blocking = gc.blocking_dependents(state, id);
+            for r in root_blockers(gc, state, &blocking).into_iter().take(3) {
+                out.push(RemedyWhy {
+                    note: format!(
+                        "find out what holds {}, at the bottom of the foreground chain",
+                        snap.describe(r)
+                    ),
+                    command: format!("kubectl gc why {}", remedy::kubectl_target(snap, r)),
+                    leaks: String::new(),
+                });
+            }
+        }
+        let info = catalogue::lookup(&f.name);
+        match info {
+            Some(i) => out.push(RemedyWhy {
+                note: format!("{}: {}", f.name, i.remedy),
+                command: String::new(),
+                leaks: String::new(),
+            }),
+            None if f.set_by.is_empty() => out.push(RemedyWhy {
+                note: format!(
+                    "find the controller that set {} (the field managers of the object) and \
+                     why it has not removed it",
+                    f.name
+                ),
+                command: format!(
+                    "kubectl get {} --show-managed-fields -o jsonpath='{{.metadata.managedFields[*].manager}}'",
+                    remedy::kubectl_target(snap, id)
+                ),
+                leaks: String::new(),
+            }),
+            None => out.push(RemedyWhy {
+                note: format!(
+                    "{} was set by {}: check that it runs and why it has not removed it",
+                    f.name,
+                    f.set_by.join(", ")
+                ),
+                command: String::new(),
+                leaks: String::new(),
+            }),
+        }
+        if terminating_and_gc_free(gc, id, &f.name) {
+            let sym = store
+                .finalizers(id)
+                .iter()
+                .copied()
+                .find(|s| store.str(*s) == f.name);
+            if let Some(sym) = sym {
+                // The patch guards the finalizer's place in the list as read; removing
+                // another one first shifts it, and the guard then refuses the patch.
+                let shifts = if store.finalizers(id).len() > 1 {
+                    " (one at a time: after another removal, run why again for its new place)"
+                } else {
+                    ""
+                };
+                out.push(RemedyWhy {
+                    note: format!(
+                        "last resort, once {} cannot finish: remove {} from this object only{shifts}",
+                        if f.owner_kind == "unknown" {
+                            "its controller"
+                        } else {
+                            f.controller.as_str()
+                        },
+                        f.name
+                    ),
+                    command: remedy::remove_finalizer(snap, state, id, sym),
+                    leaks: if f.leaks.is_empty() {
+                        "whatever cleanup the finalizer guards is skipped".to_owned()
+                    } else {
+                        f.leaks.clone()
+                    },
+                });
+            }
+        }
+    }
+    // 3. A reference the GC acts on.
+    for r in state.owner_refs(store, id) {
+        if matches!(gc.classify_reference(state, id, r), RefClass::Dangling(_)) {
+            out.push(RemedyWhy {
+                note: format!(
+                    "if {}/{} should still own it, point the reference at the current owner's \
+                     UID; if not, remove the reference before the GC deletes the object",
+                    store.str(r.kind),
+                    store.str(r.name)
+                ),
+                command: remedy::remove_ref(snap, state, id, r.uid),
+                leaks: String::new(),
+            });
+        }
+    }
+    out
+}
+
+/// Finalizers the GC manages are never stripped by a remedy: the GC removes them.
+fn terminating_and_gc_free(gc: &GarbageCollector<'_>, id: ObjId, name: &str) -> bool {
+    gc.snap.store.object(id).being_deleted()
+        && name != finalizers::FOREGROUND
+        && name != finalizers::ORPHAN
+}
