@@ -2,7 +2,7 @@
 //! (`diagnose::why`), print it (`render::why`).
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
-use crate::diagnose::why::{Extras, why};
+use crate::diagnose::why::{Extras, ObjectRef, Why, unread, why};
 use crate::error::{Error, Result, exit};
 use crate::gc::GarbageCollector;
 use crate::lookup::{self, KindMatch};
@@ -46,6 +46,24 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
             sink.commit()?;
             return Ok(code);
         }
+        Err(e)
+            if matches!(e, Error::NotFound { .. })
+                || matches!(
+                    target
+                        .split_once('/')
+                        .map(|(k, _)| lookup::resolve_kind(snap, k)),
+                    Some(KindMatch::NotInInput(_))
+                ) =>
+        {
+            // Not in the input: absent only where the input proves it.
+            let Some((object, reason)) = unproven(snap, &target, namespace) else {
+                return Err(e);
+            };
+            let answer = unread(object, reason);
+            write(g, args, &answer, &mut sink)?;
+            sink.commit()?;
+            return Ok(exit::OK);
+        }
         Err(e) => return Err(e),
     };
     let gc = GarbageCollector::new(snap, loaded.gc_version(g));
@@ -53,15 +71,97 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         Some(conn) => read_extras(conn, snap, id).await,
         None => Extras::default(),
     };
-    let answer = why(&gc, id, &extras);
-    let w = sink.writer();
-    match args.output {
-        WhyFormat::Text => render::why::text(w, &answer, Styles::for_stdout(g.color))?,
-        WhyFormat::Json => render::write_json(w, &render::why::document(&answer))?,
-        WhyFormat::Yaml => render::write_yaml(w, &render::why::document(&answer))?,
-    }
+    let analysis = crate::diagnose::analysis::Analysis::new(&gc);
+    let answer = why(&gc, &analysis, id, &extras);
+    write(g, args, &answer, &mut sink)?;
     sink.commit()?;
     Ok(exit::OK)
+}
+
+fn write(g: &GlobalArgs, args: &WhyArgs, answer: &Why, sink: &mut Sink) -> Result<()> {
+    let w = sink.writer();
+    match args.output {
+        WhyFormat::Text => render::why::text(w, answer, Styles::for_stdout(g.color))?,
+        WhyFormat::Json => render::write_json(w, &render::why::document(answer))?,
+        WhyFormat::Yaml => render::write_yaml(w, &render::why::document(answer))?,
+    }
+    Ok(())
+}
+
+/// For `KIND/NAME` that the input does not hold: the object as it would be named and why the
+/// input does not prove it absent, or `None` when it does (its kind was listed completely
+/// where the object would be, or the kind is not one the input could hold).
+fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<(ObjectRef, String)> {
+    let (kind, name) = target.split_once('/')?;
+    let files = snap.provenance.source == crate::snapshot::SourceKind::Files;
+    let object = |group: &str, kind: &str, namespaced: bool| ObjectRef {
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        namespace: if namespaced {
+            namespace.unwrap_or_default().to_owned()
+        } else {
+            String::new()
+        },
+        name: name.to_owned(),
+        uid: String::new(),
+    };
+    match lookup::resolve_kind(snap, kind) {
+        KindMatch::Found(rows) => rows.iter().find_map(|&row| {
+            let r = &snap.resources[row.index()];
+            let ns = if r.namespaced {
+                namespace.unwrap_or_default()
+            } else {
+                ""
+            };
+            let covered = match namespace {
+                Some(_) => r.list.covers(ns),
+                None => r.list == crate::snapshot::ListOutcome::Complete,
+            };
+            if covered {
+                return None;
+            }
+            let resource = if r.group.is_empty() {
+                r.plural.clone()
+            } else {
+                format!("{}.{}", r.plural, r.group)
+            };
+            let place = match (namespace, r.namespaced) {
+                (Some(ns), true) => format!(" in namespace {ns}"),
+                (None, true) => " in every namespace".to_owned(),
+                _ => String::new(),
+            };
+            let reason = match &r.list {
+                crate::snapshot::ListOutcome::Forbidden { message } => {
+                    format!("listing {resource}{place} was forbidden ({message})")
+                }
+                crate::snapshot::ListOutcome::Failed { message } => {
+                    format!("listing {resource}{place} failed ({message})")
+                }
+                crate::snapshot::ListOutcome::Ignored { .. } => {
+                    format!("{resource} are not read: the GC does not watch them")
+                }
+                _ if files => format!(
+                    "the input does not prove it holds every one of {resource}{place} (a file \
+                     holds what was exported, not necessarily all; --assume-complete says it does)"
+                ),
+                _ => format!("{resource}{place} were not listed"),
+            };
+            Some((object(&r.group, &r.kind, r.namespaced), reason))
+        }),
+        KindMatch::NotInInput(k) if files => {
+            let b = crate::catalog::builtin::all()
+                .iter()
+                .find(|b| b.kind == k)?;
+            Some((
+                object(b.group, b.kind, b.namespaced),
+                format!(
+                    "the input holds no {k} objects, which does not prove there are none \
+                     (--assume-complete says the input holds everything)"
+                ),
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// An object that is not in the input: what the audit logs say happened to it.
@@ -193,16 +293,46 @@ fn find(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Result<ObjId>
                 .take(5)
                 .map(|(_, at)| render::text::sanitized(&at))
                 .collect();
+            let mut hint = if nearest.is_empty() {
+                "the input holds no object of that kind".to_owned()
+            } else {
+                format!("nearest: {}", nearest.join(", "))
+            };
+            let referrers = referrers(snap, &rows, name);
+            if !referrers.is_empty() {
+                hint.push_str(&format!(
+                    "; it is named as an owner by {}",
+                    referrers.join(", ")
+                ));
+            }
+            hint.push_str("; if it was deleted, --audit-log FILE tells who deleted it and why");
             Err(Error::NotFound {
                 message: render::text::sanitized(&e.to_string()),
-                hint: Some(if nearest.is_empty() {
-                    "the input holds no object of that kind".to_owned()
-                } else {
-                    format!("nearest: {}", nearest.join(", "))
-                }),
+                hint: Some(hint),
             })
         }
     }
+}
+
+/// Objects whose ownerReferences name an owner of one of `rows`' kinds called `name` (at most
+/// three, sanitised): a missing owner is best explained by who still points at it.
+fn referrers(snap: &Snapshot, rows: &[crate::model::ResourceId], name: &str) -> Vec<String> {
+    let store = &snap.store;
+    let kinds: Vec<&str> = rows
+        .iter()
+        .map(|r| snap.resources[r.index()].kind.as_str())
+        .collect();
+    store
+        .ids()
+        .filter(|&id| {
+            store
+                .owner_refs(id)
+                .iter()
+                .any(|r| store.str(r.name) == name && kinds.contains(&store.str(r.kind)))
+        })
+        .take(3)
+        .map(|id| render::text::sanitized(&snap.describe(id)))
+        .collect()
 }
 
 /// Levenshtein distance over characters (names are short: O(n·m) is fine).

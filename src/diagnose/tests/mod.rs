@@ -5,3 +5,4 @@ mod audit;
 mod check;
 mod fidelity;
 mod version_matrix;
+mod why_outcome;
