@@ -22,8 +22,12 @@ fn target(words: &[String]) -> Result<String> {
             Ok(format!("{kind}/{name}"))
         }
         _ => Err(Error::usage(
-            format!("expected KIND/NAME or KIND NAME, got {:?}", words.join(" ")),
-            "e.g. kubectl gc why namespace/doomed, or kubectl gc why pvc data-0 -n shop",
+            format!(
+                "expected one object, as KIND/NAME or KIND NAME; got {:?}",
+                words.join(" ")
+            ),
+            "why explains one object at a time: e.g. kubectl gc why namespace/doomed, or \
+             kubectl gc why pvc data-0 -n shop",
         )),
     }
 }
