@@ -275,3 +275,30 @@ fn label_selection_reads_the_labels_of_a_state() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["items"].as_array().unwrap().len(), 3);
 }
+
+/// Issue 56/58 (W9): the causes' details are sentences — no run of spaces left by a string
+/// broken across source lines — with and without the state before.
+#[test]
+fn details_have_no_runs_of_spaces() {
+    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let log = example("audit-shop.log");
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let without: Value = serde_json::from_str(&out).unwrap();
+    for doc in [history(&[]), without] {
+        let mut all = Vec::new();
+        strings(&doc, &mut all);
+        let details: Vec<&&str> = all.iter().filter(|s| s.contains(' ')).collect();
+        assert!(details.len() > 3, "the report has sentences: {doc}");
+        for s in details {
+            assert!(!s.contains("  "), "a run of spaces in {s:?}");
+        }
+    }
+}
