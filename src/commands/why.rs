@@ -45,11 +45,6 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
     let namespace = (!g.all_namespaces).then_some(namespace.as_str());
     let id = match find(snap, &target, namespace) {
         Ok(id) => id,
-        Err(e @ Error::NotFound { .. }) if !args.audit_log.is_empty() => {
-            let code = gone(g, args, snap, &target, namespace, e, &mut sink)?;
-            sink.commit()?;
-            return Ok(code);
-        }
         Err(e)
             if matches!(e, Error::NotFound { .. })
                 || matches!(
@@ -59,12 +54,37 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     Some(KindMatch::NotInInput(_))
                 ) =>
         {
-            // Not in the input: absent only where the input proves it.
-            let Some((object, reason)) = unproven(snap, &target, namespace) else {
-                return Err(e);
+            // Not in the input: what the audit logs say happened to it, first.
+            let mut events = None;
+            if !args.audit_log.is_empty() {
+                match gone(g, args, snap, &target, namespace, &mut sink)? {
+                    Gone::Told => {
+                        sink.commit()?;
+                        return Ok(exit::OK);
+                    }
+                    Gone::NotInLog(n) => events = Some(n),
+                }
+            }
+            // Absent only where the input proves it.
+            let Some((object, mut reason)) = unproven(snap, &target, namespace) else {
+                return Err(match (e, events) {
+                    (Error::NotFound { message, hint }, Some(n)) => Error::NotFound {
+                        message,
+                        hint: Some(format!(
+                            "{}; the audit log{} ({n} event(s)) has no deletion of it either",
+                            hint.unwrap_or_default(),
+                            if args.audit_log.len() == 1 { "" } else { "s" },
+                        )),
+                    },
+                    (e, _) => e,
+                });
             };
-            let answer = unread(object, reason);
-            write(g, args, &answer, &mut sink)?;
+            if let Some(n) = events {
+                reason.push_str(&format!(
+                    "; the audit log ({n} event(s)) has no deletion of it"
+                ));
+            }
+            write(g, args, &unread(object, reason), &mut sink)?;
             sink.commit()?;
             return Ok(exit::OK);
         }
@@ -168,6 +188,14 @@ fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<(O
     }
 }
 
+/// What the audit logs said of an object that is not in the input.
+enum Gone {
+    /// Its deletion was found and printed.
+    Told,
+    /// The logs, with this many events, have no deletion of it.
+    NotInLog(u64),
+}
+
 /// An object that is not in the input: what the audit logs say happened to it.
 fn gone(
     g: &GlobalArgs,
@@ -175,9 +203,8 @@ fn gone(
     snap: &Snapshot,
     target: &str,
     namespace: Option<&str>,
-    not_found: Error,
     sink: &mut Sink,
-) -> Result<u8> {
+) -> Result<Gone> {
     let (kind, name) = target.split_once('/').unwrap_or((target, ""));
     let resources: Vec<(String, String)> = match lookup::resolve_kind(snap, kind) {
         KindMatch::Found(rows) => rows
@@ -205,6 +232,7 @@ fn gone(
         },
         &mut |e| recorder.push(e),
     )?;
+    crate::source::audit::require_events(&stats, &args.audit_log)?;
     recorder.read_all(&stats);
     // What was read is the state now, after the log: an owner it lacks may have been deleted
     // before the log's window, so it proves what exists, not what never did.
@@ -225,18 +253,7 @@ fn gone(
         })
         .collect();
     if items.is_empty() {
-        return Err(match not_found {
-            Error::NotFound { message, hint } => Error::NotFound {
-                message,
-                hint: Some(format!(
-                    "{}; the audit log{} ({} event(s)) has no deletion of it either",
-                    hint.unwrap_or_default(),
-                    if args.audit_log.len() == 1 { "" } else { "s" },
-                    stats.events
-                )),
-            },
-            other => other,
-        });
+        return Ok(Gone::NotInLog(stats.events));
     }
     let w = sink.writer();
     match args.output {
@@ -257,7 +274,7 @@ fn gone(
             }
         }
     }
-    Ok(exit::OK)
+    Ok(Gone::Told)
 }
 
 /// The object, or a not-found error that names the nearest objects of the kind.

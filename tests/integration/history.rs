@@ -302,3 +302,52 @@ fn details_have_no_runs_of_spaces() {
         }
     }
 }
+
+/// Issue 58 (W7): input that holds no audit event at all — random bytes, JSON that is not an
+/// audit record, an empty file — is an error (exit 3) that says why, never "No deletions" with
+/// exit 0.
+#[test]
+fn input_without_audit_events_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop, uid: u-1}\n",
+    )
+    .unwrap();
+    let state = state.to_string_lossy().into_owned();
+    let noise: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("noise.log", &noise, "not JSON"),
+        ("other.json", b"{\"foo\":1}\n", "not an audit record"),
+        ("empty.log", b"", "empty"),
+    ];
+    for (name, bytes, why) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        for args in [
+            vec!["history", "--audit-log", &path],
+            vec![
+                "why",
+                "cm/x",
+                "-n",
+                "shop",
+                "-f",
+                &state,
+                "--audit-log",
+                &path,
+            ],
+        ] {
+            let (code, out, err) = kubectl_gc(&args);
+            assert_eq!(code, 3, "{args:?}: {out}{err}");
+            assert!(out.is_empty(), "{args:?}: {out}");
+            assert!(
+                err.contains("no audit event") && err.contains(why),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
