@@ -67,8 +67,15 @@ fn cause_text(it: &Item, wide: bool) -> String {
     s
 }
 
-/// Writes the table (`wide`: full causes, user agents and sources).
-pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std::io::Result<()> {
+/// Writes the table (`wide`: full causes, user agents and sources). `logged`: the actions in
+/// the log before -n, --kind, --actor, -l, --since and --until chose those of `h`.
+pub fn table(
+    w: &mut dyn Write,
+    h: &History,
+    logged: usize,
+    wide: bool,
+    styles: Styles,
+) -> std::io::Result<()> {
     let unexplained: Vec<&Item> = h
         .items
         .iter()
@@ -107,6 +114,7 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
         header.extend(["USER", "SOURCE"]);
     }
     t.set_header(header);
+    super::pad_columns(&mut t);
     for it in &h.items {
         let mut row = vec![
             it.time.clone(),
@@ -124,7 +132,12 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
         }
         t.add_row(row);
     }
-    if h.items.is_empty() {
+    if h.items.is_empty() && logged > 0 {
+        writeln!(
+            w,
+            "None of the {logged} action(s) in the log matches the filters."
+        )?;
+    } else if h.items.is_empty() {
         writeln!(
             w,
             "No deletions, reference or finalizer removals in the log."

@@ -230,15 +230,29 @@ impl Snapshot {
             .collect();
     }
 
-    /// A human identifier `kind/name` with namespace, for messages.
+    /// The object as human output spells it ([`crate::model::spell_object`]): `Kind/name -n ns`.
     pub fn describe(&self, id: ObjId) -> String {
         let o = self.store.object(id);
-        let r = self.resource_of(o);
-        let ns = self.store.str(o.namespace);
-        if ns.is_empty() {
-            format!("{}/{}", r.kind, self.store.str(o.name))
+        crate::model::spell_object(
+            &self.kind_label(self.resource_of(o)),
+            self.store.str(o.name),
+            self.store.str(o.namespace),
+        )
+    }
+
+    /// `Kind`, or `Kind.group` when the resource table also holds a kind of that name in
+    /// another group (two CRDs named `Certificate`, or `Event` in the core group and in
+    /// `events.k8s.io`): the core group's kind stays bare, so only the others are qualified.
+    pub fn kind_label<'r>(&self, r: &'r Resource) -> std::borrow::Cow<'r, str> {
+        let shared = !r.group.is_empty()
+            && self
+                .resources
+                .iter()
+                .any(|x| x.kind == r.kind && x.group != r.group);
+        if shared {
+            format!("{}.{}", r.kind, r.group).into()
         } else {
-            format!("{}/{} -n {}", r.kind, self.store.str(o.name), ns)
+            r.kind.as_str().into()
         }
     }
 }

@@ -8,6 +8,7 @@ mod check_apply;
 mod cli;
 mod cli_surface;
 mod distribution;
+mod exit_codes;
 mod fidelity;
 mod from_gc;
 mod graph_render;
