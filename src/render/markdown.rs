@@ -177,6 +177,17 @@ pub fn render(r: &CiReport, limit: usize) -> String {
             }
         }
     }
+    for c in &r.clusters {
+        if let ClusterOutcome::Report { report, .. } = &c.outcome
+            && let Some(hint) = super::audit::assume_complete_hint(report)
+        {
+            let _ = writeln!(
+                out,
+                "\nOwners of kinds the input does not hold completely are unknown: {}.",
+                md(hint).replace("--assume-complete", &code("--assume-complete"))
+            );
+        }
+    }
     out.push('\n');
     if all.is_empty() {
         return out;

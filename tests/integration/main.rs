@@ -20,6 +20,7 @@ mod realdata;
 mod reports;
 mod terminal;
 mod timeouts;
+mod voice;
 mod why;
 
 #[path = "../support/mod.rs"]
