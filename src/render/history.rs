@@ -234,12 +234,7 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
 
 /// `why KIND/NAME --audit-log` for an object that is gone: what the log says happened to it,
 /// last action first, each with its cause and chain.
-pub fn gone(
-    w: &mut dyn Write,
-    target: &str,
-    items: &[&Item],
-    styles: Styles,
-) -> std::io::Result<()> {
+pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Result<()> {
     let Some(last) = items.last() else {
         return Ok(());
     };
@@ -248,8 +243,10 @@ pub fn gone(
         "namespace-controller" => "by the namespace controller".to_owned(),
         _ => format!("by {}", last.actor.user),
     };
+    // The object as every command spells it, not as it was typed (`cm/x`).
     let head = format!(
-        "{target} is gone: {} at {} {who}",
+        "{} is gone: {} at {} {who}",
+        last.object.display(),
         match last.action {
             "delete" => "deleted",
             "delete-collection" => "deleted with its collection",

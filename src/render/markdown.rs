@@ -44,12 +44,7 @@ fn object_cell(f: &FindingJson) -> String {
 
 fn object_only(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) if o.namespace.is_empty() => code(&format!("{}/{}", o.kind, o.name)),
-        (Some(o), _) => format!(
-            "{} in {}",
-            code(&format!("{}/{}", o.kind, o.name)),
-            code(&o.namespace)
-        ),
+        (Some(o), _) => code(&crate::model::spell_object(&o.kind, &o.name, &o.namespace)),
         (None, Some(r)) => format!("resource {}", code(r)),
         (None, None) => "-".into(),
     }

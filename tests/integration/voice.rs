@@ -40,6 +40,25 @@ fn history_and_relink_spell_objects_as_audit_does_without_a_leading_space() {
 }
 
 #[test]
+fn why_of_a_gone_object_spells_it_as_every_command_does_not_as_typed() {
+    let (code, out, err) = kubectl_gc(&[
+        "why",
+        "cm/web-config",
+        "-n",
+        "shop",
+        "--audit-log",
+        &example("audit-shop.log"),
+        "-f",
+        &example("shop-kubectl-get.yaml"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ConfigMap/web-config -n shop is gone: deleted at "),
+        "{out}"
+    );
+}
+
+#[test]
 fn file_coverage_says_not_proven_complete_where_the_files_hold_the_kind() {
     // The files hold ReplicaSets in shop, but not the one web-settings names (W16).
     let shop = example("shop-kubectl-get.yaml");
