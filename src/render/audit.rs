@@ -566,7 +566,7 @@ fn finding_row<'f>(
         };
     };
     let o = snap.store.object(obj);
-    let kind = &snap.resource_of(o).kind;
+    let kind = snap.kind_label(o.resource);
     let owner = if f.code == Code::TerminatingHeldByFinalizer {
         let fins: Vec<&str> = snap
             .store

@@ -203,6 +203,9 @@ pub struct Snapshot {
     pub new_cluster: bool,
     /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
     resource_syms: Vec<(Sym, Sym)>,
+    /// Per resource id, whether another group has a kind of the same name (filled by
+    /// [`Snapshot::reindex`]): [`Snapshot::kind_label`] qualifies those.
+    kind_shared: Vec<bool>,
     /// The (resource row, namespace) pairs the store holds objects in: built on the first
     /// [`Snapshot::holds_objects_of`] (only an unknown owner's reason asks), cleared by
     /// [`Snapshot::reindex`].
@@ -233,6 +236,17 @@ impl Snapshot {
                 (self.store.intern(&av), self.store.intern(&r.kind))
             })
             .collect();
+        self.kind_shared = self
+            .resources
+            .iter()
+            .map(|r| {
+                !r.group.is_empty()
+                    && self
+                        .resources
+                        .iter()
+                        .any(|x| x.kind == r.kind && x.group != r.group)
+            })
+            .collect();
     }
 
     /// True when the input holds at least one object of `group`/`plural` in `namespace` (`""`:
@@ -261,7 +275,7 @@ impl Snapshot {
     pub fn describe(&self, id: ObjId) -> String {
         let o = self.store.object(id);
         crate::model::spell_object(
-            &self.kind_label(self.resource_of(o)),
+            &self.kind_label(o.resource),
             self.store.str(o.name),
             self.store.str(o.namespace),
         )
@@ -270,13 +284,9 @@ impl Snapshot {
     /// `Kind`, or `Kind.group` when the resource table also holds a kind of that name in
     /// another group (two CRDs named `Certificate`, or `Event` in the core group and in
     /// `events.k8s.io`): the core group's kind stays bare, so only the others are qualified.
-    pub fn kind_label<'r>(&self, r: &'r Resource) -> std::borrow::Cow<'r, str> {
-        let shared = !r.group.is_empty()
-            && self
-                .resources
-                .iter()
-                .any(|x| x.kind == r.kind && x.group != r.group);
-        if shared {
+    pub fn kind_label(&self, id: ResourceId) -> std::borrow::Cow<'_, str> {
+        let r = &self.resources[id.index()];
+        if self.kind_shared.get(id.index()).copied().unwrap_or(false) {
             format!("{}.{}", r.kind, r.group).into()
         } else {
             r.kind.as_str().into()
