@@ -187,9 +187,13 @@ fn select(
                 h.items.len()
             ),
             format!(
-                "the log's actions are in namespaces {} on {}",
-                crate::lookup::join_some(&namespaces, 8),
-                crate::lookup::join_some(&resources, 8)
+                "the log's actions are on {}, {}",
+                crate::lookup::join_some(&resources, 8),
+                if namespaces.is_empty() {
+                    "all cluster-scoped".to_owned()
+                } else {
+                    format!("in namespaces {}", crate::lookup::join_some(&namespaces, 8))
+                }
             ),
         ));
     }

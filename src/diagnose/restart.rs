@@ -60,8 +60,8 @@ pub struct Restart {
 /// References whose owner's existence the input cannot tell (classified `unknown`): a file
 /// input's kinds not proven complete, a kind it does not hold, a resource that could not be
 /// read. Such an owner is absent from the input, so only the dependents of the graph's virtual
-/// nodes are classified. What a restart does with them is not predicted (it keeps them), so
-/// the summary says how to tell more.
+/// nodes are classified. The restart's plan keeps their dependents, since the input cannot say
+/// what the GC's lookup of the owner would find; `check` then says how to tell more.
 pub fn unknown_references(gc: &GarbageCollector<'_>) -> usize {
     let graph = &gc.graph;
     let mut dependents: Vec<ObjId> = graph

@@ -201,7 +201,10 @@ fn a_history_filter_that_names_nothing_in_the_log_says_so_and_exits_2() {
             )),
             "{err}"
         );
-        assert!(err.contains("namespaces shop on configmaps"), "{err}");
+        assert!(
+            err.contains("hint: the log's actions are on configmaps, in namespaces shop"),
+            "{err}"
+        );
         assert!(!out.contains("No deletions"), "{out}");
     }
     // The namespace the actions are in, and a kind spelled as kubectl spells it, still match.
