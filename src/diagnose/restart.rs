@@ -57,6 +57,34 @@ pub struct Restart {
     pub unknown: Vec<(ObjId, String)>,
 }
 
+/// References whose owner's existence the input cannot tell (classified `unknown`): a file
+/// input's kinds not proven complete, a kind it does not hold, a resource that could not be
+/// read. Such an owner is absent from the input, so only the dependents of the graph's virtual
+/// nodes are classified. The restart's plan keeps their dependents, since the input cannot say
+/// what the GC's lookup of the owner would find; `check` then says how to tell more.
+pub fn unknown_references(gc: &GarbageCollector<'_>) -> usize {
+    let graph = &gc.graph;
+    let mut dependents: Vec<ObjId> = graph
+        .virtual_nodes()
+        .flat_map(|v| graph.dependents(v).iter().filter_map(|&d| graph.object(d)))
+        .collect();
+    if dependents.is_empty() {
+        return 0;
+    }
+    dependents.sort_unstable();
+    dependents.dedup();
+    let state = gc.initial_state();
+    dependents
+        .into_iter()
+        .map(|id| {
+            gc.classify_references(&state, id)
+                .iter()
+                .filter(|c| c.label() == "unknown")
+                .count()
+        })
+        .sum()
+}
+
 /// Predicts a GC restart on this snapshot.
 pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
     let plan = Plan::restart(gc);

@@ -100,6 +100,11 @@ pub struct Summary {
     pub by_code: BTreeMap<&'static str, usize>,
     /// References per classification.
     pub classifications: BTreeMap<&'static str, usize>,
+    /// Verdicts the input cannot tell (references classified `unknown`; for `check restart`,
+    /// objects whose fate a restarted GC cannot be predicted on): what makes the
+    /// `--assume-complete` hint worth giving. Not in the JSON, which has the classifications.
+    #[serde(skip)]
+    pub unknown_verdicts: usize,
     /// Findings suppressed by `kubectl-gc.io/ignore` annotations or a baseline file.
     pub suppressed: usize,
     /// What could not be read.
@@ -285,6 +290,7 @@ pub fn report_of_kind(
             by_severity,
             by_code,
             classifications: classifications.clone(),
+            unknown_verdicts: classifications.get("unknown").copied().unwrap_or(0),
             suppressed,
             coverage: Coverage::of(a),
         },
@@ -560,7 +566,7 @@ fn finding_row<'f>(
         };
     };
     let o = snap.store.object(obj);
-    let kind = &snap.resource_of(o).kind;
+    let kind = snap.kind_label(o.resource);
     let owner = if f.code == Code::TerminatingHeldByFinalizer {
         let fins: Vec<&str> = snap
             .store
@@ -595,6 +601,19 @@ fn finding_row<'f>(
         owner,
         age: super::age(&snap.store.timestamp(o.creation_timestamp), now),
     }
+}
+
+/// For file input whose verdicts are unknown only because the kinds it holds are not assumed
+/// complete: how to assume it. Every human format (table, Markdown, HTML, the `check` gates)
+/// gives it where it gives the coverage.
+pub fn assume_complete_hint(r: &AuditReport) -> Option<&'static str> {
+    let s = &r.summary;
+    let partial = s.coverage.gaps.iter().any(|g| g.outcome == "partial");
+    (s.coverage.source == SourceKind::Files
+        && !s.coverage.new_cluster
+        && partial
+        && s.unknown_verdicts > 0)
+        .then_some("--assume-complete if the input holds every object of those kinds")
 }
 
 /// `12 findings (1 critical, 3 error, 8 warning) in 5210 objects · GC 1.28 · coverage complete`.
@@ -659,10 +678,8 @@ pub fn summary_line(r: &AuditReport) -> String {
             " · file input: {}; owners of other kinds are unknown",
             parts.join("; ")
         ));
-        // Verdicts unknown only because the kinds the input holds are not assumed complete:
-        // say how to assume it.
-        if !partial.is_empty() && s.classifications.get("unknown").is_some_and(|n| *n > 0) {
-            line.push_str(" (--assume-complete if the input holds every object of those kinds)");
+        if let Some(hint) = assume_complete_hint(r) {
+            line.push_str(&format!(" ({hint})"));
         }
     } else if c.complete {
         line.push_str(" · coverage complete");

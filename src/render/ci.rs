@@ -204,7 +204,7 @@ pub fn help(code: Code) -> CodeHelp {
         ),
         Code::UnknownOwner => (
             "The input cannot tell whether the owner exists.",
-            "The owner's resource was forbidden, failed to list, or (file inputs) was not collected in that namespace. Unknown is never reported as dangling.",
+            "The owner's resource was forbidden, failed to list, or (file inputs) is not proven complete in that namespace, or not held there at all. Unknown is never reported as dangling.",
             "Read the cluster with permission to list the owner's resource, or include it in the input.",
         ),
         Code::BlockedForegroundDeletion => (

@@ -44,12 +44,7 @@ fn object_cell(f: &FindingJson) -> String {
 
 fn object_only(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) if o.namespace.is_empty() => code(&format!("{}/{}", o.kind, o.name)),
-        (Some(o), _) => format!(
-            "{} in {}",
-            code(&format!("{}/{}", o.kind, o.name)),
-            code(&o.namespace)
-        ),
+        (Some(o), _) => code(&crate::model::spell_object(&o.kind, &o.name, &o.namespace)),
         (None, Some(r)) => format!("resource {}", code(r)),
         (None, None) => "-".into(),
     }
@@ -175,6 +170,17 @@ pub fn render(r: &CiReport, limit: usize) -> String {
                     coverage
                 );
             }
+        }
+    }
+    for c in &r.clusters {
+        if let ClusterOutcome::Report { report, .. } = &c.outcome
+            && let Some(hint) = super::audit::assume_complete_hint(report)
+        {
+            let _ = writeln!(
+                out,
+                "\nOwners of kinds the input does not hold completely are unknown: {}.",
+                md(hint).replace("--assume-complete", &code("--assume-complete"))
+            );
         }
     }
     out.push('\n');
