@@ -500,8 +500,12 @@ pub fn write_table_report_with(
             .iter()
             .filter(|r| {
                 let f = r.finding;
+                // check apply: a fix in a manifest is the point of the report.
+                let in_manifest =
+                    report.findings[r.index].source.is_some() && f.severity >= Severity::Error;
                 !f.remedies.is_empty()
                     && (wide
+                        || in_manifest
                         || f.code == Code::BlockedForegroundDeletion
                         || f.severity >= Severity::Critical)
             })

@@ -103,7 +103,7 @@ pub fn for_reference(
                 },
             ],
             (None, Dangling::Absent) => vec![
-                remove("the object is kept; without it the GC deletes the object"),
+                remove("if the object should stay; while the reference is there the GC deletes it"),
                 Remedy {
                     note: format!(
                         "if {owner} should exist, recreate it first (from its manifest), then \
