@@ -229,12 +229,14 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     let initial = gc.initial_state();
     let mut out = Vec::new();
     let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
+    // What the restart may delete: a victim's fix is looked for up through these.
     let deleted: BTreeSet<ObjId> = r
         .plan
         .actions
         .iter()
         .filter(|a| a.verb == Verb::Delete)
         .map(|a| a.target)
+        .chain(r.order_dependent.iter().map(|o| o.object))
         .collect();
     let poisoned = if r.order_dependent.is_empty() {
         BTreeMap::new()
@@ -326,9 +328,29 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
         // whose bad reference poisons the cache for this one's valid reference.
         let mut remedies = carriers_remedies(gc, &initial, &deleted, o.object);
         if remedies.is_empty() {
-            for &h in &o.related {
-                let uid = store.object(h).uid;
-                if let Some(&carrier) = poisoned.get(&uid) {
+            // The poisoned UID may be this object's owner's, or an owner's further up among
+            // what the restart may delete.
+            let mut up = vec![o.object];
+            let mut i = 0;
+            while i < up.len() && up.len() < 1_000 {
+                for x in store.owner_refs(up[i]) {
+                    if let Some(h) = store.by_uid(x.uid).filter(|h| deleted.contains(h))
+                        && !up.contains(&h)
+                    {
+                        up.push(h);
+                    }
+                }
+                i += 1;
+            }
+            let uids = o.related.iter().map(|&h| store.object(h).uid).chain(
+                up.iter()
+                    .flat_map(|&a| store.owner_refs(a).iter().map(|x| x.uid)),
+            );
+            let mut seen = BTreeSet::new();
+            for uid in uids {
+                if let Some(&carrier) = poisoned.get(&uid).filter(|&&c| c != o.object)
+                    && seen.insert(uid)
+                {
                     remedies.extend(super::audit::carrier_remedies(gc, &initial, carrier, uid));
                 }
             }

@@ -254,3 +254,36 @@ fn restart_victims_are_fixed_on_the_object_carrying_the_bad_reference() {
         assert_eq!(target, ["secrets/bad", "-n", "monitoring"]);
     }
 }
+
+#[test]
+fn before_1_20_collateral_dependents_are_fixed_on_the_object_with_the_bad_reference() {
+    // kubernetes#65200: the valid sibling and its child are endangered by the bad reference of
+    // another object; removing their own valid references would orphan them for nothing.
+    let mut c = Cluster::new();
+    owner_cm(&mut c, "kube-system", "owner", "owner-uid");
+    c.obj("v1", "Secret", "kube-system", "valid", "valid-uid")
+        .owner("v1", "ConfigMap", "owner", "owner-uid");
+    c.obj("v1", "Pod", "kube-system", "valid-child", "valid-child-uid")
+        .owner("v1", "Secret", "valid", "valid-uid");
+    c.obj("v1", "Secret", "monitoring", "bad", "bad-uid").owner(
+        "v1",
+        "ConfigMap",
+        "owner",
+        "owner-uid",
+    );
+    let s = c.build();
+    let gc = GarbageCollector::new(&s, KubeVersion::v1(19));
+    let r = crate::diagnose::restart::predict(&gc);
+    let f = crate::diagnose::restart::findings(&gc, &r);
+    for name in ["valid", "bad"] {
+        let x = f
+            .iter()
+            .find(|x| x.object == Some(obj(&s, name)))
+            .unwrap_or_else(|| panic!("no finding on {name}: {f:?}"));
+        let commands = x.commands();
+        assert!(!commands.is_empty(), "{name}");
+        for cmd in commands {
+            assert_eq!(patch(&cmd).0, ["secrets/bad", "-n", "monitoring"], "{name}");
+        }
+    }
+}

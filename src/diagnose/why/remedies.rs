@@ -209,3 +209,58 @@ fn terminating_and_gc_free(gc: &GarbageCollector<'_>, id: ObjId, name: &str) -> 
         && name != finalizers::FOREGROUND
         && name != finalizers::ORPHAN
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::KubeVersion;
+    use crate::diagnose::why::{Extras, why};
+    use crate::gc::GarbageCollector;
+    use crate::testkit::Cluster;
+
+    /// The notes `why` gives a terminating ConfigMap held by `example.com/protect`, set by
+    /// `managers`.
+    fn notes(managers: &[&str]) -> Vec<String> {
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "locked", "locked-uid")
+            .finalizers(&["example.com/protect"])
+            .deleting();
+        let s = c.build();
+        let gc = GarbageCollector::new(&s, KubeVersion::v1(30));
+        let id = s.store.ids().next().unwrap();
+        let mut extras = Extras {
+            read: true,
+            ..Extras::default()
+        };
+        extras.finalizer_managers.insert(
+            "example.com/protect".into(),
+            managers.iter().map(|m| m.to_string()).collect(),
+        );
+        why(&gc, id, &extras)
+            .remedies
+            .into_iter()
+            .map(|r| r.note)
+            .collect()
+    }
+
+    #[test]
+    fn a_finalizer_set_by_a_client_is_said_to_be_a_clients_not_a_controllers() {
+        // W5: kubectl is a field manager, not a controller that runs.
+        let n = notes(&["kubectl-client-side-apply"]);
+        assert!(
+            n.iter()
+                .any(|x| x.contains("set by a client (kubectl-client-side-apply): nothing removes it unless a person or a pipeline does")),
+            "{n:?}"
+        );
+        assert!(n.iter().all(|x| !x.contains("check that it runs")), "{n:?}");
+        // A GitOps controller is a controller.
+        let n = notes(&["argocd-application-controller"]);
+        assert!(
+            n.iter()
+                .any(|x| x.contains("set by argocd-application-controller: check that it runs")),
+            "{n:?}"
+        );
+        assert!(n.iter().all(|x| !x.contains("set by a client")), "{n:?}");
+        // The finalizer's removal stays last either way.
+        assert!(n.last().unwrap().starts_with("last resort"), "{n:?}");
+    }
+}
