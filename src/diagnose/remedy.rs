@@ -13,9 +13,6 @@ use serde::Serialize;
 
 mod reference;
 
-#[cfg(test)]
-mod catalogue_tests;
-
 pub use reference::{finish_deletion, for_reference};
 
 /// One remedy: what it does and when to use it, and the command that does it.

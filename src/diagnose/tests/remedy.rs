@@ -2,8 +2,8 @@
 //! reference, the command is what that break needs (read back through bash, as a user pastes
 //! it), and a hostile name stays one word.
 
-use super::{Remedy, for_reference};
 use crate::catalog::KubeVersion;
+use crate::diagnose::remedy::{Remedy, for_reference};
 use crate::gc::GarbageCollector;
 use crate::model::ObjId;
 use crate::snapshot::Snapshot;
