@@ -39,15 +39,6 @@ impl Remedy {
             manifest: String::new(),
         }
     }
-
-    /// One line: the command where there is one, else the note.
-    pub fn line(&self) -> &str {
-        if self.command.is_empty() {
-            &self.note
-        } else {
-            &self.command
-        }
-    }
 }
 
 /// `kubectl` target words for an object: `kind.group/name [-n ns]`.
