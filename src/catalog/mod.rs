@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod finalizers;
 pub mod gc;
+pub mod managers;
 pub mod short_names;
 pub mod version;
 

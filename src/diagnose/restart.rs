@@ -14,7 +14,7 @@ use super::remedy;
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::{EndState, GarbageCollector, Outcome, Plan, State, Verb, Verdict};
 use crate::model::ObjId;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An object whose fate after a restart depends on an order upstream does not fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,6 +257,20 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     let initial = gc.initial_state();
     let mut out = Vec::new();
     let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
+    // What the restart may delete: a victim's fix is looked for up through these.
+    let deleted: BTreeSet<ObjId> = r
+        .plan
+        .actions
+        .iter()
+        .filter(|a| a.verb == Verb::Delete)
+        .map(|a| a.target)
+        .chain(r.order_dependent.iter().map(|o| o.object))
+        .collect();
+    let poisoned = if r.order_dependent.is_empty() {
+        BTreeMap::new()
+    } else {
+        gc.misdirected_owner_uids(&initial)
+    };
     for act in &r.plan.actions {
         let id = act.target;
         let why = match r.visits.get(&id) {
@@ -280,12 +294,7 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 if !r.plan.end.exists(id) {
                     severity_of_deleted.insert(id, sev);
                 }
-                let remedies = store
-                    .owner_refs(id)
-                    .iter()
-                    .filter(|o| store.by_uid(o.uid).is_some_and(|h| h != id))
-                    .map(|o| remedy::remove_ref(gc.snap, &r.plan.end, id, o.uid))
-                    .collect();
+                let remedies = carriers_remedies(gc, &initial, &deleted, id);
                 out.push(
                     Finding::new(
                         Code::RestartAction,
@@ -343,18 +352,37 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 message.push_str(" (GC < 1.20 caches the owner UID as absent for every dependent, kubernetes#65200)");
             }
         }
-        let remedies = o
-            .related
-            .iter()
-            .filter_map(|&h| {
-                let uid = store.object(h).uid;
-                store
-                    .owner_refs(o.object)
-                    .iter()
-                    .any(|x| x.uid == uid)
-                    .then(|| remedy::remove_ref(gc.snap, &initial, o.object, uid))
-            })
-            .collect();
+        // The fix goes on the object whose reference is bad: this one, or (GC < 1.20) the one
+        // whose bad reference poisons the cache for this one's valid reference.
+        let mut remedies = carriers_remedies(gc, &initial, &deleted, o.object);
+        if remedies.is_empty() {
+            // The poisoned UID may be this object's owner's, or an owner's further up among
+            // what the restart may delete.
+            let mut up = vec![o.object];
+            let mut i = 0;
+            while i < up.len() && up.len() < 1_000 {
+                for x in store.owner_refs(up[i]) {
+                    if let Some(h) = store.by_uid(x.uid).filter(|h| deleted.contains(h))
+                        && !up.contains(&h)
+                    {
+                        up.push(h);
+                    }
+                }
+                i += 1;
+            }
+            let uids = o.related.iter().map(|&h| store.object(h).uid).chain(
+                up.iter()
+                    .flat_map(|&a| store.owner_refs(a).iter().map(|x| x.uid)),
+            );
+            let mut seen = BTreeSet::new();
+            for uid in uids {
+                if let Some(&carrier) = poisoned.get(&uid).filter(|&&c| c != o.object)
+                    && seen.insert(uid)
+                {
+                    remedies.extend(super::audit::carrier_remedies(gc, &initial, carrier, uid));
+                }
+            }
+        }
         out.push(
             Finding::new(
                 Code::RestartOrderDependent,
@@ -428,4 +456,37 @@ fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::S
     } else {
         base
     }
+}
+
+/// The catalogue's remedies for an object the restarted GC deletes, on the objects that carry
+/// the broken references: its own, else those of its owners the restart deletes too, up the
+/// cascade. A victim further down is never patched: orphaning it fixes nothing above it.
+fn carriers_remedies(
+    gc: &GarbageCollector<'_>,
+    initial: &State,
+    deleted: &BTreeSet<ObjId>,
+    id: ObjId,
+) -> Vec<remedy::Remedy> {
+    let store = &gc.snap.store;
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) || seen.len() > 1_000 {
+            continue;
+        }
+        let refs = initial.owner_refs(store, x);
+        let before = out.len();
+        for r in refs {
+            out.extend(remedy::for_reference(gc, initial, x, r));
+        }
+        if out.len() == before {
+            stack.extend(
+                refs.iter()
+                    .filter_map(|r| store.by_uid(r.uid))
+                    .filter(|o| *o != x && deleted.contains(o)),
+            );
+        }
+    }
+    out
 }

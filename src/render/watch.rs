@@ -74,6 +74,7 @@ pub fn finding_json(f: &WatchFinding) -> FindingJson {
         message: f.message.clone(),
         related: f.related.clone(),
         remedies: f.remedies.clone(),
+        fixes: Vec::new(),
         evidence: Vec::new(),
         source: None,
     }

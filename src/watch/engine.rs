@@ -732,6 +732,6 @@ fn owned(snap: &Snapshot, f: &Finding) -> WatchFinding {
         consequence: f.consequence.clone(),
         message: f.message.clone(),
         related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
-        remedies: f.remedies.clone(),
+        remedies: f.commands(),
     }
 }

@@ -27,6 +27,7 @@ mod generate;
 mod graph;
 mod history;
 mod lists;
+mod remedy;
 mod source;
 mod watch;
 mod why;
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 15] = [
+    let suites: [&dyn harness::AnySuite; 16] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         &fleet::SUITE,
         &watch::SUITE,
         &why::SUITE,
+        &remedy::SUITE,
         &history::METADATA,
         &history::REQUEST,
         &differential::SUITE,
