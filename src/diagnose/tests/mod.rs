@@ -6,4 +6,3 @@ mod check;
 mod fidelity;
 mod remedy;
 mod version_matrix;
-mod why_outcome;

@@ -235,7 +235,8 @@ mod tests {
             "example.com/protect".into(),
             managers.iter().map(|m| m.to_string()).collect(),
         );
-        why(&gc, id, &extras)
+        let analysis = crate::diagnose::analysis::Analysis::new(&gc);
+        why(&gc, &analysis, id, &extras)
             .remedies
             .into_iter()
             .map(|r| r.note)
