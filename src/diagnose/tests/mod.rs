@@ -4,4 +4,5 @@ mod apply;
 mod audit;
 mod check;
 mod fidelity;
+mod upstream;
 mod version_matrix;
