@@ -527,8 +527,7 @@ fn secret_marker(env: &TestEnv, scratch: &Path) {
         );
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert!(
-            env.kubectl(&["get", "secret", "db-creds", "-n", ns])
-                .is_err(),
+            !crate::probe::exists(env, &["secret", "db-creds", "-n", ns]),
             "the Secret was collected"
         );
         let text = std::fs::read_to_string(&record).unwrap();
@@ -728,8 +727,8 @@ fn forbidden_mid_way(env: &TestEnv, scratch: &Path) {
     let doc: Value = serde_json::from_str(&run.stdout).expect("ApplyResult");
     assert_eq!(doc["result"]["stopped"], "error");
     assert_eq!(doc["result"]["done"], 2, "{:#}", doc["result"]);
-    assert!(env.kubectl(&["get", "cm", "a1", "-n", ns]).is_err());
-    assert!(env.kubectl(&["get", "cm", "b1", "-n", ns]).is_ok());
+    assert!(!crate::probe::exists(env, &["cm", "a1", "-n", ns]));
+    assert!(crate::probe::exists(env, &["cm", "b1", "-n", ns]));
 
     // `| head -c 10`: the reader takes 10 bytes and goes away.
     let ns = "gcx-forbid2";

@@ -15,6 +15,7 @@ mod excuses;
 mod forests;
 mod gc_dot;
 mod harness;
+mod probe;
 mod testenv;
 
 mod apply;
