@@ -1581,6 +1581,7 @@ mod tests {
         assert_eq!(h.summary.unexplained, 1);
         // Without the snapshot nothing is guessed.
         let h = history(&events, None);
+        assert_eq!(h.items.len(), 4);
         assert!(
             h.items
                 .iter()
@@ -1669,6 +1670,7 @@ mod tests {
         assert_eq!(item(&h, "delete", "held").after, Some("terminating"));
         // Without the state after, nothing is said of it.
         let h = history(&events, None);
+        assert!(!h.items.is_empty());
         assert!(h.items.iter().all(|i| i.after.is_none()));
     }
 
