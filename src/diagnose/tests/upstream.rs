@@ -496,3 +496,47 @@ fn integration_non_blocking_owner_ref_does_not_block() {
         );
     }
 }
+
+/// integration `TestCreateWithNonExistentOwner`: a pod created with a reference to an RC that
+/// does not exist. No DELETE: the reference dangles from the start, and the GC deletes the pod
+/// (GC001 error, as for any dangling owner).
+#[test]
+fn integration_create_with_non_existent_owner() {
+    let mut c = Cluster::new();
+    c.obj("v1", "Pod", "gc-non-existing-owner", "test.pod.1", "p1")
+        .owner("v1", "ReplicationController", "test.rc.1", "doesn't matter");
+    let s = c.build();
+    for gc in RELEASES {
+        assert_findings(
+            &s,
+            gc,
+            vec![e("test.pod.1", GC001, Error)],
+            vec![e("test.pod.1", GC015, Error)],
+        );
+    }
+}
+
+/// integration `TestBlockingOwnerRefDoesBlock`: test.rc.1 terminating with
+/// `foregroundDeletion`; its pod blocks it and is held by `x/y`, which nothing removes. The GC
+/// deletes the pod as asked (info), which then stays terminating, so the RC's deletion never
+/// finishes: that one is an error (GC008), upstream's own assertion (the RC still there).
+#[test]
+fn integration_blocking_owner_ref_does_block() {
+    let mut c = Cluster::new();
+    c.obj("v1", "ReplicationController", "foo", "test.rc.1", "rc1")
+        .deleting()
+        .finalizers(&["foregroundDeletion"]);
+    c.obj("v1", "Pod", "foo", "pod", "pod")
+        .owner("v1", "ReplicationController", "test.rc.1", "rc1")
+        .block(true)
+        .finalizers(&["x/y"]);
+    let s = c.build();
+    for gc in RELEASES {
+        assert_findings(
+            &s,
+            gc,
+            vec![e("pod", GC014, Info), e("test.rc.1", GC008, Error)],
+            vec![e("pod", GC015, Info)],
+        );
+    }
+}
