@@ -45,6 +45,7 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         },
         &mut |e| recorder.push(e),
     )?;
+    audit::require_events(&stats, &args.audit_log)?;
     recorder.read_all(&stats);
     for p in stats.problems.iter().take(20) {
         eprintln!(

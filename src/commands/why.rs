@@ -2,7 +2,7 @@
 //! (`diagnose::why`), print it (`render::why`).
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
-use crate::diagnose::why::{Extras, why};
+use crate::diagnose::why::{Extras, ObjectRef, Why, unread, why};
 use crate::error::{Error, Result, exit};
 use crate::gc::GarbageCollector;
 use crate::lookup::{self, KindMatch};
@@ -22,8 +22,12 @@ fn target(words: &[String]) -> Result<String> {
             Ok(format!("{kind}/{name}"))
         }
         _ => Err(Error::usage(
-            format!("expected KIND/NAME or KIND NAME, got {:?}", words.join(" ")),
-            "e.g. kubectl gc why namespace/doomed, or kubectl gc why pvc data-0 -n shop",
+            format!(
+                "expected one object, as KIND/NAME or KIND NAME; got {:?}",
+                words.join(" ")
+            ),
+            "why explains one object at a time: e.g. kubectl gc why namespace/doomed, or \
+             kubectl gc why pvc data-0 -n shop",
         )),
     }
 }
@@ -41,10 +45,48 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
     let namespace = (!g.all_namespaces).then_some(namespace.as_str());
     let id = match find(snap, &target, namespace) {
         Ok(id) => id,
-        Err(e @ Error::NotFound { .. }) if !args.audit_log.is_empty() => {
-            let code = gone(g, args, snap, &target, namespace, e, &mut sink)?;
+        Err(e)
+            if matches!(e, Error::NotFound { .. })
+                || matches!(
+                    target
+                        .split_once('/')
+                        .map(|(k, _)| lookup::resolve_kind(snap, k)),
+                    Some(KindMatch::NotInInput(_))
+                ) =>
+        {
+            // Not in the input: what the audit logs say happened to it, first.
+            let mut events = None;
+            if !args.audit_log.is_empty() {
+                match gone(g, args, snap, &target, namespace, &mut sink)? {
+                    Gone::Told => {
+                        sink.commit()?;
+                        return Ok(exit::OK);
+                    }
+                    Gone::NotInLog(n) => events = Some(n),
+                }
+            }
+            // Absent only where the input proves it.
+            let Some((object, mut reason)) = unproven(snap, &target, namespace) else {
+                return Err(match (e, events) {
+                    (Error::NotFound { message, hint }, Some(n)) => Error::NotFound {
+                        message,
+                        hint: Some(format!(
+                            "{}; the audit log{} ({n} event(s)) has no deletion of it either",
+                            hint.unwrap_or_default(),
+                            if args.audit_log.len() == 1 { "" } else { "s" },
+                        )),
+                    },
+                    (e, _) => e,
+                });
+            };
+            if let Some(n) = events {
+                reason.push_str(&format!(
+                    "; the audit log ({n} event(s)) has no deletion of it"
+                ));
+            }
+            write(g, args, &unread(object, reason), &mut sink)?;
             sink.commit()?;
-            return Ok(code);
+            return Ok(exit::OK);
         }
         Err(e) => return Err(e),
     };
@@ -53,15 +95,105 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         Some(conn) => read_extras(conn, snap, id).await,
         None => Extras::default(),
     };
-    let answer = why(&gc, id, &extras);
-    let w = sink.writer();
-    match args.output {
-        WhyFormat::Text => render::why::text(w, &answer, Styles::for_stdout(g.color))?,
-        WhyFormat::Json => render::write_json(w, &render::why::document(&answer))?,
-        WhyFormat::Yaml => render::write_yaml(w, &render::why::document(&answer))?,
-    }
+    let analysis = crate::diagnose::analysis::Analysis::new(&gc);
+    let answer = why(&gc, &analysis, id, &extras);
+    write(g, args, &answer, &mut sink)?;
     sink.commit()?;
     Ok(exit::OK)
+}
+
+fn write(g: &GlobalArgs, args: &WhyArgs, answer: &Why, sink: &mut Sink) -> Result<()> {
+    let w = sink.writer();
+    match args.output {
+        WhyFormat::Text => render::why::text(w, answer, Styles::for_stdout(g.color))?,
+        WhyFormat::Json => render::write_json(w, &render::why::document(answer))?,
+        WhyFormat::Yaml => render::write_yaml(w, &render::why::document(answer))?,
+    }
+    Ok(())
+}
+
+/// For `KIND/NAME` that the input does not hold: the object as it would be named and why the
+/// input does not prove it absent, or `None` when it does (its kind was listed completely
+/// where the object would be, or the kind is not one the input could hold).
+fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<(ObjectRef, String)> {
+    let (kind, name) = target.split_once('/')?;
+    let files = snap.provenance.source == crate::snapshot::SourceKind::Files;
+    let object = |group: &str, kind: &str, namespaced: bool| ObjectRef {
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        namespace: if namespaced {
+            namespace.unwrap_or_default().to_owned()
+        } else {
+            String::new()
+        },
+        name: name.to_owned(),
+        uid: String::new(),
+    };
+    match lookup::resolve_kind(snap, kind) {
+        KindMatch::Found(rows) => rows.iter().find_map(|&row| {
+            let r = &snap.resources[row.index()];
+            let ns = if r.namespaced {
+                namespace.unwrap_or_default()
+            } else {
+                ""
+            };
+            let covered = match namespace {
+                Some(_) => r.list.covers(ns),
+                None => r.list == crate::snapshot::ListOutcome::Complete,
+            };
+            if covered {
+                return None;
+            }
+            let resource = if r.group.is_empty() {
+                r.plural.clone()
+            } else {
+                format!("{}.{}", r.plural, r.group)
+            };
+            let place = match (namespace, r.namespaced) {
+                (Some(ns), true) => format!(" in namespace {ns}"),
+                (None, true) => " in every namespace".to_owned(),
+                _ => String::new(),
+            };
+            let reason = match &r.list {
+                crate::snapshot::ListOutcome::Forbidden { message } => {
+                    format!("listing {resource}{place} was forbidden ({message})")
+                }
+                crate::snapshot::ListOutcome::Failed { message } => {
+                    format!("listing {resource}{place} failed ({message})")
+                }
+                crate::snapshot::ListOutcome::Ignored { .. } => {
+                    format!("{resource} are not read: the GC does not watch them")
+                }
+                _ if files => format!(
+                    "the input does not prove it holds every one of {resource}{place} (a file \
+                     holds what was exported, not necessarily all; --assume-complete says it does)"
+                ),
+                _ => format!("{resource}{place} were not listed"),
+            };
+            Some((object(&r.group, &r.kind, r.namespaced), reason))
+        }),
+        KindMatch::NotInInput(k) if files => {
+            let b = crate::catalog::builtin::all()
+                .iter()
+                .find(|b| b.kind == k)?;
+            Some((
+                object(b.group, b.kind, b.namespaced),
+                format!(
+                    "the input holds no {k} objects, which does not prove there are none \
+                     (--assume-complete says the input holds everything)"
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// What the audit logs said of an object that is not in the input.
+enum Gone {
+    /// Its deletion was found and printed.
+    Told,
+    /// The logs, with this many events, have no deletion of it.
+    NotInLog(u64),
 }
 
 /// An object that is not in the input: what the audit logs say happened to it.
@@ -71,9 +203,8 @@ fn gone(
     snap: &Snapshot,
     target: &str,
     namespace: Option<&str>,
-    not_found: Error,
     sink: &mut Sink,
-) -> Result<u8> {
+) -> Result<Gone> {
     let (kind, name) = target.split_once('/').unwrap_or((target, ""));
     let resources: Vec<(String, String)> = match lookup::resolve_kind(snap, kind) {
         KindMatch::Found(rows) => rows
@@ -101,6 +232,7 @@ fn gone(
         },
         &mut |e| recorder.push(e),
     )?;
+    crate::source::audit::require_events(&stats, &args.audit_log)?;
     recorder.read_all(&stats);
     // What was read is the state now, after the log: an owner it lacks may have been deleted
     // before the log's window, so it proves what exists, not what never did.
@@ -121,18 +253,7 @@ fn gone(
         })
         .collect();
     if items.is_empty() {
-        return Err(match not_found {
-            Error::NotFound { message, hint } => Error::NotFound {
-                message,
-                hint: Some(format!(
-                    "{}; the audit log{} ({} event(s)) has no deletion of it either",
-                    hint.unwrap_or_default(),
-                    if args.audit_log.len() == 1 { "" } else { "s" },
-                    stats.events
-                )),
-            },
-            other => other,
-        });
+        return Ok(Gone::NotInLog(stats.events));
     }
     let w = sink.writer();
     match args.output {
@@ -153,7 +274,7 @@ fn gone(
             }
         }
     }
-    Ok(exit::OK)
+    Ok(Gone::Told)
 }
 
 /// The object, or a not-found error that names the nearest objects of the kind.
@@ -193,16 +314,46 @@ fn find(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Result<ObjId>
                 .take(5)
                 .map(|(_, at)| render::text::sanitized(&at))
                 .collect();
+            let mut hint = if nearest.is_empty() {
+                "the input holds no object of that kind".to_owned()
+            } else {
+                format!("nearest: {}", nearest.join(", "))
+            };
+            let referrers = referrers(snap, &rows, name);
+            if !referrers.is_empty() {
+                hint.push_str(&format!(
+                    "; it is named as an owner by {}",
+                    referrers.join(", ")
+                ));
+            }
+            hint.push_str("; if it was deleted, --audit-log FILE tells who deleted it and why");
             Err(Error::NotFound {
                 message: render::text::sanitized(&e.to_string()),
-                hint: Some(if nearest.is_empty() {
-                    "the input holds no object of that kind".to_owned()
-                } else {
-                    format!("nearest: {}", nearest.join(", "))
-                }),
+                hint: Some(hint),
             })
         }
     }
+}
+
+/// Objects whose ownerReferences name an owner of one of `rows`' kinds called `name` (at most
+/// three, sanitised): a missing owner is best explained by who still points at it.
+fn referrers(snap: &Snapshot, rows: &[crate::model::ResourceId], name: &str) -> Vec<String> {
+    let store = &snap.store;
+    let kinds: Vec<&str> = rows
+        .iter()
+        .map(|r| snap.resources[r.index()].kind.as_str())
+        .collect();
+    store
+        .ids()
+        .filter(|&id| {
+            store
+                .owner_refs(id)
+                .iter()
+                .any(|r| store.str(r.name) == name && kinds.contains(&store.str(r.kind)))
+        })
+        .take(3)
+        .map(|id| render::text::sanitized(&snap.describe(id)))
+        .collect()
 }
 
 /// Levenshtein distance over characters (names are short: O(n·m) is fine).

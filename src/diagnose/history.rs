@@ -1225,7 +1225,8 @@ impl Cx<'_> {
                     "dangling-owner",
                     "unknown",
                     format!(
-                        "its owner {} (UID {}) is neither in the snapshot of the state before                          nor created in the log: the reference never pointed at anything there",
+                        "its owner {} (UID {}) is neither in the snapshot of the state before \
+                         nor created in the log: the reference never pointed at anything there",
                         k.obj.display(),
                         k.uid
                     ),
@@ -1250,7 +1251,7 @@ impl Cx<'_> {
                     "unknown",
                     "unknown",
                     format!(
-                        "its owner {} (UID {}) was not deleted in the log's window and is not in                          the state after either: it was gone before the window, or never existed                          — a snapshot of the state before tells which",
+                        "its owner {} (UID {}) was not deleted in the log's window and is not in the state after either: it was gone before the window, or never existed — a snapshot of the state before tells which",
                         k.obj.display(),
                         k.uid
                     ),
@@ -1262,11 +1263,11 @@ impl Cx<'_> {
             "unknown",
             match unread {
                 Some(why) => format!(
-                    "its owner {} was not deleted in the log's window, and {why}: whether it                      existed is unknown",
+                    "its owner {} was not deleted in the log's window, and {why}: whether it existed is unknown",
                     k.obj.display()
                 ),
                 None => format!(
-                    "its owner {} was not deleted in the log's window: it was gone before the                      window, or never existed — a snapshot of the state before tells which",
+                    "its owner {} was not deleted in the log's window: it was gone before the window, or never existed — a snapshot of the state before tells which",
                     k.obj.display()
                 ),
             },
@@ -1293,7 +1294,7 @@ impl Cx<'_> {
                     "stale-owner-uid",
                     "unknown",
                     format!(
-                        "{} exists {when} with UID {uid}, not the UID {} the reference names:                          the owner was recreated under the same name",
+                        "{} exists {when} with UID {uid}, not the UID {} the reference names: the owner was recreated under the same name",
                         k.obj.display(),
                         k.uid
                     ),
@@ -1322,7 +1323,7 @@ impl Cx<'_> {
                     type_,
                     policy,
                     format!(
-                        "its owner {} is being deleted {when} (deletionTimestamp {}), but the                          deletion is not in the log (before its window, or in a gap)",
+                        "its owner {} is being deleted {when} (deletionTimestamp {}), but the deletion is not in the log (before its window, or in a gap)",
                         k.obj.display(),
                         store.str(o.deletion_timestamp)
                     ),
@@ -1345,7 +1346,7 @@ impl Cx<'_> {
             "cross-namespace-owner",
             "unknown",
             format!(
-                "the owner with UID {} is {when} in {}, but the GC looks only in the dependent's                  namespace {}: ownerReferences cannot cross namespaces",
+                "the owner with UID {} is {when} in {}, but the GC looks only in the dependent's namespace {}: ownerReferences cannot cross namespaces",
                 k.uid,
                 if ns.is_empty() {
                     "the cluster scope".to_owned()

@@ -6,10 +6,12 @@
 //!   with [`terminating`] deletions in progress.
 //! * [`restart`], [`upgrade`], [`health`] (`kubectl gc check …`): what a restart or an upgrade
 //!   of kube-controller-manager would make the GC do, and what stops it from working.
+//! * [`analysis`]: the plans every object view reads (`why` answers from them).
 //! * [`remedy`]: the `kubectl` commands findings offer; [`suppress`]: annotations and baselines.
 //!
 //! This module imports `gc`; `gc` never imports it.
 
+pub mod analysis;
 pub mod apply;
 pub mod audit;
 pub mod code;

@@ -9,6 +9,10 @@
 //! arena of text with an index of `(offset, len)` spans avoids the per-string allocation and
 //! stays small and under our control.)
 
+// One of the few places `unsafe` is allowed (Cargo.toml [lints]): each block says why it is
+// sound in a SAFETY comment, which clippy requires.
+#![allow(unsafe_code)]
+
 use std::hash::BuildHasher;
 
 /// An interned string. Only meaningful together with the [`Interner`] that produced it.

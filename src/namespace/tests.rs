@@ -252,3 +252,90 @@ fn from_1_33_a_held_pod_keeps_the_rest_of_the_namespace() {
     let why = why_of(&plan, &s, "team");
     assert!(why.contains("1 object(s) left"), "{why}");
 }
+
+/// `collect --delete namespace/team --cascade=…`: the DELETE's propagation policy adds the
+/// GC's `orphan` or `foregroundDeletion` finalizer to the namespace, and the GC removes it
+/// once it has orphaned or deleted the namespace's dependents; the namespace still waits for
+/// its `spec.finalizers` (the namespace controller's `kubernetes` token, removed only after a
+/// pass that empties it without error). So every cascade ends as the default one does.
+fn preview_delete_with(s: &Snapshot, policy: Option<crate::gc::Policy>) -> Plan {
+    let gc = GarbageCollector::new(s, V);
+    Plan::preview_delete(
+        &gc,
+        UserDelete {
+            target: obj(s, "team"),
+            policy,
+        },
+    )
+}
+
+const CASCADES: [Option<crate::gc::Policy>; 4] = [
+    None,
+    Some(crate::gc::Policy::Background),
+    Some(crate::gc::Policy::Foreground),
+    Some(crate::gc::Policy::Orphan),
+];
+
+#[test]
+fn every_cascade_of_a_namespace_delete_goes_when_nothing_holds_it() {
+    let s = with_spec(team().build(), &["kubernetes"]);
+    for policy in CASCADES {
+        let plan = preview_delete_with(&s, policy);
+        assert_eq!(end(&plan, &s, "cm"), EndState::Deleted, "{policy:?}");
+        assert_eq!(end(&plan, &s, "team"), EndState::Deleted, "{policy:?}");
+    }
+}
+
+#[test]
+fn every_cascade_of_a_namespace_delete_leaves_it_terminating_while_discovery_fails() {
+    let mut s = with_spec(team().build(), &["kubernetes"]);
+    s.discovery_failures.push(DiscoveryFailure {
+        group_version: "metrics.k8s.io/v1beta1".into(),
+        message: "the server is currently unable to handle the request".into(),
+    });
+    for policy in CASCADES {
+        let plan = preview_delete_with(&s, policy);
+        assert_eq!(end(&plan, &s, "cm"), EndState::Deleted, "{policy:?}");
+        // The GC's own finalizer is gone; only the spec's token holds it.
+        assert_eq!(
+            end(&plan, &s, "team"),
+            EndState::Terminating { finalizers: vec![] },
+            "{policy:?}"
+        );
+        let why = why_of(&plan, &s, "team");
+        assert!(
+            why.contains("discovery failed for metrics.k8s.io/v1beta1"),
+            "{policy:?}: {why}"
+        );
+    }
+}
+
+#[test]
+fn every_cascade_of_a_namespace_delete_waits_for_a_foreign_spec_token_or_held_content() {
+    let s = with_spec(team().build(), &["kubernetes", "example.com/tenant"]);
+    for policy in CASCADES {
+        let plan = preview_delete_with(&s, policy);
+        assert_eq!(end(&plan, &s, "cm"), EndState::Deleted, "{policy:?}");
+        assert!(
+            matches!(end(&plan, &s, "team"), EndState::Terminating { .. }),
+            "{policy:?}"
+        );
+        assert!(why_of(&plan, &s, "team").contains("example.com/tenant"));
+    }
+    let mut c = team();
+    c.obj("v1", "Secret", "team", "held", "u-held")
+        .finalizers(&["example.com/hold"]);
+    let s = with_spec(c.build(), &["kubernetes"]);
+    for policy in CASCADES {
+        let plan = preview_delete_with(&s, policy);
+        assert_eq!(end(&plan, &s, "cm"), EndState::Deleted, "{policy:?}");
+        assert!(
+            matches!(end(&plan, &s, "held"), EndState::Terminating { .. }),
+            "{policy:?}"
+        );
+        assert!(
+            matches!(end(&plan, &s, "team"), EndState::Terminating { .. }),
+            "{policy:?}"
+        );
+    }
+}

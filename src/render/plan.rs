@@ -3,6 +3,7 @@
 use super::{
     ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table,
 };
+use crate::diagnose::analysis::{StateWhy, state_why};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
@@ -80,6 +81,10 @@ pub struct OutcomeJson {
     /// Why it is stuck.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// For an end state that depends on an order upstream does not fix (GC021): the other end
+    /// states it can reach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<StateWhy>,
 }
 
 /// Counts.
@@ -197,6 +202,11 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
                     .collect()
             }),
             why: o.why.clone(),
+            alternatives: o
+                .alternatives
+                .iter()
+                .map(|x| state_why(a, &x.state, &x.owner_refs, Some(x.order)))
+                .collect(),
         })
         .collect();
     let mut counts = BTreeMap::new();

@@ -7,6 +7,7 @@
 use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
+use crate::diagnose::analysis::ObjectOutcome;
 use crate::diagnose::why::{FinalizerWhy, Holds, ObjectRef, Why};
 use owo_colors::OwoColorize;
 use std::io::Write;
@@ -41,6 +42,16 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
     let o = &why.object;
     writeln!(w, "{}", sanitize(&o.display()))?;
     let mut tree = Tree::new(w);
+    if why.state == "unknown" {
+        tree.item(
+            0,
+            "not in the input, and the input does not prove it absent",
+        )?;
+        for u in &why.unknowns {
+            tree.item(0, &format!("unknown: {u}"))?;
+        }
+        return Ok(());
+    }
     tree.item(0, &format!("uid: {}", o.uid))?;
     match (&why.deletion_timestamp, &why.terminating_for) {
         (Some(t), Some(age)) => tree.item(0, &format!("terminating since {t} ({age})"))?,
@@ -98,16 +109,13 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
             tree.item(1, &format!("content: {}", parts.join(", ")))?;
         }
     }
+    // The decision table's row stays in the JSON (`gc.row`): a row number means nothing
+    // without docs/gc-model.md beside it.
     tree.item(
         0,
         &format!(
-            "garbage collector: {}{} — {}",
-            why.gc.verdict,
-            why.gc
-                .row
-                .map(|r| format!(" (row {r})"))
-                .unwrap_or_default(),
-            why.gc.explanation
+            "the GC's decision on it as it is now: {} — {}",
+            why.gc.verdict, why.gc.explanation
         ),
     )?;
     for r in &why.gc.owner_references {
@@ -127,6 +135,7 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
         tree.item(1, &format!("dependents: {}", why.gc.dependents.len()))?;
         objects(&mut tree, 2, &why.gc.dependents)?;
     }
+    tree.item(0, &outcome_words(&why.outcome))?;
     for c in &why.conditions {
         tree.item(
             0,
@@ -154,6 +163,46 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
         }
     }
     Ok(())
+}
+
+/// The end state as `collect` predicts it, and when, for the tree.
+fn outcome_words(o: &ObjectOutcome) -> String {
+    let wave = o.wave.map(|w| format!(" in wave {w}")).unwrap_or_default();
+    let end = match o.state {
+        "deleted" => "deleted".to_owned(),
+        "terminating" if !o.finalizers.is_empty() => {
+            format!("Terminating, held by {}", o.finalizers.join(", "))
+        }
+        "order-dependent" => format!(
+            "depends on an order upstream does not fix: {}",
+            o.alternatives
+                .iter()
+                .map(|a| a.state)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+        other => other.to_owned(),
+    };
+    let when = match (o.when, &o.after) {
+        ("after", Some(owner)) => {
+            format!(", by the GC{wave}, after it deletes {}", owner.display())
+        }
+        ("now", _) if o.by == Some("namespace-controller") => {
+            ", by the namespace controller with its namespace".to_owned()
+        }
+        ("now", _) if o.state != "order-dependent" => {
+            format!(", by the GC{wave}, as soon as it evaluates it")
+        }
+        ("restart", _) => format!(
+            "; after a kube-controller-manager restart the GC {}{wave}",
+            match o.at_restart.as_ref().map(|a| a.state) {
+                Some("kept") | None => "acts on it",
+                _ => "deletes it",
+            }
+        ),
+        _ => String::new(),
+    };
+    format!("end state (as collect predicts it): {end}{when}")
 }
 
 fn finalizer(tree: &mut Tree<'_>, f: &FinalizerWhy) -> std::io::Result<()> {

@@ -1227,8 +1227,7 @@ mod tests {
                 .map(|(snap, integrity)| (written(&snap), integrity))
                 .map_err(|e| e.to_string());
             let f = std::fs::File::open(&file).unwrap();
-            // SAFETY: a file of this test's own, not changed while mapped.
-            let map = unsafe { memmap2::Mmap::map(&f) }.unwrap();
+            let map = crate::util::mapped::map(&f).expect("a map of the test's own file");
             for every in [1, 4096, RELEASE_EVERY] {
                 let mapped = parse_mapped(Path::new("x"), &map, every)
                     .map(|(snap, integrity)| (written(&snap), integrity))

@@ -275,3 +275,79 @@ fn label_selection_reads_the_labels_of_a_state() {
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["items"].as_array().unwrap().len(), 3);
 }
+
+/// Issue 56/58 (W9): the causes' details are sentences — no run of spaces left by a string
+/// broken across source lines — with and without the state before.
+#[test]
+fn details_have_no_runs_of_spaces() {
+    fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let log = example("audit-shop.log");
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let without: Value = serde_json::from_str(&out).unwrap();
+    for doc in [history(&[]), without] {
+        let mut all = Vec::new();
+        strings(&doc, &mut all);
+        let details: Vec<&&str> = all.iter().filter(|s| s.contains(' ')).collect();
+        assert!(details.len() > 3, "the report has sentences: {doc}");
+        for s in details {
+            assert!(!s.contains("  "), "a run of spaces in {s:?}");
+        }
+    }
+}
+
+/// Issue 58 (W7): input that holds no audit event at all — random bytes, JSON that is not an
+/// audit record, an empty file — is an error (exit 3) that says why, never "No deletions" with
+/// exit 0.
+#[test]
+fn input_without_audit_events_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.yaml");
+    std::fs::write(
+        &state,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop, uid: u-1}\n",
+    )
+    .unwrap();
+    let state = state.to_string_lossy().into_owned();
+    let noise: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("noise.log", &noise, "not JSON"),
+        ("other.json", b"{\"foo\":1}\n", "not an audit record"),
+        ("empty.log", b"", "empty"),
+    ];
+    for (name, bytes, why) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        for args in [
+            vec!["history", "--audit-log", &path],
+            vec![
+                "why",
+                "cm/x",
+                "-n",
+                "shop",
+                "-f",
+                &state,
+                "--audit-log",
+                &path,
+            ],
+        ] {
+            let (code, out, err) = kubectl_gc(&args);
+            assert_eq!(code, 3, "{args:?}: {out}{err}");
+            assert!(out.is_empty(), "{args:?}: {out}");
+            assert!(
+                err.contains("no audit event") && err.contains(why),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}

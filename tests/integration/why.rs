@@ -107,11 +107,133 @@ fn a_cross_namespace_owner_is_named_where_it_is() {
     let r = &d["gc"]["ownerReferences"][0];
     assert_eq!(r["class"], "dangling");
     assert_eq!(r["owner"]["namespace"], "kube-system");
+    assert_eq!(d["outcome"]["state"], "deleted");
+    assert_eq!(d["outcome"]["when"], "now");
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("The GC will delete StatefulSet/redis-cache-exporter -n monitoring")
+            && verdict.contains("is in namespace kube-system"),
+        "{verdict}"
+    );
+}
+
+/// Issue 56 (W2): a healthy Pod whose StatefulSet the GC deletes goes in the cascade — `why`
+/// says so, with the wave and the owner it follows, as `collect` plans it.
+#[test]
+fn a_cascade_victim_is_deleted_after_its_owner_as_collect_plans_it() {
+    let redis = example("redis-operator-incident.json");
+    let args = [
+        "--snapshot",
+        &redis,
+        "pod/redis-cache-exporter-0",
+        "-n",
+        "monitoring",
+    ];
+    let d = why_json(&args);
+    let o = &d["outcome"];
+    assert_eq!(o["state"], "deleted", "{d}");
+    assert_eq!(o["when"], "after");
+    assert_eq!(o["after"]["kind"], "StatefulSet");
+    assert_eq!(o["after"]["name"], "redis-cache-exporter");
+    assert_eq!(o["by"], "garbage-collector");
+    // The same wave as collect's delete of the Pod.
+    let (code, out, err) = kubectl_gc(&["collect", "--snapshot", &redis, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let plan: Value = serde_json::from_str(&out).unwrap();
+    let wave = plan["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["target"]["name"] == "redis-cache-exporter-0")
+        .map(|a| a["wave"].clone())
+        .expect("collect deletes the Pod");
+    assert_eq!(o["wave"], wave);
     assert!(
         d["verdict"]
             .as_str()
             .unwrap()
-            .starts_with("the GC will delete")
+            .contains("after it deletes its owner StatefulSet/redis-cache-exporter -n monitoring"),
+        "{}",
+        d["verdict"]
+    );
+}
+
+/// Issue 56 (W3): before 1.20, a valid dependent of the owner the bad reference names may be
+/// deleted too (audit's GC012): `why` says the fate is open, never "will not delete".
+#[test]
+fn pre_1_20_collateral_is_an_open_fate_not_a_keep() {
+    let redis = example("redis-operator-incident.json");
+    let d = why_json(&[
+        "--snapshot",
+        &redis,
+        "sts/rfr-redis-cache",
+        "-n",
+        "kube-system",
+        "--gc-version",
+        "1.13",
+    ]);
+    let o = &d["outcome"];
+    assert_eq!(o["state"], "order-dependent", "{d}");
+    let states: Vec<&str> = o["alternatives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["kept", "deleted"]);
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(verdict.contains("kubernetes#65200"), "{verdict}");
+    // From 1.20 the absent-owner cache is keyed by coordinates: the valid dependent is kept.
+    let d = why_json(&[
+        "--snapshot",
+        &redis,
+        "sts/rfr-redis-cache",
+        "-n",
+        "kube-system",
+    ]);
+    assert_eq!(d["outcome"]["state"], "kept");
+    assert_eq!(d["outcome"]["when"], "never");
+}
+
+/// Issue 56 (W4, item 5): an object the input does not hold, where the input does not prove
+/// it absent (a kind a file holds no objects of; a kind not proven complete in the namespace),
+/// is unknown — exit 0 with the reason — never "not found".
+#[test]
+fn an_object_the_input_cannot_rule_out_is_unknown_not_absent() {
+    let shop = example("shop-kubectl-get.yaml");
+    for target in ["job/nightly", "rs/web-0000000000"] {
+        let d = why_json(&["-f", &shop, target, "-n", "shop"]);
+        assert_eq!(d["state"], "unknown", "{target}: {d}");
+        assert_eq!(d["outcome"]["state"], "unknown");
+        assert!(
+            d["verdict"].as_str().unwrap().contains("--assume-complete"),
+            "{target}: {}",
+            d["verdict"]
+        );
+    }
+    // With --assume-complete the input proves it absent: exit 8.
+    let (code, _, err) = kubectl_gc(&[
+        "why",
+        "-f",
+        &shop,
+        "rs/web-0000000000",
+        "-n",
+        "shop",
+        "--assume-complete",
+    ]);
+    assert_eq!(code, 8, "{err}");
+}
+
+/// Issue 56 (M4): a missing owner is explained by what still points at it.
+#[test]
+fn a_missing_owner_names_its_dependents() {
+    let lag = example("gc-lag-snapshot.json");
+    let (code, _, err) = kubectl_gc(&["why", "--snapshot", &lag, "rs/web-5d4f8b7c9", "-n", "shop"]);
+    assert_eq!(code, 8, "{err}");
+    assert!(
+        err.contains("named as an owner by ConfigMap/session-cache -n shop")
+            && err.contains("--audit-log"),
+        "{err}"
     );
 }
 
@@ -293,7 +415,7 @@ fn an_active_namespace_says_what_a_delete_would_meet() {
         d["verdict"]
             .as_str()
             .unwrap()
-            .contains("deleted now, it would be stuck"),
+            .contains("if it were deleted now, it would stay stuck Terminating"),
         "{}",
         d["verdict"]
     );

@@ -1073,6 +1073,9 @@ fn with_env<T>(vars: &[(&str, Option<&std::ffi::OsStr>)], f: impl FnOnce() -> T)
         .iter()
         .map(|(k, _)| (*k, std::env::var_os(k)))
         .collect();
+    #[allow(unsafe_code)]
+    // SAFETY: the live cases run one at a time, and no other thread of the test reads or
+    // writes the environment while a case runs (the runtime's workers never do).
     let set = |k: &str, v: Option<&std::ffi::OsStr>| unsafe {
         match v {
             Some(v) => std::env::set_var(k, v),

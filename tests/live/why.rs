@@ -51,6 +51,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             needs: &[],
             run: claim_in_use,
         },
+        Test {
+            name: "an_object_of_a_forbidden_kind_is_unknown_not_absent",
+            needs: &[],
+            run: forbidden_kind,
+        },
     ],
 };
 
@@ -470,4 +475,60 @@ fn claim_in_use(ctx: &Ctx) {
     wait_for(60, "the claim gone once no pod uses it", || {
         !exists(env, &["pvc", "data", "-n", "vol"])
     });
+}
+
+/// Issue 56 (W4): with a context that cannot list Secrets, an existing Secret is answered
+/// unknown, with the refusal as the reason (exit 0) — never "not found" (exit 8), which the
+/// same context still says of a ConfigMap it can list and that does not exist.
+fn forbidden_kind(ctx: &Ctx) {
+    let env = &ctx.env;
+    env.kubectl(&["create", "namespace", "vault"]).unwrap();
+    env.kubectl(&[
+        "create",
+        "secret",
+        "generic",
+        "api-token",
+        "-n",
+        "vault",
+        "--from-literal=k=v",
+    ])
+    .unwrap();
+    let (code, out, err) = kgc(
+        env,
+        &[
+            "why",
+            "secret/api-token",
+            "-n",
+            "vault",
+            "--context",
+            "viewer",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let d: Value = serde_json::from_str(&out).expect("why JSON");
+    crate::support::schema::assert_valid("why.schema.json", &d, "why of a forbidden kind");
+    assert_eq!(d["state"], "unknown", "{d}");
+    assert_eq!(d["outcome"]["state"], "unknown");
+    assert!(
+        d["verdict"].as_str().unwrap().contains("forbidden"),
+        "{}",
+        d["verdict"]
+    );
+    let (code, _, err) = kgc(
+        env,
+        &[
+            "why",
+            "configmap/no-such-thing",
+            "-n",
+            "vault",
+            "--context",
+            "viewer",
+        ],
+    );
+    assert_eq!(code, 8, "a kind it can list proves absence: {err}");
+    // The admin context reads the Secret.
+    let d = why(env, "secret/api-token", Some("vault"));
+    assert_eq!(d["state"], "exists");
 }

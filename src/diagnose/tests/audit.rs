@@ -577,3 +577,44 @@ fn gc021_on_gc_1_20_2_reports_both_end_states_of_a_dependent_98040_can_strand() 
         );
     }
 }
+
+/// Issue 56 item 6: a Deployment being deleted with `propagationPolicy=Orphan` (deletion
+/// started, `orphan` finalizer, its ReplicaSet and pods still naming it) is a routine state,
+/// not an order-dependent one. A running GC queued only the Deployment (attemptToOrphan) when
+/// its deletion began; the orphan worker patches the ReplicaSet before it removes the
+/// finalizer, and nothing evaluates the ReplicaSet in between. Before the fix the audit
+/// reported GC021 ERROR "kept, or deleted" on the ReplicaSet and both pods.
+#[test]
+fn gc021_not_reported_for_a_deployment_being_deleted_with_orphan_propagation() {
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "Deployment", "shop", "web", "u-dep")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("apps/v1", "ReplicaSet", "shop", "web-5d9", "u-rs")
+        .owner("apps/v1", "Deployment", "web", "u-dep")
+        .controller(true)
+        .block(true);
+    for pod in ["web-5d9-a", "web-5d9-b"] {
+        c.obj("v1", "Pod", "shop", pod, &format!("u-{pod}"))
+            .owner("apps/v1", "ReplicaSet", "web-5d9", "u-rs")
+            .controller(true)
+            .block(true);
+    }
+    let s = c.build();
+    for v in [KubeVersion::release(20, 2), KubeVersion::NEWEST] {
+        let a = crate::diagnose::audit(&GarbageCollector::new(&s, v));
+        assert!(
+            !a.findings
+                .iter()
+                .any(|x| x.code == Code::OrderDependent || x.severity >= Severity::Error),
+            "{v}: {:?}",
+            a.findings
+                .iter()
+                .map(|x| (x.code, x.severity, &x.message))
+                .collect::<Vec<_>>()
+        );
+        for o in &a.plan.outcomes {
+            assert!(o.alternatives.is_empty(), "{v}: {o:?}");
+        }
+    }
+}

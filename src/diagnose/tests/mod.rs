@@ -6,3 +6,4 @@ mod check;
 mod fidelity;
 mod upstream;
 mod version_matrix;
+mod why_outcome;

@@ -74,8 +74,15 @@ pub(super) fn finalizer_why(
             (
                 Holds::Yes,
                 format!(
-                    "{} dependent(s) with blockOwnerDeletion=true remain{}",
-                    blocking.len(),
+                    "{}{}",
+                    if blocking.len() == 1 {
+                        "1 dependent with blockOwnerDeletion=true remains".to_owned()
+                    } else {
+                        format!(
+                            "{} dependents with blockOwnerDeletion=true remain",
+                            blocking.len()
+                        )
+                    },
                     chain_text(gc, &blocking, &root_blockers(gc, state, &blocking))
                 ),
                 refs(snap, blocking),
@@ -207,18 +214,29 @@ pub(super) fn root_blockers(
     roots
 }
 
-/// `; at the bottom of the chain: …` when the roots are not the direct blockers.
+/// `: X` or `; at the bottom of the chain: X`, each object at the bottom named with what holds
+/// it: the finalizers other than the GC's that keep it Terminating, which nothing in the chain
+/// can clear.
 fn chain_text(gc: &GarbageCollector<'_>, blocking: &[ObjId], roots: &[ObjId]) -> String {
-    if roots.iter().all(|r| blocking.contains(r)) {
-        return String::new();
-    }
-    format!(
-        "; at the bottom of the chain: {}",
-        roots
+    let store = &gc.snap.store;
+    let held = |r: ObjId| {
+        let o = store.object(r);
+        let fins: Vec<&str> = store
+            .finalizers(r)
             .iter()
-            .take(5)
-            .map(|&r| gc.snap.describe(r))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
+            .map(|f| store.str(*f))
+            .filter(|f| *f != finalizers::FOREGROUND && *f != finalizers::ORPHAN)
+            .collect();
+        match (o.being_deleted(), fins.as_slice()) {
+            (true, []) => format!("{} (Terminating)", gc.snap.describe(r)),
+            (true, f) => format!("{}, held by {}", gc.snap.describe(r), f.join(", ")),
+            (false, _) => format!("{} (not being deleted yet)", gc.snap.describe(r)),
+        }
+    };
+    let named: Vec<String> = roots.iter().take(5).map(|&r| held(r)).collect();
+    if roots.iter().all(|r| blocking.contains(r)) {
+        format!(": {}", named.join("; "))
+    } else {
+        format!("; at the bottom of the chain: {}", named.join("; "))
+    }
 }

@@ -13,6 +13,7 @@ mod namespace;
 mod remedies;
 mod verdict;
 
+use super::analysis::{Analysis, ObjectOutcome};
 use crate::gc::GarbageCollector;
 use crate::model::ObjId;
 use crate::namespace::deletion;
@@ -241,10 +242,12 @@ pub struct RemedyWhy {
 pub struct Why {
     /// The object.
     pub object: ObjectRef,
-    /// `exists` or `terminating`.
+    /// `exists`, `terminating`, or `unknown` (not in the input, and not proven absent).
     pub state: &'static str,
     /// One sentence: the answer.
     pub verdict: String,
+    /// What becomes of it and when: the end state `collect` predicts for it on the same input.
+    pub outcome: ObjectOutcome,
     /// deletionTimestamp, when terminating.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
@@ -291,8 +294,8 @@ pub(super) fn is_namespace(snap: &Snapshot, id: ObjId) -> bool {
     r.group.is_empty() && r.kind == "Namespace"
 }
 
-/// Explains object `id` of `gc`'s snapshot.
-pub fn why(gc: &GarbageCollector<'_>, id: ObjId, extras: &Extras) -> Why {
+/// Explains object `id` of `gc`'s snapshot, from `analysis`, the plans of the same snapshot.
+pub fn why(gc: &GarbageCollector<'_>, analysis: &Analysis, id: ObjId, extras: &Extras) -> Why {
     let snap = gc.snap;
     let store = &snap.store;
     let state = gc.initial_state();
@@ -343,19 +346,30 @@ pub fn why(gc: &GarbageCollector<'_>, id: ObjId, extras: &Extras) -> Why {
         .filter(|c| namespace.is_none() || !deletion::condition::ALL.contains(&c.type_.as_str()))
         .cloned()
         .collect();
-    let verdict = verdict(
-        &object,
+    let outcome = analysis.outcome(gc, id);
+    let collateral = !gc.rules.coordinate_keyed_absent_cache() && {
+        let bad = gc.misdirected_owner_uids(&state);
+        store
+            .owner_refs(id)
+            .iter()
+            .any(|r| bad.get(&r.uid).is_some_and(|&b| b != id))
+    };
+    let verdict = verdict(&verdict::Subject {
+        object: &object,
         terminating,
-        terminating_for.as_deref(),
-        &finalizers,
-        namespace.as_ref(),
-        &gc_why,
-    );
+        age: terminating_for.as_deref(),
+        finalizers: &finalizers,
+        namespace: namespace.as_ref(),
+        gc: &gc_why,
+        outcome: &outcome,
+        collateral,
+    });
     let remedies = remedies(gc, &state, id, &finalizers, namespace.as_ref());
     Why {
         object,
         state: if terminating { "terminating" } else { "exists" },
         verdict,
+        outcome,
         deletion_timestamp,
         terminating_for,
         finalizers,
@@ -364,5 +378,45 @@ pub fn why(gc: &GarbageCollector<'_>, id: ObjId, extras: &Extras) -> Why {
         conditions,
         remedies,
         unknowns,
+    }
+}
+
+/// The answer for an object the input does not hold where it does not prove it absent: its
+/// kind was forbidden, failed, not listed, or (files) not proven complete there. Everything
+/// about it is unknown, never "not found".
+pub fn unread(object: ObjectRef, reason: String) -> Why {
+    let who = object.display();
+    Why {
+        verdict: format!(
+            "Whether {who} exists, and so what the GC does with it, is unknown: {reason}."
+        ),
+        outcome: ObjectOutcome {
+            state: "unknown",
+            when: "unknown",
+            after: None,
+            wave: None,
+            by: None,
+            propagation_policy: None,
+            finalizers: Vec::new(),
+            alternatives: Vec::new(),
+            at_restart: None,
+        },
+        object,
+        state: "unknown",
+        deletion_timestamp: None,
+        terminating_for: None,
+        finalizers: Vec::new(),
+        namespace: None,
+        gc: GcWhy {
+            verdict: "unknown",
+            row: None,
+            explanation: format!("unknown: {reason}"),
+            owner_references: Vec::new(),
+            dependents: Vec::new(),
+            blocks: Vec::new(),
+        },
+        conditions: Vec::new(),
+        remedies: Vec::new(),
+        unknowns: vec![reason],
     }
 }

@@ -56,7 +56,7 @@ pub(super) fn simulate(
     let clock = std::time::Instant::now();
     let store = &gc.snap.store;
     let initial = gc.initial_state();
-    let choices = informer_choices(gc, &initial);
+    let choices = informer_choices(gc, &initial, start);
     let target = match start {
         Start::UserDelete(u) => Some(u.target.0),
         _ => None,

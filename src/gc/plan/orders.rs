@@ -3,7 +3,7 @@
 //! component ([`Orders`]), and the components themselves ([`Components`]), which bound the part
 //! of the graph a re-run needs. The driver ([`super::driver`]) runs them.
 
-use crate::gc::simulation::{Delivery, Scope};
+use crate::gc::simulation::{Delivery, Scope, Start};
 use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, Sym};
 use std::collections::BTreeMap;
@@ -39,7 +39,14 @@ enum First {
 /// that differ from each other or from the owner's; the owner is in foreground deletion (which
 /// dependents are linked before its add event decides which are queued, F3); or, before v1.20,
 /// a dependent observed first makes the worker evaluate the owner itself.
-pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<Choice> {
+///
+/// At a restart (`start`), an owner whose own owner is being orphaned is one too: see the
+/// comment where it is tested.
+pub(super) fn informer_choices(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    start: Start,
+) -> Vec<Choice> {
     use crate::catalog::version::Change;
     use crate::gc::graph::Identity;
     let store = &gc.snap.store;
@@ -117,15 +124,21 @@ pub(super) fn informer_choices(gc: &GarbageCollector<'_>, state: &State) -> Vec<
                     // A dependent observed first makes a virtual node that the owner's add
                     // event then marks observed in place; the queued pointer is no longer
                     // virtual, so the worker evaluates the owner itself (§3.1 step 2).
-                    // The same early evaluation races the orphaning of one of the owner's own
-                    // owners: its GET can precede the orphan PATCH that removes its reference,
-                    // and its GET of that owner follow the finalizer's removal (dangling).
-                    || store.owner_refs(o).iter().any(|r| {
+                    // At a restart the same early evaluation races the orphaning of one of the
+                    // owner's own owners: its GET can precede the orphan PATCH that removes its
+                    // reference, and its GET of that owner follow the finalizer's removal
+                    // (dangling). Not in a running GC: the owner's deletion began after its
+                    // informers' first lists were processed, and `processTransitions` queues
+                    // only the orphaning owner (attemptToOrphan), never its dependents, so no
+                    // evaluation of them is under way when the orphan worker patches them
+                    // (upstream e2e "should orphan RS created by deployment when
+                    // deleteOptions.PropagationPolicy is Orphan").
+                    || (start == Start::Restart && store.owner_refs(o).iter().any(|r| {
                         gc.graph
                             .uid_to_node(r.uid)
                             .and_then(|n| gc.graph.object(n))
                             .is_some_and(|p| state.orphaning(store, p))
-                    })
+                    }))
                     || (!store.owner_refs(o).is_empty()
                         && !matches!(
                             gc.attempt_to_delete_item(state, o),

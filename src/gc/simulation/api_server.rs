@@ -67,7 +67,12 @@ impl Sim<'_, '_> {
                 let fins: Vec<Sym> = old.finalizers.iter().copied().filter(|x| *x != f).collect();
                 let changed = fins.len() != old.finalizers.len();
                 if changed {
-                    if fins.is_empty() && self.state.being_deleted(id) {
+                    // A namespace also waits for its `spec.finalizers`: the namespace
+                    // controller's `kubernetes` token, removed only once it has emptied the
+                    // namespace (`namespace_controller`), whatever policy the DELETE had.
+                    let spec_held =
+                        self.is_namespace(id) && !self.finalized_namespaces.contains(&id);
+                    if fins.is_empty() && self.state.being_deleted(id) && !spec_held {
                         self.state.set_finalizers(id, fins);
                         self.state.remove(id);
                     } else {
@@ -246,6 +251,7 @@ impl Sim<'_, '_> {
                     self.terminating_namespaces.retain(|&n| n != ns_obj);
                     continue;
                 }
+                self.finalized_namespaces.insert(ns_obj);
                 let old = OldMeta {
                     refs: self.state.owner_refs(store, ns_obj).to_vec(),
                     being_deleted: true,

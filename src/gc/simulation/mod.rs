@@ -256,6 +256,9 @@ struct Sim<'a, 'b> {
     namespace_holds: HashMap<ObjId, String>,
     /// Namespaces the namespace controller is emptying.
     terminating_namespaces: Vec<ObjId>,
+    /// Namespaces whose `kubernetes` token the namespace controller has removed: they go once
+    /// their `metadata.finalizers` are empty too.
+    finalized_namespaces: HashSet<ObjId>,
     ns_index: Option<HashMap<Sym, Vec<ObjId>>>,
     polls: HashMap<u32, u32>,
     /// Per UID: the identities its virtual node was verified with since the world last
@@ -381,6 +384,7 @@ pub fn run(
         by_namespace_controller: HashSet::new(),
         namespace_holds: HashMap::new(),
         terminating_namespaces: Vec::new(),
+        finalized_namespaces: HashSet::new(),
         ns_index: None,
         polls: HashMap::new(),
         tried: HashMap::new(),

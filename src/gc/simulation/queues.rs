@@ -139,6 +139,21 @@ impl Sim<'_, '_> {
                 continue;
             }
             match it.phase {
+                Phase::Write if self.delete_conflicts(it) => {
+                    // 409: nothing written; the item is retried after a back-off, and the retry
+                    // reads the object again.
+                    it.writes.clear();
+                    it.phase = Phase::Done;
+                    self.delayed.push((
+                        self.step + 1,
+                        Enqueued {
+                            queue: Queue::AttemptToDeleteRateLimited,
+                            node: it.node,
+                            cause: it.cause,
+                            chain: it.chain,
+                        },
+                    ));
+                }
                 Phase::Write => {
                     if !it.writes.is_empty() {
                         let a = it.writes.remove(0);
@@ -208,6 +223,32 @@ impl Sim<'_, '_> {
             }
         }
         self.running.extend(keep);
+    }
+
+    /// Whether the item's next write is a DELETE that the API server refuses with 409 Conflict
+    /// (v1.34+, row A14): `deleteObject` sends the resourceVersion of the object as the item's
+    /// GET read it, and on a conflict reads the object again and sends the DELETE once more
+    /// (UID precondition only) only if its ownerReferences are still those classified. So the
+    /// DELETE goes through exactly when the live ownerReferences equal the ones read; otherwise
+    /// the error requeues the item, whose next attempt classifies the object as it is then
+    /// (an orphan PATCH that removed a reference after the GET, say, keeps it).
+    fn delete_conflicts(&mut self, it: &Item) -> bool {
+        let Some(a) = it.writes.first() else {
+            return false;
+        };
+        if a.verb != Verb::Delete
+            || a.reason == Reason::UserDelete
+            || !self.gc.rules.delete_with_resource_version()
+            || !self.state.exists(a.target)
+        {
+            return false;
+        }
+        let conflict = self.state.owner_refs(self.store(), a.target) != it.refs.as_slice();
+        if conflict {
+            // The re-read after the 409.
+            self.mark_read(a.target, it);
+        }
+        conflict
     }
 
     /// Whether the item's write waits this step ([`super::Delays::writes`]).

@@ -92,6 +92,57 @@ pub fn read(
     read_with(opts, formats::Parallel::default(), sink)
 }
 
+/// An error when `stats` holds no audit event at all: a file that is not an audit log, an
+/// empty one, or records of a known envelope with no event in them must not read as "nothing
+/// was deleted". The first problem met says why (main sanitises the message for the terminal).
+pub fn require_events(stats: &ReadStats, paths: &[std::path::PathBuf]) -> crate::error::Result<()> {
+    if stats.events > 0 {
+        return Ok(());
+    }
+    let named = match paths {
+        [one] => one.clone(),
+        _ => std::path::PathBuf::from(format!("{} inputs", paths.len())),
+    };
+    let within = |source: &str| {
+        if *source == *named.to_string_lossy() {
+            String::new()
+        } else {
+            format!("{source}, ")
+        }
+    };
+    let why = match stats.problems.first() {
+        Some(p) if p.position.line > 0 => format!(
+            "no audit event in it ({}line {}: {})",
+            within(&p.position.source),
+            p.position.line,
+            p.cause
+        ),
+        Some(p) => format!(
+            "no audit event in it ({}{})",
+            within(&p.position.source),
+            p.cause
+        ),
+        None if stats.bytes == 0 => "it is empty: no audit event in it".to_owned(),
+        None if stats.other_records > 0 => format!(
+            "no audit event in it: {} record(s) of other services or categories",
+            stats.other_records
+        ),
+        None => format!(
+            "no audit event in it ({} record(s) read, none a ResponseComplete event)",
+            stats.records
+        ),
+    };
+    Err(crate::error::Error::input(
+        named,
+        why,
+        Some(
+            "give the API server's audit log (--audit-log-path), or an export of it from GKE, EKS \
+             or AKS"
+                .to_owned(),
+        ),
+    ))
+}
+
 /// [`read`] with the threading chosen (tests compare line by line with every split).
 fn read_with(
     opts: &AuditOptions,

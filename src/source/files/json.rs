@@ -10,6 +10,10 @@
 //! time and handed on at once, so memory holds one item, not the list. Items of the usual
 //! shape skip serde altogether ([`super::item_scan`]): the parser reads only the others.
 
+// One of the few places `unsafe` is allowed (Cargo.toml [lints]): each block says why it is
+// sound in a SAFETY comment, which clippy requires.
+#![allow(unsafe_code)]
+
 use super::accounting::Loc;
 use super::coverage::Hole;
 use super::doc::{Doc, DocKey, ElementSeed, FieldSeed, Items, TopValue};

@@ -33,8 +33,17 @@ fn rc_with_pods(n: usize) -> (Cluster, Vec<String>) {
 
 /// A Deployment `simpletest.deployment`, its ReplicaSet and two pods.
 fn deployment() -> Snapshot {
+    deployment_with(false)
+}
+
+/// [`deployment`], its Deployment's orphan deletion under way when `orphaning` (deletion
+/// started, `orphan` finalizer, the ReplicaSet still naming it).
+fn deployment_with(orphaning: bool) -> Snapshot {
     let mut c = Cluster::new();
-    c.obj("apps/v1", "Deployment", "gc", "simpletest.deployment", "d");
+    let d = c.obj("apps/v1", "Deployment", "gc", "simpletest.deployment", "d");
+    if orphaning {
+        d.finalizers(&["orphan"]).deleting();
+    }
     controlled(
         &mut c,
         "apps/v1",
@@ -320,6 +329,112 @@ fn should_delete_jobs_and_pods_created_by_cronjob() {
         let p = delete(&s, gc, "simple", Some(Policy::Background));
         for name in ["simple", "simple-1", "simple-1-abcde"] {
             assert_certain(&p, &s, name, EndState::Deleted);
+        }
+    }
+}
+
+/// "should orphan RS created by deployment when deleteOptions.PropagationPolicy is Orphan",
+/// captured between the DELETE and the end: attemptToOrphan patches the ReplicaSet's
+/// reference away before it removes the finalizer, and the GC's DELETE of a dependent is
+/// judged on the dependent as read then. A running GC (the steady state) queued only the
+/// Deployment when its deletion began, so nothing races the orphaning: upstream's end state,
+/// certain. A GC started on the state (a restart) also evaluates the ReplicaSet if a pod is
+/// listed before it (§3.1 step 2): before v1.34 that evaluation can read the ReplicaSet before
+/// the PATCH and GET the Deployment after it went, and delete it (seen live on v1.20.2, see
+/// `diagnose::tests::fidelity`); from v1.34 its DELETE carries the resourceVersion read, gets
+/// 409 since the reference changed, and the retry reads the ReplicaSet without it.
+#[test]
+fn should_orphan_rs_created_by_deployment_captured_mid_deletion() {
+    let s = deployment_with(true);
+    let pods = ["simpletest.deployment-rs-0", "simpletest.deployment-rs-1"];
+    let certain = |p: &Plan| {
+        assert_certain(p, &s, "simpletest.deployment", EndState::Deleted);
+        assert_certain(p, &s, "simpletest.deployment-rs", EndState::Kept);
+        assert!(owners_left(p, &s, "simpletest.deployment-rs").is_empty());
+        for pod in pods {
+            assert_certain(p, &s, pod, EndState::Kept);
+            assert_eq!(owners_left(p, &s, pod), ["uid-simpletest.deployment-rs"]);
+        }
+    };
+    for gc in RELEASES {
+        certain(&steady(&s, gc));
+    }
+    certain(&restart(&s, KubeVersion::NEWEST));
+    let p = restart(&s, V1_20_2);
+    assert_eq!(end(&p, &s, "simpletest.deployment-rs"), EndState::Kept);
+    assert_eq!(
+        alternatives(&p, &s, "simpletest.deployment-rs"),
+        [EndState::Deleted],
+        "v1.20.2 restart: the evaluation that races the orphaning"
+    );
+}
+
+/// The same with a third level (a ConfigMap owned by a pod) and a dependent that does not
+/// block: only the Deployment's own reference is removed, every level is kept.
+#[test]
+fn orphaning_keeps_every_level_below_the_owner() {
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "Deployment", "gc", "dep", "d")
+        .finalizers(&["orphan"])
+        .deleting();
+    controlled(
+        &mut c,
+        "apps/v1",
+        "ReplicaSet",
+        "rs",
+        ("apps/v1", "Deployment", "dep", "d"),
+    );
+    c.obj("apps/v1", "ReplicaSet", "gc", "loose", "uid-loose")
+        .owner("apps/v1", "Deployment", "dep", "d");
+    controlled(
+        &mut c,
+        "v1",
+        "Pod",
+        "pod",
+        ("apps/v1", "ReplicaSet", "rs", "uid-rs"),
+    );
+    controlled(
+        &mut c,
+        "v1",
+        "ConfigMap",
+        "cm",
+        ("v1", "Pod", "pod", "uid-pod"),
+    );
+    let s = c.build();
+    for gc in RELEASES {
+        let p = steady(&s, gc);
+        assert_certain(&p, &s, "dep", EndState::Deleted);
+        for name in ["rs", "loose", "pod", "cm"] {
+            assert_certain(&p, &s, name, EndState::Kept);
+        }
+        assert!(owners_left(&p, &s, "rs").is_empty());
+        assert!(owners_left(&p, &s, "loose").is_empty());
+        assert_eq!(owners_left(&p, &s, "pod"), ["uid-rs"]);
+        assert_eq!(owners_left(&p, &s, "cm"), ["uid-pod"]);
+    }
+}
+
+/// An `orphan` finalizer on an object that is not being deleted: `processTransitions` acts
+/// only when a deletion starts with it, so the GC does nothing (§2.7).
+#[test]
+fn an_orphan_finalizer_without_a_deletion_does_nothing() {
+    let mut c = Cluster::new();
+    c.obj("apps/v1", "Deployment", "gc", "dep", "d")
+        .finalizers(&["orphan"]);
+    controlled(
+        &mut c,
+        "apps/v1",
+        "ReplicaSet",
+        "rs",
+        ("apps/v1", "Deployment", "dep", "d"),
+    );
+    let s = c.build();
+    for gc in RELEASES {
+        for p in [steady(&s, gc), restart(&s, gc)] {
+            assert!(p.actions.is_empty(), "{gc}: {:?}", p.actions);
+            assert_certain(&p, &s, "dep", EndState::Kept);
+            assert_certain(&p, &s, "rs", EndState::Kept);
+            assert_eq!(owners_left(&p, &s, "rs"), ["d"]);
         }
     }
 }
