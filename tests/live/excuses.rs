@@ -44,16 +44,30 @@ const ORPHAN_RACES_DELETE: &str =
 // ---------------------------------------------------------------------------------------------
 // The forests of seed 1
 
-/// The objects of the first `forests` forests of seed 1 that kubectl-gc calls order-dependent,
-/// in both the restart and the steady-state prediction (the state arose while no GC ran, and a
-/// GC that was running would have met the same open orders), with the count the caller
-/// asserts: 29 of the 200 forests of `differential`, 11 of the 60 of `apply_safety`.
-pub fn order_dependent(forests: usize) -> Vec<&'static Excuse> {
+/// The objects of the first `forests` forests of seed 1 that kubectl-gc calls order-dependent
+/// in the restart prediction (`steady_state` false) or the steady-state one (true), with the
+/// count the caller asserts: at a restart 29 of the 200 forests of `differential`; in the steady
+/// state 25 of them, and 10 of the 60 of `apply_safety`.
+pub fn order_dependent(forests: usize, steady_state: bool) -> Vec<&'static Excuse> {
     ORDER_DEPENDENT
         .iter()
         .filter(|e| forest_of(e.object) < forests)
+        .filter(|e| !(steady_state && RESTART_ONLY.contains(&e.object)))
         .collect()
 }
+
+/// Dependents of an owner deleted with the orphan policy that only a *restarted* GC may also
+/// reach through attemptToDelete: a GC that was running when the owner's deletion arrived
+/// orphans them first (the orphan finalizer is processed before anything else acts on them, no
+/// order-dependent outcome; issue 56 item 6), while one that starts on the state delivers
+/// objects to its graph in an order upstream does not fix, and its attemptToDelete worker may
+/// reach them while the orphan PATCH is in flight.
+const RESTART_ONLY: &[&str] = &[
+    "ConfigMap/diff-b/f199-1",
+    "ConfigMap/diff-b/f199-2",
+    "ConfigMap/diff-c/f41-1",
+    "ConfigMap/diff-c/f77-1",
+];
 
 /// The forest of an object named by `forests.rs` (`f<forest>-<n>`, `diff-f<forest>-<n>`).
 fn forest_of(key: &str) -> usize {
