@@ -16,3 +16,6 @@ pub use gc::{gc_ignored_by, gc_monitors_objects_of};
 /// the cluster holds.
 pub const REDACTED: &str = "***HIDDEN***";
 pub use version::KubeVersion;
+
+#[cfg(test)]
+mod tests;

@@ -1586,6 +1586,7 @@ mod tests {
         assert_eq!(h.summary.unexplained, 1);
         // Without the snapshot nothing is guessed.
         let h = history(&events, None);
+        assert_eq!(h.items.len(), 4);
         assert!(
             h.items
                 .iter()
@@ -1674,6 +1675,7 @@ mod tests {
         assert_eq!(item(&h, "delete", "held").after, Some("terminating"));
         // Without the state after, nothing is said of it.
         let h = history(&events, None);
+        assert!(!h.items.is_empty());
         assert!(h.items.iter().all(|i| i.after.is_none()));
     }
 

@@ -271,6 +271,7 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     } else {
         gc.misdirected_owner_uids(&initial)
     };
+    let mut foreground_cascade: std::collections::BTreeSet<ObjId> = Default::default();
     for act in &r.plan.actions {
         let id = act.target;
         let why = match r.visits.get(&id) {
@@ -279,8 +280,26 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
         };
         match act.verb {
             Verb::Delete => {
-                let base = if has_misdirected_ref(gc, &initial, id) {
+                let misdirected = has_misdirected_ref(gc, &initial, id);
+                // A dependent of an owner the user is deleting in the foreground (or a
+                // dependent of such a dependent) is deleted because the user asked for it:
+                // the cascade a foreground deletion is, which the audit reports as GC014.
+                let asked_for = !misdirected
+                    && store.owner_refs(id).iter().any(|o| {
+                        store.by_uid(o.uid).is_some_and(|owner| {
+                            foreground_cascade.contains(&owner)
+                                || (store.object(owner).being_deleted()
+                                    && store
+                                        .has_finalizer(owner, crate::model::finalizers::FOREGROUND))
+                        })
+                    });
+                if asked_for {
+                    foreground_cascade.insert(id);
+                }
+                let base = if misdirected {
                     Severity::Critical
+                } else if asked_for {
+                    Severity::Info
                 } else {
                     Severity::Error
                 };

@@ -508,7 +508,13 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset;
+    // In UTC, years 0000 to 9999: what Kubernetes can write (Go's time.Time refuses to marshal
+    // other years), and what `format_rfc3339` writes back in a form read here again. An offset
+    // can push a four-digit local date out of that range (`9999-12-31T23:59:59-01:00`).
+    const FIRST: i64 = -62_167_219_200; // 0000-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    (FIRST..=LAST).contains(&secs).then_some(secs)
 }
 
 #[cfg(test)]
@@ -569,6 +575,17 @@ mod tests {
         assert_eq!(parse_rfc3339("yesterday"), None);
         // Multi-byte characters where digits or the offset belong (once a panic: byte slicing
         // inside a character).
+        // Years outside 0000..=9999 once in UTC: Kubernetes cannot write them, and they would
+        // not read back from what `format_rfc3339` writes.
+        for s in [
+            "9999-12-31T23:59:59-01:00",
+            "0000-01-01T00:00:00+01:00",
+            "-001-12-31T23:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(s), None, "{s}");
+        }
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59Z"), Some(253_402_300_799));
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(-62_167_219_200));
         for s in [
             "2021-09-14T10:20:30+0é00",
             "2021-09-14T10:20:30+é:00",
@@ -582,12 +599,15 @@ mod tests {
 
     proptest::proptest! {
         /// No string makes the timestamp parser panic; what it accepts formats back to a
-        /// timestamp it accepts again.
+        /// timestamp that parses to the same second.
         #[test]
         fn rfc3339_parser_is_total(s in "\\PC{0,40}", t in "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})") {
             let _ = parse_rfc3339(&s);
             if let Some(secs) = parse_rfc3339(&t) {
-                proptest::prop_assert!(parse_rfc3339(&format_rfc3339(secs)).is_some());
+                // The same second comes back, and writing it again writes the same text.
+                let text = format_rfc3339(secs);
+                proptest::prop_assert_eq!(parse_rfc3339(&text), Some(secs), "{}", text);
+                proptest::prop_assert_eq!(format_rfc3339(secs), text);
             }
         }
 

@@ -55,7 +55,7 @@ fn golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden/cli")
         .join(name);
-    if std::env::var_os("KGC_UPDATE_GOLDEN").is_some() {
+    if std::env::var_os("KGC_UPDATE_GOLDEN").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;

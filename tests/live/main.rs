@@ -11,9 +11,11 @@
 //! The suite `source` also has a measurement mode, for a control plane started by hand:
 //! `target/debug/deps/live-<hash> bench-populate|bench-snapshot|bench-urls …` (see source.rs).
 
+mod excuses;
 mod forests;
 mod gc_dot;
 mod harness;
+mod probe;
 mod testenv;
 
 mod apply;

@@ -5,4 +5,5 @@ mod audit;
 mod check;
 mod fidelity;
 mod remedy;
+mod upstream;
 mod version_matrix;
