@@ -16,6 +16,7 @@ mod gc_dot;
 mod harness;
 mod testenv;
 
+mod admit;
 mod apply;
 mod apply_safety;
 mod check;
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 15] = [
+    let suites: [&dyn harness::AnySuite; 16] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         &history::METADATA,
         &history::REQUEST,
         &differential::SUITE,
+        &admit::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
