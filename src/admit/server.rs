@@ -285,7 +285,18 @@ pub fn load_pair(cert: &Path, key: &Path) -> Result<Arc<CertifiedKey>, String> {
         .map_err(|e| format!("{} is not a PEM private key: {e}", key.display()))?;
     let signing = rustls::crypto::ring::sign::any_supported_type(&key_der)
         .map_err(|e| format!("{} is not a usable private key: {e}", key.display()))?;
-    Ok(Arc::new(CertifiedKey::new(chain, signing)))
+    let pair = CertifiedKey::new(chain, signing);
+    // A rotation caught between its two writes pairs the new key with the old certificate.
+    match pair.keys_match() {
+        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => {
+            Err(format!(
+                "the private key in {} does not belong to the certificate in {}",
+                key.display(),
+                cert.display()
+            ))
+        }
+        _ => Ok(Arc::new(pair)),
+    }
 }
 
 impl ReloadingCert {
@@ -313,7 +324,8 @@ impl ReloadingCert {
         if let Ok(pair) = load_pair(&self.cert, &self.key) {
             *cur = (stamps.0, stamps.1, pair);
         }
-        // A pair caught half-written stays unread until the next change of either file.
+        // A pair that does not load (caught half-written) leaves the previous one in service;
+        // the next handshake tries again.
         Some(cur.2.clone())
     }
 }

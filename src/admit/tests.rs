@@ -465,3 +465,42 @@ fn the_configuration_never_blocks_the_cluster() {
         json!(["kube-system"])
     );
 }
+
+/// A self-signed certificate for 127.0.0.1 and its key, as PEM.
+fn pair() -> (String, String) {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+#[test]
+fn the_certificate_is_read_again_when_it_changes_and_a_mismatch_keeps_the_old_one() {
+    use super::server::ReloadingCert;
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+    let (c1, k1) = pair();
+    let (c2, k2) = pair();
+    std::fs::write(&cert, &c1).unwrap();
+    std::fs::write(&key, &k1).unwrap();
+    let r = ReloadingCert::new(cert.clone(), key.clone()).unwrap();
+    let first = r.get().unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &r.get().unwrap()),
+        "read again without a change"
+    );
+    // Half a rotation: the new key beside the old certificate is not served.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&key, &k2).unwrap();
+    assert!(Arc::ptr_eq(&first, &r.get().unwrap()));
+    std::fs::write(&cert, &c2).unwrap();
+    let second = r.get().unwrap();
+    assert!(!Arc::ptr_eq(&first, &second));
+    assert_ne!(first.cert[0], second.cert[0]);
+    // Files that are not PEM are refused at start with the path.
+    std::fs::write(&cert, "garbage").unwrap();
+    let err = ReloadingCert::new(cert.clone(), key.clone()).unwrap_err();
+    assert!(err.contains("tls.crt"), "{err}");
+}

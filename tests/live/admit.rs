@@ -50,6 +50,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             run: deny,
         },
         Test {
+            name: "a_rotated_certificate_is_served_without_a_restart",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: rotated,
+        },
+        Test {
             name: "writes_succeed_while_the_webhook_is_down",
             needs: &["the_api_server_calls_the_webhook_once_configured"],
             run: down,
@@ -76,8 +81,9 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-/// A CA and a serving certificate for 127.0.0.1 it signed, as PEM files in `dir`.
-fn certificates(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), String> {
+/// A CA and a serving certificate for 127.0.0.1 it signed, as PEM files `<prefix>ca.pem`,
+/// `<prefix>tls.crt` and `<prefix>tls.key` in `dir`.
+fn certificates(dir: &Path, prefix: &str) -> Result<(PathBuf, PathBuf, PathBuf), String> {
     use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
     let e = |e: rcgen::Error| format!("certificate generation failed: {e}");
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(e)?;
@@ -92,7 +98,11 @@ fn certificates(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), String> {
         .distinguished_name
         .push(DnType::CommonName, "kubectl-gc admit");
     let cert = params.signed_by(&key, &ca).map_err(e)?;
-    let paths = (dir.join("ca.pem"), dir.join("tls.crt"), dir.join("tls.key"));
+    let paths = (
+        dir.join(format!("{prefix}ca.pem")),
+        dir.join(format!("{prefix}tls.crt")),
+        dir.join(format!("{prefix}tls.key")),
+    );
     let w = |p: &Path, s: String| std::fs::write(p, s).map_err(|e| format!("{}: {e}", p.display()));
     w(&paths.0, ca.pem())?;
     w(&paths.1, cert.pem())?;
@@ -103,7 +113,7 @@ fn certificates(dir: &Path) -> Result<(PathBuf, PathBuf, PathBuf), String> {
 fn setup() -> Result<Ctx, String> {
     let mut env = TestEnv::start(false)?;
     env.start_controllers(&["garbagecollector", "namespace"])?;
-    let (ca, cert, key) = certificates(&env.dir)?;
+    let (ca, cert, key) = certificates(&env.dir, "")?;
     Ok(Ctx {
         env,
         ca,
@@ -146,9 +156,13 @@ fn start(ctx: &Ctx, mode: &str) {
 }
 
 fn curl(ctx: &Ctx, path: &str) -> Option<String> {
+    curl_with(ctx, &ctx.ca, path)
+}
+
+fn curl_with(ctx: &Ctx, ca: &Path, path: &str) -> Option<String> {
     let out = Command::new("curl")
         .args(["-sS", "--max-time", "5", "--cacert"])
-        .arg(&ctx.ca)
+        .arg(ca)
         .arg(format!("https://127.0.0.1:{}{path}", ctx.port))
         .output()
         .ok()?;
@@ -519,6 +533,31 @@ fn deny(ctx: &Ctx) {
         after > before,
         "the GC's patch was not seen as the control plane's: {before} -> {after}"
     );
+}
+
+fn rotated(ctx: &Ctx) {
+    start(ctx, "warn");
+    let (new_ca, new_cert, new_key) = certificates(&ctx.env.dir, "new-").expect("certificates");
+    assert!(
+        curl_with(ctx, &new_ca, "/livez").is_none(),
+        "served by the new CA before the rotation"
+    );
+    let original = (
+        std::fs::read(&ctx.cert).expect("cert"),
+        std::fs::read(&ctx.key).expect("key"),
+    );
+    // As a Secret volume rotates: both files replaced in place.
+    std::fs::copy(&new_key, &ctx.key).expect("key");
+    std::fs::copy(&new_cert, &ctx.cert).expect("cert");
+    assert_eq!(curl_with(ctx, &new_ca, "/livez").as_deref(), Some("ok\n"));
+    assert!(
+        curl(ctx, "/livez").is_none(),
+        "the old certificate is still served"
+    );
+    // The original pair back (the configuration's caBundle trusts its CA): served again.
+    std::fs::write(&ctx.key, original.1).expect("key");
+    std::fs::write(&ctx.cert, original.0).expect("cert");
+    assert_eq!(curl(ctx, "/livez").as_deref(), Some("ok\n"));
 }
 
 fn down(ctx: &Ctx) {
