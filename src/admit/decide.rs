@@ -146,6 +146,10 @@ pub struct Checked {
     pub unknown: usize,
     /// The GC does not monitor the object's resource.
     pub not_monitored: bool,
+    /// A problem says an owner is absent or has another UID: an owner created a moment before
+    /// this write (a controller creating an object and then its dependents) may not have
+    /// reached the graph yet, so such a verdict is checked again after a short wait.
+    pub absence: bool,
 }
 
 /// The UID the object under review gets in the snapshot when the request carries none (a
@@ -242,7 +246,11 @@ pub fn check(engine: &Engine, req: &Request<'_>, added: &[usize]) -> Checked {
             continue;
         };
         match ctx.problem(r, class) {
-            Some(p) => out.problems.push(p),
+            Some(p) => {
+                out.absence |= matches!(class, RefClass::Dangling(_))
+                    && gc.misdirected(&state, dep, r).is_none();
+                out.problems.push(p);
+            }
             None if matches!(class, RefClass::Unknown { .. }) => out.unknown += 1,
             None => {}
         }

@@ -5,7 +5,11 @@
 //! need no graph; a check waits for the watch loop at most until the deadline (the shorter of
 //! `--timeout` and most of the `timeout` the API server puts in the URL), then the write is
 //! admitted and counted. Bodies are bounded in size, connections in number, checks in flight
-//! by a semaphore (a check beyond it is admitted unchecked, counted as `overloaded`).
+//! by a semaphore (a check beyond it is admitted unchecked, counted as `overloaded`). A verdict
+//! that an owner is absent, or has another UID, is checked again 250 ms later (within the
+//! deadline): a controller that creates an object and then its dependents writes the second
+//! before the watch has delivered the first to the graph, and must not be warned, let alone
+//! refused, for it.
 //!
 //! The certificate and key are read again when either file changes (checked at each TLS
 //! handshake: a stat of two files), so a rotated certificate is served without a restart; a
@@ -209,27 +213,17 @@ pub async fn validate(app: &App, body: Bytes, deadline: Instant) -> Response {
         app.metrics.verdict("overloaded", "");
         return ok(version, &uid, &Answer::allow());
     };
-    let (tx, rx) = oneshot::channel();
-    let queued = Instant::now();
-    let metrics = app.metrics.clone();
-    // The watch loop owns the graph: the check runs there, on the body read again (a borrowed
-    // parse cannot cross into the loop's task; a review parses in microseconds).
-    let query: Query = Box::new(move |engine| {
-        if tx.is_closed() {
-            return; // answered already (timed out)
+    let mut checked = ask(app, &body, &added, deadline).await;
+    if checked.as_ref().is_some_and(|c| c.absence) {
+        // The watch delivers an owner's creation a moment after the API server answered it:
+        // judge an absence again once events in flight have had time to arrive.
+        let wait = RECHECK_AFTER.min(deadline.saturating_duration_since(Instant::now()) / 2);
+        tokio::time::sleep(wait).await;
+        if let Some(again) = ask(app, &body, &added, deadline).await {
+            checked = Some(again);
         }
-        metrics.graph_wait(queued.elapsed());
-        let checked = review::parse(&body)
-            .ok()
-            .map(|r| decide::check(engine, &r.request, &added));
-        let _ = tx.send(checked);
-    });
-    let sent = tokio::time::timeout_at(deadline.into(), app.queries.send(query)).await;
-    let checked = match sent {
-        Ok(Ok(())) => tokio::time::timeout_at(deadline.into(), rx).await.ok(),
-        _ => None,
-    };
-    let Some(Ok(Some(checked))) = checked else {
+    }
+    let Some(checked) = checked else {
         app.metrics.verdict("timeout", "");
         return ok(version, &uid, &Answer::allow());
     };
@@ -250,6 +244,42 @@ pub async fn validate(app: &App, body: Bytes, deadline: Instant) -> Response {
         &uid,
         &decide::answer(app.policy.mode, checked.problems),
     )
+}
+
+/// How long an absent owner is given to reach the graph before the write is judged again.
+const RECHECK_AFTER: Duration = Duration::from_millis(250);
+
+/// Runs the check on the watch loop's graph; `None` when it did not answer by `deadline`.
+async fn ask(
+    app: &App,
+    body: &Bytes,
+    added: &[usize],
+    deadline: Instant,
+) -> Option<decide::Checked> {
+    let (tx, rx) = oneshot::channel();
+    let queued = Instant::now();
+    let metrics = app.metrics.clone();
+    let (body, added) = (body.clone(), added.to_vec());
+    // The watch loop owns the graph: the check runs there, on the body read again (a borrowed
+    // parse cannot cross into the loop's task; a review parses in microseconds).
+    let query: Query = Box::new(move |engine| {
+        if tx.is_closed() {
+            return; // answered already (timed out)
+        }
+        metrics.graph_wait(queued.elapsed());
+        let checked = review::parse(&body)
+            .ok()
+            .map(|r| decide::check(engine, &r.request, &added));
+        let _ = tx.send(checked);
+    });
+    tokio::time::timeout_at(deadline.into(), app.queries.send(query))
+        .await
+        .ok()?
+        .ok()?;
+    tokio::time::timeout_at(deadline.into(), rx)
+        .await
+        .ok()?
+        .ok()?
 }
 
 fn ok(version: &str, uid: &str, answer: &Answer) -> Response {

@@ -504,3 +504,65 @@ fn the_certificate_is_read_again_when_it_changes_and_a_mismatch_keeps_the_old_on
     let err = ReloadingCert::new(cert.clone(), key.clone()).unwrap_err();
     assert!(err.contains("tls.crt"), "{err}");
 }
+
+#[tokio::test]
+async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_graph() {
+    // The graph without the owner answers the first check, the graph with it every later one:
+    // the owner's creation was in flight on the watch when the dependent was written.
+    let mut c = Cluster::new();
+    c.server_version("v1.20.2");
+    c.obj("v1", "ConfigMap", "monitoring", "cfg", "uid-mon");
+    let before = engine();
+    c.obj("v1", "ConfigMap", "monitoring", "fresh", "uid-fresh");
+    let after = Engine::new(c.build(), None);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Query>(8);
+    tokio::spawn(async move {
+        if let Some(q) = rx.recv().await {
+            q(&before);
+        }
+        while let Some(q) = rx.recv().await {
+            q(&after);
+        }
+    });
+    let a = App::new(
+        Policy {
+            mode: Mode::Deny,
+            ..Policy::default()
+        },
+        Arc::new(super::metrics::Metrics::new()),
+        Arc::new(AtomicBool::new(true)),
+        tx,
+        Limits {
+            timeout: Duration::from_secs(2),
+            ..Limits::default()
+        },
+    );
+    let body = review_of(
+        "admission.k8s.io/v1",
+        "CREATE",
+        "monitoring",
+        "x",
+        json!([oref("v1", "ConfigMap", "fresh", "uid-fresh")]),
+        None,
+    );
+    let (_, out) = call(&a, body).await;
+    assert_eq!(out["response"]["allowed"], true, "{out}");
+    assert!(a.metrics.encode().contains("verdict=\"allowed\""));
+    // A reference into another namespace cannot be mended by waiting: no second look.
+    let started = Instant::now();
+    let cross = review_of(
+        "admission.k8s.io/v1",
+        "CREATE",
+        "kube-system",
+        "x",
+        json!([oref("v1", "ConfigMap", "cfg", "uid-mon")]),
+        None,
+    );
+    let (_, out) = call(&a, cross).await;
+    assert_eq!(out["response"]["allowed"], false, "{out}");
+    assert!(
+        started.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        started.elapsed()
+    );
+}
