@@ -513,6 +513,42 @@ and /readyz.",
         )
     )]
     Watch(WatchArgs),
+    /// Serve a validating admission webhook that warns about (or refuses) ownerReferences the
+    /// GC will act on, as they are written.
+    #[command(
+        long_about = "Serve a validating admission webhook that warns about (or refuses) an \
+ownerReference the GC will act on, when it is written.\n\n\
+admit keeps the GC's graph of the cluster as watch does (list, then watch, every resource the GC \
+monitors) and judges the ownerReferences each CREATE or UPDATE adds with the GC's own rules: an \
+owner in another namespace, an owner that does not exist or has another uid, a cluster-scoped \
+object naming a namespaced owner kind, a kind or apiVersion the cluster does not serve, \
+conflicting duplicates. Each message names the owner, what the GC will do and the fix. With \
+--mode warn (the default) the write is admitted and kubectl prints the warning; with --mode deny \
+it is refused. Writes that add no reference, and the GC's and the namespace controller's own \
+writes, are admitted at once; so is every write until the graph has synced, and every write the \
+graph cannot judge in time.\n\n\
+Serves POST /validate (admission.k8s.io/v1 and v1beta1), /healthz (ready once the graph has \
+synced) and /metrics over HTTPS. --print-config prints the ValidatingWebhookConfiguration to \
+apply (failurePolicy Ignore: a webhook that is down admits everything).",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Serve, warning\n",
+            "  kubectl gc admit --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
+            "  # Refuse instead, outside kube-system\n",
+            "  kubectl gc admit --mode deny --skip-namespace kube-system \\\n",
+            "      --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
+            "  # The configuration to apply\n",
+            "  kubectl gc admit --print-config --url https://gc-admit.example:8443/validate \\\n",
+            "      --ca-file ca.crt | kubectl apply -f -\n\n",
+            "Exit codes:\n",
+            "  0  stopped (SIGINT/SIGTERM), or the configuration printed\n",
+            "  2  usage\n",
+            "  3  a certificate or key that cannot be read\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Admit(AdmitArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \

@@ -18,6 +18,7 @@ mod harness;
 mod probe;
 mod testenv;
 
+mod admit;
 mod apply;
 mod apply_safety;
 mod check;
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
         &history::METADATA,
         &history::REQUEST,
         &differential::SUITE,
+        &admit::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
