@@ -45,7 +45,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 16] = [
+    let suites: [&dyn harness::AnySuite; 17] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
