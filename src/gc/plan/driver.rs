@@ -309,7 +309,11 @@ pub(super) fn simulate(
             common.retain(|s| made.contains(s));
         }
     }
-    plan_from(gc, primary, alternatives, &certain)
+    let mut plan = plan_from(gc, primary, alternatives, &certain);
+    if let Start::UserDelete(u) = start {
+        plan.reached[u.target.index()] = true;
+    }
+    plan
 }
 
 /// The components of a steady state's primary run: those of every object the GC can act on
@@ -773,6 +777,10 @@ fn plan_from(
             alternatives: alts,
         });
     }
+    let mut reached = run.touched;
+    for (r, e) in reached.iter_mut().zip(&run.evaluated) {
+        *r |= *e;
+    }
     Plan {
         waves: actions.last().map_or(0, |a| a.wave),
         actions,
@@ -782,6 +790,7 @@ fn plan_from(
         truncated: run.truncated,
         visits,
         evaluated: run.evaluated,
+        reached,
     }
 }
 
