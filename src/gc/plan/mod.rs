@@ -13,7 +13,8 @@
 //!
 //! **Files.** This one holds the report types ([`Plan`], [`Action`], [`Outcome`]) and the
 //! entry points; `orders.rs` enumerates the open informer orders and the graph's components;
-//! `driver.rs` runs the simulation in each order and merges the runs.
+//! `driver.rs` runs the simulation in each order (`driver/flips.rs`: the re-runs that hold a
+//! race's first chain back) and merges the runs (`driver/merge.rs`).
 
 mod driver;
 mod orders;
