@@ -8,7 +8,8 @@
 use std::error::Error as StdError;
 use std::path::PathBuf;
 
-/// Documented process exit codes (README "Exit codes").
+/// Documented process exit codes (README "Exit codes", docs/exit-codes.md, every command's
+/// `--help`; `tests/integration/exit_codes.rs` reads this module and holds them together).
 pub mod exit {
     /// Success; for `audit`/`check`: no finding at or above `--fail-on`.
     pub const OK: u8 = 0;
@@ -25,9 +26,9 @@ pub mod exit {
     pub const FINDINGS: u8 = 5;
     /// Coverage incomplete (forbidden or failed resources) and `--strict-coverage` was given.
     pub const INCOMPLETE: u8 = 6;
-    /// `collect --apply` refused to start or stopped before finishing its plan.
+    /// `collect --apply` or `relink --apply` refused to start or stopped before finishing.
     pub const APPLY_STOPPED: u8 = 7;
-    /// `why`: the object named is not in the input.
+    /// The object named (`why`, `graph`, `collect --delete` KIND/NAME) is not in the input.
     pub const NOT_FOUND: u8 = 8;
 }
 
@@ -84,7 +85,8 @@ pub enum Error {
         /// What to do next.
         hint: Option<String>,
     },
-    /// The object a command was asked about is not in the input.
+    /// The object a command was asked about is not in the input (a kind that exists, no object
+    /// of that name): one code in every command.
     #[error("{message}")]
     NotFound {
         /// What was not found.

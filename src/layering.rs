@@ -59,6 +59,23 @@ const LAYERS: &[(&str, &[&str])] = &[
             "build_info",
         ],
     ),
+    // The admission webhook: the GC's verdicts on a write, read from the watch's graph. After
+    // watch; renders nothing.
+    (
+        "admit",
+        &[
+            "watch",
+            "diagnose",
+            "gc",
+            "namespace",
+            "model",
+            "snapshot",
+            "catalog",
+            "error",
+            "util",
+            "build_info",
+        ],
+    ),
     (
         "render",
         &[
@@ -95,6 +112,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
+            "admit",
             "watch",
             "cli",
             "apply",

@@ -21,7 +21,9 @@
 //!    findings with stable codes (audit; restart, upgrade and health checks), remedies,
 //!    suppressions.
 //! 5. [`watch`] — `kubectl gc watch`: the same findings kept up to date from watch events,
-//!    re-evaluating only what each change can affect, as transitions with *when* the GC acts.
+//!    re-evaluating only what each change can affect, as transitions with *when* the GC acts;
+//!    and [`admit`] — `kubectl gc admit`: the GC's verdicts on the ownerReferences a write
+//!    adds, answered to the API server as a validating webhook from the watch's graph.
 //! 6. [`render`] — tables, JSON/YAML, trees and graphs for people and machines; and
 //!    [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
 //!    re-verified first, with the GC's own requests and a record of every change.
@@ -38,6 +40,7 @@
 //! description of the upstream garbage collector this crate emulates.
 #![deny(missing_docs)]
 
+pub mod admit;
 pub mod apply;
 pub mod build_info;
 pub mod catalog;

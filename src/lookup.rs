@@ -106,11 +106,13 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
     })?;
     let rows = match resolve_kind(snap, kind) {
         KindMatch::Found(rows) => rows,
+        // The kind exists but the input holds none of it: the object named is not there
+        // either, which is "not found" (exit 8) as for a name no object has.
         KindMatch::NotInInput(k) => {
-            return Err(Error::usage(
-                format!("{target}: the input holds no {k} objects"),
-                "check -f/--snapshot, or the cluster's resources",
-            ));
+            return Err(Error::NotFound {
+                message: format!("{target}: the input holds no {k} objects"),
+                hint: Some("check -f/--snapshot, or the cluster's resources".to_owned()),
+            });
         }
         KindMatch::Unknown => {
             return Err(Error::usage(
@@ -132,17 +134,25 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
     }
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::usage(
-            match namespace {
+        [] => Err(Error::NotFound {
+            message: match namespace {
                 Some(ns) => format!("{target} not found in namespace {ns:?}"),
                 None => format!("{target} not found in any namespace"),
             },
-            if namespace.is_some() {
-                "check the name and -n (-A looks in every namespace)"
-            } else {
-                "check the name"
-            },
-        )),
+            hint: Some({
+                let near = nearest(snap, &rows, name, 5);
+                let look = if namespace.is_some() {
+                    "check the name and -n (-A looks in every namespace)"
+                } else {
+                    "check the name"
+                };
+                if near.is_empty() {
+                    format!("{look}; the input holds no object of that kind")
+                } else {
+                    format!("{look}; nearest: {}", near.join(", "))
+                }
+            }),
+        }),
         many => {
             let mut places: Vec<String> = many
                 .iter()
@@ -189,6 +199,44 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
             ))
         }
     }
+}
+
+/// The `max` objects of the `rows` kinds whose names are nearest `name` (edit distance), as
+/// `name -n ns` (cluster-scoped: `name`). `main` sanitises the hint it is shown in.
+pub fn nearest(snap: &Snapshot, rows: &[ResourceId], name: &str, max: usize) -> Vec<String> {
+    let store = &snap.store;
+    let mut candidates: Vec<(usize, String)> = store
+        .ids()
+        .filter(|&id| rows.contains(&store.object(id).resource))
+        .map(|id| {
+            let o = store.object(id);
+            let n = store.str(o.name);
+            let at = match store.str(o.namespace) {
+                "" => n.to_owned(),
+                ns => format!("{n} -n {ns}"),
+            };
+            (distance(n, name), at)
+        })
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    candidates.into_iter().take(max).map(|(_, at)| at).collect()
+}
+
+/// Levenshtein distance over characters (names are short: O(n·m) is fine).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// The first `max` items joined with `, `, then `… (N more)`.
@@ -244,8 +292,26 @@ mod tests {
         }
         // Cluster-scoped: the namespace does not matter.
         assert!(resolve_target(&s, "no/n1", Some("elsewhere")).is_ok());
+        // An object the input does not hold is "not found" (8), with the nearest names; so is
+        // a kind Kubernetes has but the input holds none of.
+        let err = resolve_target(&s, "cm/y", Some("ns")).unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::exit::NOT_FOUND);
+        assert!(err.hint().unwrap().contains("nearest: x -n ns"), "{err:?}");
         assert_eq!(
             resolve_target(&s, "cm/x", Some("other"))
+                .unwrap_err()
+                .exit_code(),
+            crate::error::exit::NOT_FOUND
+        );
+        assert_eq!(
+            resolve_target(&s, "hpa/x", Some("ns"))
+                .unwrap_err()
+                .exit_code(),
+            crate::error::exit::NOT_FOUND
+        );
+        // A kind nobody has is a usage error, as kubectl's "the server doesn't have a resource type".
+        assert_eq!(
+            resolve_target(&s, "nonsense/x", Some("ns"))
                 .unwrap_err()
                 .exit_code(),
             crate::error::exit::USAGE

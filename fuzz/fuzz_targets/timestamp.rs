@@ -8,6 +8,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(s) = std::str::from_utf8(data)
         && let Some(secs) = parse_rfc3339(s)
     {
-        assert!(parse_rfc3339(&format_rfc3339(secs)).is_some());
+        let text = format_rfc3339(secs);
+        assert_eq!(parse_rfc3339(&text), Some(secs), "{s:?} -> {text}");
     }
 });

@@ -175,8 +175,9 @@ static CATALOGUE: &[FinalizerInfo] = &[
         removed_when: "no dependent with blockOwnerDeletion: true is left",
         stuck_causes: "a blocking dependent stuck on a finalizer of its own; a stalled garbage \
             collector (a CRD that fails to sync)",
-        remedy: "follow the blocking dependents to the stuck one and resolve it; restart \
-            kube-controller-manager if the collector is wedged",
+        remedy: "follow the blocking dependents to the stuck one and resolve what holds it \
+            (`kubectl gc why` on the owner names it); the garbage collector removes this one \
+            when the last of them is gone",
         leaks: "nothing; the owner just goes before its dependents, which follow in background",
     },
     FinalizerInfo {

@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod finalizers;
 pub mod gc;
+pub mod managers;
 pub mod short_names;
 pub mod version;
 
@@ -15,3 +16,6 @@ pub use gc::{gc_ignored_by, gc_monitors_objects_of};
 /// the cluster holds.
 pub const REDACTED: &str = "***HIDDEN***";
 pub use version::KubeVersion;
+
+#[cfg(test)]
+mod tests;

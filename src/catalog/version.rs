@@ -331,7 +331,7 @@ pub const CHANGES: &[ChangeRow] = &[
         pr: 81158,
         first: KubeVersion::release(17, 0),
         backports: &[],
-        evidence: Evidence::Unverified,
+        evidence: Evidence::Verified,
         summary: "ownerReference-removal patch as escaped JSON, uid before ownerReferences",
     },
     ChangeRow {
@@ -399,7 +399,7 @@ pub const CHANGES: &[ChangeRow] = &[
         pr: 125796,
         first: KubeVersion::release(32, 0),
         backports: &[],
-        evidence: Evidence::Unverified,
+        evidence: Evidence::Verified,
         summary: "workers start after an initial-sync timeout; a failing monitor no longer \
                   stops all garbage collection",
     },

@@ -319,6 +319,56 @@ pub struct WatchArgs {
     pub state_file: Option<std::path::PathBuf>,
 }
 
+/// `admit --mode`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdmitMode {
+    /// Admit, with a warning kubectl prints.
+    Warn,
+    /// Refuse the write with the message.
+    Deny,
+}
+
+/// `admit` flags.
+#[derive(Args, Debug)]
+pub struct AdmitArgs {
+    /// Warn (admit with warnings) or deny (refuse) a write whose new ownerReference the GC
+    /// will act on.
+    #[arg(long, value_enum, default_value_t = AdmitMode::Warn)]
+    pub mode: AdmitMode,
+    /// Serve HTTPS here.
+    #[arg(long, default_value = "0.0.0.0:8443", value_name = "HOST:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// The serving certificate (PEM, chain first); read again when it changes.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub tls_cert_file: Option<PathBuf>,
+    /// Its private key (PEM); read again when it changes.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Answer every review within this time (a check the graph has not answered by then is
+    /// admitted).
+    #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Checks on the graph in flight at once (beyond it, writes are admitted unchecked).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max_in_flight: usize,
+    /// Judge only writes in this namespace (repeatable; default: every namespace and
+    /// cluster-scoped objects).
+    #[arg(long = "only-namespace", value_name = "NAMESPACE")]
+    pub only_namespaces: Vec<String>,
+    /// Never judge writes in this namespace (repeatable).
+    #[arg(long = "skip-namespace", value_name = "NAMESPACE")]
+    pub skip_namespaces: Vec<String>,
+    /// Print the ValidatingWebhookConfiguration for --url and --ca-file, and exit.
+    #[arg(long, requires_all = ["url", "ca_file"])]
+    pub print_config: bool,
+    /// The webhook's URL as the API server reaches it (https://HOST:PORT/validate).
+    #[arg(long, value_name = "URL", requires = "print_config")]
+    pub url: Option<String>,
+    /// The CA certificate (PEM) that signed the serving certificate.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "print_config")]
+    pub ca_file: Option<PathBuf>,
+}
+
 /// `version` flags.
 #[derive(Args, Debug)]
 pub struct VersionArgs {

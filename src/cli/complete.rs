@@ -11,9 +11,9 @@
 //!   candidates and directive 0, so the shell completes file names itself;
 //! - `--context`, `--cluster` and `--user` complete from the kubeconfig (`--kubeconfig` if
 //!   given on the line, else `$KUBECONFIG` or `~/.kube/config`); nothing touches the network;
-//! - `-n`, `--kind`, `graph`'s `KIND/NAME` (and `KIND NAME`) and `collect --delete` complete
-//!   from the input the line names (`-f`, `--snapshot`) or the cluster, through a
-//!   [`Candidates`] provider (`commands::complete` reads the input or the cluster, in bounded
+//! - `-n`, `--kind`, the `KIND/NAME` (and `KIND NAME`) of `graph` and `why`, and `collect
+//!   --delete` complete from the input the line names (`-f`, `--snapshot`) or the cluster,
+//!   through a [`Candidates`] provider (`commands::complete` reads the input or the cluster, in bounded
 //!   time; without one, these complete nothing).
 //!
 //! `__complete` is handled before clap parses the command line (otherwise clap would take the
@@ -317,6 +317,14 @@ fn slot_of(root: &clap::Command, words: &[OsString]) -> Slot {
             _ => Slot::Target,
         };
     }
+    // why names one object, as KIND/NAME or KIND NAME: nothing more once it is named.
+    if pending.is_none() && !current.starts_with('-') && cmd.get_name() == "why" {
+        return match positionals.as_slice() {
+            [] => Slot::Target,
+            [kind] if !kind.contains('/') => Slot::NameOf(kind.clone()),
+            _ => Slot::Other,
+        };
+    }
     let arg = match pending {
         Some(arg) => Some(arg),
         None => current
@@ -546,6 +554,21 @@ mod tests {
             complete_with(&["collect", "--delete", "deployments.apps/"]).0,
             ["deployments.apps/web"]
         );
+        // why KIND/NAME and why KIND NAME, as graph; one object only.
+        assert_eq!(
+            complete_with(&["why", "-n", "shop", ""]),
+            (
+                vec!["deployments.apps/".to_owned(), "pods/".to_owned()],
+                ":6".to_owned()
+            )
+        );
+        assert_eq!(
+            complete_with(&["why", "pods/web-"]).0,
+            ["pods/web-1", "pods/web-2"]
+        );
+        assert_eq!(complete_with(&["why", "po", "w"]).0, ["web-1", "web-2"]);
+        assert!(complete_with(&["why", "pods/web-1", ""]).0.is_empty());
+        assert!(complete_with(&["why", "po", "web-1", ""]).0.is_empty());
         // Without a provider: nothing, and no file names.
         let (values, directive) = complete(&["audit", "-n", ""]);
         assert!(values.is_empty());

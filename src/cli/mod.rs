@@ -24,15 +24,16 @@ macro_rules! gate_exit_codes {
         concat!(
             "Exit codes:\n",
             "  0  no finding at or above --fail-on\n",
-            "  5  findings at or above --fail-on (default: error)\n",
-            "  6  coverage incomplete with --strict-coverage\n",
+            "  1  an unexpected failure while running\n",
             "  2  ",
             $usage,
             "\n",
             "  3  ",
             $input,
             "\n",
-            "  4  cluster unreachable or credentials rejected"
+            "  4  cluster unreachable or credentials rejected\n",
+            "  5  findings at or above --fail-on (default: error)\n",
+            "  6  coverage incomplete with --strict-coverage"
         )
     };
 }
@@ -55,12 +56,13 @@ output.",
         "Exit codes:\n",
         "  0  ok (audit, check: no finding at or above --fail-on)\n",
         "  1  an unexpected failure while running\n",
-        "  2  usage: a bad flag, an unknown kind, object or namespace\n",
+        "  2  usage: a bad flag, an unknown kind or namespace, history -n/--kind matching nothing\n",
         "  3  unreadable or malformed input\n",
         "  4  cluster unreachable, TLS or credentials rejected\n",
-        "  5  findings at or above --fail-on (graph --from-gc: differences)\n",
+        "  5  findings at or above --fail-on (watch: a transition; graph --from-gc: differences)\n",
         "  6  coverage incomplete with --strict-coverage\n",
-        "  7  collect --apply refused or stopped early",
+        "  7  collect --apply or relink --apply refused, stopped early or incomplete\n",
+        "  8  the object named is not in the input (why, graph, collect --delete)",
         options_footer!()
     )
 )]
@@ -274,10 +276,12 @@ the GC's cascade. Nothing is changed unless --apply is given.",
             "  kubectl gc collect -n shop --apply --record shop-gc.json\n\n",
             "Exit codes:\n",
             "  0  done (or dry run)\n",
-            "  7  --apply refused, stopped early (error, Ctrl-C, stdout closed) or incomplete (see the summary line)\n",
+            "  1  an unexpected failure while running\n",
             "  2  usage\n",
             "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            "  4  cluster unreachable or credentials rejected\n",
+            "  7  --apply refused, stopped early (error, Ctrl-C, stdout closed) or incomplete\n",
+            "  8  the object of --delete is not in the input (the nearest names are listed)",
             options_footer!()
         )
     )]
@@ -323,6 +327,7 @@ A snapshot holds every object read, so that no owner is ever unknown: -l, --kind
             "  kubectl gc snapshot -f must-gather/ -R -o mg.ndjson.gz\n\n",
             "Exit codes:\n",
             "  0  written\n",
+            "  1  an unexpected failure while running\n",
             "  2  usage\n",
             "  3  bad input\n",
             "  4  cluster unreachable or credentials rejected",
@@ -359,10 +364,12 @@ says how to continue).",
             "  kubectl gc graph deployment/web -n shop --from-gc http://127.0.0.1:10252\n\n",
             "Exit codes:\n",
             "  0  shown\n",
-            "  5  --from-gc found differences\n",
-            "  2  usage (unknown kind, object or namespace)\n",
+            "  1  an unexpected failure while running\n",
+            "  2  usage (unknown kind or namespace)\n",
             "  3  bad input\n",
-            "  4  cluster or GC endpoint unreachable",
+            "  4  cluster or GC endpoint unreachable\n",
+            "  5  --from-gc found differences\n",
+            "  8  an object named is not in the input (the nearest names are listed)",
             options_footer!()
         )
     )]
@@ -398,8 +405,10 @@ cluster is given.",
             "  kubectl gc history --audit-log 'audit-*.log.gz' --since 2026-11-26T01:00:00Z -o json\n\n",
             "Exit codes:\n",
             "  0  listed\n",
-            "  2  usage\n",
-            "  3  an input cannot be opened",
+            "  1  an unexpected failure while running\n",
+            "  2  usage, or -n/--kind match none of the log's actions\n",
+            "  3  an input cannot be opened\n",
+            "  4  --after cluster: cluster unreachable or credentials rejected",
             options_footer!()
         )
     )]
@@ -425,10 +434,11 @@ records every patch.",
             "  kubectl gc relink -f backup.tar.gz --apply --record relink.json\n\n",
             "Exit codes:\n",
             "  0  planned (or applied)\n",
-            "  7  --apply refused, stopped or incomplete\n",
+            "  1  an unexpected failure while running\n",
             "  2  usage\n",
             "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            "  4  cluster unreachable or credentials rejected\n",
+            "  7  --apply refused, stopped or incomplete",
             options_footer!()
         )
     )]
@@ -457,10 +467,11 @@ finalizer and status conditions then come only from a live read).",
             "  kubectl gc why -f bundle/ -R deployment/web -n shop -o json\n\n",
             "Exit codes:\n",
             "  0  answered\n",
-            "  8  the object is not in the input (the nearest names are listed)\n",
+            "  1  an unexpected failure while running\n",
             "  2  usage\n",
             "  3  bad input\n",
-            "  4  cluster unreachable or credentials rejected",
+            "  4  cluster unreachable or credentials rejected\n",
+            "  8  the object is not in the input (the nearest names are listed)",
             options_footer!()
         )
     )]
@@ -493,13 +504,51 @@ and /readyz.",
             "  kubectl gc watch --metrics-addr 0.0.0.0:9464 -o json\n\n",
             "Exit codes:\n",
             "  0  stopped (SIGINT/SIGTERM)\n",
-            "  5  a transition at or above --fail-on\n",
+            "  1  an unexpected failure while running\n",
             "  2  usage\n",
-            "  4  cluster unreachable or credentials rejected",
+            "  3  an unreadable --state-file\n",
+            "  4  cluster unreachable or credentials rejected\n",
+            "  5  a transition at or above --fail-on",
             options_footer!()
         )
     )]
     Watch(WatchArgs),
+    /// Serve a validating admission webhook that warns about (or refuses) ownerReferences the
+    /// GC will act on, as they are written.
+    #[command(
+        long_about = "Serve a validating admission webhook that warns about (or refuses) an \
+ownerReference the GC will act on, when it is written.\n\n\
+admit keeps the GC's graph of the cluster as watch does (list, then watch, every resource the GC \
+monitors) and judges the ownerReferences each CREATE or UPDATE adds with the GC's own rules: an \
+owner in another namespace, an owner that does not exist or has another uid, a cluster-scoped \
+object naming a namespaced owner kind, a kind or apiVersion the cluster does not serve, \
+conflicting duplicates. Each message names the owner, what the GC will do and the fix. With \
+--mode warn (the default) the write is admitted and kubectl prints the warning; with --mode deny \
+it is refused. Writes that add no reference, and the GC's and the namespace controller's own \
+writes, are admitted at once; so is every write until the graph has synced, and every write the \
+graph cannot judge in time.\n\n\
+Serves POST /validate (admission.k8s.io/v1 and v1beta1), /healthz (ready once the graph has \
+synced) and /metrics over HTTPS. --print-config prints the ValidatingWebhookConfiguration to \
+apply (failurePolicy Ignore: a webhook that is down admits everything).",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Serve, warning\n",
+            "  kubectl gc admit --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
+            "  # Refuse instead, outside kube-system\n",
+            "  kubectl gc admit --mode deny --skip-namespace kube-system \\\n",
+            "      --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
+            "  # The configuration to apply\n",
+            "  kubectl gc admit --print-config --url https://gc-admit.example:8443/validate \\\n",
+            "      --ca-file ca.crt | kubectl apply -f -\n\n",
+            "Exit codes:\n",
+            "  0  stopped (SIGINT/SIGTERM), or the configuration printed\n",
+            "  2  usage\n",
+            "  3  a certificate or key that cannot be read\n",
+            "  4  cluster unreachable or credentials rejected",
+            options_footer!()
+        )
+    )]
+    Admit(AdmitArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \
@@ -521,6 +570,7 @@ completed from the cluster (or from -f/--snapshot files on the line).",
             "/kubectl_complete-gc\" \"$krew/bin/\"\n\n",
             "Exit codes:\n",
             "  0  printed\n",
+            "  1  output could not be written\n",
             "  2  usage"
         )
     )]
@@ -530,14 +580,14 @@ completed from the cluster (or from -f/--snapshot files on the line).",
         long_about = "Print the global command-line options: input, selection, cluster connection \
 and output flags that every command accepts after `kubectl gc` (a command refuses, with the \
 reason, those it cannot honour).",
-        after_help = "Examples:\n  kubectl gc options\n\nExit codes:\n  0  printed"
+        after_help = "Examples:\n  kubectl gc options\n\nExit codes:\n  0  printed\n  1  output could not be written\n  2  usage"
     )]
     Options,
     /// Print the version of kubectl-gc (and, with -o, its build information).
     #[command(
         long_about = "Print the version of kubectl-gc: the release, the git commit and the target it \
 was built for. kubectl-gc never contacts a cluster for this.",
-        after_help = "Examples:\n  kubectl gc version\n  kubectl gc version -o json\n\nExit codes:\n  0  printed\n  2  usage"
+        after_help = "Examples:\n  kubectl gc version\n  kubectl gc version -o json\n\nExit codes:\n  0  printed\n  1  output could not be written\n  2  usage"
     )]
     Version(VersionArgs),
 }

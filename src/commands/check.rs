@@ -131,13 +131,18 @@ fn analyse(
         Some(CheckWhat::Apply) => (false, false, false),
     };
     let mut findings: Vec<Finding> = Vec::new();
+    // Verdicts the input cannot tell: with file input, the summary then says how to assume
+    // the kinds it holds complete.
+    let mut unknown = 0;
     progress::step("checking", || {
         if restart {
             let r = restart::predict(&gc);
+            unknown = unknown.max(restart::unknown_references(&gc));
             findings.extend(restart::findings(&gc, &r));
         }
         if health {
             let audit = crate::diagnose::audit(&gc);
+            unknown = unknown.max(audit.classifications.get("unknown").copied().unwrap_or(0));
             findings.extend(health::findings(&gc, &audit));
         }
         if upgrade && let Some(to) = args.to {
@@ -155,7 +160,9 @@ fn analyse(
         .filter(|f| f.object.is_none_or(|o| selection.includes(snap, o)))
         .collect();
     let (in_scope, suppressed) = gate::suppress(snap, gate_args, in_scope)?;
-    let report = view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    let mut report =
+        view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
+    report.summary.unknown_verdicts = unknown;
     findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
 }
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).

@@ -8,7 +8,7 @@ use super::{gate, progress};
 use crate::cli::{ApplyRestorer, CheckArgs, GlobalArgs};
 use crate::diagnose::apply::{
     Applied, Restorer, Target, apply, block_owner_deletion_findings, duplicate_findings,
-    input_findings, name_absent_owners,
+    input_findings, is_placeholder_uid, manifest_remedies, name_absent_owners,
 };
 use crate::diagnose::{Code, Finding};
 use crate::error::{Error, Result};
@@ -77,6 +77,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     all.extend(bod);
     all.extend(input_findings(&applied, restorer));
     all.extend(duplicate_findings(&applied, &origins));
+    manifest_remedies(&mut all, &applied, &origins);
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -89,6 +90,13 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
     for (json, f) in report.findings.iter_mut().zip(&in_scope) {
         json.source = source_of(&applied, &origins, f);
+        // An object the apply has yet to create has no UID yet: the placeholder that keeps it
+        // apart inside the model is no UID to show.
+        for o in json.object.iter_mut().chain(json.related.iter_mut()) {
+            if is_placeholder_uid(&o.uid) {
+                o.uid.clear();
+            }
+        }
     }
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
     let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;

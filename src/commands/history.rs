@@ -77,11 +77,13 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         ));
     }
     let states = [before.as_ref(), after.as_ref()];
-    select(&mut h, g, args, since, until, selector.as_ref(), &states);
+    let logged = h.items.len();
+    select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
     let w = sink.writer();
+    let styles = Styles::for_stdout(g.color);
     match args.output {
-        HistoryFormat::Table => render::history::table(w, &h, false, Styles::for_stdout(g.color))?,
-        HistoryFormat::Wide => render::history::table(w, &h, true, Styles::for_stdout(g.color))?,
+        HistoryFormat::Table => render::history::table(w, &h, logged, false, styles)?,
+        HistoryFormat::Wide => render::history::table(w, &h, logged, true, styles)?,
         HistoryFormat::Json => render::write_json(w, &render::history::document(&h))?,
         HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h))?,
         HistoryFormat::Html => render::history::html(w, &h)?,
@@ -117,7 +119,10 @@ fn parse_time(s: &str) -> Result<i64> {
 }
 
 /// -n, --kind (resource names), -l (labels in a state before or after), --actor,
-/// --since/--until: what is printed (causes were worked out on everything).
+/// --since/--until: what is printed (causes were worked out on everything). A namespace or kind
+/// that none of the log's actions names is a usage error (exit 2), as `audit -n` of a namespace
+/// the input does not hold: "no action" would claim the log shows none, when the filter
+/// removed them all.
 fn select(
     h: &mut History,
     g: &GlobalArgs,
@@ -126,7 +131,7 @@ fn select(
     until: Option<i64>,
     selector: Option<&Selector>,
     states: &[Option<&Snapshot>],
-) {
+) -> Result<()> {
     let kinds: Vec<String> = g
         .kind
         .iter()
@@ -140,10 +145,59 @@ fn select(
                 *k == o.resource
                     || o.resource.strip_suffix('s') == Some(k.as_str())
                     || format!("{}.{}", o.resource, o.group) == *k
+                    || crate::catalog::builtin::all().iter().any(|b| {
+                        b.group == o.group
+                            && b.plural == o.resource
+                            && crate::lookup::names_of(b.kind, b.plural).contains(k)
+                    })
             })
     };
     let ns_ok =
         |o: &Obj| g.all_namespaces || g.namespace.as_deref().is_none_or(|ns| o.namespace == ns);
+    let named = |o: &Obj| ns_ok(o) && kind_ok(o);
+    if !h.items.is_empty()
+        && !h.items.iter().any(|it| named(&it.object))
+        && !h.unlogged.iter().any(|u| named(&u.object))
+    {
+        let mut said = Vec::new();
+        if let Some(ns) = g.namespace.as_deref().filter(|_| !g.all_namespaces) {
+            said.push(format!("-n {ns}"));
+        }
+        if !kinds.is_empty() {
+            said.push(format!("--kind {}", kinds.join(",")));
+        }
+        let mut namespaces: Vec<String> = h
+            .items
+            .iter()
+            .map(|it| it.object.namespace.clone())
+            .filter(|ns| !ns.is_empty())
+            .collect();
+        namespaces.sort();
+        namespaces.dedup();
+        let mut resources: Vec<String> = h
+            .items
+            .iter()
+            .map(|it| it.object.resource.clone())
+            .collect();
+        resources.sort();
+        resources.dedup();
+        return Err(Error::usage(
+            format!(
+                "{} matched none of the {} action(s) in the log",
+                said.join(" "),
+                h.items.len()
+            ),
+            format!(
+                "the log's actions are on {}, {}",
+                crate::lookup::join_some(&resources, 8),
+                if namespaces.is_empty() {
+                    "all cluster-scoped".to_owned()
+                } else {
+                    format!("in namespaces {}", crate::lookup::join_some(&namespaces, 8))
+                }
+            ),
+        ));
+    }
     // -l: the labels of the object in the first state that holds it; an object no state
     // holds has unknown labels and is not shown (counted in a note).
     let indexes: Vec<(&Snapshot, SnapIndex<'_>)> = match selector {
@@ -191,4 +245,5 @@ fn select(
              read their labels"
         ));
     }
+    Ok(())
 }

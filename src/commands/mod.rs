@@ -1,5 +1,6 @@
 //! Commands: each wires input → analysis → output for one subcommand and returns the exit code.
 
+mod admit;
 mod audit;
 mod check;
 mod check_apply;
@@ -84,6 +85,15 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         Command::Watch(args) => {
             flags::check_global(Cmd::Watch, g)?;
             watch::run(g, args).await
+        }
+        Command::Admit(args) => {
+            // The live graph is watch's: the same flags hold; the configuration reads nothing.
+            if args.print_config {
+                flags::check_global(Cmd::NoInput("admit --print-config"), g)?;
+            } else {
+                flags::check_global(Cmd::Watch, g)?;
+            }
+            admit::run(g, args).await
         }
         Command::Relink(args) => {
             flags::check_global(Cmd::Relink, g)?;

@@ -78,6 +78,7 @@ fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<()> {
     } else {
         let mut t = render::table(styles);
         t.set_header(["NAMESPACE", "OBJECT", "OWNER", "OLD UID", "NEW UID"]);
+        render::pad_columns(&mut t);
         for l in &p.links {
             for r in &l.add {
                 t.add_row([
@@ -99,6 +100,7 @@ fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<()> {
         writeln!(w)?;
         let mut t = render::table(styles);
         t.set_header(["SKIPPED", "OWNER", "WHY"]);
+        render::pad_columns(&mut t);
         for s in &p.skipped {
             t.add_row([
                 sanitized(&s.object),

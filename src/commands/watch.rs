@@ -58,7 +58,7 @@ impl Sink for Out {
 }
 
 /// SIGINT or SIGTERM (a Deployment's pod is stopped with SIGTERM).
-async fn stop_signal() {
+pub(super) async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

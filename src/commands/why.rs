@@ -258,7 +258,7 @@ fn gone(
     let w = sink.writer();
     match args.output {
         WhyFormat::Text => {
-            render::history::gone(w, target, &items, Styles::for_stdout(g.color))?;
+            render::history::gone(w, &items, Styles::for_stdout(g.color))?;
         }
         WhyFormat::Json | WhyFormat::Yaml => {
             let doc = serde_json::json!({

@@ -16,6 +16,7 @@
 
 use super::code::{Code, Severity};
 use super::finding::Finding;
+use super::remedy::Remedy;
 use crate::catalog::{KubeVersion, builtin};
 use crate::model::ObjId;
 use crate::snapshot::{ListOutcome, Resource, Snapshot, SnapshotBuilder};
@@ -261,7 +262,7 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
             .expect("the input's row was added");
         let mut stripped = Vec::new();
         let (group, kind, ns, name) = coordinates(input, iid);
-        let uid = format!("kgc-created-{group}/{kind}/{ns}/{name}");
+        let uid = format!("{CREATED_UID_PREFIX}{group}/{kind}/{ns}/{name}");
         let meta = created(iid, Cow::Owned(uid), &mut stripped);
         if let crate::model::Added::New(id) = b.add_object(rid, &meta) {
             input_of.push(Some(iid));
@@ -467,3 +468,59 @@ pub fn name_absent_owners(findings: &mut [Finding], applied: &Applied) {
         });
     }
 }
+
+/// The remedies of findings on input objects, as edits of their manifests: an object that does
+/// not exist yet cannot be patched, and one that does would get the reference back from its
+/// manifest at the next apply. Each names the file and line to change (the reference's line
+/// where the finding has one) and what to change there; remedies that are no edit of the
+/// manifest (a UID only the live cluster knows, a finalizer) are dropped.
+pub fn manifest_remedies(
+    findings: &mut [Finding],
+    applied: &Applied,
+    origins: &crate::source::files::Origins,
+) {
+    let store = &applied.snapshot.store;
+    for f in findings.iter_mut() {
+        let Some(id) = f.object.filter(|&id| applied.from_input(id)) else {
+            continue;
+        };
+        let origin = applied
+            .input_of
+            .get(id.index())
+            .copied()
+            .flatten()
+            .and_then(|i| origins.of(i));
+        let place = match origin {
+            Some(o) => {
+                let line = match f
+                    .owner_ref
+                    .and_then(|r| store.owner_refs(id).iter().position(|x| *x == r))
+                {
+                    Some(i) => o.line_of_ref(i),
+                    None => o.line,
+                };
+                match line {
+                    Some(l) => format!("{}:{l}", o.file),
+                    None => o.label(),
+                }
+            }
+            None => "its manifest".to_owned(),
+        };
+        f.remedies = std::mem::take(&mut f.remedies)
+            .into_iter()
+            .filter(|m| !m.manifest.is_empty())
+            .map(|m| Remedy {
+                note: format!("in {place}: {}", m.manifest),
+                command: String::new(),
+                manifest: m.manifest,
+            })
+            .collect();
+    }
+}
+
+/// A UID this module gave an object the apply creates: no real object's, and not for output.
+pub fn is_placeholder_uid(uid: &str) -> bool {
+    uid.starts_with(CREATED_UID_PREFIX)
+}
+
+const CREATED_UID_PREFIX: &str = "kgc-created-";

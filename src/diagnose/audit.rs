@@ -180,6 +180,7 @@ fn ref_finding(
         Finding::new(code, severity, id, consequence, message)
             .with_ref(*r, Some(class.label()))
             .with_related(related)
+            .with_remedies(remedy::for_reference(gc, state, id, r))
     };
     match class {
         RefClass::Solid { .. } => None,
@@ -227,11 +228,18 @@ fn ref_finding(
                 ),
                 (None, Dangling::UidMismatch { found }) => (
                     Code::OwnerUidMismatch,
-                    format!(
-                        "owner {ref_text} was replaced: {} exists with uid {}",
-                        gc.snap.describe(*found),
-                        store.str(store.object(*found).uid)
-                    ),
+                    if super::apply::is_placeholder_uid(store.str(store.object(*found).uid)) {
+                        format!(
+                            "owner {ref_text} is not the one the apply creates: {} gets a new UID",
+                            gc.snap.describe(*found)
+                        )
+                    } else {
+                        format!(
+                            "owner {ref_text} was replaced: {} exists with uid {}",
+                            gc.snap.describe(*found),
+                            store.str(store.object(*found).uid)
+                        )
+                    },
                     vec![*found],
                     Severity::Warning,
                 ),
@@ -262,14 +270,7 @@ fn ref_finding(
                 (_, true) => Severity::Error,
                 _ => base,
             };
-            let f = mk(code, severity, consequence, message, related);
-            Some(
-                if code == Code::CrossNamespaceOwner || code == Code::OwnerCoordinatesMismatch {
-                    f.with_remedies(vec![remedy::remove_ref(gc.snap, state, id, r.uid)])
-                } else {
-                    f
-                },
-            )
+            Some(mk(code, severity, consequence, message, related))
         }
         RefClass::InvalidScope => Some(mk(
             Code::ClusterScopedDependentOfNamespacedOwner,
@@ -464,7 +465,14 @@ fn cycles(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) {
             "self-reference in ownerReferences".into(),
         )
         .with_ref(r, Some("solid"))
-        .with_remedies(vec![remedy::remove_ref(gc.snap, state, id, r.uid)]));
+        .with_remedies(vec![remedy::Remedy {
+            note: format!(
+                "remove the self-reference from {}: an object cannot own itself",
+                gc.snap.describe(id)
+            ),
+            command: remedy::remove_ref(gc.snap, state, id, r.uid),
+            manifest: "delete the ownerReferences entry that names the object itself".into(),
+        }]));
     }
 }
 
@@ -520,7 +528,7 @@ fn collateral(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) 
             )
             .with_ref(r, Some("solid"))
             .with_related(vec![bad])
-            .with_remedies(vec![remedy::remove_ref(gc.snap, state, bad, uid)]));
+            .with_remedies(carrier_remedies(gc, state, bad, uid)));
         }
     }
 }
@@ -586,4 +594,20 @@ fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding
             format!("the end state depends on {which}, which upstream does not fix"),
         ));
     }
+}
+
+/// The catalogue's remedies for the references to `uid` that `carrier` holds: the fix goes on
+/// the object with the bad reference, never on a dependent it endangers.
+pub(crate) fn carrier_remedies(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    carrier: ObjId,
+    uid: Sym,
+) -> Vec<remedy::Remedy> {
+    state
+        .owner_refs(&gc.snap.store, carrier)
+        .iter()
+        .filter(|r| r.uid == uid)
+        .flat_map(|r| remedy::for_reference(gc, state, carrier, r))
+        .collect()
 }

@@ -2,6 +2,7 @@
 //! own terms, with the GC's consequence and ready-to-run remedies.
 
 use super::code::{Code, Severity};
+use super::remedy::Remedy;
 use crate::model::{ObjId, OwnerRef};
 
 /// What a finding is about.
@@ -41,8 +42,8 @@ pub struct Finding {
     pub message: String,
     /// Other objects involved (the real owner, the blocking chain, the bad sibling, …).
     pub related: Vec<ObjId>,
-    /// Ready-to-run commands that fix or unblock it.
-    pub remedies: Vec<String>,
+    /// What fixes or unblocks it, safest first, each with its ready-to-run command.
+    pub remedies: Vec<Remedy>,
 }
 
 impl Finding {
@@ -87,8 +88,17 @@ impl Finding {
         self
     }
 
-    /// Commands that fix or unblock it.
-    pub fn with_remedies(mut self, remedies: Vec<String>) -> Finding {
+    /// The remedies' commands, safest first (remedies that are no one command left out).
+    pub fn commands(&self) -> Vec<String> {
+        self.remedies
+            .iter()
+            .filter(|r| !r.command.is_empty())
+            .map(|r| r.command.clone())
+            .collect()
+    }
+
+    /// What fixes or unblocks it, safest first.
+    pub fn with_remedies(mut self, remedies: Vec<Remedy>) -> Finding {
         self.remedies = remedies;
         self
     }

@@ -4,6 +4,7 @@
 use super::audit::Audit;
 use super::code::{Code, Severity};
 use super::finding::{Finding, Subject};
+use super::remedy::{Remedy, shell_word};
 use crate::gc::GarbageCollector;
 use crate::snapshot::{ListOutcome, split_api_version};
 
@@ -28,7 +29,10 @@ pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
                 },
                 format!("listing {} failed: {message}", res_name(&g.group, &g.plural)),
             )
-            .with_remedies(vec![format!("kubectl get {} -A --request-timeout=30s", res_name(&g.group, &g.plural))]));
+            .with_remedies(vec![Remedy::run(
+                "see whether the resource lists now, and if not, what the API server answers",
+                format!("kubectl get {} -A --request-timeout=30s", shell_word(&res_name(&g.group, &g.plural))),
+            )]));
         }
     }
     // Any failed discovery holds every namespace being deleted (§10.2): name them.
@@ -59,7 +63,10 @@ pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
             format!("the GC's discovery fails for this group-version too: its resources are not (re)synced and their owners cannot be resolved{holds}"),
             format!("discovery of {} failed: {}", f.group_version, f.message),
         )
-        .with_remedies(vec![format!("kubectl get apiservices {}", apiservice_name(&f.group_version))]));
+        .with_remedies(vec![Remedy::run(
+            "see why the APIService serving it is unavailable (its status conditions), and fix or delete it",
+            format!("kubectl get apiservices {}", shell_word(&apiservice_name(&f.group_version))),
+        )]));
     }
     out.extend(
         audit

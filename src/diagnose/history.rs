@@ -55,23 +55,27 @@ impl Obj {
         )
     }
 
-    /// `resource.group/name -n ns`, for people.
+    /// `Kind/name -n ns`, for people ([`crate::model::spell_object`]): the log names a
+    /// resource, whose kind comes from the built-in catalog; other resources (CRDs) keep
+    /// kubectl's `plural.group`. A collection is `Kind (all) -n ns`.
     pub fn display(&self) -> String {
-        let res = if self.group.is_empty() {
-            self.resource.clone()
-        } else {
-            format!("{}.{}", self.resource, self.group)
-        };
-        let name = if self.name.is_empty() {
-            format!("{res} (all)")
-        } else {
-            format!("{res}/{}", self.name)
-        };
-        if self.namespace.is_empty() {
-            name
-        } else {
-            format!("{name} -n {}", self.namespace)
+        let kind = crate::catalog::builtin::all()
+            .iter()
+            .find(|b| b.group == self.group && b.plural == self.resource)
+            .map_or_else(
+                || match self.group.as_str() {
+                    "" => self.resource.clone(),
+                    g => format!("{}.{g}", self.resource),
+                },
+                |b| b.kind.to_owned(),
+            );
+        if self.name.is_empty() {
+            return match self.namespace.as_str() {
+                "" => format!("{kind} (all)"),
+                ns => format!("{kind} (all) -n {ns}"),
+            };
         }
+        crate::model::spell_object(&kind, &self.name, &self.namespace)
     }
 }
 
@@ -1582,6 +1586,7 @@ mod tests {
         assert_eq!(h.summary.unexplained, 1);
         // Without the snapshot nothing is guessed.
         let h = history(&events, None);
+        assert_eq!(h.items.len(), 4);
         assert!(
             h.items
                 .iter()
@@ -1670,6 +1675,7 @@ mod tests {
         assert_eq!(item(&h, "delete", "held").after, Some("terminating"));
         // Without the state after, nothing is said of it.
         let h = history(&events, None);
+        assert!(!h.items.is_empty());
         assert!(h.items.iter().all(|i| i.after.is_none()));
     }
 

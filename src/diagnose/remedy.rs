@@ -9,6 +9,37 @@
 use crate::gc::State;
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
+use serde::Serialize;
+
+mod reference;
+
+pub use reference::{finish_deletion, for_reference};
+
+/// One remedy: what it does and when to use it, and the command that does it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Remedy {
+    /// What it does and when to use it, as a sentence.
+    pub note: String,
+    /// The command, shell-quoted; empty when the step is not one command.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub command: String,
+    /// The same fix in a manifest, for an object not created yet (`check apply`): what to change
+    /// in the object's manifest. Empty when the remedy is no edit of the manifest (a finalizer,
+    /// a UID only a live cluster knows).
+    #[serde(skip)]
+    pub manifest: String,
+}
+
+impl Remedy {
+    /// A remedy that is one command on a live cluster and no edit of a manifest.
+    pub fn run(note: impl Into<String>, command: impl Into<String>) -> Remedy {
+        Remedy {
+            note: note.into(),
+            command: command.into(),
+            manifest: String::new(),
+        }
+    }
+}
 
 /// `kubectl` target words for an object: `kind.group/name [-n ns]`.
 pub fn kubectl_target(snap: &Snapshot, id: ObjId) -> String {
@@ -61,7 +92,7 @@ pub fn shell_word(s: &str) -> String {
 }
 
 /// `kubectl patch TARGET --type=json -p PATCH`, the patch JSON-encoded and shell-quoted.
-fn json_patch(snap: &Snapshot, id: ObjId, ops: serde_json::Value) -> String {
+pub(crate) fn json_patch(snap: &Snapshot, id: ObjId, ops: serde_json::Value) -> String {
     format!(
         "kubectl patch {} --type=json -p {}",
         kubectl_target(snap, id),
@@ -69,7 +100,7 @@ fn json_patch(snap: &Snapshot, id: ObjId, ops: serde_json::Value) -> String {
     )
 }
 
-fn ref_index(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> usize {
+pub(crate) fn ref_index(snap: &Snapshot, state: &State, id: ObjId, uid: Sym) -> usize {
     state
         .owner_refs(&snap.store, id)
         .iter()

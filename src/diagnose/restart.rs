@@ -14,7 +14,7 @@ use super::remedy;
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::{EndState, GarbageCollector, Outcome, Plan, State, Verb, Verdict};
 use crate::model::ObjId;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An object whose fate after a restart depends on an order upstream does not fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +55,34 @@ pub struct Restart {
     pub stranded: Vec<Stranded>,
     /// Objects whose fate the snapshot cannot tell (a virtual owner it cannot verify).
     pub unknown: Vec<(ObjId, String)>,
+}
+
+/// References whose owner's existence the input cannot tell (classified `unknown`): a file
+/// input's kinds not proven complete, a kind it does not hold, a resource that could not be
+/// read. Such an owner is absent from the input, so only the dependents of the graph's virtual
+/// nodes are classified. The restart's plan keeps their dependents, since the input cannot say
+/// what the GC's lookup of the owner would find; `check` then says how to tell more.
+pub fn unknown_references(gc: &GarbageCollector<'_>) -> usize {
+    let graph = &gc.graph;
+    let mut dependents: Vec<ObjId> = graph
+        .virtual_nodes()
+        .flat_map(|v| graph.dependents(v).iter().filter_map(|&d| graph.object(d)))
+        .collect();
+    if dependents.is_empty() {
+        return 0;
+    }
+    dependents.sort_unstable();
+    dependents.dedup();
+    let state = gc.initial_state();
+    dependents
+        .into_iter()
+        .map(|id| {
+            gc.classify_references(&state, id)
+                .iter()
+                .filter(|c| c.label() == "unknown")
+                .count()
+        })
+        .sum()
 }
 
 /// Predicts a GC restart on this snapshot.
@@ -229,6 +257,21 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
     let initial = gc.initial_state();
     let mut out = Vec::new();
     let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
+    // What the restart may delete: a victim's fix is looked for up through these.
+    let deleted: BTreeSet<ObjId> = r
+        .plan
+        .actions
+        .iter()
+        .filter(|a| a.verb == Verb::Delete)
+        .map(|a| a.target)
+        .chain(r.order_dependent.iter().map(|o| o.object))
+        .collect();
+    let poisoned = if r.order_dependent.is_empty() {
+        BTreeMap::new()
+    } else {
+        gc.misdirected_owner_uids(&initial)
+    };
+    let mut foreground_cascade: std::collections::BTreeSet<ObjId> = Default::default();
     for act in &r.plan.actions {
         let id = act.target;
         let why = match r.visits.get(&id) {
@@ -237,8 +280,26 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
         };
         match act.verb {
             Verb::Delete => {
-                let base = if has_misdirected_ref(gc, &initial, id) {
+                let misdirected = has_misdirected_ref(gc, &initial, id);
+                // A dependent of an owner the user is deleting in the foreground (or a
+                // dependent of such a dependent) is deleted because the user asked for it:
+                // the cascade a foreground deletion is, which the audit reports as GC014.
+                let asked_for = !misdirected
+                    && store.owner_refs(id).iter().any(|o| {
+                        store.by_uid(o.uid).is_some_and(|owner| {
+                            foreground_cascade.contains(&owner)
+                                || (store.object(owner).being_deleted()
+                                    && store
+                                        .has_finalizer(owner, crate::model::finalizers::FOREGROUND))
+                        })
+                    });
+                if asked_for {
+                    foreground_cascade.insert(id);
+                }
+                let base = if misdirected {
                     Severity::Critical
+                } else if asked_for {
+                    Severity::Info
                 } else {
                     Severity::Error
                 };
@@ -252,12 +313,7 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 if !r.plan.end.exists(id) {
                     severity_of_deleted.insert(id, sev);
                 }
-                let remedies = store
-                    .owner_refs(id)
-                    .iter()
-                    .filter(|o| store.by_uid(o.uid).is_some_and(|h| h != id))
-                    .map(|o| remedy::remove_ref(gc.snap, &r.plan.end, id, o.uid))
-                    .collect();
+                let remedies = carriers_remedies(gc, &initial, &deleted, id);
                 out.push(
                     Finding::new(
                         Code::RestartAction,
@@ -315,18 +371,37 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 message.push_str(" (GC < 1.20 caches the owner UID as absent for every dependent, kubernetes#65200)");
             }
         }
-        let remedies = o
-            .related
-            .iter()
-            .filter_map(|&h| {
-                let uid = store.object(h).uid;
-                store
-                    .owner_refs(o.object)
-                    .iter()
-                    .any(|x| x.uid == uid)
-                    .then(|| remedy::remove_ref(gc.snap, &initial, o.object, uid))
-            })
-            .collect();
+        // The fix goes on the object whose reference is bad: this one, or (GC < 1.20) the one
+        // whose bad reference poisons the cache for this one's valid reference.
+        let mut remedies = carriers_remedies(gc, &initial, &deleted, o.object);
+        if remedies.is_empty() {
+            // The poisoned UID may be this object's owner's, or an owner's further up among
+            // what the restart may delete.
+            let mut up = vec![o.object];
+            let mut i = 0;
+            while i < up.len() && up.len() < 1_000 {
+                for x in store.owner_refs(up[i]) {
+                    if let Some(h) = store.by_uid(x.uid).filter(|h| deleted.contains(h))
+                        && !up.contains(&h)
+                    {
+                        up.push(h);
+                    }
+                }
+                i += 1;
+            }
+            let uids = o.related.iter().map(|&h| store.object(h).uid).chain(
+                up.iter()
+                    .flat_map(|&a| store.owner_refs(a).iter().map(|x| x.uid)),
+            );
+            let mut seen = BTreeSet::new();
+            for uid in uids {
+                if let Some(&carrier) = poisoned.get(&uid).filter(|&&c| c != o.object)
+                    && seen.insert(uid)
+                {
+                    remedies.extend(super::audit::carrier_remedies(gc, &initial, carrier, uid));
+                }
+            }
+        }
         out.push(
             Finding::new(
                 Code::RestartOrderDependent,
@@ -400,4 +475,37 @@ fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::S
     } else {
         base
     }
+}
+
+/// The catalogue's remedies for an object the restarted GC deletes, on the objects that carry
+/// the broken references: its own, else those of its owners the restart deletes too, up the
+/// cascade. A victim further down is never patched: orphaning it fixes nothing above it.
+fn carriers_remedies(
+    gc: &GarbageCollector<'_>,
+    initial: &State,
+    deleted: &BTreeSet<ObjId>,
+    id: ObjId,
+) -> Vec<remedy::Remedy> {
+    let store = &gc.snap.store;
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) || seen.len() > 1_000 {
+            continue;
+        }
+        let refs = initial.owner_refs(store, x);
+        let before = out.len();
+        for r in refs {
+            out.extend(remedy::for_reference(gc, initial, x, r));
+        }
+        if out.len() == before {
+            stack.extend(
+                refs.iter()
+                    .filter_map(|r| store.by_uid(r.uid))
+                    .filter(|o| *o != x && deleted.contains(o)),
+            );
+        }
+    }
+    out
 }

@@ -75,9 +75,14 @@ pub(super) fn findings(
                     },
                     format!("in foreground deletion{for_age}"),
                 )
-                .with_remedies(vec![format!(
-                    "kubectl get --raw /debug/controllers/garbagecollector/graph?uid={}  # check the GC's view",
-                    store.str(store.object(id).uid)
+                .with_remedies(vec![remedy::Remedy::run(
+                    format!(
+                        "compare with the GC's own view of the object: kube-controller-manager \
+                         serves it at /debug/controllers/garbagecollector/graph?uid={} on its \
+                         secure port (not through the API server)",
+                        store.str(store.object(id).uid)
+                    ),
+                    "",
                 )]));
             }
         }
@@ -160,6 +165,7 @@ fn blocked_foreground(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId) -> Find
     }
     let mut remedies = Vec::new();
     let mut why = Vec::new();
+    let mut noted = BTreeSet::new();
     for &(owner, b) in &roots {
         let owner_uid = store.object(owner).uid;
         let reason = if end.being_deleted(b) {
@@ -188,15 +194,53 @@ fn blocked_foreground(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId) -> Find
             }
         };
         why.push(reason);
-        // Deleting an object that is already terminating changes nothing: it goes away
-        // once its finalizers do. The test op makes the patch fail if they changed since.
-        remedies.push(if end.being_deleted(b) {
-            remedy::remove_finalizers(gc.snap, end, b)
-        } else {
-            format!("kubectl delete {}", remedy::kubectl_target(gc.snap, b))
+        let (b_name, owner_name) = (gc.snap.describe(b), gc.snap.describe(owner));
+        if end.being_deleted(b) && noted.insert(b) {
+            remedies.push(remedy::finish_deletion(gc, end, b));
+        }
+        remedies.push(remedy::Remedy {
+            note: format!(
+                "let {owner_name} finish now: {b_name} stops blocking it and {}",
+                if end.being_deleted(b) {
+                    "still goes once its own finalizers do"
+                } else {
+                    "is then collected as its dependent, in the background"
+                }
+            ),
+            command: remedy::unblock_ref(gc.snap, end, b, owner_uid),
+            manifest: String::new(),
         });
-        remedies.push(remedy::remove_ref(gc.snap, end, b, owner_uid));
-        remedies.push(remedy::unblock_ref(gc.snap, end, b, owner_uid));
+        if !end.being_deleted(b) {
+            remedies.push(remedy::Remedy {
+                note: format!(
+                    "keep {b_name}: remove its reference to {owner_name}, so it neither blocks \
+                     nor goes with it"
+                ),
+                command: remedy::remove_ref(gc.snap, end, b, owner_uid),
+                manifest: String::new(),
+            });
+            remedies.push(remedy::Remedy {
+                note: format!("delete {b_name} now, as the foreground deletion means to"),
+                command: format!("kubectl delete {}", remedy::kubectl_target(gc.snap, b)),
+                manifest: String::new(),
+            });
+        }
+    }
+    // Last, once per blocker: stripping its finalizers skips the cleanup they guard. The test
+    // op makes the patch fail if they changed since.
+    let mut stripped = BTreeSet::new();
+    for &(_, b) in &roots {
+        if end.being_deleted(b) && stripped.insert(b) && !end.finalizers(store, b).is_empty() {
+            remedies.push(remedy::Remedy {
+                note: format!(
+                    "last resort, once the controllers that own them cannot finish: remove the \
+                     finalizers of {} (the cleanup they guard is skipped)",
+                    gc.snap.describe(b)
+                ),
+                command: remedy::remove_finalizers(gc.snap, end, b),
+                manifest: String::new(),
+            });
+        }
     }
     Finding::new(
         Code::BlockedForegroundDeletion,
@@ -318,9 +362,12 @@ pub(super) fn stuck_namespaces(gc: &GarbageCollector<'_>, out: &mut Vec<Finding>
                 consequence,
                 format!("terminating{age}: {}", what.join("; ")),
             )
-            .with_remedies(vec![format!(
-                "kubectl gc why namespace/{}",
-                remedy::shell_word(store.str(name))
+            .with_remedies(vec![remedy::Remedy::run(
+                "ask what holds each object and finalizer of the namespace",
+                format!(
+                    "kubectl gc why {}",
+                    remedy::shell_word(&format!("namespace/{}", store.str(name)))
+                ),
             )]),
         );
     }

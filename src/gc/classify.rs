@@ -464,6 +464,10 @@ fn unknown_reason(gc: &GarbageCollector<'_>, gr: GrId, ns: &str) -> String {
         Forbidden { .. } => format!("listing {res} was forbidden"),
         Failed { message } => format!("listing {res} failed: {message}"),
         Ignored { .. } => format!("{res} is not monitored by the GC and was not listed"),
+        // A file input that holds some objects of the kind there cannot prove it holds all.
+        Partial { .. } if gc.snap.holds_objects_of(&g.group, &g.plural, ns) => {
+            format!("{res}{place} is not proven complete")
+        }
         Partial { .. } => format!("{res}{place} was not collected"),
         NotListed => format!("{res} was not listed"),
         Complete => format!("{res}{place} was not listed"),

@@ -19,6 +19,19 @@ pub use intern::{Interner, StrHasher, Sym};
 pub use meta::{MetaIn, OwnerRefIn};
 pub use timestamp::{Timestamp, TimestampText};
 
+/// How human output spells an object, in every command: `Kind/name -n namespace`, or
+/// `Kind/name` when cluster-scoped (kubectl's `-n` flag, so the words paste into a kubectl
+/// command line). `kind` is `Kind`, or `Kind.group` where the input holds two kinds of that name
+/// in different groups, or a resource's `plural.group` where no kind is known (an audit log
+/// names resources, not kinds): kubectl accepts each form. Machine formats keep their fields.
+pub fn spell_object(kind: &str, name: &str, namespace: &str) -> String {
+    if namespace.is_empty() {
+        format!("{kind}/{name}")
+    } else {
+        format!("{kind}/{name} -n {namespace}")
+    }
+}
+
 /// Index of an object in [`Store::objects`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ObjId(pub u32);

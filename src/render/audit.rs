@@ -4,6 +4,7 @@ use super::{
     ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cell, cells, fit, grid, owner_ref_json,
     table, text::sanitized, write_line, write_table,
 };
+use crate::diagnose::apply::is_placeholder_uid;
 use crate::diagnose::{Audit, Code, Finding, Severity};
 use crate::gc::GarbageCollector;
 use crate::snapshot::{ListOutcome, Provenance, SourceKind};
@@ -59,9 +60,13 @@ pub struct FindingJson {
     /// Other objects involved.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<ObjectRef>,
-    /// Commands that fix or unblock it.
+    /// Commands that fix or unblock it, safest first (the commands of `fixes`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remedies: Vec<String>,
+    /// What fixes or unblocks it, safest first: each a note (what it does and when to use it)
+    /// and, where it is one command, the command.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<crate::diagnose::remedy::Remedy>,
     /// Evidence from the cluster: `OwnerRefInvalidNamespace` events the GC recorded for the
     /// object (live audits with `--events`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -100,6 +105,11 @@ pub struct Summary {
     pub by_code: BTreeMap<&'static str, usize>,
     /// References per classification.
     pub classifications: BTreeMap<&'static str, usize>,
+    /// Verdicts the input cannot tell (references classified `unknown`; for `check restart`,
+    /// objects whose fate a restarted GC cannot be predicted on): what makes the
+    /// `--assume-complete` hint worth giving. Not in the JSON, which has the classifications.
+    #[serde(skip)]
+    pub unknown_verdicts: usize,
     /// Findings suppressed by `kubectl-gc.io/ignore` annotations or a baseline file.
     pub suppressed: usize,
     /// What could not be read.
@@ -262,7 +272,8 @@ pub fn report_of_kind(
             consequence: f.consequence.clone(),
             message: f.message.clone(),
             related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
-            remedies: f.remedies.clone(),
+            remedies: f.commands(),
+            fixes: f.remedies.clone(),
             evidence: Vec::new(),
             source: None,
         })
@@ -285,6 +296,7 @@ pub fn report_of_kind(
             by_severity,
             by_code,
             classifications: classifications.clone(),
+            unknown_verdicts: classifications.get("unknown").copied().unwrap_or(0),
             suppressed,
             coverage: Coverage::of(a),
         },
@@ -451,7 +463,9 @@ pub fn write_table_report_with(
                 row.push(sanitized(f.classification.unwrap_or("-")));
                 row.push(sanitized(
                     f.object
-                        .map_or("-", |o| snap.store.str(snap.store.object(o).uid)),
+                        .map(|o| snap.store.str(snap.store.object(o).uid))
+                        .filter(|u| !is_placeholder_uid(u))
+                        .unwrap_or("-"),
                 ));
                 row.push(sanitized(&f.message));
             }
@@ -492,8 +506,12 @@ pub fn write_table_report_with(
             .iter()
             .filter(|r| {
                 let f = r.finding;
+                // check apply: a fix in a manifest is the point of the report.
+                let in_manifest =
+                    report.findings[r.index].source.is_some() && f.severity >= Severity::Error;
                 !f.remedies.is_empty()
                     && (wide
+                        || in_manifest
                         || f.code == Code::BlockedForegroundDeletion
                         || f.severity >= Severity::Critical)
             })
@@ -518,12 +536,15 @@ pub fn write_table_report_with(
                 write_line(w, &format!("  evidence: {e}"))?;
             }
             if f.code == Code::BlockedForegroundDeletion {
-                writeln!(w, "  to unblock, run one of (per root blocker):")?;
+                writeln!(w, "  to unblock, safest first:")?;
             } else {
-                writeln!(w, "  to fix:")?;
+                writeln!(w, "  to fix, safest first:")?;
             }
-            for rem in &f.remedies {
-                write_line(w, &format!("    {rem}"))?;
+            for (i, rem) in f.remedies.iter().enumerate() {
+                write_line(w, &format!("    {}. {}", i + 1, rem.note))?;
+                if !rem.command.is_empty() {
+                    write_line(w, &format!("       {}", rem.command))?;
+                }
             }
         }
     }
@@ -560,7 +581,7 @@ fn finding_row<'f>(
         };
     };
     let o = snap.store.object(obj);
-    let kind = &snap.resource_of(o).kind;
+    let kind = snap.kind_label(o.resource);
     let owner = if f.code == Code::TerminatingHeldByFinalizer {
         let fins: Vec<&str> = snap
             .store
@@ -593,8 +614,26 @@ fn finding_row<'f>(
         },
         object: format!("{kind}/{}", snap.store.str(o.name)),
         owner,
-        age: super::age(&snap.store.timestamp(o.creation_timestamp), now),
+        // An object the apply has yet to create has no age.
+        age: if is_placeholder_uid(snap.store.str(o.uid)) {
+            "-".into()
+        } else {
+            super::age(&snap.store.timestamp(o.creation_timestamp), now)
+        },
     }
+}
+
+/// For file input whose verdicts are unknown only because the kinds it holds are not assumed
+/// complete: how to assume it. Every human format (table, Markdown, HTML, the `check` gates)
+/// gives it where it gives the coverage.
+pub fn assume_complete_hint(r: &AuditReport) -> Option<&'static str> {
+    let s = &r.summary;
+    let partial = s.coverage.gaps.iter().any(|g| g.outcome == "partial");
+    (s.coverage.source == SourceKind::Files
+        && !s.coverage.new_cluster
+        && partial
+        && s.unknown_verdicts > 0)
+        .then_some("--assume-complete if the input holds every object of those kinds")
 }
 
 /// `12 findings (1 critical, 3 error, 8 warning) in 5210 objects · GC 1.28 · coverage complete`.
@@ -659,10 +698,8 @@ pub fn summary_line(r: &AuditReport) -> String {
             " · file input: {}; owners of other kinds are unknown",
             parts.join("; ")
         ));
-        // Verdicts unknown only because the kinds the input holds are not assumed complete:
-        // say how to assume it.
-        if !partial.is_empty() && s.classifications.get("unknown").is_some_and(|n| *n > 0) {
-            line.push_str(" (--assume-complete if the input holds every object of those kinds)");
+        if let Some(hint) = assume_complete_hint(r) {
+            line.push_str(&format!(" ({hint})"));
         }
     } else if c.complete {
         line.push_str(" · coverage complete");

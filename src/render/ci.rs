@@ -117,7 +117,14 @@ pub fn identity(f: &FindingJson) -> (&'static str, String, String) {
     let subject = f
         .object
         .as_ref()
-        .map(|o| o.uid.clone())
+        // An object not created yet (check apply) has no UID: its coordinates identify it.
+        .map(|o| {
+            if o.uid.is_empty() {
+                format!("{}/{}/{}/{}", o.api_version, o.kind, o.namespace, o.name)
+            } else {
+                o.uid.clone()
+            }
+        })
         .or_else(|| f.resource.clone())
         .unwrap_or_default();
     let owner = f
@@ -175,7 +182,7 @@ pub fn help(code: Code) -> CodeHelp {
         Code::DanglingOwner => (
             "The owner an ownerReference names does not exist.",
             "The GC looks the owner up by the reference's apiVersion, kind and name (in the dependent's namespace for namespaced kinds) and compares UIDs. When nothing is there, the reference is dangling; once a dependent has no solid owner left, the GC deletes it.",
-            "If the object should live on, remove the ownerReference (kubectl patch, the remedy in the report); if it is garbage, let the GC delete it.",
+            "If the object should live on, remove the ownerReference (on a live object, the patch in the report; in a manifest, delete the entry); if it is garbage, let the GC delete it.",
         ),
         Code::OwnerUidMismatch => (
             "An object with the owner's kind and name exists, but with another UID (it was recreated).",
@@ -204,7 +211,7 @@ pub fn help(code: Code) -> CodeHelp {
         ),
         Code::UnknownOwner => (
             "The input cannot tell whether the owner exists.",
-            "The owner's resource was forbidden, failed to list, or (file inputs) was not collected in that namespace. Unknown is never reported as dangling.",
+            "The owner's resource was forbidden, failed to list, or (file inputs) is not proven complete in that namespace, or not held there at all. Unknown is never reported as dangling.",
             "Read the cluster with permission to list the owner's resource, or include it in the input.",
         ),
         Code::BlockedForegroundDeletion => (
@@ -339,6 +346,7 @@ mod tests {
             message: String::new(),
             related: Vec::new(),
             remedies: Vec::new(),
+            fixes: Vec::new(),
             evidence: Vec::new(),
             source: None,
         }

@@ -67,8 +67,15 @@ fn cause_text(it: &Item, wide: bool) -> String {
     s
 }
 
-/// Writes the table (`wide`: full causes, user agents and sources).
-pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std::io::Result<()> {
+/// Writes the table (`wide`: full causes, user agents and sources). `logged`: the actions in
+/// the log before -n, --kind, --actor, -l, --since and --until chose those of `h`.
+pub fn table(
+    w: &mut dyn Write,
+    h: &History,
+    logged: usize,
+    wide: bool,
+    styles: Styles,
+) -> std::io::Result<()> {
     let unexplained: Vec<&Item> = h
         .items
         .iter()
@@ -107,6 +114,7 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
         header.extend(["USER", "SOURCE"]);
     }
     t.set_header(header);
+    super::pad_columns(&mut t);
     for it in &h.items {
         let mut row = vec![
             it.time.clone(),
@@ -124,7 +132,12 @@ pub fn table(w: &mut dyn Write, h: &History, wide: bool, styles: Styles) -> std:
         }
         t.add_row(row);
     }
-    if h.items.is_empty() {
+    if h.items.is_empty() && logged > 0 {
+        writeln!(
+            w,
+            "None of the {logged} action(s) in the log matches the filters."
+        )?;
+    } else if h.items.is_empty() {
         writeln!(
             w,
             "No deletions, reference or finalizer removals in the log."
@@ -221,12 +234,7 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
 
 /// `why KIND/NAME --audit-log` for an object that is gone: what the log says happened to it,
 /// last action first, each with its cause and chain.
-pub fn gone(
-    w: &mut dyn Write,
-    target: &str,
-    items: &[&Item],
-    styles: Styles,
-) -> std::io::Result<()> {
+pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Result<()> {
     let Some(last) = items.last() else {
         return Ok(());
     };
@@ -235,8 +243,10 @@ pub fn gone(
         "namespace-controller" => "by the namespace controller".to_owned(),
         _ => format!("by {}", last.actor.user),
     };
+    // The object as every command spells it, not as it was typed (`cm/x`).
     let head = format!(
-        "{target} is gone: {} at {} {who}",
+        "{} is gone: {} at {} {who}",
+        last.object.display(),
         match last.action {
             "delete" => "deleted",
             "delete-collection" => "deleted with its collection",

@@ -394,9 +394,16 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
             for e in &f.evidence {
                 let _ = writeln!(out, "<p>Evidence: {}</p>", xml_line(e));
             }
-            if !f.remedies.is_empty() {
-                let body: Vec<String> = f.remedies.iter().map(|m| xml_line(m)).collect();
-                let _ = writeln!(out, "<pre>{}</pre>", body.join("\n"));
+            if !f.fixes.is_empty() {
+                out.push_str("<ol>\n");
+                for m in &f.fixes {
+                    let _ = write!(out, "<li>{}", xml_line(&m.note));
+                    if !m.command.is_empty() {
+                        let _ = write!(out, "<pre>{}</pre>", xml_line(&m.command));
+                    }
+                    out.push_str("</li>\n");
+                }
+                out.push_str("</ol>\n");
             }
             if let Some(code) = Code::parse(f.code) {
                 let _ = writeln!(out, "<p class=\"muted\">{}</p>", xml(help(code).fix));

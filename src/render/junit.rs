@@ -117,10 +117,13 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                     for e in &f.evidence {
                         let _ = writeln!(text, "evidence: {e}");
                     }
-                    if !f.remedies.is_empty() {
-                        text.push_str("to fix:\n");
-                        for m in &f.remedies {
-                            let _ = writeln!(text, "  {m}");
+                    if !f.fixes.is_empty() {
+                        text.push_str("to fix, safest first:\n");
+                        for (i, m) in f.fixes.iter().enumerate() {
+                            let _ = writeln!(text, "  {}. {}", i + 1, m.note);
+                            if !m.command.is_empty() {
+                                let _ = writeln!(text, "     {}", m.command);
+                            }
                         }
                     }
                     if let Some(code) = code {

@@ -44,12 +44,7 @@ fn object_cell(f: &FindingJson) -> String {
 
 fn object_only(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) if o.namespace.is_empty() => code(&format!("{}/{}", o.kind, o.name)),
-        (Some(o), _) => format!(
-            "{} in {}",
-            code(&format!("{}/{}", o.kind, o.name)),
-            code(&o.namespace)
-        ),
+        (Some(o), _) => code(&crate::model::spell_object(&o.kind, &o.name, &o.namespace)),
         (None, Some(r)) => format!("resource {}", code(r)),
         (None, None) => "-".into(),
     }
@@ -177,6 +172,17 @@ pub fn render(r: &CiReport, limit: usize) -> String {
             }
         }
     }
+    for c in &r.clusters {
+        if let ClusterOutcome::Report { report, .. } = &c.outcome
+            && let Some(hint) = super::audit::assume_complete_hint(report)
+        {
+            let _ = writeln!(
+                out,
+                "\nOwners of kinds the input does not hold completely are unknown: {}.",
+                md(hint).replace("--assume-complete", &code("--assume-complete"))
+            );
+        }
+    }
     out.push('\n');
     if all.is_empty() {
         return out;
@@ -242,12 +248,20 @@ pub fn render(r: &CiReport, limit: usize) -> String {
         if !f.evidence.is_empty() {
             d.push('\n');
         }
-        if !f.remedies.is_empty() {
-            let body: Vec<String> = f
-                .remedies
-                .iter()
-                .map(|m| super::escape::one_line(m))
-                .collect();
+        // Each fix as a shell comment (what it does) above its command: inside the fence
+        // names are literal text, and the block still pastes as it is.
+        let mut body: Vec<String> = Vec::new();
+        for (i, m) in f.fixes.iter().enumerate() {
+            body.push(format!("# {}. {}", i + 1, super::escape::one_line(&m.note)));
+            if !m.command.is_empty() {
+                body.push(super::escape::one_line(&m.command));
+            }
+        }
+        if f.fixes.is_empty() {
+            // Findings from a source without notes (watch): the commands alone.
+            body.extend(f.remedies.iter().map(|m| super::escape::one_line(m)));
+        }
+        if !body.is_empty() {
             let body = body.join("\n");
             let fence = markdown_fence(&body);
             let _ = writeln!(d, "{fence}sh\n{body}\n{fence}\n");

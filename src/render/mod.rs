@@ -12,6 +12,9 @@ pub mod plan;
 pub mod text;
 pub mod watch;
 pub mod why;
+// `why`'s outcome held against `collect`'s report: here, where both views are in reach.
+#[cfg(test)]
+mod tests;
 
 // CI report formats (`-o sarif|junit|markdown|html`), the fleet report, `--output-file`.
 pub mod ci;

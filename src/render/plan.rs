@@ -321,7 +321,7 @@ pub fn write_table_report_with(
                 } else {
                     ns.to_owned()
                 },
-                format!("{}/{}", snap.resource_of(o).kind, snap.store.str(o.name)),
+                format!("{}/{}", snap.kind_label(o.resource), snap.store.str(o.name)),
                 super::age(&snap.store.timestamp(o.creation_timestamp), now),
                 act.detail.clone(),
             ];

@@ -74,6 +74,7 @@ pub fn finding_json(f: &WatchFinding) -> FindingJson {
         message: f.message.clone(),
         related: f.related.clone(),
         remedies: f.remedies.clone(),
+        fixes: Vec::new(),
         evidence: Vec::new(),
         source: None,
     }
@@ -132,14 +133,7 @@ pub fn sanitize(s: &str) -> String {
 
 fn subject(f: &WatchFinding) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) => {
-            let kind = o.kind.to_ascii_lowercase();
-            if o.namespace.is_empty() {
-                format!("{kind}/{}", o.name)
-            } else {
-                format!("{kind}/{} -n {}", o.name, o.namespace)
-            }
-        }
+        (Some(o), _) => crate::model::spell_object(&o.kind, &o.name, &o.namespace),
         (None, Some(r)) => r.clone(),
         (None, None) => "-".into(),
     }
@@ -273,7 +267,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
-            "2023-11-14T22:13:20.123Z  APPEARED  critical  GC004 cross-namespace-owner  configmap/bad\\u{1b}[2J -n monitoring  the GC will delete (Background) at its next restart: owner lives elsewhere\n"
+            "2023-11-14T22:13:20.123Z  APPEARED  critical  GC004 cross-namespace-owner  ConfigMap/bad\\u{1b}[2J -n monitoring  the GC will delete (Background) at its next restart: owner lives elsewhere\n"
         );
     }
 

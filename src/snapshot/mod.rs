@@ -203,6 +203,13 @@ pub struct Snapshot {
     pub new_cluster: bool,
     /// Per resource id, the interned apiVersion and kind (filled by [`Snapshot::reindex`]).
     resource_syms: Vec<(Sym, Sym)>,
+    /// Per resource id, whether another group has a kind of the same name (filled by
+    /// [`Snapshot::reindex`]): [`Snapshot::kind_label`] qualifies those.
+    kind_shared: Vec<bool>,
+    /// The (resource row, namespace) pairs the store holds objects in: built on the first
+    /// [`Snapshot::holds_objects_of`] (only an unknown owner's reason asks), cleared by
+    /// [`Snapshot::reindex`].
+    held: std::sync::OnceLock<std::collections::HashSet<(ResourceId, Sym)>>,
 }
 
 impl Snapshot {
@@ -218,6 +225,7 @@ impl Snapshot {
 
     /// Re-derives cached per-resource data; call after the resource table changes.
     pub fn reindex(&mut self) {
+        self.held = std::sync::OnceLock::new();
         self.store.intern(crate::model::finalizers::FOREGROUND);
         self.store.intern(crate::model::finalizers::ORPHAN);
         self.resource_syms = self
@@ -228,17 +236,60 @@ impl Snapshot {
                 (self.store.intern(&av), self.store.intern(&r.kind))
             })
             .collect();
+        self.kind_shared = self
+            .resources
+            .iter()
+            .map(|r| {
+                !r.group.is_empty()
+                    && self
+                        .resources
+                        .iter()
+                        .any(|x| x.kind == r.kind && x.group != r.group)
+            })
+            .collect();
     }
 
-    /// A human identifier `kind/name` with namespace, for messages.
+    /// True when the input holds at least one object of `group`/`plural` in `namespace` (`""`:
+    /// cluster scope). For a file input, that tells a kind it holds there but cannot prove it
+    /// holds completely from one it holds none of. The store must not change after the first
+    /// call (snapshots are built, then only read).
+    pub fn holds_objects_of(&self, group: &str, plural: &str, namespace: &str) -> bool {
+        let Some(ns) = self.store.strings.get(namespace) else {
+            return false;
+        };
+        let held = self.held.get_or_init(|| {
+            self.store
+                .objects
+                .iter()
+                .map(|o| (o.resource, o.namespace))
+                .collect()
+        });
+        self.resources
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.group == group && r.plural == plural)
+            .any(|(i, _)| held.contains(&(ResourceId(i as u32), ns)))
+    }
+
+    /// The object as human output spells it ([`crate::model::spell_object`]): `Kind/name -n ns`.
     pub fn describe(&self, id: ObjId) -> String {
         let o = self.store.object(id);
-        let r = self.resource_of(o);
-        let ns = self.store.str(o.namespace);
-        if ns.is_empty() {
-            format!("{}/{}", r.kind, self.store.str(o.name))
+        crate::model::spell_object(
+            &self.kind_label(o.resource),
+            self.store.str(o.name),
+            self.store.str(o.namespace),
+        )
+    }
+
+    /// `Kind`, or `Kind.group` when the resource table also holds a kind of that name in
+    /// another group (two CRDs named `Certificate`, or `Event` in the core group and in
+    /// `events.k8s.io`): the core group's kind stays bare, so only the others are qualified.
+    pub fn kind_label(&self, id: ResourceId) -> std::borrow::Cow<'_, str> {
+        let r = &self.resources[id.index()];
+        if self.kind_shared.get(id.index()).copied().unwrap_or(false) {
+            format!("{}.{}", r.kind, r.group).into()
         } else {
-            format!("{}/{} -n {}", r.kind, self.store.str(o.name), ns)
+            r.kind.as_str().into()
         }
     }
 }
@@ -457,13 +508,54 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset;
+    // In UTC, years 0000 to 9999: what Kubernetes can write (Go's time.Time refuses to marshal
+    // other years), and what `format_rfc3339` writes back in a form read here again. An offset
+    // can push a four-digit local date out of that range (`9999-12-31T23:59:59-01:00`).
+    const FIRST: i64 = -62_167_219_200; // 0000-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    (FIRST..=LAST).contains(&secs).then_some(secs)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::timestamp::civil_from_days;
+
+    #[test]
+    fn objects_are_spelled_kind_name_and_namespace_with_the_group_only_where_two_share_a_kind() {
+        let mut c = crate::testkit::Cluster::new();
+        c.resource("cert-manager.io", "v1", "Certificate", "certificates", true);
+        c.resource(
+            "networking.gke.io",
+            "v1",
+            "Certificate",
+            "certificates",
+            true,
+        );
+        c.obj("v1", "ConfigMap", "shop", "web", "u1");
+        c.obj("v1", "Node", "", "n1", "u2");
+        c.obj("cert-manager.io/v1", "Certificate", "shop", "tls", "u3");
+        c.obj("networking.gke.io/v1", "Certificate", "shop", "tls", "u4");
+        let snap = c.build();
+        let by_uid = |u: &str| {
+            let id = snap
+                .store
+                .ids()
+                .find(|&id| snap.store.str(snap.store.object(id).uid) == u)
+                .unwrap();
+            snap.describe(id)
+        };
+        assert_eq!(by_uid("u1"), "ConfigMap/web -n shop");
+        assert_eq!(by_uid("u2"), "Node/n1");
+        assert_eq!(by_uid("u3"), "Certificate.cert-manager.io/tls -n shop");
+        assert_eq!(by_uid("u4"), "Certificate.networking.gke.io/tls -n shop");
+        // What the input holds, by resource and namespace.
+        assert!(snap.holds_objects_of("", "configmaps", "shop"));
+        assert!(!snap.holds_objects_of("", "configmaps", "other"));
+        assert!(!snap.holds_objects_of("apps", "deployments", "shop"));
+        assert!(snap.holds_objects_of("", "nodes", ""));
+    }
 
     #[test]
     fn api_versions_split_like_parse_group_version() {
@@ -483,6 +575,17 @@ mod tests {
         assert_eq!(parse_rfc3339("yesterday"), None);
         // Multi-byte characters where digits or the offset belong (once a panic: byte slicing
         // inside a character).
+        // Years outside 0000..=9999 once in UTC: Kubernetes cannot write them, and they would
+        // not read back from what `format_rfc3339` writes.
+        for s in [
+            "9999-12-31T23:59:59-01:00",
+            "0000-01-01T00:00:00+01:00",
+            "-001-12-31T23:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(s), None, "{s}");
+        }
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59Z"), Some(253_402_300_799));
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(-62_167_219_200));
         for s in [
             "2021-09-14T10:20:30+0é00",
             "2021-09-14T10:20:30+é:00",
@@ -496,12 +599,15 @@ mod tests {
 
     proptest::proptest! {
         /// No string makes the timestamp parser panic; what it accepts formats back to a
-        /// timestamp it accepts again.
+        /// timestamp that parses to the same second.
         #[test]
         fn rfc3339_parser_is_total(s in "\\PC{0,40}", t in "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})") {
             let _ = parse_rfc3339(&s);
             if let Some(secs) = parse_rfc3339(&t) {
-                proptest::prop_assert!(parse_rfc3339(&format_rfc3339(secs)).is_some());
+                // The same second comes back, and writing it again writes the same text.
+                let text = format_rfc3339(secs);
+                proptest::prop_assert_eq!(parse_rfc3339(&text), Some(secs), "{}", text);
+                proptest::prop_assert_eq!(format_rfc3339(secs), text);
             }
         }
 

@@ -276,6 +276,10 @@ impl Engine {
         if self.world.overlay_len() > 0 {
             self.world.compact(None);
         }
+        // Ages ("terminating for 17s") are measured up to the snapshot's capture time: for the
+        // world that is now, not when the first lists were read (a namespace deleted after
+        // them would otherwise be terminating for 0s).
+        self.world.snap.provenance.captured_at = crate::snapshot::now_rfc3339();
         let snap = &self.world.snap;
         let ids: Vec<Sym> = snap.store.ids().map(|i| snap.store.object(i).uid).collect();
         let fresh = diagnose(snap, &ids, None, self.gc_version);
@@ -728,6 +732,6 @@ fn owned(snap: &Snapshot, f: &Finding) -> WatchFinding {
         consequence: f.consequence.clone(),
         message: f.message.clone(),
         related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
-        remedies: f.remedies.clone(),
+        remedies: f.commands(),
     }
 }

@@ -189,6 +189,20 @@ fn emit(
     Ok(true)
 }
 
+/// A question about the graph, answered by the watch loop between two batches of events
+/// (`kubectl gc admit` asks whether a write's new ownerReferences hold): the one world the
+/// watch keeps, read without a copy and without a second informer set.
+pub type Query = Box<dyn FnOnce(&Engine) + Send>;
+
+/// What [`run_serving`] shares with a server reading its graph.
+#[derive(Debug)]
+pub struct Serving {
+    /// Queries; answered once the initial lists are in, in arrival order.
+    pub queries: mpsc::Receiver<Query>,
+    /// Set once the initial lists are evaluated (queries are answered from then on).
+    pub synced: Arc<std::sync::atomic::AtomicBool>,
+}
+
 /// Watches until `stop` completes or the sink asks to stop.
 pub async fn run(
     conn: &Connection,
@@ -196,6 +210,21 @@ pub async fn run(
     sink: &mut dyn Sink,
     stop: impl Future<Output = ()>,
 ) -> Result<Exit> {
+    run_serving(conn, cfg, sink, stop, None).await
+}
+
+/// [`run`], answering `serving`'s queries on the graph as it goes.
+pub async fn run_serving(
+    conn: &Connection,
+    cfg: &Config,
+    sink: &mut dyn Sink,
+    stop: impl Future<Output = ()>,
+    serving: Option<Serving>,
+) -> Result<Exit> {
+    let (mut queries, synced) = match serving {
+        Some(s) => (Some(s.queries), Some(s.synced)),
+        None => (None, None),
+    };
     let metrics = Arc::new(Metrics::new());
     let _server =
         match cfg.metrics_addr {
@@ -350,6 +379,9 @@ pub async fn run(
         engine.held().count()
     ));
     metrics.set_ready();
+    if let Some(synced) = &synced {
+        synced.store(true, std::sync::atomic::Ordering::Release);
+    }
     if !emit(sink, &metrics, &mut held_when, &initial)? {
         state.save(&engine, sink, true);
         return Ok(Exit::SinkStopped);
@@ -413,6 +445,12 @@ pub async fn run(
                 state.save(&engine, sink, false);
                 let unreadable = lp.streams.values().filter(|s| s.unreadable).count();
                 metrics.sample(engine.world().len(), unreadable, last_resync.elapsed().as_secs_f64());
+            }
+            q = async { queries.as_mut().expect("guarded").recv().await }, if queries.is_some() => {
+                match q {
+                    Some(q) => q(&engine),
+                    None => queries = None,
+                }
             }
             () = &mut stop => break,
         }

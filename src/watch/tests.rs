@@ -612,3 +612,29 @@ fn an_object_edited_while_it_waits_for_a_worker_is_acted_on_as_edited_or_as_read
     );
     assert!(find(&ts, "GC004", "dep").is_some_and(|t| t.kind == TransitionKind::Resolved));
 }
+
+#[test]
+fn a_namespace_deleted_after_the_first_lists_is_terminating_since_its_deletion_timestamp() {
+    // The first lists were read long before (captured_at 2026-01-02); the namespace was deleted
+    // an hour ago and is held by its content's finalizer. Its age is measured from
+    // deletionTimestamp to now, not to when the lists were read (which would clamp to 0s).
+    let now = crate::snapshot::parse_rfc3339(&crate::snapshot::now_rfc3339()).unwrap();
+    let an_hour_ago = crate::snapshot::format_rfc3339(now - 3600);
+    let mut c = Cluster::new();
+    c.server_version("v1.20.2");
+    c.obj("v1", "Namespace", "", "doomed", "uid-ns")
+        .deleting_since(&an_hour_ago);
+    c.obj("v1", "ConfigMap", "doomed", "held", "uid-cm")
+        .finalizers(&["example.com/hold"])
+        .deleting_since(&an_hour_ago);
+    let mut e = Engine::new(c.build(), None);
+    let ts = e.evaluate_all(Cause::Initial);
+    let gc023 = find(&ts, "GC023", "doomed").expect("GC023 for the namespace");
+    assert!(
+        ["terminating for 60m:", "terminating for 61m:"]
+            .iter()
+            .any(|p| gc023.finding.message.starts_with(p)),
+        "{}",
+        gc023.finding.message
+    );
+}

@@ -591,6 +591,18 @@ impl World {
     /// unknown group is "not served"), and it keeps a small evaluation from copying a
     /// hundred-row table. Returns it and, per object of it (by index), the world UID.
     pub fn mini(&self, uids: &[Sym]) -> (Snapshot, Vec<Sym>) {
+        self.mini_with(uids, None)
+    }
+
+    /// [`World::mini`] plus one object the world does not hold (`kubectl gc admit`'s object
+    /// as a write request would leave it), added last under resource row `extra.0`; its
+    /// resource's and references' groups count as reached. It has no world UID: the returned
+    /// list covers the held objects only.
+    pub fn mini_with(
+        &self,
+        uids: &[Sym],
+        extra: Option<(ResourceId, &MetaIn<'_>)>,
+    ) -> (Snapshot, Vec<Sym>) {
         let mut views: Vec<View<'_>> = uids.iter().filter_map(|&u| self.get(u)).collect();
         // The order a full snapshot has (resource, namespace, name): which dependent is "first"
         // for a virtual owner depends on it.
@@ -609,6 +621,16 @@ impl World {
             }
             for r in v.owner_refs {
                 if let Some((g, _)) = crate::snapshot::split_api_version(self.str(r.api_version)) {
+                    groups.insert(g);
+                }
+            }
+        }
+        if let Some((resource, meta)) = extra {
+            if let Some(r) = rows.get(resource.index()) {
+                groups.insert(r.group.as_str());
+            }
+            for r in &meta.owner_references {
+                if let Some((g, _)) = crate::snapshot::split_api_version(&r.api_version) {
                     groups.insert(g);
                 }
             }
@@ -638,6 +660,11 @@ impl World {
             b.add_object(resource, &self.meta_of(v));
             // Objects are added in this order and UIDs are unique: object i is this one.
             to_world.push(v.uid);
+        }
+        if let Some((resource, meta)) = extra
+            && let Some(resource) = remap.get(resource.index()).copied().flatten()
+        {
+            b.add_object(resource, meta);
         }
         (b.finish(), to_world)
     }

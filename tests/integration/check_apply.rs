@@ -927,3 +927,57 @@ fn a_new_cluster_holds_no_owner_outside_the_input_and_serves_only_its_release_an
         "{table}"
     );
 }
+
+#[test]
+fn fixes_for_objects_not_created_yet_are_manifest_edits_at_their_line_with_no_placeholder() {
+    // W12: an object that does not exist yet cannot be patched; W13: the UID the model gives it
+    // and an age are not facts about it. Every format of the bundled export says so.
+    let input = "examples/shop-kubectl-get.yaml";
+    let text = std::fs::read_to_string(input).unwrap();
+    for format in [
+        "json", "wide", "table", "yaml", "sarif", "junit", "markdown",
+    ] {
+        let (code, out, err) = kubectl_gc(&[
+            "check", "apply", "-f", input, "--target", "empty", "-o", format,
+        ]);
+        assert_eq!(code, 5, "{format}: {err}");
+        assert!(!out.contains("kgc-created"), "{format}: {out}");
+        assert!(!out.contains("kubectl patch"), "{format}: {out}");
+    }
+    let (_, out, _) = kubectl_gc(&[
+        "check", "apply", "-f", input, "--target", "empty", "-o", "json",
+    ]);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    crate::support::schema::assert_valid("audit-report.schema.json", &doc, "check apply");
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "GC001" && f["object"]["name"] == "web-settings")
+        .expect("GC001 on web-settings");
+    let line = f["source"]["line"].as_u64().unwrap() as usize;
+    // The line named is where the ownerReferences entry naming the missing owner starts.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[line - 1].contains("- apiVersion: apps/v1"),
+        "{}",
+        lines[line - 1]
+    );
+    assert!(
+        lines[line..line + 4]
+            .iter()
+            .any(|l| l.contains("name: web-58b6c4f9d7"))
+    );
+    let note = f["fixes"][0]["note"].as_str().unwrap();
+    assert_eq!(
+        note,
+        format!(
+            "in {input}:{line}: delete the ownerReferences entry that names ReplicaSet/web-58b6c4f9d7"
+        )
+    );
+    assert!(f["fixes"][0].get("command").is_none());
+    assert_eq!(f["object"]["uid"], "");
+    // The human report prints the fix under the table.
+    let (_, out, _) = kubectl_gc(&["check", "apply", "-f", input, "--target", "empty"]);
+    assert!(out.contains(&format!("    1. {note}")), "{out}");
+}

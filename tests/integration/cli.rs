@@ -193,6 +193,7 @@ fn filters_namespace_kind_and_selector() {
         "--kind",
         "pod",
     ]));
+    assert!(!codes(&kind).is_empty(), "the stuck pods' findings");
     assert!(
         codes(&kind)
             .iter()

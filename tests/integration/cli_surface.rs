@@ -55,7 +55,7 @@ fn golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden/cli")
         .join(name);
-    if std::env::var_os("KGC_UPDATE_GOLDEN").is_some() {
+    if std::env::var_os("KGC_UPDATE_GOLDEN").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;
@@ -589,10 +589,10 @@ fn graph_reads_kind_name_like_kubectl_and_says_where_with_all_namespaces() {
         "{}",
         err(&o)
     );
-    // Without -A, in the default namespace: not found, with the hint.
+    // Without -A, in the default namespace: not found (8, as in why), with the hint.
     refused(
         &run(&["graph", "--snapshot", STUCK, "deployment/checkout"]),
-        2,
+        8,
         "not found in namespace \"default\"",
     );
     // A lone KIND: every object of it.

@@ -704,7 +704,7 @@ fn cli_graph_errors_and_warnings() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("expected KIND/NAME"), "{err}");
     let (code, _, err) = kubectl_gc(&["graph", "--snapshot", &snap, "-n", "shop", "pod/nope"]);
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 8, "{err}");
     assert!(err.contains("not found"), "{err}");
     let (code, out, err) = kubectl_gc(&[
         "graph",

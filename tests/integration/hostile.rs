@@ -154,8 +154,9 @@ fn errors_quoting_hostile_input_are_escaped_too() {
     let f = fixture(dir.path());
     // The target is typed by the user, but the namespace it is looked up in comes from the
     // input's objects in the message: nothing raw either way.
+    // Not found (8): the hint's nearest names come from the input too.
     let o = run(&["graph", "-f", &f, "pod/x\u{1b}[2J", "-n", NS]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(8));
     assert_inert("error", &String::from_utf8_lossy(&o.stderr));
 }
 

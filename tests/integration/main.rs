@@ -8,6 +8,7 @@ mod check_apply;
 mod cli;
 mod cli_surface;
 mod distribution;
+mod exit_codes;
 mod fidelity;
 mod from_gc;
 mod graph_render;
@@ -19,6 +20,7 @@ mod realdata;
 mod reports;
 mod terminal;
 mod timeouts;
+mod voice;
 mod why;
 
 #[path = "../support/mod.rs"]

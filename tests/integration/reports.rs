@@ -1042,6 +1042,7 @@ fn bare_finding(i: usize, severity: Severity) -> view::FindingJson {
         message: format!("m{i}"),
         related: Vec::new(),
         remedies: Vec::new(),
+        fixes: Vec::new(),
         evidence: Vec::new(),
         source: None,
     }

@@ -1159,10 +1159,10 @@ fn gc_1_34_requests(env: &TestEnv, scratch: &Path) {
     let pre = &e["requests"][0]["body"]["preconditions"];
     assert_eq!(pre["uid"], e["before"]["uid"]);
     assert_eq!(pre["resourceVersion"], e["before"]["resourceVersion"]);
-    assert!(
-        env.kubectl(&["get", "cm", "dangling", "-n", "gcx-v134"])
-            .is_err()
-    );
+    assert!(!crate::probe::exists(
+        env,
+        &["cm", "dangling", "-n", "gcx-v134"]
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------

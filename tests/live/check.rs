@@ -85,19 +85,7 @@ fn owner(kind: &str, name: &str, uid: &str) -> Value {
 fn existing(env: &TestEnv, names: &[(&str, &str)]) -> BTreeSet<String> {
     names
         .iter()
-        .filter(|(ns, n)| {
-            env.kubectl(&[
-                "get",
-                "configmap",
-                n,
-                "-n",
-                ns,
-                "--ignore-not-found",
-                "-o",
-                "name",
-            ])
-            .is_ok_and(|o| !o.trim().is_empty())
-        })
+        .filter(|(ns, n)| crate::probe::exists(env, &["configmap", n, "-n", ns]))
         .map(|(ns, n)| format!("{ns}/{n}"))
         .collect()
 }

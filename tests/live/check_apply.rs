@@ -117,7 +117,7 @@ fn export_reapplied(ctx: &Ctx) {
     )
     .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while env.kubectl(&["get", "namespace", "src"]).is_ok() {
+    while crate::probe::exists(env, &["namespace", "src"]) {
         assert!(Instant::now() < deadline, "namespace src not gone");
         std::thread::sleep(Duration::from_millis(300));
     }

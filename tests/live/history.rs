@@ -408,7 +408,7 @@ fn why_gone(ctx: &Ctx) {
     } else {
         assert!(out.contains("cause: owner-deleted"), "{out}");
         assert!(
-            out.contains("chain started by: delete configmaps/owner -n bg by admin"),
+            out.contains("chain started by: delete ConfigMap/owner -n bg by admin"),
             "{out}"
         );
     }

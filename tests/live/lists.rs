@@ -63,9 +63,21 @@ fn connect(ctx: &Ctx) -> Connection {
 }
 
 fn take(ctx: &Ctx, conn: &Connection, opts: &LiveOptions) -> Snapshot {
-    ctx.rt
-        .block_on(live::snapshot(conn, opts, &|_| {}))
-        .unwrap_or_else(|e| panic!("snapshot: {e}"))
+    take_counting(ctx, conn, opts).0
+}
+
+/// The snapshot, with the last progress report: its page counts say how many list pages the
+/// server answered in protobuf (Content-Type and magic bytes as the client received them).
+fn take_counting(ctx: &Ctx, conn: &Connection, opts: &LiveOptions) -> (Snapshot, live::Progress) {
+    let last = std::sync::Mutex::new(live::Progress::default());
+    let snap = ctx
+        .rt
+        .block_on(live::snapshot(conn, opts, &|p| {
+            *last.lock().unwrap() = p;
+        }))
+        .unwrap_or_else(|e| panic!("snapshot: {e}"));
+    let p = *last.lock().unwrap();
+    (snap, p)
 }
 
 /// The snapshot as written to a file, minus the capture time: every object line and the
@@ -202,7 +214,7 @@ spec: {{size: 3}}
 
     let conn = connect(ctx);
     for page_size in [7, 500] {
-        let pb = take(
+        let (pb, pb_progress) = take_counting(
             ctx,
             &conn,
             &LiveOptions {
@@ -211,7 +223,7 @@ spec: {{size: 3}}
                 ..LiveOptions::default()
             },
         );
-        let json = take(
+        let (json, json_progress) = take_counting(
             ctx,
             &conn,
             &LiveOptions {
@@ -220,6 +232,21 @@ spec: {{size: 3}}
                 ..LiveOptions::default()
             },
         );
+        // Protobuf was spoken: every page of the protobuf run came back in protobuf (v1.20.2
+        // serves PartialObjectMetadataList in protobuf for built-in and custom resources
+        // alike), none of the JSON run did. Equal snapshots alone would also hold if the
+        // protobuf request had silently been answered in JSON.
+        assert!(pb_progress.pages > 0, "{pb_progress:?}");
+        assert_eq!(
+            pb_progress.protobuf_pages, pb_progress.pages,
+            "page size {page_size}: pages answered in JSON to a protobuf request"
+        );
+        assert!(json_progress.pages > 0, "{json_progress:?}");
+        assert_eq!(json_progress.protobuf_pages, 0, "page size {page_size}");
+        // At 7 objects a page, the 30 ConfigMaps alone take 5 pages.
+        if page_size == 7 {
+            assert!(pb_progress.pages >= 5, "{pb_progress:?}");
+        }
         assert!(pb.skipped.is_empty(), "{:?}", pb.skipped);
         assert!(
             pb.resources

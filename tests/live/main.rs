@@ -11,11 +11,14 @@
 //! The suite `source` also has a measurement mode, for a control plane started by hand:
 //! `target/debug/deps/live-<hash> bench-populate|bench-snapshot|bench-urls …` (see source.rs).
 
+mod excuses;
 mod forests;
 mod gc_dot;
 mod harness;
+mod probe;
 mod testenv;
 
+mod admit;
 mod apply;
 mod apply_safety;
 mod check;
@@ -27,6 +30,7 @@ mod generate;
 mod graph;
 mod history;
 mod lists;
+mod remedy;
 mod source;
 mod watch;
 mod why;
@@ -41,7 +45,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 15] = [
+    let suites: [&dyn harness::AnySuite; 17] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -54,9 +58,11 @@ fn main() -> ExitCode {
         &fleet::SUITE,
         &watch::SUITE,
         &why::SUITE,
+        &remedy::SUITE,
         &history::METADATA,
         &history::REQUEST,
         &differential::SUITE,
+        &admit::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }

@@ -130,6 +130,9 @@ impl Line {
 struct Watcher {
     child: Child,
     lines: Arc<Mutex<Vec<Line>>>,
+    /// Lines of stdout that are not JSON: the reading thread records them, and the test's
+    /// thread fails on the first (a panic in the reading thread would go unseen).
+    not_json: Arc<Mutex<Vec<String>>>,
     stderr: PathBuf,
     metrics: String,
 }
@@ -163,26 +166,41 @@ impl Watcher {
             .expect("start kubectl-gc watch");
         let out = child.stdout.take().expect("piped");
         let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
+        let not_json = Arc::new(Mutex::new(Vec::new()));
+        let (sink, bad) = (lines.clone(), not_json.clone());
         std::thread::spawn(move || {
             for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
+                let line = match line {
+                    Ok(line) => line,
+                    Err(e) => {
+                        bad.lock().unwrap().push(format!("unreadable stdout: {e}"));
+                        break;
+                    }
+                };
                 let at = Instant::now();
-                let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("watch printed a line that is not JSON ({e}): {line}")
-                });
-                sink.lock().unwrap().push(Line { at, v });
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(v) => sink.lock().unwrap().push(Line { at, v }),
+                    Err(e) => bad.lock().unwrap().push(format!("({e}) {line}")),
+                }
             }
         });
         Watcher {
             child,
             lines,
+            not_json,
             stderr,
             metrics: format!("http://127.0.0.1:{port}"),
         }
     }
 
+    /// The lines printed so far; fails the test if one was not JSON.
+    #[track_caller]
     fn lines(&self) -> Vec<Line> {
+        let bad = self.not_json.lock().unwrap().clone();
+        assert!(
+            bad.is_empty(),
+            "watch printed lines that are not JSON: {bad:#?}"
+        );
         self.lines.lock().unwrap().clone()
     }
 
@@ -218,12 +236,36 @@ impl Watcher {
         }
     }
 
+    /// The sum of the samples of `name`, which must be exported; a scrape that fails fails the
+    /// test.
+    #[track_caller]
     fn metric(&self, name: &str) -> f64 {
-        let text = testenv::http_get(&format!("{}/metrics", self.metrics)).unwrap_or_default();
-        text.lines()
+        self.samples(name)
+            .unwrap_or_else(|| panic!("watch exports no {name}"))
+    }
+
+    /// The sum of the samples of the counter `name`: 0 while none has been recorded (a
+    /// labelled counter appears with its first increment); a scrape that fails fails the test.
+    #[track_caller]
+    fn counter(&self, name: &str) -> f64 {
+        self.samples(name).unwrap_or(0.0)
+    }
+
+    #[track_caller]
+    fn samples(&self, name: &str) -> Option<f64> {
+        let text = testenv::http_get(&format!("{}/metrics", self.metrics))
+            .unwrap_or_else(|e| panic!("cannot scrape watch's metrics: {e}"));
+        let values: Vec<f64> = text
+            .lines()
             .filter(|l| l.starts_with(name))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum()
+            .map(|l| {
+                l.rsplit(' ')
+                    .next()
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or_else(|| panic!("not a sample: {l}"))
+            })
+            .collect();
+        (!values.is_empty()).then(|| values.iter().sum())
     }
 }
 
@@ -275,8 +317,7 @@ fn uid_of(env: &TestEnv, ns: &str, name: &str) -> String {
 }
 
 fn exists(env: &TestEnv, ns: &str, name: &str) -> bool {
-    env.kubectl(&["get", "cm", "-n", ns, name, "-o", "name"])
-        .is_ok()
+    crate::probe::exists(env, &["cm", "-n", ns, name])
 }
 
 fn wait_gone(env: &TestEnv, ns: &str, name: &str, timeout: Duration) {
@@ -614,7 +655,7 @@ fn api_server_restart(ctx: &Ctx) {
             |l| l.name() == name && l.code() == "GC003",
         );
     }
-    let relists_before = w.metric("kubectl_gc_watch_events_total{event=\"relist\"}");
+    let relists_before = w.counter("kubectl_gc_watch_events_total{event=\"relist\"}");
     // Freeze the watch, restart the API server, change things, thaw: its streams resume from
     // resourceVersions the new server's watch cache no longer has (410 Gone), relist and
     // reconcile.
@@ -652,7 +693,7 @@ fn api_server_restart(ctx: &Ctx) {
         l.name() == "delete-me" && l.transition() == "resolved" && l.v["objectDeleted"] == true
     });
     std::thread::sleep(Duration::from_secs(3));
-    let relists = w.metric("kubectl_gc_watch_events_total{event=\"relist\"}") - relists_before;
+    let relists = w.counter("kubectl_gc_watch_events_total{event=\"relist\"}") - relists_before;
     assert!(
         relists >= 1.0,
         "no stream relisted after the restart (410 expected)"

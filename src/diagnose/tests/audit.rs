@@ -98,7 +98,7 @@ fn gc004_cross_namespace_owner_gets_the_dependent_deleted() {
     assert!(x.consequence.contains("will delete"));
     assert!(x.message.contains("OwnerRefInvalidNamespace"));
     assert!(
-        x.remedies[0].starts_with(
+        x.remedies[0].command.starts_with(
             "kubectl patch statefulsets.apps/redis-exporter -n monitoring --type=json"
         )
     );
@@ -284,14 +284,20 @@ fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
         web.message
     );
     assert_eq!(web.related.len(), 2, "chain: web-1, stuck");
-    assert_eq!(web.remedies.len(), 3);
-    // stuck is already terminating: deleting it again does nothing, its finalizer must go.
+    assert_eq!(web.remedies.len(), 3, "{:?}", web.remedies);
+    // stuck is already terminating: no reference change keeps it, its finalizer finishes it;
+    // unblocking lets the owners finish; stripping the finalizer comes last, once (C8).
+    assert!(web.remedies[0].command.is_empty());
+    assert!(web.remedies[0].note.contains("example.com/drain"));
+    assert!(
+        web.remedies[1]
+            .command
+            .contains("blockOwnerDeletion\",\"value\":false")
+    );
     assert_eq!(
-        web.remedies[0],
+        web.remedies[2].command,
         r#"kubectl patch pods/stuck -n ns --type=json -p '[{"op":"test","path":"/metadata/finalizers","value":["example.com/drain"]},{"op":"remove","path":"/metadata/finalizers"}]'"#
     );
-    assert!(web.remedies[1].contains(r#""op":"remove","path":"/metadata/ownerReferences/"#));
-    assert!(web.remedies[2].contains("blockOwnerDeletion\",\"value\":false"));
     assert!(
         codes_for(&s, &f, "stuck").contains(&(Code::TerminatingHeldByFinalizer, Severity::Warning))
     );
@@ -300,7 +306,8 @@ fn gc008_blocked_foreground_deletion_names_root_blocker_and_remedies() {
 #[test]
 fn gc008_live_root_blocker_gets_a_delete_remedy() {
     // The blocker is not terminating: the GC cannot decide it (its other owner's resource was
-    // not readable), so deleting it is the first way out.
+    // not readable). Unblocking, then keeping it, then deleting it (the one step that cannot be
+    // undone) are the ways out.
     let mut c = Cluster::new();
     c.forbid("", "secrets");
     c.obj("apps/v1", "Deployment", "ns", "web", "d")
@@ -317,8 +324,13 @@ fn gc008_live_root_blocker_gets_a_delete_remedy() {
         "{}",
         web.message
     );
-    assert_eq!(web.remedies[0], "kubectl delete pods/held -n ns");
-    assert!(web.remedies[1].contains(
+    assert!(
+        web.remedies[0]
+            .command
+            .contains("blockOwnerDeletion\",\"value\":false")
+    );
+    assert_eq!(web.remedies[2].command, "kubectl delete pods/held -n ns");
+    assert!(web.remedies[1].command.contains(
         r#"[{"op":"test","path":"/metadata/ownerReferences/0/uid","value":"d"},{"op":"remove","path":"/metadata/ownerReferences/0"}]"#
     ));
 }

@@ -4,5 +4,6 @@ mod apply;
 mod audit;
 mod check;
 mod fidelity;
+mod remedy;
+mod upstream;
 mod version_matrix;
-mod why_outcome;

@@ -2,6 +2,7 @@
 
 use super::{Extras, FinalizerWhy, Holds, NamespaceWhy, ObjectRef, refs};
 use crate::catalog::finalizers::{self as catalogue, FinalizerKind};
+use crate::catalog::managers;
 use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, finalizers};
 use crate::namespace::deletion::Outlook;
@@ -156,7 +157,15 @@ pub(super) fn finalizer_why(
                 "removed when {} — the input does not show whether that holds now",
                 i.removed_when
             ),
-            None => "not in kubectl-gc's catalogue: find its controller from who set it".to_owned(),
+            None => match extras.finalizer_managers.get(name) {
+                Some(m) if !m.is_empty() && m.iter().all(|m| managers::is_client(m)) => format!(
+                    "set by a client ({}): nothing removes it unless a person or a pipeline does",
+                    m.join(", ")
+                ),
+                _ => {
+                    "not in kubectl-gc's catalogue: find its controller from who set it".to_owned()
+                }
+            },
         };
         (Holds::Unknown, detail, Vec::new())
     };

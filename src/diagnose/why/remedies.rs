@@ -3,8 +3,9 @@
 use super::finalizers::root_blockers;
 use super::{FinalizerWhy, Holds, NamespaceWhy, RemedyWhy};
 use crate::catalog::finalizers as catalogue;
+use crate::catalog::managers;
 use crate::diagnose::remedy::{self, shell_word};
-use crate::gc::{GarbageCollector, RefClass, State};
+use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, finalizers};
 
 pub(super) fn remedies(
@@ -17,6 +18,7 @@ pub(super) fn remedies(
     let snap = gc.snap;
     let store = &snap.store;
     let mut out = Vec::new();
+    let mut last_resorts = Vec::new();
     // 1. The API or controller first.
     if let Some(ns) = namespace {
         for b in &ns.blockers {
@@ -114,15 +116,37 @@ pub(super) fn remedies(
                 ),
                 leaks: String::new(),
             }),
-            None => out.push(RemedyWhy {
-                note: format!(
-                    "{} was set by {}: check that it runs and why it has not removed it",
-                    f.name,
-                    f.set_by.join(", ")
-                ),
-                command: String::new(),
-                leaks: String::new(),
-            }),
+            None => {
+                let (clients, controllers): (Vec<&str>, Vec<&str>) = f
+                    .set_by
+                    .iter()
+                    .map(String::as_str)
+                    .partition(|m| managers::is_client(m));
+                if !controllers.is_empty() {
+                    out.push(RemedyWhy {
+                        note: format!(
+                            "{} was set by {}: check that it runs and why it has not removed it",
+                            f.name,
+                            controllers.join(", ")
+                        ),
+                        command: String::new(),
+                        leaks: String::new(),
+                    });
+                }
+                if !clients.is_empty() {
+                    out.push(RemedyWhy {
+                        note: format!(
+                            "{} was set by a client ({}): nothing removes it unless a person or \
+                             a pipeline does; find who applied it, and remove it once what it \
+                             protects is done with",
+                            f.name,
+                            clients.join(", ")
+                        ),
+                        command: String::new(),
+                        leaks: String::new(),
+                    });
+                }
+            }
         }
         if terminating_and_gc_free(gc, id, &f.name) {
             let sym = store
@@ -138,7 +162,7 @@ pub(super) fn remedies(
                 } else {
                     ""
                 };
-                out.push(RemedyWhy {
+                last_resorts.push(RemedyWhy {
                     note: format!(
                         "last resort, once {} cannot finish: remove {} from this object only{shifts}",
                         if f.owner_kind == "unknown" {
@@ -158,21 +182,24 @@ pub(super) fn remedies(
             }
         }
     }
-    // 3. A reference the GC acts on.
+    // 3. A reference the GC acts on: the catalogue's fix for its kind of break.
     for r in state.owner_refs(store, id) {
-        if matches!(gc.classify_reference(state, id, r), RefClass::Dangling(_)) {
-            out.push(RemedyWhy {
-                note: format!(
-                    "if {}/{} should still own it, point the reference at the current owner's \
-                     UID; if not, remove the reference before the GC deletes the object",
-                    store.str(r.kind),
-                    store.str(r.name)
-                ),
-                command: remedy::remove_ref(snap, state, id, r.uid),
+        for m in remedy::for_reference(gc, state, id, r) {
+            let m = RemedyWhy {
+                note: m.note,
+                command: m.command,
                 leaks: String::new(),
-            });
+            };
+            if !out
+                .iter()
+                .any(|x: &RemedyWhy| x.note == m.note && x.command == m.command)
+            {
+                out.push(m);
+            }
         }
     }
+    // 4. Finalizer removals last: each skips the cleanup its finalizer guards.
+    out.extend(last_resorts);
     out
 }
 
@@ -181,4 +208,60 @@ fn terminating_and_gc_free(gc: &GarbageCollector<'_>, id: ObjId, name: &str) -> 
     gc.snap.store.object(id).being_deleted()
         && name != finalizers::FOREGROUND
         && name != finalizers::ORPHAN
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::KubeVersion;
+    use crate::diagnose::why::{Extras, why};
+    use crate::gc::GarbageCollector;
+    use crate::testkit::Cluster;
+
+    /// The notes `why` gives a terminating ConfigMap held by `example.com/protect`, set by
+    /// `managers`.
+    fn notes(managers: &[&str]) -> Vec<String> {
+        let mut c = Cluster::new();
+        c.obj("v1", "ConfigMap", "shop", "locked", "locked-uid")
+            .finalizers(&["example.com/protect"])
+            .deleting();
+        let s = c.build();
+        let gc = GarbageCollector::new(&s, KubeVersion::v1(30));
+        let id = s.store.ids().next().unwrap();
+        let mut extras = Extras {
+            read: true,
+            ..Extras::default()
+        };
+        extras.finalizer_managers.insert(
+            "example.com/protect".into(),
+            managers.iter().map(|m| m.to_string()).collect(),
+        );
+        let analysis = crate::diagnose::analysis::Analysis::new(&gc);
+        why(&gc, &analysis, id, &extras)
+            .remedies
+            .into_iter()
+            .map(|r| r.note)
+            .collect()
+    }
+
+    #[test]
+    fn a_finalizer_set_by_a_client_is_said_to_be_a_clients_not_a_controllers() {
+        // W5: kubectl is a field manager, not a controller that runs.
+        let n = notes(&["kubectl-client-side-apply"]);
+        assert!(
+            n.iter()
+                .any(|x| x.contains("set by a client (kubectl-client-side-apply): nothing removes it unless a person or a pipeline does")),
+            "{n:?}"
+        );
+        assert!(n.iter().all(|x| !x.contains("check that it runs")), "{n:?}");
+        // A GitOps controller is a controller.
+        let n = notes(&["argocd-application-controller"]);
+        assert!(
+            n.iter()
+                .any(|x| x.contains("set by argocd-application-controller: check that it runs")),
+            "{n:?}"
+        );
+        assert!(n.iter().all(|x| !x.contains("set by a client")), "{n:?}");
+        // The finalizer's removal stays last either way.
+        assert!(n.last().unwrap().starts_with("last resort"), "{n:?}");
+    }
 }

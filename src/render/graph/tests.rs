@@ -808,6 +808,7 @@ fn tree_of_an_owner_with_200k_dependents_and_a_dependent_with_200k_owners_is_lin
         sub.add_edge(many, o, solid());
     }
     let mut out = Vec::new();
+    let started = std::time::Instant::now();
     let stats = tree::write_with(
         &mut out,
         &sub,
@@ -815,6 +816,14 @@ fn tree_of_an_owner_with_200k_dependents_and_a_dependent_with_200k_owners_is_lin
         tree::TreeOptions::default(),
     )
     .unwrap();
+    // Linear takes seconds in a debug build; the quadratic grouping this guards against makes
+    // some 4·10^10 comparisons here, minutes at the least. The bound tells the two apart with
+    // room for a loaded machine.
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(60),
+        "rendering took {took:?}: not linear"
+    );
     // owner + its N dependents; N owners each with `many` under it.
     assert_eq!(stats.rows, 1 + N + 2 * N);
     let text = String::from_utf8(out).unwrap();

@@ -135,8 +135,10 @@ impl Target {
 
 /// Per-page progress reported to the caller.
 pub(crate) trait PageSink: Sync {
-    /// A page was read: `items` objects, of which `added` were new.
-    fn page(&self, items: usize, added: usize);
+    /// A page was read: `items` objects, of which `added` were new; `protobuf` when the
+    /// answer was Kubernetes protobuf on the wire (its Content-Type said so and its body
+    /// began with the protobuf magic).
+    fn page(&self, items: usize, added: usize, protobuf: bool);
 }
 
 /// Settings shared by every list of a run.
@@ -158,16 +160,18 @@ struct PageRead {
     items: usize,
     added: usize,
     next: Option<String>,
+    /// The answer's Content-Type named protobuf and its body began with the magic.
+    protobuf: bool,
 }
 
 /// Decodes a page (protobuf or JSON, by Content-Type) and adds its objects to the snapshot.
 fn read_page(cx: &ListContext<'_>, target: &Target, answer: Answer) -> Result<PageRead, String> {
-    let protobuf = answer
+    let said_protobuf = answer
         .content_type
         .as_deref()
-        .is_some_and(protobuf::is_protobuf)
-        || protobuf::has_magic(&answer.body);
-    if protobuf {
+        .is_some_and(protobuf::is_protobuf);
+    let magic = protobuf::has_magic(&answer.body);
+    if said_protobuf || magic {
         let page = protobuf::decode_page(answer.body)?;
         // Converted outside the builder's lock; only interning runs under it.
         let metas: Vec<MetaIn<'_>> = page.metas().collect();
@@ -175,6 +179,7 @@ fn read_page(cx: &ListContext<'_>, target: &Target, answer: Answer) -> Result<Pa
             items: metas.len(),
             added: add_objects(cx, target, &metas),
             next: page.continue_token(),
+            protobuf: said_protobuf && magic,
         })
     } else {
         let page: Page = serde_json::from_slice(&answer.body).map_err(|e| e.to_string())?;
@@ -188,6 +193,7 @@ fn read_page(cx: &ListContext<'_>, target: &Target, answer: Answer) -> Result<Pa
                 .continue_
                 .filter(|t| !t.is_empty())
                 .map(Cow::into_owned),
+            protobuf: false,
         })
     }
 }
@@ -282,7 +288,7 @@ pub(crate) async fn list_resource(
                 };
             }
         };
-        sink.page(page.items, page.added);
+        sink.page(page.items, page.added, page.protobuf);
         sizer.after_page(started.elapsed(), page.next.is_some());
         match page.next {
             Some(t) => token = Some(t),
@@ -357,7 +363,28 @@ mod tests {
 
     struct NoSink;
     impl PageSink for NoSink {
-        fn page(&self, _items: usize, _added: usize) {}
+        fn page(&self, _items: usize, _added: usize, _protobuf: bool) {}
+    }
+
+    /// Counts pages, and the pages read as protobuf on the wire.
+    #[derive(Default)]
+    struct Pages {
+        all: std::sync::atomic::AtomicUsize,
+        protobuf: std::sync::atomic::AtomicUsize,
+    }
+    impl PageSink for Pages {
+        fn page(&self, _items: usize, _added: usize, protobuf: bool) {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.all.fetch_add(1, Relaxed);
+            self.protobuf.fetch_add(usize::from(protobuf), Relaxed);
+        }
+    }
+    impl Pages {
+        /// (pages, protobuf pages).
+        fn counts(&self) -> (usize, usize) {
+            use std::sync::atomic::Ordering::Relaxed;
+            (self.all.load(Relaxed), self.protobuf.load(Relaxed))
+        }
     }
 
     /// Lists `secrets` (in `namespace`) from `server`; returns the outcome and the object count.
@@ -365,6 +392,16 @@ mod tests {
         server: &Server,
         wire: WireFormat,
         namespace: Option<&str>,
+    ) -> (ListOutcome, usize) {
+        list_secrets_into(server, wire, namespace, &NoSink).await
+    }
+
+    /// `list_secrets`, reporting pages to `sink`.
+    async fn list_secrets_into(
+        server: &Server,
+        wire: WireFormat,
+        namespace: Option<&str>,
+        sink: &dyn PageSink,
     ) -> (ListOutcome, usize) {
         let mut b = SnapshotBuilder::new(Provenance::default());
         let id = b.add_resource(Resource {
@@ -398,7 +435,7 @@ mod tests {
             plural: "secrets".into(),
             namespaced: true,
         };
-        let outcome = list_resource(&cx, &target, &NoSink).await;
+        let outcome = list_resource(&cx, &target, sink).await;
         let objects = builder.into_inner().unwrap().finish().store.len();
         (outcome, objects)
     }
@@ -409,11 +446,28 @@ mod tests {
             Reply::ok(PB, if n == 0 { SECRETS_PB } else { EMPTY_PB })
         })))
         .await;
-        let (outcome, objects) = list_secrets(&server, WireFormat::Protobuf, None).await;
+        let pages = Pages::default();
+        let (outcome, objects) =
+            list_secrets_into(&server, WireFormat::Protobuf, None, &pages).await;
         assert_eq!((outcome, objects), (ListOutcome::Complete, 2));
+        // Both pages were protobuf on the wire, and counted so.
+        assert_eq!(pages.counts(), (2, 2));
         let seen = server.requests();
         assert_eq!(seen.len(), 2);
-        assert!(seen.iter().all(|r| r.accept == ACCEPT_PROTOBUF), "{seen:?}");
+        // What client-go's metadata client asks for (k8s.io/client-go/metadata:
+        // protobuf, then JSON, of a PartialObjectMetadataList), then any JSON.
+        for r in &seen {
+            let ranges: Vec<&str> = r.accept.split(',').map(str::trim).collect();
+            assert_eq!(
+                ranges,
+                [
+                    "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+                    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+                    "application/json",
+                ],
+                "{seen:?}"
+            );
+        }
         assert_eq!(seen[0].line, "GET /api/v1/secrets?&limit=2");
         assert!(
             seen[1].line.contains("&continue=eyJ2Ijoi"),
@@ -429,9 +483,13 @@ mod tests {
             Reply::ok(JSON, if n == 0 { SECRETS_JSON } else { EMPTY_JSON })
         })))
         .await;
-        let (outcome, objects) = list_secrets(&server, WireFormat::Protobuf, None).await;
+        let pages = Pages::default();
+        let (outcome, objects) =
+            list_secrets_into(&server, WireFormat::Protobuf, None, &pages).await;
         assert_eq!((outcome, objects), (ListOutcome::Complete, 2));
         assert_eq!(server.requests().len(), 2);
+        // Read, and not counted as protobuf: the fallback is visible.
+        assert_eq!(pages.counts(), (2, 0));
     }
 
     #[tokio::test]
@@ -469,7 +527,14 @@ mod tests {
                 2
             )
         );
-        assert!(server.requests().iter().all(|r| r.accept == ACCEPT_JSON));
+        let accepts: Vec<String> = server.requests().into_iter().map(|r| r.accept).collect();
+        assert!(!accepts.is_empty());
+        for a in accepts {
+            assert_eq!(
+                a,
+                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+            );
+        }
     }
 
     #[tokio::test]

@@ -209,6 +209,10 @@ pub struct Progress {
     pub objects: u64,
     /// List pages read so far.
     pub pages: u64,
+    /// Of those, the pages the server answered in Kubernetes protobuf (the answer's
+    /// Content-Type said so and its body began with the protobuf magic): what `--wire` asked
+    /// for was what was spoken.
+    pub protobuf_pages: u64,
     /// Requests retried so far (429, 5xx, timeouts).
     pub retries: u64,
 }
@@ -221,6 +225,7 @@ struct Counters {
     total: AtomicUsize,
     objects: AtomicU64,
     pages: AtomicU64,
+    protobuf_pages: AtomicU64,
 }
 
 impl Counters {
@@ -231,6 +236,7 @@ impl Counters {
             resources_total: self.total.load(Ordering::Relaxed),
             objects: self.objects.load(Ordering::Relaxed),
             pages: self.pages.load(Ordering::Relaxed),
+            protobuf_pages: self.protobuf_pages.load(Ordering::Relaxed),
             retries: self.stats.retries.load(Ordering::Relaxed),
         }
     }
@@ -248,8 +254,11 @@ struct ChannelSink<'a> {
 }
 
 impl PageSink for ChannelSink<'_> {
-    fn page(&self, _items: usize, added: usize) {
+    fn page(&self, _items: usize, added: usize, protobuf: bool) {
         self.counters.pages.fetch_add(1, Ordering::Relaxed);
+        if protobuf {
+            self.counters.protobuf_pages.fetch_add(1, Ordering::Relaxed);
+        }
         self.counters
             .objects
             .fetch_add(added as u64, Ordering::Relaxed);
@@ -408,6 +417,7 @@ async fn discover_and_list(
         total: AtomicUsize::new(0),
         objects: AtomicU64::new(0),
         pages: AtomicU64::new(0),
+        protobuf_pages: AtomicU64::new(0),
     });
     // One limit for document fetches and lists alike. The semaphore is fair: the documents,
     // all asked for first, go before any list.
@@ -795,6 +805,7 @@ mod tests {
             resources_total: 40,
             objects: 1200,
             pages: 5,
+            protobuf_pages: 5,
             retries: 0,
         };
         assert_eq!(

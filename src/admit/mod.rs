@@ -1,0 +1,54 @@
+//! `kubectl gc admit`: a validating admission webhook that says, when an ownerReference is
+//! written, what the garbage collector will make of it.
+//!
+//! The checks are the GC's own verdicts ([`crate::gc::classify`]) on the references a CREATE
+//! or UPDATE adds, judged on the graph `kubectl gc watch` keeps ([`crate::watch`]): one
+//! informer set, one classification. For each new reference, the object as the write would
+//! leave it is put beside the objects an owner lookup can reach (the owner by name, in its
+//! namespace and at cluster scope, and whatever holds the reference's UID) in a snapshot of
+//! their own ([`crate::watch::world::World::mini_with`]), and the emulated GC classifies it
+//! there exactly as it classifies references on the whole cluster. What the GC then does with
+//! the object (`attemptToDeleteItem`'s verdict) is what the message says.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`review`] | `AdmissionReview` v1 and v1beta1 in, the answer out |
+//! | [`decide`] | the fast paths that admit at once, and the checks on the graph |
+//! | [`metrics`] | requests, verdicts, latency, how long a request waited for the graph |
+//! | [`server`] | HTTPS: `/validate`, `/healthz`, `/metrics`; certificates reloaded |
+//! | [`config`] | the `ValidatingWebhookConfiguration` to apply |
+//!
+//! After `watch` in the pipeline: it reads the watch's engine and the GC, and renders nothing.
+
+pub mod config;
+pub mod decide;
+pub mod metrics;
+pub mod review;
+pub mod server;
+
+#[cfg(test)]
+mod tests;
+
+pub use decide::{Mode, Policy};
+
+/// At most this many characters of a name or other string from a request go into a message
+/// (the API server cuts warnings longer than 256 characters).
+const CLIP: usize = 63;
+
+/// `s` for a message: terminal-hostile characters escaped (kubectl prints warnings to a
+/// terminal as they come) and cut to [`CLIP`] characters.
+pub fn clip(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(CLIP + 4));
+    for (n, c) in s.chars().enumerate() {
+        if n == CLIP {
+            out.push('…');
+            break;
+        }
+        if crate::util::is_terminal_hostile(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,3 @@
+//! Unit tests across views.
+
+mod why_outcome;

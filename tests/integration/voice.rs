@@ -1,0 +1,147 @@
+//! One voice across commands (issue 56 item 7): one spelling of an object in human output,
+//! tables without a leading space, the `--assume-complete` hint in every human format, and
+//! file coverage said as "not proven complete" where the files hold objects of that kind.
+
+use crate::support::run::kubectl_gc;
+
+fn example(name: &str) -> String {
+    format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn history_and_relink_spell_objects_as_audit_does_without_a_leading_space() {
+    let (code, out, err) = kubectl_gc(&[
+        "history",
+        "--audit-log",
+        &example("audit-shop.log"),
+        "--snapshot",
+        &example("audit-shop-before.ndjson"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("TIME "), "{out}");
+    assert!(
+        out.contains("delete   ConfigMap/web-config -n shop ")
+            && out.contains("owner-deleted ConfigMap/owner -n shop (Background)"),
+        "{out}"
+    );
+    assert!(!out.contains("configmaps/"), "{out}");
+    let (code, out, err) = kubectl_gc(&[
+        "relink",
+        "-f",
+        &example("relink-backup.yaml"),
+        "--target",
+        &example("relink-restored.ndjson"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for line in out.lines() {
+        assert!(!line.starts_with(' '), "{line:?} in:\n{out}");
+    }
+    assert!(out.contains("ReplicaSet/web-7d9f8c6b5 -n shop"), "{out}");
+}
+
+#[test]
+fn why_of_a_gone_object_spells_it_as_every_command_does_not_as_typed() {
+    let (code, out, err) = kubectl_gc(&[
+        "why",
+        "cm/web-config",
+        "-n",
+        "shop",
+        "--audit-log",
+        &example("audit-shop.log"),
+        "-f",
+        &example("shop-kubectl-get.yaml"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("ConfigMap/web-config -n shop is gone: deleted at "),
+        "{out}"
+    );
+}
+
+#[test]
+fn file_coverage_says_not_proven_complete_where_the_files_hold_the_kind() {
+    // The files hold ReplicaSets in shop, but not the one web-settings names (W16).
+    let shop = example("shop-kubectl-get.yaml");
+    let (code, out, err) = kubectl_gc(&["why", "-f", &shop, "cm/web-settings", "-n", "shop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("replicasets.apps in namespace shop is not proven complete"),
+        "{out}"
+    );
+    assert!(!out.contains("was not collected"), "{out}");
+    let (_, out, _) = kubectl_gc(&["audit", "-f", &shop, "-o", "wide"]);
+    assert!(
+        out.contains("replicasets.apps in namespace shop is not proven complete"),
+        "{out}"
+    );
+    // Where the files hold none of the kind in that namespace, it was not collected.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.yaml");
+    std::fs::write(
+        &file,
+        r#"apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: rs, namespace: a, uid: 11111111-0000-4000-8000-000000000001}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm
+    namespace: b
+    uid: 11111111-0000-4000-8000-000000000002
+    ownerReferences:
+    - {apiVersion: apps/v1, kind: ReplicaSet, name: gone, uid: 11111111-0000-4000-8000-000000000003}
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = kubectl_gc(&["why", "-f", file.to_str().unwrap(), "cm/cm", "-n", "b"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("replicasets.apps in namespace b was not collected"),
+        "{out}"
+    );
+    assert!(!out.contains("not proven complete"), "{out}");
+}
+
+#[test]
+fn the_assume_complete_hint_reaches_every_human_format() {
+    let shop = example("shop-kubectl-get.yaml");
+    let hint = "--assume-complete if the input holds every object of those kinds";
+    for args in [
+        &["audit"][..],
+        &["check"],
+        &["check", "restart"],
+        &["audit", "-o", "html"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["-f", &shop]);
+        let (_, out, err) = kubectl_gc(&a);
+        assert!(out.contains(hint), "{args:?}: {out}{err}");
+        // Assumed complete: nothing left to hint at.
+        a.push("--assume-complete");
+        let (_, out, err) = kubectl_gc(&a);
+        assert!(!out.contains("--assume-complete"), "{args:?}: {out}{err}");
+    }
+    for args in [&["audit"][..], &["check", "restart"]] {
+        let mut a = args.to_vec();
+        a.extend(["-f", &shop, "-o", "markdown"]);
+        let (_, out, err) = kubectl_gc(&a);
+        assert!(
+            out.contains(
+                "Owners of kinds the input does not hold completely are unknown: \
+                 `--assume-complete` if the input holds every object of those kinds."
+            ),
+            "{args:?}: {out}{err}"
+        );
+    }
+    // A complete input (a snapshot) never gets it.
+    let (_, out, _) = kubectl_gc(&[
+        "check",
+        "restart",
+        "--snapshot",
+        &example("redis-operator-incident.json"),
+    ]);
+    assert!(!out.contains("--assume-complete"), "{out}");
+}
