@@ -85,6 +85,11 @@ pub struct OutcomeJson {
     /// states it can reach.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<StateWhy>,
+    /// The human table's "Left stuck" lists it: it is stuck and not deleted, and in a delete
+    /// preview the delete reached it (the objects that were stuck before it are no result of
+    /// it). Not in the JSON, whose outcomes stay complete.
+    #[serde(skip)]
+    pub left_stuck: bool,
 }
 
 /// Counts.
@@ -176,6 +181,7 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
     };
     let actions = plan.actions.iter().map(action_json).collect();
     let withheld = plan.withheld.iter().map(action_json).collect();
+    let preview = mode == "delete-preview";
     let outcomes = plan
         .outcomes
         .iter()
@@ -207,6 +213,9 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
                 .iter()
                 .map(|x| state_why(a, &x.state, &x.owner_refs, Some(x.order)))
                 .collect(),
+            left_stuck: o.why.is_some()
+                && o.state != EndState::Deleted
+                && (!preview || plan.reached[o.target.index()] || o.order_dependent()),
         })
         .collect();
     let mut counts = BTreeMap::new();
@@ -329,7 +338,7 @@ pub fn write_table_report_with(
     if opts.no_headers {
         return Ok(());
     }
-    let stuck: Vec<&OutcomeJson> = r.outcomes.iter().filter(|o| o.why.is_some()).collect();
+    let stuck: Vec<&OutcomeJson> = r.outcomes.iter().filter(|o| o.left_stuck).collect();
     if !stuck.is_empty() {
         writeln!(w)?;
         writeln!(w, "Left stuck:")?;
@@ -540,6 +549,191 @@ mod tests {
         assert!(text.contains("remove-finalizer"), "{text}");
         assert!(text.contains("ConfigMap/root"), "{text}");
         assert!(text.contains("1 withheld (GC021)"), "{text}");
+    }
+
+    use crate::catalog::KubeVersion;
+    use crate::gc::Policy;
+    use crate::gc::plan::UserDelete;
+    use crate::snapshot::{DiscoveryFailure, NamespaceStatus, Snapshot};
+
+    fn id_of(snap: &Snapshot, name: &str) -> crate::model::ObjId {
+        snap.store
+            .ids()
+            .find(|&id| snap.store.str(snap.store.object(id).name) == name)
+            .unwrap_or_else(|| panic!("no object {name}"))
+    }
+
+    fn table_of(gc: &GarbageCollector<'_>, plan: &Plan, r: &PlanReport) -> String {
+        let mut out = Vec::new();
+        write_table_report(&mut out, gc, plan, r, false, Styles::plain()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The rows of the "Left stuck" table, as `STATE OBJECT` (namespace left out).
+    fn left_stuck(text: &str) -> Vec<String> {
+        let Some((_, rest)) = text.split_once("Left stuck:\n") else {
+            return Vec::new();
+        };
+        rest.lines()
+            .skip(1)
+            .take_while(|l| !l.is_empty())
+            .map(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                format!("{} {}", cols[0], cols[2])
+            })
+            .collect()
+    }
+
+    /// A foreground delete of `api` (its Secret held by a finalizer nothing removes, its
+    /// ConfigMap deleted) beside what was stuck before: a ConfigMap held by a finalizer, a
+    /// Deployment whose foreground deletion waits for a held Pod, and a namespace being
+    /// deleted that discovery keeps (C15).
+    fn shop() -> Snapshot {
+        let mut c = crate::testkit::Cluster::new();
+        c.obj("apps/v1", "Deployment", "shop", "api", "u-api");
+        c.obj("v1", "Secret", "shop", "api-token", "u-token")
+            .owner("apps/v1", "Deployment", "api", "u-api")
+            .block(true)
+            .finalizers(&["example.com/vault-sync"]);
+        c.obj("v1", "ConfigMap", "shop", "api-config", "u-api-config")
+            .owner("apps/v1", "Deployment", "api", "u-api")
+            .block(true);
+        c.obj("v1", "ConfigMap", "shop", "locked", "u-locked")
+            .finalizers(&["example.com/protect"])
+            .deleting();
+        c.obj("apps/v1", "Deployment", "shop", "web", "u-web")
+            .finalizers(&["foregroundDeletion"])
+            .deleting();
+        c.obj("v1", "Pod", "shop", "web-0", "u-web-0")
+            .owner("apps/v1", "Deployment", "web", "u-web")
+            .block(true)
+            .finalizers(&["example.com/drain-protection"]);
+        c.obj("v1", "Namespace", "", "shop", "u-shop");
+        c.obj("v1", "Namespace", "", "doomed", "u-doomed")
+            .finalizers(&["kubernetes"])
+            .deleting();
+        let mut snap = c.build();
+        snap.discovery_failures.push(DiscoveryFailure {
+            group_version: "metrics.k8s.io/v1beta1".into(),
+            message: "the server is currently unable to handle the request".into(),
+        });
+        snap
+    }
+
+    #[test]
+    fn a_delete_preview_leaves_stuck_only_what_the_delete_reaches() {
+        let snap = shop();
+        let gc = GarbageCollector::new(&snap, KubeVersion::v1(28));
+        let plan = Plan::preview_delete(
+            &gc,
+            UserDelete {
+                target: id_of(&snap, "api"),
+                policy: Some(Policy::Foreground),
+            },
+        );
+        let r = report(&gc, &plan, "delete-preview");
+        let text = table_of(&gc, &plan, &r);
+        // The Deployment waits for its Secret, which waits for a finalizer nobody removes;
+        // the ConfigMap goes. What was stuck before the delete is no result of it.
+        assert_eq!(
+            left_stuck(&text),
+            ["terminating Deployment/api", "terminating Secret/api-token"],
+            "{text}"
+        );
+        assert!(
+            text.contains("1 object(s) deleted (1 ConfigMap in shop)"),
+            "{text}"
+        );
+        // The JSON keeps every outcome, the ones stuck before included.
+        let json = serde_json::to_value(&r).unwrap();
+        let states: Vec<String> = json["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| format!("{} {}", o["state"].as_str().unwrap(), o["target"]["name"]))
+            .collect();
+        for want in [
+            "terminating \"api\"",
+            "terminating \"api-token\"",
+            "deleted \"api-config\"",
+            "terminating \"locked\"",
+            "terminating \"web\"",
+            "terminating \"doomed\"",
+        ] {
+            assert!(states.iter().any(|s| s == want), "{want} in {states:?}");
+        }
+        assert!(json["outcomes"][0].get("leftStuck").is_none());
+
+        // Without --delete, the table lists what the steady state leaves stuck.
+        let steady = Plan::steady_state(&gc);
+        let r = report(&gc, &steady, "collect");
+        let rows = left_stuck(&table_of(&gc, &steady, &r));
+        for want in [
+            "terminating ConfigMap/locked",
+            "terminating Deployment/web",
+            "terminating Pod/web-0",
+            "terminating Namespace/doomed",
+        ] {
+            assert!(rows.iter().any(|s| s == want), "{want} in {rows:?}");
+        }
+    }
+
+    #[test]
+    fn a_namespace_delete_leaves_stuck_no_deleted_row() {
+        // W10: `collect --delete namespace/orph --cascade=orphan` while discovery fails: the
+        // namespace controller deletes the ConfigMap, and the namespace stays Terminating on
+        // its `kubernetes` token. The ConfigMap is deleted, not stuck.
+        let mut c = crate::testkit::Cluster::new();
+        c.obj("v1", "Namespace", "", "orph", "u-orph");
+        c.obj("v1", "ConfigMap", "orph", "settings", "u-settings");
+        let mut snap = c.build();
+        snap.details.namespaces.insert(
+            "orph".into(),
+            NamespaceStatus {
+                spec_finalizers: vec!["kubernetes".into()],
+                ..NamespaceStatus::default()
+            },
+        );
+        snap.discovery_failures.push(DiscoveryFailure {
+            group_version: "metrics.k8s.io/v1beta1".into(),
+            message: "the server is currently unable to handle the request".into(),
+        });
+        let gc = GarbageCollector::new(&snap, KubeVersion::v1(20));
+        for policy in [None, Some(Policy::Orphan), Some(Policy::Foreground)] {
+            let plan = Plan::preview_delete(
+                &gc,
+                UserDelete {
+                    target: id_of(&snap, "orph"),
+                    policy,
+                },
+            );
+            let r = report(&gc, &plan, "delete-preview");
+            let text = table_of(&gc, &plan, &r);
+            assert_eq!(
+                left_stuck(&text),
+                ["terminating Namespace/orph"],
+                "{policy:?}: {text}"
+            );
+            assert!(
+                text.contains("1 object(s) deleted (1 ConfigMap in orph)"),
+                "{policy:?}: {text}"
+            );
+            // The JSON still says who deleted the ConfigMap.
+            let cm = r
+                .outcomes
+                .iter()
+                .find(|o| o.target.name == "settings")
+                .expect("the ConfigMap's outcome");
+            assert_eq!(cm.state, "deleted");
+            assert!(
+                cm.why
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("namespace controller"),
+                "{:?}",
+                cm.why
+            );
+        }
     }
 
     #[test]

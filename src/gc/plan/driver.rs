@@ -2,45 +2,23 @@
 //! order ([`super::orders`]) and with every race's first chain held back, and the runs merged
 //! into a [`Plan`]: end states that differ are order-dependent [`Alternative`]s, and only the
 //! requests every order makes stay in the plan's actions. The report types it fills are in
-//! [`super`].
+//! [`super`]; `flips.rs` makes the re-runs that hold races back, `merge.rs` merges the runs.
+
+mod flips;
+mod merge;
 
 use super::orders::{Components, Orders, informer_choices};
-use super::{Action, Alternative, EndState, OpenOrder, Outcome, Plan, Reason, Verb};
+use super::{Alternative, OpenOrder, Plan};
 use crate::gc::GarbageCollector;
-use crate::gc::attempt_to_delete::Policy;
-use crate::gc::graph_builder::VisitCause;
 use crate::gc::simulation::{self, Delays, MayAct, Race, Run, Scope, Start, Unquiet};
-use crate::model::{ObjId, Store, Sym};
+use crate::model::ObjId;
+use flips::{FlipSets, Flipped, MAX_RACE_RUNS, RaceKey, flip, per_chain, race_key};
+use merge::{Signature, fate, plan_from, signature};
 use std::collections::{BTreeMap, HashSet};
 
 /// Where a steady-state plan gets the objects that are not quiet, when asked; `None` if it
 /// cannot tell after all.
 pub type UnquietSource<'a> = Box<dyn FnOnce() -> Option<Unquiet> + Send + 'a>;
-
-/// Re-runs per component and round of flips: its races one by one up to this many; beyond,
-/// up to two per chain held back for up to this many chains ([`per_chain`]); beyond that too,
-/// all at once.
-const MAX_RACE_RUNS: usize = 8;
-
-/// What an object ends as in one run.
-fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
-    let s = &run.state;
-    if !s.exists(id) {
-        (EndState::Deleted, vec![])
-    } else if s.being_deleted(id) {
-        (
-            EndState::Terminating {
-                finalizers: s.finalizers(store, id).to_vec(),
-            },
-            s.owner_refs(store, id).iter().map(|r| r.uid).collect(),
-        )
-    } else {
-        (
-            EndState::Kept,
-            s.owner_refs(store, id).iter().map(|r| r.uid).collect(),
-        )
-    }
-}
 
 /// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
 /// that can matter, and merges the outcomes.
@@ -309,7 +287,11 @@ pub(super) fn simulate(
             common.retain(|s| made.contains(s));
         }
     }
-    plan_from(gc, primary, alternatives, &certain)
+    let mut plan = plan_from(gc, primary, alternatives, &certain);
+    if let Start::UserDelete(u) = start {
+        plan.reached[u.target.index()] = true;
+    }
+    plan
 }
 
 /// The components of a steady state's primary run: those of every object the GC can act on
@@ -390,111 +372,6 @@ fn same_as_whole(
     assert_eq!(whole.by_namespace_controller, part.by_namespace_controller);
     assert_eq!(whole.namespace_holds, part.namespace_holds);
     assert_eq!(whole.truncated, part.truncated);
-}
-
-/// A race whatever the steps it takes to flip it.
-type RaceKey = (ObjId, (bool, u32), simulation::Hold);
-
-fn race_key(r: &Race) -> RaceKey {
-    (r.object, r.first, r.hold)
-}
-
-/// Per component: the sets of races to hold back together, one set per re-run.
-type FlipSets = BTreeMap<u32, Vec<Vec<Race>>>;
-
-/// A component's races grouped by the chain each holds back, when there are too many to flip
-/// one by one: each chain that got somewhere first gets there second in a re-run of its own,
-/// which holding every chain back at once cannot show. Two re-runs per chain: every race of
-/// the chain flipped (held back past its latest), and its closest race alone (the chain a step
-/// late, say: its DELETE lands just after another chain's read while its own reads still come
-/// before a third chain's writes). One set of all of them when even the chains are too many.
-fn per_chain(races: Vec<Race>) -> Vec<Vec<Race>> {
-    let mut chains: BTreeMap<(bool, u32), Vec<Race>> = BTreeMap::new();
-    for r in &races {
-        chains.entry(r.first).or_default().push(*r);
-    }
-    if chains.len() > MAX_RACE_RUNS {
-        return vec![races];
-    }
-    let mut out = Vec::new();
-    for set in chains.into_values() {
-        // The earliest: the chain's closest race alone (the smallest hold; of equal ones, one
-        // request held before the whole chain's start).
-        let earliest: Vec<Race> = set
-            .iter()
-            .min_by_key(|r| (r.by, r.hold == simulation::Hold::Start))
-            .copied()
-            .into_iter()
-            .collect();
-        let distinct = holding(&earliest) != holding(&set);
-        out.push(set);
-        if distinct {
-            out.push(earliest);
-        }
-    }
-    out
-}
-
-/// The delays that hold back every race of `races`.
-fn holding(races: &[Race]) -> Delays {
-    let mut d = Delays::default();
-    for r in races {
-        d.hold(r);
-    }
-    d
-}
-
-/// One re-run of [`flip`].
-struct Flipped {
-    run: Run,
-    scope: Scope,
-    /// Per component: the races it held back.
-    held: BTreeMap<u32, Vec<Race>>,
-}
-
-/// The re-runs that flip `sets`: round `r` holds back the `r`-th set of every component, and
-/// is scoped to those components.
-fn flip(
-    gc: &GarbageCollector<'_>,
-    comps: &Components,
-    target: Option<u32>,
-    sets: &FlipSets,
-    run: impl Fn(&Delays, &Scope) -> Run + Sync,
-) -> Vec<Flipped> {
-    let rounds = sets.values().map(Vec::len).max().unwrap_or(0);
-    let round = |round: usize| {
-        let mut delays = Delays::default();
-        let mut held = BTreeMap::new();
-        for (&comp, v) in sets {
-            if let Some(set) = v.get(round) {
-                for r in set {
-                    delays.hold(r);
-                }
-                held.insert(comp, set.clone());
-            }
-        }
-        let scope = comps.scope(gc, held.keys().copied().chain(target));
-        Flipped {
-            run: run(&delays, &scope),
-            scope,
-            held,
-        }
-    };
-    // The rounds are independent of one another: two threads take them.
-    let next = Shared::from(0);
-    let out = std::thread::scope(|threads| {
-        let beside = (rounds > 1)
-            .then(|| {
-                crate::util::spawn_scoped(threads, "flip-runs", || next.take_all(rounds, &round))
-            })
-            .and_then(Result::ok);
-        let mut out = next.take_all(rounds, &round);
-        if let Some(handle) = beside {
-            out.extend(crate::util::join(handle));
-        }
-        out
-    });
-    Shared::in_order(out).into_iter().map(|(_, f)| f).collect()
 }
 
 /// A counter that threads take numbers from, each number once: independent runs shared by
@@ -582,279 +459,6 @@ fn stranding_order(gc: &GarbageCollector<'_>) -> Option<simulation::Delivery> {
         delivery.unseeded.extend(stranded);
     }
     (!delivery.unseeded.is_empty()).then_some(delivery)
-}
-
-/// What a request does, whichever step it is sent at.
-type Signature = (Verb, Vec<Sym>, Option<Sym>, Option<Policy>);
-
-fn signature(a: &Action) -> Signature {
-    (a.verb, a.owner_refs.clone(), a.finalizer, a.policy)
-}
-
-fn plan_from(
-    gc: &GarbageCollector<'_>,
-    run: Run,
-    mut alternatives: BTreeMap<ObjId, Vec<Alternative>>,
-    certain: &BTreeMap<ObjId, Vec<Signature>>,
-) -> Plan {
-    let store = &gc.snap.store;
-    let sure = |a: &Action| {
-        certain
-            .get(&a.target)
-            .is_none_or(|c| c.contains(&signature(a)))
-    };
-    // A finalizer's removal follows what the GC did to the object's dependents first: the
-    // orphan patches of attemptToOrphan, the deletions a foreground deletion waits for. When
-    // one of those is left out as order-dependent, the removal is left out too; sent alone it
-    // would run ahead of the GC (and `--apply`'s re-verification refuses it: the dependent
-    // still references the owner). A foreground deletion waits only for dependents whose
-    // reference blocks it (processDeletingDependentsItem's blockingDependents, §3.5); a
-    // dependent that merely references the owner is no reason to hold the removal back.
-    let unsure_refs = || {
-        run.actions
-            .iter()
-            .filter(|a| !sure(a))
-            .flat_map(|a| store.owner_refs(a.target).iter())
-    };
-    let waiting_owners: HashSet<Sym> = unsure_refs().map(|r| r.uid).collect();
-    let blocked_owners: HashSet<Sym> = unsure_refs()
-        .filter(|r| r.blocks())
-        .map(|r| r.uid)
-        .collect();
-    // attemptToOrphan (§4) finishes in every order: its worker patches every dependent of the
-    // owner's node that still references the owner, then removes `orphan`. A dependent whose
-    // fate is order-dependent (its own attemptToDelete may delete it or strip the reference
-    // before the orphan patch lands, which then changes nothing) still gets that patch in
-    // every order where it still references the owner; so the patch stays in the plan, and
-    // the finalizer removal after it. Without it `--apply` left the owner terminating and
-    // the dependent referencing it, an end state no order produces. Of the orders, this is
-    // the one where the orphan worker gets there first: it deletes nothing, and the
-    // dependent's own fate is re-planned from there.
-    let mut orphan_patches: Vec<Action> = Vec::new();
-    let mut orphaned_owners: HashSet<Sym> = HashSet::new();
-    for done in run
-        .actions
-        .iter()
-        .filter(|a| a.reason == Reason::OrphanDone && sure(a))
-    {
-        let owner = done.target;
-        let uid = store.object(owner).uid;
-        let reason = Reason::Orphan { owner };
-        let wave = run
-            .actions
-            .iter()
-            .filter(|a| a.reason == reason)
-            .map(|a| a.wave)
-            .min()
-            .unwrap_or(done.wave);
-        let mut deps: Vec<ObjId> = gc
-            .graph
-            .dependents(gc.graph.node_of_object(owner))
-            .iter()
-            .filter_map(|&n| gc.graph.object(n))
-            .filter(|d| {
-                certain.contains_key(d) && store.owner_refs(*d).iter().any(|r| r.uid == uid)
-            })
-            .collect();
-        deps.sort();
-        deps.dedup();
-        for d in deps {
-            match run
-                .actions
-                .iter()
-                .find(|a| a.target == d && a.reason == reason)
-            {
-                Some(made) if !sure(made) => orphan_patches.push(made.clone()),
-                Some(_) => {}
-                None => orphan_patches.push(gc.orphan_patch(owner, d, wave)),
-            }
-        }
-        orphaned_owners.insert(uid);
-    }
-    // Requests every order makes that wait for an order-dependent one (a foreground
-    // deletion's finalizer removal after a dependent whose deletion is order-dependent):
-    // left out of the actions, and kept as withheld so that `--apply` says what is left.
-    let withheld_by_order = |a: &Action| {
-        let uid = store.object(a.target).uid;
-        a.verb == Verb::RemoveFinalizer
-            && match a.reason {
-                Reason::OrphanDone => {
-                    !orphaned_owners.contains(&uid) && waiting_owners.contains(&uid)
-                }
-                Reason::ForegroundDone => blocked_owners.contains(&uid),
-                _ => waiting_owners.contains(&uid),
-            }
-    };
-    let mut actions: Vec<Action> = run
-        .actions
-        .iter()
-        .filter(|a| (sure(a) && !withheld_by_order(a)) || orphan_patches.contains(a))
-        .cloned()
-        .collect();
-    // The patches the race-free order did not make go into their owner's orphan wave (at the
-    // latest its finalizer removal's: patches run first within a wave); the sort is stable.
-    actions.extend(
-        orphan_patches
-            .into_iter()
-            .filter(|p| !run.actions.contains(p)),
-    );
-    actions.sort_by_key(|a| a.wave);
-    let withheld: Vec<Action> = run
-        .actions
-        .iter()
-        .filter(|a| sure(a) && withheld_by_order(a))
-        .cloned()
-        .collect();
-    let visits: BTreeMap<ObjId, VisitCause> = run
-        .visits
-        .iter()
-        .filter(|(_, c)| {
-            !matches!(
-                c,
-                VisitCause::OwnerRemoved { .. }
-                    | VisitCause::DependentChanged
-                    | VisitCause::Retry
-                    | VisitCause::VirtualOwner
-                    | VisitCause::BlockingDependent { .. }
-            )
-        })
-        .map(|(o, c)| (*o, *c))
-        .collect();
-    let mut outcomes = Vec::new();
-    // The objects that are stuck or have alternatives, as a mask: most objects are neither,
-    // and one lookup in a map per object was most of this loop on the 1M-object bench.
-    let mut listed = vec![false; store.len()];
-    for id in run.stuck.keys().chain(alternatives.keys()) {
-        listed[id.index()] = true;
-    }
-    for id in store.ids() {
-        let touched = run.touched[id.index()];
-        let terminating = run.state.exists(id) && run.state.being_deleted(id);
-        if !touched && !terminating && !listed[id.index()] {
-            continue;
-        }
-        let stuck = run.stuck.get(&id);
-        let alts = alternatives.remove(&id).unwrap_or_default();
-        if !touched && !terminating && stuck.is_none() && alts.is_empty() {
-            continue;
-        }
-        // Untouched objects are reported only when stuck on something the GC would otherwise
-        // act on (never collected, unknown), or when their fate is open.
-        if !touched && !terminating && alts.is_empty() {
-            let refs = run.state.owner_refs(store, id);
-            if refs.is_empty() {
-                continue;
-            }
-            let classes = gc.classify_references(&run.state, id);
-            if classes
-                .iter()
-                .all(|c| matches!(c, crate::gc::RefClass::Solid { .. }))
-            {
-                continue;
-            }
-        }
-        let (state, mut owner_refs) = fate(&run, store, id);
-        if state == EndState::Deleted {
-            owner_refs.clear();
-        }
-        let why = match &state {
-            EndState::Terminating { .. } => Some(why_terminating(gc, &run, id)),
-            EndState::Deleted if run.by_namespace_controller.contains(&id) => Some(
-                "deleted by the namespace controller (its namespace is being deleted)".to_owned(),
-            ),
-            EndState::Deleted => None,
-            EndState::Kept => stuck.cloned(),
-        };
-        outcomes.push(Outcome {
-            target: id,
-            state,
-            owner_refs,
-            why,
-            alternatives: alts,
-        });
-    }
-    Plan {
-        waves: actions.last().map_or(0, |a| a.wave),
-        actions,
-        withheld,
-        outcomes,
-        end: run.state,
-        truncated: run.truncated,
-        visits,
-        evaluated: run.evaluated,
-    }
-}
-
-fn why_terminating(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> String {
-    let store = &gc.snap.store;
-    let state = &run.state;
-    let fg = state.foreground_sym();
-    let orphan = state.orphan_sym();
-    let fins = state.finalizers(store, id);
-    let mut parts = Vec::new();
-    if fins.contains(&fg) {
-        let blocking = gc.blocking_dependents(state, id);
-        let mut names: Vec<String> = blocking.iter().map(|&d| gc.snap.describe(d)).collect();
-        names.dedup();
-        if names.is_empty() {
-            parts.push(
-                "foregroundDeletion: the GC removes it once it processes the object".to_owned(),
-            );
-        } else {
-            parts.push(format!(
-                "foregroundDeletion: blocked by dependents with blockOwnerDeletion=true: {}",
-                names.join(", ")
-            ));
-        }
-    }
-    if fins.contains(&orphan) {
-        parts.push("orphan: the GC removes it after orphaning the dependents".to_owned());
-    }
-    let others: Vec<&str> = fins
-        .iter()
-        .filter(|f| **f != fg && **f != orphan)
-        .map(|f| store.str(*f))
-        .collect();
-    if !others.is_empty() {
-        parts.push(format!(
-            "held by finalizer(s) the GC does not manage: {}",
-            others.join(", ")
-        ));
-    }
-    if gc.snap.resource_of(store.object(id)).plural == "namespaces"
-        && gc.snap.resource_of(store.object(id)).group.is_empty()
-    {
-        parts.push(why_namespace_stays(gc, run, id));
-    }
-    parts.join("; ")
-}
-
-/// Why a namespace the run leaves terminating stays (§10): what holds it for good, else the
-/// content it waits for, else that what holds it is not in the input.
-fn why_namespace_stays(gc: &GarbageCollector<'_>, run: &Run, id: ObjId) -> String {
-    let store = &gc.snap.store;
-    let name = store.object(id).name;
-    let holds = match run.namespace_holds.get(&id) {
-        Some(h) => h.clone(),
-        None => simulation::removal_holds(gc.snap, store.str(name)),
-    };
-    if !holds.is_empty() {
-        return format!("a namespace the namespace controller cannot finish: {holds}");
-    }
-    let left = store
-        .ids()
-        .filter(|&o| store.object(o).namespace == name && run.state.exists(o))
-        .count();
-    if left > 0 {
-        format!(
-            "a namespace: the namespace controller removes it once the {left} object(s) left \
-             in it are gone"
-        )
-    } else {
-        "a namespace with nothing left in it: what holds it is not in the input (see \
-         `kubectl gc why namespace/NAME`)"
-            .to_owned()
-    }
 }
 
 #[cfg(test)]

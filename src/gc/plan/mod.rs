@@ -13,7 +13,8 @@
 //!
 //! **Files.** This one holds the report types ([`Plan`], [`Action`], [`Outcome`]) and the
 //! entry points; `orders.rs` enumerates the open informer orders and the graph's components;
-//! `driver.rs` runs the simulation in each order and merges the runs.
+//! `driver.rs` runs the simulation in each order (`driver/flips.rs`: the re-runs that hold a
+//! race's first chain back) and merges the runs (`driver/merge.rs`).
 
 mod driver;
 mod orders;
@@ -231,6 +232,11 @@ pub struct Plan {
     pub visits: BTreeMap<ObjId, VisitCause>,
     /// Per object: an attemptToDelete worker evaluated it (in the order the plan follows).
     pub evaluated: Vec<bool>,
+    /// Per object: the start reached it, in the order the plan follows: the user's delete
+    /// names it, a write changed it (the user's, the GC's or the namespace controller's), or
+    /// an attemptToDelete worker evaluated it. In a delete preview, what the delete affects;
+    /// an object it leaves false was already as it ends before the delete.
+    pub reached: Vec<bool>,
 }
 
 /// A delete the user asks to preview (`collect --delete`).
