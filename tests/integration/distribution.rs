@@ -647,7 +647,10 @@ fn usage_errors_exit_2_with_a_hint() {
     assert_eq!(o.status.code(), Some(2));
     // clap names every close subcommand (`admit` is one edit further from `audti`).
     let e = stderr(&o);
-    assert!(e.contains("similar subcommand") && e.contains("'audit'"), "{e}");
+    assert!(
+        e.contains("similar subcommand") && e.contains("'audit'"),
+        "{e}"
+    );
 
     let o = run(BIN, &["audit", "--fail-on", "sometimes"], None, None);
     assert_eq!(o.status.code(), Some(2));
