@@ -21,7 +21,6 @@ use kubectl_gc::source::live::{
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -1066,30 +1065,18 @@ fn connect_defaults_and_overrides(ctx: &Ctx) {
     );
 }
 
-/// Sets an environment variable for the duration of `f` (the cases run one at a time and the
-/// runtime's workers do not read the environment).
-fn with_env<T>(vars: &[(&str, Option<&std::ffi::OsStr>)], f: impl FnOnce() -> T) -> T {
-    let saved: Vec<_> = vars
-        .iter()
-        .map(|(k, _)| (*k, std::env::var_os(k)))
-        .collect();
-    #[allow(unsafe_code)]
-    // SAFETY: the live cases run one at a time, and no other thread of the test reads or
-    // writes the environment while a case runs (the runtime's workers never do).
-    let set = |k: &str, v: Option<&std::ffi::OsStr>| unsafe {
-        match v {
-            Some(v) => std::env::set_var(k, v),
-            None => std::env::remove_var(k),
-        }
-    };
+/// `kubectl-gc ARGS` with `vars` set (`None`: removed) in the child's environment only: the
+/// test's own environment is never changed, so nothing here needs `unsafe`.
+fn kgc_with_env(args: &[&str], vars: &[(&str, Option<&std::ffi::OsStr>)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-gc"));
+    cmd.args(args).env("NO_COLOR", "1");
     for (k, v) in vars {
-        set(k, *v);
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
     }
-    let out = std::panic::catch_unwind(AssertUnwindSafe(f));
-    for (k, v) in &saved {
-        set(k, v.as_deref());
-    }
-    out.unwrap_or_else(|p| std::panic::resume_unwind(p))
+    cmd.output().expect("run kubectl-gc")
 }
 
 fn kubeconfig_env_list_like_kubectl(ctx: &Ctx) {
@@ -1104,21 +1091,31 @@ fn kubeconfig_env_list_like_kubectl(ctx: &Ctx) {
         ctx.env.kubeconfig.clone(),
     ])
     .unwrap();
-    let conn = with_env(&[("KUBECONFIG", Some(list.as_os_str()))], || {
-        ctx.rt
-            .block_on(live::connect(&ConnectOptions::default()))
-            .expect("connect through KUBECONFIG")
-    });
+    // The snapshot records the context it connected through.
+    let file = ctx.env.dir.join("kubeconfig-list.ndjson");
+    let out = kgc_with_env(
+        &["snapshot", "-n", "default", "-o", file.to_str().unwrap()],
+        &[("KUBECONFIG", Some(list.as_os_str()))],
+    );
     assert_eq!(
-        conn.context.as_deref(),
-        Some("viewer"),
+        out.status.code(),
+        Some(0),
+        "connect through KUBECONFIG: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let header: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap_or_default()).expect("snapshot header");
+    assert_eq!(
+        header["provenance"]["context"], "viewer",
         "current-context of the first file"
     );
 
     // Nothing at all: KUBECONFIG lists only missing files and there is no ~/.kube/config.
     let empty_home = ctx.env.dir.join("empty-home");
     std::fs::create_dir_all(&empty_home).unwrap();
-    let err = with_env(
+    let out = kgc_with_env(
+        &["audit", "-n", "default"],
         &[
             (
                 "KUBECONFIG",
@@ -1127,10 +1124,19 @@ fn kubeconfig_env_list_like_kubectl(ctx: &Ctx) {
             ("HOME", Some(empty_home.as_os_str())),
             ("KUBERNETES_SERVICE_HOST", None),
         ],
-        || ctx.rt.block_on(live::connect(&ConnectOptions::default())),
-    )
-    .expect_err("no kubeconfig");
-    assert_cluster_error(&err, "no kubeconfig");
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    println!("  {}", err.trim_end());
+    assert_eq!(out.status.code(), Some(4), "no kubeconfig: {err}");
+    let mut lines = err.lines();
+    let msg = lines.next().unwrap_or_default();
+    assert!(msg.contains("no kubeconfig"), "one line of cause: {err}");
+    assert!(
+        lines
+            .next()
+            .is_some_and(|h| h.starts_with("hint: ") && h.len() > 6),
+        "a hint: {err}"
+    );
 }
 
 fn assert_cluster_error(err: &Error, needle: &str) {
