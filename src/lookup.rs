@@ -5,7 +5,7 @@
 use crate::catalog::short_names;
 use crate::error::{Error, Result};
 use crate::model::{ObjId, ResourceId};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{ListOutcome, Snapshot};
 
 /// What a `--kind` word (or the KIND of `KIND/NAME`) names in a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +95,112 @@ pub fn kinds_in(snap: &Snapshot) -> Vec<String> {
     kinds
 }
 
+/// An object the input does not hold, where the input does not prove it absent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unproven {
+    /// API group of its kind.
+    pub group: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its namespace (`""` for a cluster-scoped kind).
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Why the input cannot tell: the kind's list was forbidden or failed, or a file does not
+    /// prove it holds every object of the kind there.
+    pub reason: String,
+}
+
+/// For `KIND/NAME` that the input does not hold: why the input does not prove it absent, or
+/// `None` when it does (its kind was listed completely where the object would be, or the
+/// kind is not one the input could hold). Unknown is never absent: every command that names
+/// an object asks this before calling it missing.
+pub fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<Unproven> {
+    let (kind, name) = target.split_once('/')?;
+    let files = snap.provenance.source == crate::snapshot::SourceKind::Files;
+    let object = |group: &str, kind: &str, namespaced: bool, reason: String| Unproven {
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        namespace: if namespaced {
+            namespace.unwrap_or_default().to_owned()
+        } else {
+            String::new()
+        },
+        name: name.to_owned(),
+        reason,
+    };
+    match resolve_kind(snap, kind) {
+        KindMatch::Found(rows) => rows.iter().find_map(|&row| {
+            let r = &snap.resources[row.index()];
+            let ns = if r.namespaced {
+                namespace.unwrap_or_default()
+            } else {
+                ""
+            };
+            let covered = match namespace {
+                Some(_) => r.list.covers(ns),
+                None => r.list == ListOutcome::Complete,
+            };
+            if covered {
+                return None;
+            }
+            let resource = r.plural_group();
+            let place = match (namespace, r.namespaced) {
+                (Some(ns), true) => format!(" in namespace {ns}"),
+                (None, true) => " in every namespace".to_owned(),
+                _ => String::new(),
+            };
+            let reason = match &r.list {
+                ListOutcome::Forbidden { message } => {
+                    format!("listing {resource}{place} was forbidden ({message})")
+                }
+                ListOutcome::Failed { message } => {
+                    format!("listing {resource}{place} failed ({message})")
+                }
+                ListOutcome::Ignored { .. } => {
+                    format!("{resource} are not read: the GC does not watch them")
+                }
+                _ if files => format!(
+                    "the input does not prove it holds every one of {resource}{place} (a file \
+                     holds what was exported, not necessarily all; --assume-complete says it does)"
+                ),
+                _ => format!("{resource}{place} were not listed"),
+            };
+            Some(object(&r.group, &r.kind, r.namespaced, reason))
+        }),
+        KindMatch::NotInInput(k) if files => {
+            let b = crate::catalog::builtin::all()
+                .iter()
+                .find(|b| b.kind == k)?;
+            Some(object(
+                b.group,
+                b.kind,
+                b.namespaced,
+                format!(
+                    "the input holds no {k} objects, which does not prove there are none \
+                     (--assume-complete says the input holds everything)"
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Not found, said as what it is when the input does not prove the object absent: not in
+/// the input, and why the input cannot tell.
+fn unproven_error(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<Error> {
+    let u = unproven(snap, target, namespace)?;
+    Some(Error::NotFound {
+        message: format!(
+            "{target} is not in the input, which does not prove it absent: {}",
+            u.reason
+        ),
+        hint: Some(
+            "read it with a context that can list it, or pass an input that holds it".to_owned(),
+        ),
+    })
+}
+
 /// Resolves `KIND/NAME` (kind, plural, short name or `kind.group`; case-insensitive) to an
 /// object in `namespace`, or in any namespace when `namespace` is `None` (`-A`).
 pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Result<ObjId> {
@@ -109,10 +215,12 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
         // The kind exists but the input holds none of it: the object named is not there
         // either, which is "not found" (exit 8) as for a name no object has.
         KindMatch::NotInInput(k) => {
-            return Err(Error::NotFound {
-                message: format!("{target}: the input holds no {k} objects"),
-                hint: Some("check -f/--snapshot, or the cluster's resources".to_owned()),
-            });
+            return Err(unproven_error(snap, target, namespace).unwrap_or_else(|| {
+                Error::NotFound {
+                    message: format!("{target}: the input holds no {k} objects"),
+                    hint: Some("check -f/--snapshot, or the cluster's resources".to_owned()),
+                }
+            }));
         }
         KindMatch::Unknown => {
             return Err(Error::usage(
@@ -134,25 +242,27 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
     }
     match found.as_slice() {
         [one] => Ok(*one),
-        [] => Err(Error::NotFound {
-            message: match namespace {
-                Some(ns) => format!("{target} not found in namespace {ns:?}"),
-                None => format!("{target} not found in any namespace"),
-            },
-            hint: Some({
-                let near = nearest(snap, &rows, name, 5);
-                let look = if namespace.is_some() {
-                    "check the name and -n (-A looks in every namespace)"
-                } else {
-                    "check the name"
-                };
-                if near.is_empty() {
-                    format!("{look}; the input holds no object of that kind")
-                } else {
-                    format!("{look}; nearest: {}", near.join(", "))
-                }
+        [] => Err(
+            unproven_error(snap, target, namespace).unwrap_or_else(|| Error::NotFound {
+                message: match namespace {
+                    Some(ns) => format!("{target} not found in namespace {ns:?}"),
+                    None => format!("{target} not found in any namespace"),
+                },
+                hint: Some({
+                    let near = nearest(snap, &rows, name, 5);
+                    let look = if namespace.is_some() {
+                        "check the name and -n (-A looks in every namespace)"
+                    } else {
+                        "check the name"
+                    };
+                    if near.is_empty() {
+                        format!("{look}; the input holds no object of that kind")
+                    } else {
+                        format!("{look}; nearest: {}", near.join(", "))
+                    }
+                }),
             }),
-        }),
+        ),
         many => {
             let mut places: Vec<String> = many
                 .iter()
@@ -259,6 +369,14 @@ pub fn join_some(items: &[String], max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nearest_names_by_edit_distance() {
+        assert_eq!(distance("doomed", "doomed"), 0);
+        assert_eq!(distance("doomed", "domed"), 1);
+        assert_eq!(distance("web", "api"), 3);
+        assert_eq!(distance("", "abc"), 3);
+    }
     use crate::testkit::Cluster;
 
     #[test]

@@ -66,7 +66,7 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                 }
             }
             // Absent only where the input proves it.
-            let Some((object, mut reason)) = unproven(snap, &target, namespace) else {
+            let Some(u) = lookup::unproven(snap, &target, namespace) else {
                 return Err(match (e, events) {
                     (Error::NotFound { message, hint }, Some(n)) => Error::NotFound {
                         message,
@@ -79,11 +79,19 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     (e, _) => e,
                 });
             };
+            let mut reason = u.reason;
             if let Some(n) = events {
                 reason.push_str(&format!(
                     "; the audit log ({n} event(s)) has no deletion of it"
                 ));
             }
+            let object = ObjectRef {
+                group: u.group,
+                kind: u.kind,
+                namespace: u.namespace,
+                name: u.name,
+                uid: String::new(),
+            };
             write(g, args, &unread(object, reason), &mut sink)?;
             sink.commit()?;
             return Ok(exit::OK);
@@ -110,82 +118,6 @@ fn write(g: &GlobalArgs, args: &WhyArgs, answer: &Why, sink: &mut Sink) -> Resul
         WhyFormat::Yaml => render::write_yaml(w, &render::why::document(answer))?,
     }
     Ok(())
-}
-
-/// For `KIND/NAME` that the input does not hold: the object as it would be named and why the
-/// input does not prove it absent, or `None` when it does (its kind was listed completely
-/// where the object would be, or the kind is not one the input could hold).
-fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<(ObjectRef, String)> {
-    let (kind, name) = target.split_once('/')?;
-    let files = snap.provenance.source == crate::snapshot::SourceKind::Files;
-    let object = |group: &str, kind: &str, namespaced: bool| ObjectRef {
-        group: group.to_owned(),
-        kind: kind.to_owned(),
-        namespace: if namespaced {
-            namespace.unwrap_or_default().to_owned()
-        } else {
-            String::new()
-        },
-        name: name.to_owned(),
-        uid: String::new(),
-    };
-    match lookup::resolve_kind(snap, kind) {
-        KindMatch::Found(rows) => rows.iter().find_map(|&row| {
-            let r = &snap.resources[row.index()];
-            let ns = if r.namespaced {
-                namespace.unwrap_or_default()
-            } else {
-                ""
-            };
-            let covered = match namespace {
-                Some(_) => r.list.covers(ns),
-                None => r.list == crate::snapshot::ListOutcome::Complete,
-            };
-            if covered {
-                return None;
-            }
-            let resource = if r.group.is_empty() {
-                r.plural.clone()
-            } else {
-                format!("{}.{}", r.plural, r.group)
-            };
-            let place = match (namespace, r.namespaced) {
-                (Some(ns), true) => format!(" in namespace {ns}"),
-                (None, true) => " in every namespace".to_owned(),
-                _ => String::new(),
-            };
-            let reason = match &r.list {
-                crate::snapshot::ListOutcome::Forbidden { message } => {
-                    format!("listing {resource}{place} was forbidden ({message})")
-                }
-                crate::snapshot::ListOutcome::Failed { message } => {
-                    format!("listing {resource}{place} failed ({message})")
-                }
-                crate::snapshot::ListOutcome::Ignored { .. } => {
-                    format!("{resource} are not read: the GC does not watch them")
-                }
-                _ if files => format!(
-                    "the input does not prove it holds every one of {resource}{place} (a file \
-                     holds what was exported, not necessarily all; --assume-complete says it does)"
-                ),
-                _ => format!("{resource}{place} were not listed"),
-            };
-            Some((object(&r.group, &r.kind, r.namespaced), reason))
-        }),
-        KindMatch::NotInInput(k) if files => {
-            let b = crate::catalog::builtin::all()
-                .iter()
-                .find(|b| b.kind == k)?;
-            Some((
-                object(b.group, b.kind, b.namespaced),
-                format!(
-                    "the input holds no {k} objects, which does not prove there are none \
-                     (--assume-complete says the input holds everything)"
-                ),
-            ))
-        }
-        _ => None,
-    }
 }
 
 /// What the audit logs said of an object that is not in the input.
@@ -286,33 +218,13 @@ fn find(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Result<ObjId>
             let KindMatch::Found(rows) = lookup::resolve_kind(snap, kind) else {
                 return Err(e);
             };
-            let store = &snap.store;
-            let mut candidates: Vec<(usize, String)> = store
-                .ids()
-                .filter(|&id| rows.contains(&store.object(id).resource))
-                .map(|id| {
-                    let o = store.object(id);
-                    let n = store.str(o.name);
-                    let ns = store.str(o.namespace);
-                    let at = if ns.is_empty() {
-                        n.to_owned()
-                    } else {
-                        format!("{n} -n {ns}")
-                    };
-                    (distance(n, name), at)
-                })
-                .collect();
-            if candidates.len() > 1
-                && matches!(e, Error::Usage { ref message, .. } if message.contains("ambiguous"))
-            {
+            // An ambiguous name (several objects match) is a usage error as it stands.
+            if matches!(e, Error::Usage { ref message, .. } if message.contains("ambiguous")) {
                 return Err(e);
             }
-            candidates.sort();
-            candidates.dedup();
-            let nearest: Vec<String> = candidates
-                .into_iter()
-                .take(5)
-                .map(|(_, at)| render::text::sanitized(&at))
+            let nearest: Vec<String> = lookup::nearest(snap, &rows, name, 5)
+                .iter()
+                .map(|at| render::text::sanitized(at))
                 .collect();
             let mut hint = if nearest.is_empty() {
                 "the input holds no object of that kind".to_owned()
@@ -354,22 +266,6 @@ fn referrers(snap: &Snapshot, rows: &[crate::model::ResourceId], name: &str) -> 
         .take(3)
         .map(|id| render::text::sanitized(&snap.describe(id)))
         .collect()
-}
-
-/// Levenshtein distance over characters (names are short: O(n·m) is fine).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// What a live read of the object adds: who set each finalizer, its status conditions. A
@@ -497,14 +393,6 @@ mod tests {
         assert!(target(&w(&["pvc"])).is_err());
         assert!(target(&w(&["pvc/a", "b"])).is_err());
         assert!(target(&w(&["/a"])).is_err());
-    }
-
-    #[test]
-    fn nearest_names_by_edit_distance() {
-        assert_eq!(distance("doomed", "doomed"), 0);
-        assert_eq!(distance("doomed", "domed"), 1);
-        assert_eq!(distance("web", "api"), 3);
-        assert_eq!(distance("", "abc"), 3);
     }
 
     #[test]

@@ -45,11 +45,7 @@ impl Remedy {
 pub fn kubectl_target(snap: &Snapshot, id: ObjId) -> String {
     let o = snap.store.object(id);
     let r = snap.resource_of(o);
-    let res = if r.group.is_empty() {
-        r.plural.clone()
-    } else {
-        format!("{}.{}", r.plural, r.group)
-    };
+    let res = r.plural_group();
     let ns = snap.store.str(o.namespace);
     let name = snap.store.str(o.name);
     let target = shell_word(&format!("{res}/{name}"));

@@ -151,6 +151,15 @@ impl Resource {
         }
     }
 
+    /// `plural.group`, or `plural` for the core group: how kubectl names the resource.
+    pub fn plural_group(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
     /// True for the rows whose objects the GC watches (and we list).
     pub fn monitored(&self) -> bool {
         !matches!(self.list, ListOutcome::Ignored { .. })

@@ -159,11 +159,7 @@ impl Drop for Loop<'_> {
 }
 
 fn label(r: &Resource) -> String {
-    if r.group.is_empty() {
-        r.plural.clone()
-    } else {
-        format!("{}.{}", r.plural, r.group)
-    }
+    r.plural_group()
 }
 
 /// Emits transitions; `Ok(false)` when the sink asked to stop.

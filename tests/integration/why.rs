@@ -211,6 +211,18 @@ fn an_object_the_input_cannot_rule_out_is_unknown_not_absent() {
             d["verdict"]
         );
     }
+    // The other commands that name an object say the same of it: not in the input, and not
+    // proven absent (still exit 8: the object named is not in the input).
+    for cmd in ["graph", "collect"] {
+        let mut args = vec![cmd, "-f", &shop];
+        if cmd == "collect" {
+            args.push("--delete");
+        }
+        args.extend(["rs/web-0000000000", "-n", "shop"]);
+        let (code, _, err) = kubectl_gc(&args);
+        assert_eq!(code, 8, "{args:?}: {err}");
+        assert!(err.contains("does not prove it absent"), "{args:?}: {err}");
+    }
     // With --assume-complete the input proves it absent: exit 8.
     let (code, _, err) = kubectl_gc(&[
         "why",
