@@ -90,6 +90,23 @@ pub struct ObjectOutcome {
     pub at_restart: Option<StateWhy>,
 }
 
+impl ObjectOutcome {
+    /// An outcome nothing is known of (the object could not be read).
+    pub fn unknown() -> ObjectOutcome {
+        ObjectOutcome {
+            state: "unknown",
+            when: "unknown",
+            after: None,
+            wave: None,
+            by: None,
+            propagation_policy: None,
+            finalizers: Vec::new(),
+            alternatives: Vec::new(),
+            at_restart: None,
+        }
+    }
+}
+
 fn state_label(s: &EndState) -> &'static str {
     match s {
         EndState::Deleted => "deleted",
@@ -223,9 +240,7 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
             Verdict::Unknown { .. }
         )
     {
-        out.state = "unknown";
-        out.when = "unknown";
-        return out;
+        return ObjectOutcome::unknown();
     }
     if state == EndState::Kept {
         let (at_restart, restart_refs, restart_alts) = end_state(gc, restart, id);

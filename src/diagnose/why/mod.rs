@@ -390,17 +390,7 @@ pub fn unread(object: ObjectRef, reason: String) -> Why {
         verdict: format!(
             "Whether {who} exists, and so what the GC does with it, is unknown: {reason}."
         ),
-        outcome: ObjectOutcome {
-            state: "unknown",
-            when: "unknown",
-            after: None,
-            wave: None,
-            by: None,
-            propagation_policy: None,
-            finalizers: Vec::new(),
-            alternatives: Vec::new(),
-            at_restart: None,
-        },
+        outcome: ObjectOutcome::unknown(),
         object,
         state: "unknown",
         deletion_timestamp: None,
