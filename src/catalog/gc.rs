@@ -26,3 +26,23 @@ pub fn gc_monitors_objects_of(group: &str, plural: &str, gc: KubeVersion) -> boo
     !gc_ignored_by(group, plural, gc)
         || (plural == "events" && group.is_empty() && !gc.has(Change::EventsK8sIoIgnored))
 }
+
+/// For resources whose monitoring by GC release `gc` is not known (the boundary of row A10 is
+/// unverified, and `gc` lies inside its window): why not, as a sentence for reports. Such
+/// objects stay out of the graph (the table's date is the model's guess), and the verdicts on
+/// their broken ownerReferences are unknown rather than "kept".
+pub fn gc_monitoring_unsettled(group: &str, plural: &str, gc: KubeVersion) -> Option<String> {
+    let events = plural == "events" && (group.is_empty() || group == "events.k8s.io");
+    (events && gc.unsettled(Change::EventsK8sIoIgnored)).then(|| {
+        let row = Change::EventsK8sIoIgnored.row();
+        let until = row
+            .seen_in
+            .map_or_else(|| "a later release".to_owned(), |v| format!("v{v}"));
+        format!(
+            "it is not known whether the GC of v{gc} watches Events: kubernetes#{} made it \
+             ignore events.k8s.io Events in a release from v{} to {until} that kubectl-gc has \
+             not verified",
+            row.pr, row.first,
+        )
+    })
+}

@@ -143,6 +143,30 @@ fn a10_events_k8s_io_ignored_from_1_25_0_pr_110888_unverified() {
     );
 }
 
+/// A10's window: a v1.28 source tree read with the change (kevinhehc/k8s-1.28,
+/// pkg/controller/garbagecollector/graph_builder.go at d253fe4e) bounds it above; v1.24.x
+/// cannot have it (the PR opened on 2022-06-30, after the v1.24 branch, and no cherry-pick
+/// was found). In between, verdicts that depend on it are unknown.
+#[test]
+fn a10_unsettled_from_1_25_0_until_1_28_0_seen_in_a_1_28_source_tree() {
+    let c = Change::EventsK8sIoIgnored;
+    assert!(!r(24, 99).unsettled(c));
+    assert!(r(25, 0).unsettled(c));
+    assert!(r(27, 99).unsettled(c));
+    assert!(!r(28, 0).unsettled(c));
+    assert!(r(28, 0).has(c));
+}
+
+/// Only unverified rows leave releases unsettled.
+#[test]
+fn verified_rows_are_settled_at_every_release() {
+    for row in CHANGES.iter().filter(|r| r.evidence == Evidence::Verified) {
+        for minor in 13..=36 {
+            assert!(!r(minor, 0).unsettled(row.change), "{} at 1.{minor}", row.row);
+        }
+    }
+}
+
 /// A11, kubernetes#112692 ("Drop DOT dependency", merged 2022-09-23 after v1.25.0, release note
 /// NONE): v1.26.0 is inferred from the merge date.
 #[test]

@@ -184,6 +184,17 @@ impl KubeVersion {
                 .any(|b| b.release.minor == self.minor && self >= b.release)
     }
 
+    /// True when it is not known whether GC release `self` has change `c`: the change's
+    /// boundary is unverified and `self` lies between the release it is dated to and the
+    /// first release whose source was read with it. Verdicts that depend on the change are
+    /// unknown at such a release, never guessed from the table.
+    pub fn unsettled(self, c: Change) -> bool {
+        let row = c.row();
+        row.evidence == Evidence::Unverified
+            && self >= row.first
+            && row.seen_in.is_none_or(|seen| self < seen)
+    }
+
     /// The patch number, 0 when unknown.
     fn patch_or_zero(self) -> u32 {
         self.patch.unwrap_or(0)
@@ -308,6 +319,10 @@ pub struct ChangeRow {
     pub backports: &'static [Backport],
     /// How the boundary is known.
     pub evidence: Evidence,
+    /// For an unverified boundary: the earliest release whose source was read and holds the
+    /// change. Releases from `first` up to it may or may not have it, so a verdict that
+    /// depends on the change is unknown there ([`KubeVersion::unsettled`]).
+    pub seen_in: Option<KubeVersion>,
     /// One line: what changes.
     pub summary: &'static str,
 }
@@ -323,6 +338,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(15, 0),
         backports: &[],
         evidence: Evidence::Unverified,
+        seen_in: None,
         summary: "removeFinalizer sends a JSON merge patch (before: GET + update)",
     },
     ChangeRow {
@@ -332,6 +348,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(17, 0),
         backports: &[],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "ownerReference-removal patch as escaped JSON, uid before ownerReferences",
     },
     ChangeRow {
@@ -341,6 +358,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(20, 0),
         backports: &[],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "coordinate-keyed absent cache, coordinate checks, OwnerRefInvalidNamespace \
                   events; cluster-scoped dependents of namespaced kinds unresolvable",
     },
@@ -351,6 +369,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(20, 0),
         backports: &[],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "the API server drops exactly duplicated ownerReferences on write",
     },
     ChangeRow {
@@ -363,6 +382,7 @@ pub const CHANGES: &[ChangeRow] = &[
             release: KubeVersion::release(20, 3),
         }],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "a namespace-less virtual owner no longer strands namespaced dependents of a \
                   missing owner (issue #98040)",
     },
@@ -373,6 +393,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(25, 0),
         backports: &[],
         evidence: Evidence::Unverified,
+        seen_in: Some(KubeVersion::release(28, 0)),
         summary: "events.k8s.io events ignored as well as core events",
     },
     ChangeRow {
@@ -382,6 +403,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(26, 0),
         backports: &[],
         evidence: Evidence::Unverified,
+        seen_in: None,
         summary: "the DOT debug graph printed without gonum (UID vertex ids, sorted)",
     },
     ChangeRow {
@@ -391,6 +413,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(28, 0),
         backports: &[],
         evidence: Evidence::Unverified,
+        seen_in: None,
         summary: "debug path /debug/controllers/garbage-collector-controller/graph",
     },
     ChangeRow {
@@ -400,6 +423,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(32, 0),
         backports: &[],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "workers start after an initial-sync timeout; a failing monitor no longer \
                   stops all garbage collection",
     },
@@ -410,6 +434,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(34, 0),
         backports: &[],
         evidence: Evidence::Unverified,
+        seen_in: None,
         summary: "the GC's DELETE carries a resourceVersion precondition",
     },
     ChangeRow {
@@ -419,6 +444,7 @@ pub const CHANGES: &[ChangeRow] = &[
         first: KubeVersion::release(36, 0),
         backports: &[],
         evidence: Evidence::Verified,
+        seen_in: None,
         summary: "a 404 on the GC's DELETE is handled at once as a virtual delete",
     },
 ];

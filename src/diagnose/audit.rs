@@ -90,7 +90,9 @@ fn per_object(
     // run of a label, not one string-keyed lookup per reference.
     let mut run: Option<(&'static str, usize)> = None;
     for id in store.ids() {
-        if !gc.graph.monitors(id) {
+        // Objects outside the graph have no findings, unless this release may watch them
+        // after all: then their broken references are reported, with an unknown consequence.
+        if !gc.graph.monitors(id) && gc.monitoring_unsettled(&state, id).is_none() {
             continue;
         }
         let refs = store.owner_refs(id);
@@ -98,7 +100,9 @@ fn per_object(
             continue;
         }
         let verdict = gc.attempt_to_delete_item_classified_into(&state, id, &mut classes);
-        unquiet.note(&state, id, &classes);
+        if gc.graph.monitors(id) {
+            unquiet.note(&state, id, &classes);
+        }
         for (r, c) in refs.iter().zip(&classes) {
             let label = c.label();
             match &mut run {
@@ -201,7 +205,12 @@ fn ref_finding(
             vec![*owner],
         )),
         RefClass::Dangling(d) => {
-            let (consequence, deletes) = dangling_consequence(verdict);
+            let (consequence, deletes) = match verdict {
+                Verdict::Unknown { reason } if !gc.graph.monitors(id) => {
+                    (format!("unknown: {reason}"), false)
+                }
+                _ => dangling_consequence(verdict),
+            };
             // Where does this UID really live?
             let holder = store.by_uid(r.uid).filter(|&h| h != id);
             let (code, message, related, base) = match (holder, d) {

@@ -166,12 +166,40 @@ impl GarbageCollector<'_> {
         }
     }
 
+    /// For an object outside the graph whose resource this release may monitor after all
+    /// (an unverified release boundary, [`crate::catalog::gc::gc_monitoring_unsettled`]), and
+    /// which holds a reference that is not solid: why its fate is unknown. A GC that watches it
+    /// would act on that reference (delete it, or strip the reference); one that ignores it
+    /// leaves it. With only solid references both keep it, and nothing is unknown. An object
+    /// already being deleted is left out: either GC leaves it to its finalizers (a
+    /// foreground-deleted Event is the exception no model here follows).
+    pub fn monitoring_unsettled(&self, state: &State, id: ObjId) -> Option<String> {
+        if state.being_deleted(id) {
+            return None;
+        }
+        let snap = self.snap;
+        let resource = &snap.resources[snap.store.object(id).resource.index()];
+        let reason = crate::catalog::gc::gc_monitoring_unsettled(
+            &resource.group,
+            &resource.plural,
+            self.rules.version,
+        )?;
+        let classes = self.classify_references(state, id);
+        classes
+            .iter()
+            .any(|c| !matches!(c, RefClass::Solid { .. }))
+            .then_some(reason)
+    }
+
     /// `attempt_to_delete_item`, reusing `classes` (= `self.classify_references(state, id)`)
     /// when given.
     fn attempt_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
         let store = &self.snap.store;
         if !self.graph.monitors(id) {
-            return Verdict::NotMonitored;
+            return match self.monitoring_unsettled(state, id) {
+                Some(reason) => Verdict::Unknown { reason },
+                None => Verdict::NotMonitored,
+            };
         }
         let deleting_dependents = state.deleting_dependents(store, id);
         // Row 1.

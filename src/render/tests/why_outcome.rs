@@ -162,3 +162,23 @@ fn why_tells_collects_end_state_for_every_object_of_random_forests() {
         assert!(seen.get(state).is_some_and(|&n| n > 0), "{state}: {seen:?}");
     }
 }
+
+#[test]
+fn why_and_collect_agree_on_events_across_the_unverified_a10_window() {
+    // Row A10's boundary is unverified (v1.25.0 to v1.28.0): inside it both views must say
+    // unknown for an Event with a broken reference, and outside it the same certain answer.
+    let mut c = crate::testkit::Cluster::new();
+    c.resource("events.k8s.io", "v1", "Event", "events", true);
+    c.obj("v1", "Pod", "ns", "p", "p");
+    c.obj("events.k8s.io/v1", "Event", "ns", "dangling", "e1")
+        .owner("v1", "Pod", "gone", "gone");
+    c.obj("events.k8s.io/v1", "Event", "ns", "held", "e2")
+        .owner("v1", "Pod", "p", "p");
+    let snap = c.build();
+    let at = |v: &str| check(&snap, KubeVersion::parse(v).expect("version"), v);
+    assert_eq!(at("1.24").get("deleted"), Some(&1), "{:?}", at("1.24"));
+    assert_eq!(at("1.26").get("unknown"), Some(&1), "{:?}", at("1.26"));
+    assert_eq!(at("1.26").get("deleted"), None);
+    assert_eq!(at("1.28").get("unknown"), None, "{:?}", at("1.28"));
+    assert_eq!(at("1.28").get("deleted"), None);
+}

@@ -7,7 +7,7 @@ use crate::gc::attempt_to_delete::Policy;
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::simulation::{self, Run};
 use crate::model::{ObjId, Store, Sym};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What an object ends as in one run.
 pub(super) fn fate(run: &Run, store: &Store, id: ObjId) -> (EndState, Vec<Sym>) {
@@ -172,13 +172,24 @@ pub(super) fn plan_from(
     for id in run.stuck.keys().chain(alternatives.keys()) {
         listed[id.index()] = true;
     }
+    // Objects outside the graph that this release may watch after all (an unverified release
+    // boundary): their fate is unknown, and the plan says so instead of leaving them out.
+    let unsettled: HashMap<ObjId, String> = store
+        .ids()
+        .filter(|&id| !gc.graph.monitors(id))
+        .filter_map(|id| {
+            let why = gc.monitoring_unsettled(&run.state, id)?;
+            listed[id.index()] = true;
+            Some((id, format!("unknown: {why}")))
+        })
+        .collect();
     for id in store.ids() {
         let touched = run.touched[id.index()];
         let terminating = run.state.exists(id) && run.state.being_deleted(id);
         if !touched && !terminating && !listed[id.index()] {
             continue;
         }
-        let stuck = run.stuck.get(&id);
+        let stuck = run.stuck.get(&id).or_else(|| unsettled.get(&id));
         let alts = alternatives.remove(&id).unwrap_or_default();
         if !touched && !terminating && stuck.is_none() && alts.is_empty() {
             continue;
