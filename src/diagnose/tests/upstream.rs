@@ -22,6 +22,7 @@
 use crate::catalog::KubeVersion;
 use crate::diagnose::{Code, Finding, Severity, audit, restart};
 use crate::gc::GarbageCollector;
+use crate::gc::plan::Verb;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 
@@ -311,10 +312,10 @@ fn e2e_valid_owner_and_owner_waiting_for_dependents() {
 /// e2e "should not be blocked by dependency circle": pod1 → pod3 → pod2 → pod1 (owner
 /// references, all blocking), pod1 terminating with `foregroundDeletion`. The cycle is
 /// reported (warning); the GC deletes pod2 and pod3 in the foreground and finishes — what
-/// upstream ends with (all gone). Only nothing above info is asserted of `check restart`: the
-/// unblocking patch upstream sends to break the cycle (attemptToDeleteItem on pod3 unblocks
-/// its dependent pod1, which is deleting its own dependents) is not among the restart's
-/// actions since the fidelity merge, an open question (issue 60 report).
+/// upstream ends with (all gone). A restarted GC does the same, and only at info: it breaks
+/// the cycle with the unblocking patch upstream sends (attemptToDeleteItem on pod3, whose
+/// dependent pod1 is deleting its own dependents, unblocks pod3's references), then deletes
+/// pod3.
 #[test]
 fn e2e_dependency_circle_deleted_in_the_foreground() {
     let mut c = Cluster::new();
@@ -341,11 +342,32 @@ fn e2e_dependency_circle_deleted_in_the_foreground() {
             ]),
             "audit at {gc}"
         );
-        let restart = sorted(&s, restart::findings(&g, &restart::predict(&g)));
+        let predicted = restart::predict(&g);
+        let restart = sorted(&s, restart::findings(&g, &predicted));
         assert!(
-            restart.iter().all(|f| f.1 == GC015 && f.2 == Info),
+            !restart.is_empty() && restart.iter().all(|f| f.1 == GC015 && f.2 == Info),
             "{restart:?}"
         );
+        let store = &s.store;
+        let acts = |name: &str| -> Vec<Verb> {
+            predicted
+                .plan
+                .actions
+                .iter()
+                .filter(|a| store.str(store.object(a.target).name) == name)
+                .map(|a| a.verb)
+                .collect()
+        };
+        assert!(
+            acts("pod3").contains(&Verb::UnblockOwnerReferences)
+                && acts("pod3").contains(&Verb::Delete),
+            "at {gc}: pod3's restart actions {:?}",
+            acts("pod3")
+        );
+        assert!(acts("pod2").contains(&Verb::Delete), "at {gc}");
+        for id in store.ids() {
+            assert!(!predicted.plan.end.exists(id), "at {gc}: all three pods go");
+        }
     }
 }
 
