@@ -2,7 +2,7 @@
 //! (`diagnose::why`), print it (`render::why`).
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
-use crate::diagnose::why::{Extras, ObjectRef, Why, unread, why};
+use crate::diagnose::why::{Extras, GroupObjectRef, Why, unread, why};
 use crate::error::{Error, Result, exit};
 use crate::lookup::{self, KindMatch};
 use crate::model::ObjId;
@@ -84,7 +84,7 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     "; the audit log ({n} event(s)) has no deletion of it"
                 ));
             }
-            let object = ObjectRef {
+            let object = GroupObjectRef {
                 group: u.group,
                 kind: u.kind,
                 namespace: u.namespace,
