@@ -34,11 +34,11 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
     // `terminating::findings` needs both: side by side. The per-object checks classify every
     // reference; the plan's scope needs to know which objects have a reference that is not
     // solid, and takes that from them rather than classifying everything a second time.
-    let ((state, mut out, classifications, unquiet), pending) = join(
+    let (pending, (state, mut out, classifications, unquiet)) = join(
         gc.fork,
         "plan",
-        || per_object(gc),
         || Plan::steady_state_pending(gc),
+        || per_object(gc),
     );
     // The whole graph's checks need no plan either: done while it is finished, and added after
     // the plan's own findings, in the order they always came.
