@@ -10,10 +10,10 @@
 //! | floor   | read the file + parse every line into a `serde_json::Value`  |
 //! | read    | `snapshot::format::read_file`                                 |
 //! | graph   | `gc::graph::Graph::build`                                    |
-//! | analysis| `gc::GarbageCollector::new` (graph + REST mapper)            |
+//! | analysis| `run::garbage_collector` (graph + REST mapper, side by side)  |
 //! | audit   | `diagnose::audit` (classification, findings, and the plan)   |
 //! | plan    | `gc::Plan::steady_state`                                     |
-//! | e2e     | read + `GarbageCollector::new` + `audit` (what `kubectl gc audit --snapshot` does) |
+//! | e2e     | read + `run::garbage_collector` + `audit` (what `kubectl gc audit --snapshot` does) |
 //!
 //! The peak RSS of a phase includes whatever it needs loaded first (the snapshot, the
 //! analysis). Each phase runs `KGC_BENCH_RUNS` times (default 3); the median time and the
@@ -238,14 +238,14 @@ fn child(phase: &str, file: &Path) {
         "analysis" => {
             let snap = format::read_file(file).expect("read snapshot");
             let t = Instant::now();
-            let a = GarbageCollector::new(&snap, gc(&snap));
+            let a = kubectl_gc::run::garbage_collector(&snap, gc(&snap));
             let secs = t.elapsed().as_secs_f64();
             std::hint::black_box(&a);
             secs
         }
         "audit" => {
             let snap = format::read_file(file).expect("read snapshot");
-            let a = GarbageCollector::new(&snap, gc(&snap));
+            let a = kubectl_gc::run::garbage_collector(&snap, gc(&snap));
             let t = Instant::now();
             let audit = kubectl_gc::diagnose::audit(&a);
             let secs = t.elapsed().as_secs_f64();
@@ -254,7 +254,7 @@ fn child(phase: &str, file: &Path) {
         }
         "plan" => {
             let snap = format::read_file(file).expect("read snapshot");
-            let a = GarbageCollector::new(&snap, gc(&snap));
+            let a = kubectl_gc::run::garbage_collector(&snap, gc(&snap));
             let t = Instant::now();
             let plan = Plan::steady_state(&a);
             let secs = t.elapsed().as_secs_f64();
@@ -264,7 +264,7 @@ fn child(phase: &str, file: &Path) {
         "e2e" => {
             let t = Instant::now();
             let snap = format::read_file(file).expect("read snapshot");
-            let a = GarbageCollector::new(&snap, gc(&snap));
+            let a = kubectl_gc::run::garbage_collector(&snap, gc(&snap));
             let audit = kubectl_gc::diagnose::audit(&a);
             let secs = t.elapsed().as_secs_f64();
             eprintln!(

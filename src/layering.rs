@@ -42,11 +42,15 @@ const LAYERS: &[(&str, &[&str])] = &[
             "build_info",
         ],
     ),
+    // The analysis runner: the threads of an analysis, which the engine above only names
+    // (`util::fork`). After diagnose; before everything that runs an analysis.
+    ("run", &["diagnose", "gc", "snapshot", "catalog", "util"]),
     // The shadow GC: findings kept up to date from watch streams. After diagnose; before the
     // renderers, which format its transitions.
     (
         "watch",
         &[
+            "run",
             "diagnose",
             "gc",
             "namespace",
@@ -94,7 +98,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "apply",
         &[
-            "gc", "source", "model", "snapshot", "catalog", "error", "util",
+            "run", "gc", "source", "model", "snapshot", "catalog", "error", "util",
         ],
     ),
     (
@@ -112,6 +116,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "commands",
         &[
+            "run",
             "admit",
             "watch",
             "cli",
@@ -265,4 +270,93 @@ fn crate_paths_are_found_in_code_only() {
     assert!(crate_refs("// see crate::render").is_empty());
     assert!(crate_refs(r#"let s = "crate::cli";"#).is_empty());
     assert!(crate_refs("use kubectl_crate::x;").is_empty());
+}
+
+/// The engine's modules: single-threaded code, whose independent work goes through a
+/// `util::fork::Fork` that the analysis runner (`crate::run`) gives threads.
+const ENGINE: &[&str] = &["gc", "namespace", "diagnose"];
+
+/// What starts a thread or a task, however it is spelled: `std::thread` (spawn, scope,
+/// Builder), scoped spawns, thread pools and async tasks.
+const THREADING: &[&str] = &[
+    "thread::",
+    "spawn",
+    "scope(|",
+    "rayon",
+    "crossbeam",
+    "tokio::",
+];
+
+/// Lines of engine code outside tests that start threads, as `file:line: text`.
+fn engine_threads(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for module in ENGINE {
+        let mut files = Vec::new();
+        let dir = src.join(module);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        }
+        files.sort();
+        for file in files {
+            let rel = file.strip_prefix(src).expect("under src/");
+            if rel
+                .components()
+                .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "tests.rs")
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("read source file");
+            for (n, line) in text.lines().enumerate() {
+                if line.trim_start().starts_with("#[cfg(test)]") {
+                    break;
+                }
+                if starts_threads(line) {
+                    out.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a line's code (not its comment) starts a thread or a task.
+fn starts_threads(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    THREADING.iter().any(|t| code.contains(t))
+}
+
+#[test]
+fn the_engine_starts_no_threads() {
+    let src = std::env::var_os("KGC_LAYERING_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let found = engine_threads(&src);
+    assert!(
+        found.is_empty(),
+        "the engine (gc, namespace, diagnose) is single-threaded code: name the independent \
+         work through `util::fork::join` and let the runner (src/run) give it threads:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn thread_starts_are_recognised_in_code_only() {
+    for line in [
+        "    let (a, b) = std::thread::scope(|s| {",
+        "std::thread::Builder::new().name(n).spawn_scoped(scope, f)",
+        "        crate::util::spawn_scoped(threads, \"flip-runs\", f)",
+        "    let (a, b) = rayon::join(f, g);",
+        "use rayon::prelude::*;",
+        "    tokio::task::spawn_blocking(f)",
+    ] {
+        assert!(starts_threads(line), "{line}");
+    }
+    for line in [
+        "    let scope = c.scope(gc, seeds);",
+        "    if !self.in_scope(id) {",
+        "    // std::thread::spawn is the runner's",
+        "    join(gc.fork, \"plan\", a, b)",
+    ] {
+        assert!(!starts_threads(line), "{line}");
+    }
 }

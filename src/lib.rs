@@ -19,7 +19,8 @@
 //!    what keeps it.
 //! 4. [`diagnose`] — what in the GC's verdicts and plans is wrong or about to happen:
 //!    findings with stable codes (audit; restart, upgrade and health checks), remedies,
-//!    suppressions.
+//!    suppressions. The engine (`gc`, `namespace`, `diagnose`) is single-threaded code;
+//!    [`run`], the analysis runner, gives it threads for the work it names independent.
 //! 5. [`watch`] — `kubectl gc watch`: the same findings kept up to date from watch events,
 //!    re-evaluating only what each change can affect, as transitions with *when* the GC acts;
 //!    and [`admit`] — `kubectl gc admit`: the GC's verdicts on the ownerReferences a write
@@ -55,6 +56,7 @@ pub mod lookup;
 pub mod model;
 pub mod namespace;
 pub mod render;
+pub mod run;
 pub mod snapshot;
 pub mod source;
 #[cfg(any(test, feature = "testkit"))]

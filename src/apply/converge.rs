@@ -109,7 +109,7 @@ pub async fn converge<C: ClusterOps, W: Write, R: Relist>(
                 break;
             }
         };
-        let gc = GarbageCollector::new(&snap, version);
+        let gc = crate::run::garbage_collector(&snap, version);
         let next = planner(&gc);
         let round = applier.summary().rounds + 1;
         let mut remaining: Vec<NotDone> = Vec::new();

@@ -6,7 +6,6 @@ use super::select::Selection;
 use super::{flags, gate, output};
 use crate::cli::{AuditArgs, GateArgs, GlobalArgs};
 use crate::error::Result;
-use crate::gc::GarbageCollector;
 use crate::render::audit as view;
 use crate::render::sink::Sink;
 
@@ -84,7 +83,7 @@ async fn analyse(
         g.given("namespace"),
     )?;
     let gc = super::progress::step("building the GC's graph", || {
-        GarbageCollector::new(&loaded.snapshot, loaded.gc_version(g))
+        crate::run::garbage_collector(&loaded.snapshot, loaded.gc_version(g))
     });
     let audit = super::progress::step("auditing", || crate::diagnose::audit(&gc));
     let in_scope: Vec<_> = audit

@@ -9,7 +9,6 @@ use crate::cli::{CheckArgs, CheckWhat, GateArgs, GlobalArgs};
 use crate::diagnose::upgrade::{self, CrdVersions, crd_versions};
 use crate::diagnose::{Finding, health, restart};
 use crate::error::{Error, Result};
-use crate::gc::GarbageCollector;
 use crate::render::audit as view;
 use crate::render::sink::Sink;
 use std::collections::BTreeMap;
@@ -121,7 +120,7 @@ fn analyse(
         loaded.gc_version(g)
     };
     let gc = progress::step("building the GC's graph", || {
-        GarbageCollector::new(snap, current)
+        crate::run::garbage_collector(snap, current)
     });
     let (restart, health, upgrade) = match args.what {
         None => (true, true, args.to.is_some()),
@@ -146,7 +145,13 @@ fn analyse(
             findings.extend(health::findings(&gc, &audit));
         }
         if upgrade && let Some(to) = args.to {
-            findings.extend(upgrade::findings(snap, current, to, crds));
+            findings.extend(upgrade::findings(
+                snap,
+                current,
+                to,
+                crds,
+                &crate::run::THREADS,
+            ));
         }
     });
     findings.sort_by(|a, b| {

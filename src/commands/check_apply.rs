@@ -66,7 +66,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     }
     let snap = &applied.snapshot;
     let gc = progress::step("building the GC's graph", || {
-        GarbageCollector::new(snap, version)
+        crate::run::garbage_collector(snap, version)
     });
     let mut all: Vec<Finding> = progress::step("judging the created objects", || {
         crate::diagnose::audit(&gc).findings

@@ -68,7 +68,7 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
         g.given("namespace"),
     )?;
     let gc = progress::step("building the GC's graph", || {
-        GarbageCollector::new(snap, loaded.gc_version(g))
+        crate::run::garbage_collector(snap, loaded.gc_version(g))
     });
     let (mut plan, mode) = match &args.delete {
         Some(target) => {

@@ -6,7 +6,6 @@ use super::{flags, output, progress};
 use crate::catalog::KubeVersion;
 use crate::cli::{DotFormat, GlobalArgs, GraphArgs, GraphDirection, GraphFormat};
 use crate::error::{Error, Result, exit};
-use crate::gc::GarbageCollector;
 use crate::render::graph::gcdiff::{self, SideSummary, View};
 use crate::render::graph::{self as view, Direction, Selection, Subgraph, dot};
 use crate::render::{self, Styles, list};
@@ -120,7 +119,7 @@ pub async fn run(g: &GlobalArgs, args: &GraphArgs) -> Result<u8> {
         g.given("namespace"),
     )?;
     let gc = progress::step("building the GC's graph", || {
-        GarbageCollector::new(snap, loaded.gc_version(g))
+        crate::run::garbage_collector(snap, loaded.gc_version(g))
     });
     let graph = &gc.graph;
 

@@ -2,9 +2,8 @@
 //! (`diagnose::why`), print it (`render::why`).
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
-use crate::diagnose::why::{Extras, ObjectRef, Why, unread, why};
+use crate::diagnose::why::{Extras, GroupObjectRef, Why, unread, why};
 use crate::error::{Error, Result, exit};
-use crate::gc::GarbageCollector;
 use crate::lookup::{self, KindMatch};
 use crate::model::ObjId;
 use crate::render::sink::Sink;
@@ -85,7 +84,7 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     "; the audit log ({n} event(s)) has no deletion of it"
                 ));
             }
-            let object = ObjectRef {
+            let object = GroupObjectRef {
                 group: u.group,
                 kind: u.kind,
                 namespace: u.namespace,
@@ -98,7 +97,7 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         }
         Err(e) => return Err(e),
     };
-    let gc = GarbageCollector::new(snap, loaded.gc_version(g));
+    let gc = crate::run::garbage_collector(snap, loaded.gc_version(g));
     let extras = match &loaded.connection {
         Some(conn) => read_extras(conn, snap, id).await,
         None => Extras::default(),

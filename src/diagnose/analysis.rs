@@ -7,7 +7,7 @@
 //! owners' (a cascade), on the order the GC takes (order-dependent outcomes) and on the release
 //! (the pre-1.20 UID-keyed absent cache), which only the simulation sees.
 
-use super::why::ObjectRef;
+use super::why::GroupObjectRef;
 use crate::gc::plan::{Alternative, EndState, OpenOrder, Plan, Verb};
 use crate::gc::{GarbageCollector, Verdict};
 use crate::model::ObjId;
@@ -68,7 +68,7 @@ pub struct ObjectOutcome {
     pub when: &'static str,
     /// For `when: after`: the owner whose deletion the GC's action follows.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<ObjectRef>,
+    pub after: Option<GroupObjectRef>,
     /// The time step (API round trip, from 1) of the action that decides it, as `collect`
     /// numbers its waves.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,7 +219,7 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
         out.when = "now";
         if let Some(owner) = cause_before(gc, steady, id, act.wave) {
             out.when = "after";
-            out.after = Some(ObjectRef::of(snap, owner));
+            out.after = Some(GroupObjectRef::of(snap, owner));
         }
         return out;
     }

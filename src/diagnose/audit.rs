@@ -14,6 +14,7 @@ use crate::gc::rest_mapper::Mapping;
 use crate::gc::simulation::Unquiet;
 use crate::gc::{Dangling, GarbageCollector, Plan, RefClass, State, Verdict};
 use crate::model::{BitSet, ObjId, OwnerRef, Sym};
+use crate::util::fork::join;
 use std::collections::{BTreeMap, HashMap};
 
 /// Everything an audit produces.
@@ -29,49 +30,46 @@ pub struct Audit {
 
 /// Runs every check on the snapshot as captured.
 pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
-    std::thread::scope(|scope| {
-        // The plan (a simulation of every wave) and the per-object checks are independent
-        // until `terminating::findings` needs both: run them side by side. The per-object
-        // checks classify every reference; the plan's scope needs to know which objects have
-        // a reference that is not solid, and gets that from them rather than classifying
-        // everything a second time.
-        let (give_unquiet, unquiet) = std::sync::mpsc::sync_channel(1);
-        let plan = std::thread::Builder::new()
-            .name("plan".into())
-            .spawn_scoped(scope, move || {
-                Plan::steady_state_given(gc, Box::new(move || unquiet.recv().ok()))
-            });
-        let (state, mut out, classifications, unquiet) = per_object(gc);
-        // Nobody waits when the plan runs below, on this thread, with its own set.
-        let _ = give_unquiet.send(unquiet);
-        // The whole graph's checks need no plan either: done while it is still running, and
-        // added after the plan's own findings, in the order they always came.
-        let mut whole = Vec::new();
-        terminating::stuck_namespaces(gc, &mut whole);
-        cycles(gc, &state, &mut whole);
-        if !gc.rules.coordinate_keyed_absent_cache() {
-            collateral(gc, &state, &mut whole);
-        }
-        let plan = match plan {
-            Ok(handle) => crate::util::join(handle),
-            // No thread to be had: the same work, one after the other.
-            Err(_) => Plan::steady_state(gc),
-        };
-        terminating::findings(gc, &state, &plan, &mut out);
-        out.append(&mut whole);
-        order_dependent(gc, &plan, &mut out);
-        out.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then(a.code.cmp(&b.code))
-                .then(a.object.cmp(&b.object))
-        });
-        Audit {
-            findings: out,
-            plan,
-            classifications,
-        }
-    })
+    // The plan (a simulation of every wave) and the per-object checks are independent until
+    // `terminating::findings` needs both: side by side. The per-object checks classify every
+    // reference; the plan's scope needs to know which objects have a reference that is not
+    // solid, and takes that from them rather than classifying everything a second time.
+    let (pending, (state, mut out, classifications, unquiet)) = join(
+        gc.fork,
+        "plan",
+        || Plan::steady_state_pending(gc),
+        || per_object(gc),
+    );
+    // The whole graph's checks need no plan either: done while it is finished, and added after
+    // the plan's own findings, in the order they always came.
+    let (plan, mut whole) = join(
+        gc.fork,
+        "plan",
+        || pending.finish(&unquiet),
+        || {
+            let mut whole = Vec::new();
+            terminating::stuck_namespaces(gc, &mut whole);
+            cycles(gc, &state, &mut whole);
+            if !gc.rules.coordinate_keyed_absent_cache() {
+                collateral(gc, &state, &mut whole);
+            }
+            whole
+        },
+    );
+    terminating::findings(gc, &state, &plan, &mut out);
+    out.append(&mut whole);
+    order_dependent(gc, &plan, &mut out);
+    out.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.code.cmp(&b.code))
+            .then(a.object.cmp(&b.object))
+    });
+    Audit {
+        findings: out,
+        plan,
+        classifications,
+    }
 }
 
 /// The checks of each object's own references: their classification, the decision, and the

@@ -10,6 +10,7 @@ use crate::gc::rest_mapper::Mapping;
 use crate::gc::{GarbageCollector, Verb, Verdict};
 use crate::model::ObjId;
 use crate::snapshot::{Snapshot, split_api_version};
+use crate::util::fork::Fork;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Served versions of a custom resource after an upgrade (from a CRD manifest given with
@@ -24,15 +25,17 @@ pub struct CrdVersions {
     pub served: Vec<String>,
 }
 
-/// Findings for an upgrade of the GC from `from` to `to` on this snapshot.
+/// Findings for an upgrade of the GC from `from` to `to` on this snapshot; `fork` runs the
+/// two GCs' work that may run side by side.
 pub fn findings(
     snap: &Snapshot,
     from: KubeVersion,
     to: KubeVersion,
     crds: &[CrdVersions],
+    fork: &dyn Fork,
 ) -> Vec<Finding> {
-    let before = GarbageCollector::new(snap, from);
-    let after = GarbageCollector::new(snap, to);
+    let before = GarbageCollector::new_on(snap, from, fork);
+    let after = GarbageCollector::new_on(snap, to, fork);
     let rb = restart::predict(&before);
     let ra = restart::predict(&after);
     let mut out = Vec::new();

@@ -38,6 +38,7 @@ pub use state::State;
 
 use crate::catalog::KubeVersion;
 use crate::snapshot::Snapshot;
+use crate::util::fork::{Fork, InLine};
 use graph::Graph;
 use rest_mapper::RestMapper;
 
@@ -56,6 +57,10 @@ use rest_mapper::RestMapper;
 /// functions of a [`State`] ([`classify`], [`attempt_to_delete`], [`attempt_to_orphan`]), and
 /// [`Plan`] runs them wave after wave, applying each request with the API server's semantics
 /// and enqueueing what the graph builder would, until nothing changes.
+///
+/// It is single-threaded code: work of its own that may run side by side (the graph beside
+/// the REST mapper, the plan's runs in different orders) goes through [`GarbageCollector::fork`],
+/// which the caller chooses ([`GarbageCollector::new_on`]).
 #[derive(Debug)]
 pub struct GarbageCollector<'a> {
     /// The snapshot (the informers' lists).
@@ -66,6 +71,9 @@ pub struct GarbageCollector<'a> {
     pub rest_mapper: RestMapper,
     /// The emulated release's behaviour.
     pub rules: Rules,
+    /// Who runs the pieces of the GC's work (and the audit's) that do not depend on each other:
+    /// in line, or on threads (the analysis runner, `crate::run`).
+    pub fork: &'a dyn Fork,
 }
 
 impl<'a> GarbageCollector<'a> {
@@ -76,7 +84,15 @@ impl<'a> GarbageCollector<'a> {
     /// release's served versions are the cluster's, and where its tables say an owner's
     /// version is served or not, the GC has a verdict (solid, or unresolvable and retried
     /// forever, §6.8) that does not depend on the input saying which release ran.
+    ///
+    /// Everything runs on the calling thread; [`GarbageCollector::new_on`] chooses otherwise.
     pub fn new(snap: &'a Snapshot, gc_version: KubeVersion) -> Self {
+        Self::new_on(snap, gc_version, &InLine)
+    }
+
+    /// [`GarbageCollector::new`], with `fork` running the work that may run side by side, now
+    /// and in what is asked of this GC later.
+    pub fn new_on(snap: &'a Snapshot, gc_version: KubeVersion, fork: &'a dyn Fork) -> Self {
         let server = snap
             .provenance
             .server_version
@@ -86,22 +102,18 @@ impl<'a> GarbageCollector<'a> {
             .or(Some(gc_version));
         // The graph and the REST mapper are built from the snapshot alone, each in one pass
         // over every object: side by side.
-        let (graph, rest_mapper) = std::thread::scope(|scope| {
-            let mapper = std::thread::Builder::new()
-                .name("rest-mapper".into())
-                .spawn_scoped(scope, || RestMapper::new(snap, server));
-            let graph = Graph::build_for(snap, gc_version);
-            let rest_mapper = match mapper {
-                Ok(handle) => crate::util::join(handle),
-                Err(_) => RestMapper::new(snap, server),
-            };
-            (graph, rest_mapper)
-        });
+        let (rest_mapper, graph) = crate::util::fork::join(
+            fork,
+            "rest-mapper",
+            || RestMapper::new(snap, server),
+            || Graph::build_for(snap, gc_version),
+        );
         GarbageCollector {
             snap,
             graph,
             rest_mapper,
             rules: Rules::new(gc_version),
+            fork,
         }
     }
 

@@ -8,7 +8,7 @@ use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
 use crate::diagnose::analysis::ObjectOutcome;
-use crate::diagnose::why::{FinalizerWhy, Holds, ObjectRef, Why};
+use crate::diagnose::why::{FinalizerWhy, GroupObjectRef, Holds, Why};
 use owo_colors::OwoColorize;
 use std::io::Write;
 
@@ -225,13 +225,17 @@ fn finalizer(tree: &mut Tree<'_>, f: &FinalizerWhy) -> std::io::Result<()> {
         tree.item(2, &format!("set by: {}", f.set_by.join(", ")))?;
     }
     if !f.controller_found.is_empty() {
-        let found: Vec<String> = f.controller_found.iter().map(ObjectRef::display).collect();
+        let found: Vec<String> = f
+            .controller_found
+            .iter()
+            .map(GroupObjectRef::display)
+            .collect();
         tree.item(2, &format!("its controller here: {}", found.join(", ")))?;
     }
     objects(tree, 2, &f.waiting_for)
 }
 
-fn objects(tree: &mut Tree<'_>, depth: usize, list: &[ObjectRef]) -> std::io::Result<()> {
+fn objects(tree: &mut Tree<'_>, depth: usize, list: &[GroupObjectRef]) -> std::io::Result<()> {
     for o in list.iter().take(SHOWN) {
         tree.item(depth, &o.display())?;
     }

@@ -2,6 +2,7 @@
 //! backoff and the human-readable duration. (Error cause chains are flattened in
 //! [`crate::error::cause_chain`].)
 
+pub mod fork;
 pub mod json_scan;
 pub mod mapped;
 

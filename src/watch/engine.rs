@@ -604,7 +604,7 @@ fn diagnose(
     scope: Option<&HashSet<Sym>>,
     version: KubeVersion,
 ) -> Vec<Fresh> {
-    let gc = GarbageCollector::new(snap, version);
+    let gc = crate::run::garbage_collector(snap, version);
     let audit = crate::diagnose::audit(&gc);
     let restart = crate::diagnose::restart::predict(&gc);
     let state = gc.initial_state();

@@ -59,7 +59,7 @@
 //! and so do seeds 14 to 21 (stop 37). The real GC samples one order per run, so a large seed
 //! can still show an order no run so far has taken: keep such a run's snapshot
 //! (`KGC_DIFF_KEEP_SNAPSHOT`) and replay it offline
-//! with `KGC_SIM_TRACE=1 kubectl gc check restart --snapshot FILE` (each run's informer
+//! with `kubectl gc check restart --snapshot FILE -v 8` (trace events: each run's informer
 //! order, requests, races and end states).
 
 use crate::excuses;

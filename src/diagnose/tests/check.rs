@@ -9,6 +9,7 @@ use crate::gc::graph_builder::VisitCause;
 use crate::snapshot::ListOutcome;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
+use crate::util::fork::InLine;
 
 /// The object named `name` (first match).
 fn obj(snap: &Snapshot, name: &str) -> crate::model::ObjId {
@@ -268,7 +269,7 @@ fn restart_continues_foreground_deletion_in_progress() {
 #[test]
 fn upgrade_across_1_20_cross_namespace_becomes_deterministic() {
     let s = cross_namespace().build();
-    let f = upgrade::findings(&s, v(19), v(21), &[]);
+    let f = upgrade::findings(&s, v(19), v(21), &[], &InLine);
     assert_eq!(
         named(&s, &f, "bad"),
         [(Code::UpgradeBehaviourChange, Severity::Critical)]
@@ -282,7 +283,7 @@ fn upgrade_across_1_20_cluster_scoped_dependents_stop_being_deleted() {
     c.obj("v1", "Node", "", "nodename", "nodeuid1")
         .owner("v1", "Pod", "podname1", "poduid1");
     let s = c.build();
-    let f = upgrade::findings(&s, v(19), v(21), &[]);
+    let f = upgrade::findings(&s, v(19), v(21), &[], &InLine);
     assert_eq!(
         named(&s, &f, "nodename"),
         [(Code::UpgradeBehaviourChange, Severity::Info)]
@@ -303,7 +304,7 @@ fn upgrade_to_1_25_breaks_batch_v1beta1_cronjob_owner_references() {
         "cj",
     );
     let s = c.build();
-    let f = upgrade::findings(&s, v(24), v(25), &[]);
+    let f = upgrade::findings(&s, v(24), v(25), &[], &InLine);
     assert_eq!(
         named(&s, &f, "nightly-1"),
         [(Code::OwnerUnservedAfterUpgrade, Severity::Error)]
@@ -314,7 +315,7 @@ fn upgrade_to_1_25_breaks_batch_v1beta1_cronjob_owner_references() {
         f[0].message
     );
     assert!(f[0].message.contains("batch/v1"), "{}", f[0].message);
-    assert!(upgrade::findings(&s, v(24), v(24), &[]).is_empty());
+    assert!(upgrade::findings(&s, v(24), v(24), &[], &InLine).is_empty());
 }
 
 #[test]
@@ -335,7 +336,7 @@ fn upgrade_with_crd_manifest_that_drops_a_version() {
         kind: "Certificate".into(),
         served: vec!["v1".into()],
     }];
-    let f = upgrade::findings(&s, v(28), v(28), &crds);
+    let f = upgrade::findings(&s, v(28), v(28), &crds, &InLine);
     assert_eq!(
         named(&s, &f, "tls"),
         [(Code::OwnerUnservedAfterUpgrade, Severity::Error)]

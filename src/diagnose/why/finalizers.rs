@@ -1,6 +1,6 @@
 //! One finalizer of the object: who removes it, what it waits for now.
 
-use super::{Extras, FinalizerWhy, Holds, NamespaceWhy, ObjectRef, refs};
+use super::{Extras, FinalizerWhy, GroupObjectRef, Holds, NamespaceWhy, refs};
 use crate::catalog::finalizers::{self as catalogue, FinalizerKind};
 use crate::catalog::managers;
 use crate::gc::{GarbageCollector, State};
@@ -9,7 +9,7 @@ use crate::namespace::deletion::Outlook;
 use crate::snapshot::Snapshot;
 
 /// Objects of the input that look like the controller's workload.
-fn controller_workloads(snap: &Snapshot, info: &catalogue::FinalizerInfo) -> Vec<ObjectRef> {
+fn controller_workloads(snap: &Snapshot, info: &catalogue::FinalizerInfo) -> Vec<GroupObjectRef> {
     let Some(w) = &info.workload else {
         return Vec::new();
     };

@@ -42,10 +42,12 @@ pub struct Extras {
     pub claim_users: Option<Vec<(String, bool)>>,
 }
 
-/// An object, as reports name it.
+/// An object as `why` names it, by API group and kind: `{group, kind, namespace, name, uid}`
+/// (the `groupObjectRef` of `schemas/why.schema.json`). The audit, plan and apply reports name
+/// objects by apiVersion instead, with the GC's own [`crate::gc::ObjectRef`].
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
-pub struct ObjectRef {
+pub struct GroupObjectRef {
     /// API group (`""` for core).
     pub group: String,
     /// Kind.
@@ -59,13 +61,13 @@ pub struct ObjectRef {
     pub uid: String,
 }
 
-impl ObjectRef {
+impl GroupObjectRef {
     /// The reference to snapshot object `id`.
-    pub fn of(snap: &Snapshot, id: ObjId) -> ObjectRef {
+    pub fn of(snap: &Snapshot, id: ObjId) -> GroupObjectRef {
         let store = &snap.store;
         let o = store.object(id);
         let r = snap.resource_of(o);
-        ObjectRef {
+        GroupObjectRef {
             group: r.group.clone(),
             kind: r.kind.clone(),
             namespace: store.str(o.namespace).to_owned(),
@@ -116,13 +118,13 @@ pub struct FinalizerWhy {
     pub detail: String,
     /// The objects it waits for (blocking dependents, dependents to orphan, content).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub waiting_for: Vec<ObjectRef>,
+    pub waiting_for: Vec<GroupObjectRef>,
     /// The field managers that set it (`metadata.managedFields`); empty when not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub set_by: Vec<String>,
     /// Where the controller's workload was found in the input, if anywhere.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub controller_found: Vec<ObjectRef>,
+    pub controller_found: Vec<GroupObjectRef>,
     /// What stripping it by hand leaks or skips.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub leaks: String,
@@ -147,7 +149,7 @@ pub struct ReferenceWhy {
     pub detail: String,
     /// The owner, where it exists.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub owner: Option<ObjectRef>,
+    pub owner: Option<GroupObjectRef>,
 }
 
 /// What the GC does with the object.
@@ -165,11 +167,11 @@ pub struct GcWhy {
     pub owner_references: Vec<ReferenceWhy>,
     /// Dependents (objects referencing this one), at most 50.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub dependents: Vec<ObjectRef>,
+    pub dependents: Vec<GroupObjectRef>,
     /// Owners in foreground deletion that wait for this object to go (its references with
     /// blockOwnerDeletion=true to them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub blocks: Vec<ObjectRef>,
+    pub blocks: Vec<GroupObjectRef>,
 }
 
 /// One thing that holds a namespace.
@@ -188,7 +190,7 @@ pub struct NamespaceBlockerWhy {
     pub message: String,
     /// The objects concerned (content held by a finalizer, pods), at most 50.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub objects: Vec<ObjectRef>,
+    pub objects: Vec<GroupObjectRef>,
     /// Unavailable APIServices behind a discovery failure.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub api_services: Vec<crate::snapshot::ApiService>,
@@ -241,7 +243,7 @@ pub struct RemedyWhy {
 #[serde(rename_all = "camelCase")]
 pub struct Why {
     /// The object.
-    pub object: ObjectRef,
+    pub object: GroupObjectRef,
     /// `exists`, `terminating`, or `unknown` (not in the input, and not proven absent).
     pub state: &'static str,
     /// One sentence: the answer.
@@ -274,10 +276,10 @@ pub struct Why {
 /// At most this many objects are listed per group.
 const MAX_LISTED: usize = 50;
 
-pub(super) fn refs(snap: &Snapshot, ids: impl IntoIterator<Item = ObjId>) -> Vec<ObjectRef> {
+pub(super) fn refs(snap: &Snapshot, ids: impl IntoIterator<Item = ObjId>) -> Vec<GroupObjectRef> {
     ids.into_iter()
         .take(MAX_LISTED)
-        .map(|id| ObjectRef::of(snap, id))
+        .map(|id| GroupObjectRef::of(snap, id))
         .collect()
 }
 
@@ -300,7 +302,7 @@ pub fn why(gc: &GarbageCollector<'_>, analysis: &Analysis, id: ObjId, extras: &E
     let store = &snap.store;
     let state = gc.initial_state();
     let o = store.object(id);
-    let object = ObjectRef::of(snap, id);
+    let object = GroupObjectRef::of(snap, id);
     let terminating = o.being_deleted();
     let deletion_timestamp = terminating.then(|| store.str(o.deletion_timestamp).to_owned());
     let terminating_for = deletion_timestamp.as_deref().and_then(|t| age(snap, t));
@@ -384,7 +386,7 @@ pub fn why(gc: &GarbageCollector<'_>, analysis: &Analysis, id: ObjId, extras: &E
 /// The answer for an object the input does not hold where it does not prove it absent: its
 /// kind was forbidden, failed, not listed, or (files) not proven complete there. Everything
 /// about it is unknown, never "not found".
-pub fn unread(object: ObjectRef, reason: String) -> Why {
+pub fn unread(object: GroupObjectRef, reason: String) -> Why {
     let who = object.display();
     Why {
         verdict: format!(

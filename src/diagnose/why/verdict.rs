@@ -2,12 +2,12 @@
 //! read off the same plan `collect` prints ([`ObjectOutcome`]), with the one reason that
 //! decides it.
 
-use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ObjectRef, ReferenceWhy};
+use super::{FinalizerWhy, GcWhy, GroupObjectRef, Holds, NamespaceWhy, ReferenceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
 
 /// What the sentence is about.
 pub(super) struct Subject<'a> {
-    pub object: &'a ObjectRef,
+    pub object: &'a GroupObjectRef,
     pub terminating: bool,
     /// How long it has been terminating.
     pub age: Option<&'a str>,
@@ -219,7 +219,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
                 .map(|r| {
                     r.owner
                         .as_ref()
-                        .map_or(format!("{}/{}", r.kind, r.name), ObjectRef::display)
+                        .map_or(format!("{}/{}", r.kind, r.name), GroupObjectRef::display)
                 })
                 .collect();
             match solid.as_slice() {
@@ -235,7 +235,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
 }
 
 /// Why the GC deletes the object itself: the first reference it counts as gone.
-fn reason(object: &ObjectRef, g: &GcWhy) -> String {
+fn reason(object: &GroupObjectRef, g: &GcWhy) -> String {
     let Some(r) = g
         .owner_references
         .iter()
@@ -247,7 +247,7 @@ fn reason(object: &ObjectRef, g: &GcWhy) -> String {
     dangling_words(object, r)
 }
 
-fn dangling_words(object: &ObjectRef, r: &ReferenceWhy) -> String {
+fn dangling_words(object: &GroupObjectRef, r: &ReferenceWhy) -> String {
     let named = format!("{}/{}", r.kind, r.name);
     match (&r.owner, r.class) {
         (Some(owner), "waiting") => format!(
@@ -298,7 +298,7 @@ fn blocks_words(g: &GcWhy) -> String {
     }
     format!(
         ", and it blocks the foreground deletion of {}",
-        join_and(g.blocks.iter().map(ObjectRef::display).collect())
+        join_and(g.blocks.iter().map(GroupObjectRef::display).collect())
     )
 }
 

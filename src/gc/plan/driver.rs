@@ -7,239 +7,328 @@
 mod flips;
 mod merge;
 
-use super::orders::{Components, Orders, informer_choices};
+use super::orders::{Choice, Components, Orders, informer_choices};
 use super::{Alternative, OpenOrder, Plan};
-use crate::gc::GarbageCollector;
-use crate::gc::simulation::{self, Delays, MayAct, Race, Run, Scope, Start, Unquiet};
+use crate::gc::simulation::{self, Delays, Delivery, MayAct, Race, Run, Scope, Start, Unquiet};
+use crate::gc::{GarbageCollector, State};
 use crate::model::ObjId;
+use crate::util::fork::{Tickets, join};
 use flips::{FlipSets, Flipped, MAX_RACE_RUNS, RaceKey, flip, per_chain, race_key};
 use merge::{Signature, fate, plan_from, signature};
 use std::collections::{BTreeMap, HashSet};
 
-/// Where a steady-state plan gets the objects that are not quiet, when asked; `None` if it
-/// cannot tell after all.
-pub type UnquietSource<'a> = Box<dyn FnOnce() -> Option<Unquiet> + Send + 'a>;
-
 /// Runs the simulation in the GC's race-free order, then in every order upstream leaves open
 /// that can matter, and merges the outcomes.
-///
-/// `unquiet`, for a steady state, hands over the objects that are not quiet
-/// ([`simulation::Unquiet`]) when the primary run's scope needs them; `None` from it, or no
-/// `unquiet`, and they are worked out here.
-pub(super) fn simulate(
-    gc: &GarbageCollector<'_>,
-    start: Start,
-    unquiet: Option<UnquietSource<'_>>,
-) -> Plan {
-    let clock = std::time::Instant::now();
-    let store = &gc.snap.store;
-    let initial = gc.initial_state();
-    let choices = informer_choices(gc, &initial, start);
-    let target = match start {
-        Start::UserDelete(u) => Some(u.target.0),
-        _ => None,
-    };
-    let mut comps: Option<Components> = None;
-    let orders = if choices.is_empty() {
-        Orders {
-            groups: Vec::new(),
-            group_runs: Vec::new(),
-            runs: 1,
-        }
+pub(super) fn simulate(gc: &GarbageCollector<'_>, start: Start) -> Plan {
+    let _span = tracing::debug_span!("simulate", ?start).entered();
+    let p = Prepared::new(gc, start);
+    let scope = p.primary_scope(None, None);
+    // The other informer orders' runs cover only their components. They are independent of
+    // one another and of the primary run, so they run beside it; whichever side is free takes
+    // the next one.
+    let tickets = Tickets::new(1, p.orders.runs);
+    let (primary, runs) = if p.orders.runs > 1 {
+        let ((primary, mut runs), theirs) = join(
+            gc.fork,
+            "primary-run",
+            || (p.run_primary(scope.as_ref()), p.informer_runs(&tickets)),
+            || p.informer_runs(&tickets),
+        );
+        runs.extend(theirs);
+        (primary, runs)
     } else {
-        Orders::new(
-            gc,
-            &choices,
-            comps.get_or_insert_with(|| Components::new(gc, target)),
-        )
+        (p.run_primary(scope.as_ref()), Vec::new())
     };
-    let none = Delays::default();
-    let primary_delivery = orders.delivery(&choices, 0);
-    // In a steady state the primary run covers only the components where anything can happen
-    // (most of a healthy cluster is left as it is): on the 1M-object bench, building the whole
-    // graph was most of the run. The tests check every such run against the whole one. The
-    // scope needs to know which objects are not quiet: when the caller is working that out
-    // (the audit classifies every reference anyway), it comes after the informer orders' runs,
-    // which do not need it.
-    let deferred = start == Start::SteadyState && unquiet.is_some();
-    let primary_scope =
-        |c: &Components, unquiet: Option<&Unquiet>, early: Option<&MayAct>| match start {
-            Start::SteadyState => {
-                let scope = steady_state_scope(gc, &initial, unquiet, early, &choices, c);
-                #[cfg(test)]
-                same_as_whole(gc, start, &primary_delivery, &initial, &scope);
-                (scope.members().len() <= store.len() / 2).then_some(scope)
-            }
+    p.finish(primary, runs)
+}
+
+/// A steady state's plan up to the one thing it needs from the classification of every
+/// reference: which objects are not quiet ([`Unquiet`]). [`Pending::finish`] takes that set.
+pub struct Pending<'g, 'a> {
+    prepared: Prepared<'g, 'a>,
+    /// What may act whatever the set holds.
+    early: MayAct,
+    /// The other informer orders' runs, by number.
+    runs: Vec<(usize, (Run, Scope))>,
+}
+
+impl std::fmt::Debug for Pending<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("informer_runs", &self.runs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The steady state's work that does not depend on which objects are quiet: the other informer
+/// orders' runs, and what may act regardless.
+pub(super) fn begin_steady_state<'g, 'a>(gc: &'g GarbageCollector<'a>) -> Pending<'g, 'a> {
+    let _span =
+        tracing::debug_span!("simulate", start = "SteadyState, before the unquiet set").entered();
+    let prepared = Prepared::new(gc, Start::SteadyState);
+    let p = &prepared;
+    let tickets = Tickets::new(1, p.orders.runs);
+    let early = || MayAct::regardless_of_quiet(gc, &p.initial);
+    let (early, runs) = if p.orders.runs > 1 {
+        let (mut runs, (early, theirs)) = join(
+            gc.fork,
+            "informer-runs",
+            || p.informer_runs(&tickets),
+            || (early(), p.informer_runs(&tickets)),
+        );
+        runs.extend(theirs);
+        (early, runs)
+    } else {
+        (early(), Vec::new())
+    };
+    Pending {
+        prepared,
+        early,
+        runs,
+    }
+}
+
+impl Pending<'_, '_> {
+    /// The plan, now that `unquiet` says which objects are not quiet. `unquiet` must be
+    /// [`Unquiet::of`] the snapshot as captured (checked in tests).
+    pub fn finish(self, unquiet: &Unquiet) -> Plan {
+        let _span = tracing::debug_span!("simulate", start = "SteadyState, given the unquiet set")
+            .entered();
+        let p = self.prepared;
+        let scope = p.primary_scope(Some(unquiet), Some(&self.early));
+        let primary = p.run_primary(scope.as_ref());
+        p.finish(primary, self.runs)
+    }
+}
+
+/// What every run of one start shares: the state as captured, the informer orders that can
+/// matter and the graph's components.
+struct Prepared<'g, 'a> {
+    gc: &'g GarbageCollector<'a>,
+    start: Start,
+    initial: State,
+    choices: Vec<Choice>,
+    /// The object a user deletes.
+    target: Option<u32>,
+    comps: Components,
+    orders: Orders,
+    primary_delivery: Delivery,
+}
+
+impl<'g, 'a> Prepared<'g, 'a> {
+    fn new(gc: &'g GarbageCollector<'a>, start: Start) -> Self {
+        let _span = tracing::debug_span!("informer choices").entered();
+        let initial = gc.initial_state();
+        let choices = informer_choices(gc, &initial, start);
+        let target = match start {
+            Start::UserDelete(u) => Some(u.target.0),
             _ => None,
         };
-    let early_scope = if deferred {
-        None
-    } else {
-        primary_scope(
-            comps.get_or_insert_with(|| Components::new(gc, target)),
-            None,
-            None,
+        let comps = Components::new(gc, target);
+        let orders = if choices.is_empty() {
+            Orders {
+                groups: Vec::new(),
+                group_runs: Vec::new(),
+                runs: 1,
+            }
+        } else {
+            Orders::new(gc, &choices, &comps)
+        };
+        let primary_delivery = orders.delivery(&choices, 0);
+        Prepared {
+            gc,
+            start,
+            initial,
+            choices,
+            target,
+            comps,
+            orders,
+            primary_delivery,
+        }
+    }
+
+    /// The primary run's scope. In a steady state the primary run covers only the components
+    /// where anything can happen (most of a healthy cluster is left as it is); the tests check
+    /// every such run against the whole one. The scope needs to know which objects are not
+    /// quiet: `unquiet` when the caller has it, else worked out here.
+    fn primary_scope(&self, unquiet: Option<&Unquiet>, early: Option<&MayAct>) -> Option<Scope> {
+        match self.start {
+            Start::SteadyState => {
+                let gc = self.gc;
+                let scope = steady_state_scope(
+                    gc,
+                    &self.initial,
+                    unquiet,
+                    early,
+                    &self.choices,
+                    &self.comps,
+                );
+                #[cfg(test)]
+                same_as_whole(
+                    gc,
+                    self.start,
+                    &self.primary_delivery,
+                    &self.initial,
+                    &scope,
+                );
+                (scope.members().len() <= gc.snap.store.len() / 2).then_some(scope)
+            }
+            _ => None,
+        }
+    }
+
+    fn run_primary(&self, scope: Option<&Scope>) -> Run {
+        simulation::run(
+            self.gc,
+            self.start,
+            &self.primary_delivery,
+            &Delays::default(),
+            scope,
+            &self.initial,
         )
-    };
-    let t_choices = clock.elapsed();
-    // The other informer orders' runs cover only their components. They are independent of
-    // one another and of the primary run, so they run beside it: on their own thread when the
-    // primary run's scope is still to come (this one waits for it), otherwise the primary run
-    // goes on its own thread.
-    let run_primary = |scope: Option<&Scope>| {
-        simulation::run(gc, start, &primary_delivery, &none, scope, &initial)
-    };
-    // The `k`-th informer order's run, over the components that have a `k`-th order.
-    let informer_run = |c: &Components, k: usize| {
-        let seeds: Vec<u32> = orders
+    }
+
+    /// The `k`-th informer order's run, over the components that have a `k`-th order.
+    fn informer_run(&self, k: usize) -> (Run, Scope) {
+        let gc = self.gc;
+        let seeds: Vec<u32> = self
+            .orders
             .groups
             .iter()
-            .zip(&orders.group_runs)
+            .zip(&self.orders.group_runs)
             .filter(|&(_, &n)| n > k)
             .flat_map(|(g, _)| g.iter())
-            .filter_map(|&i| gc.graph.uid_to_node(choices[i].uid).map(|n| n.0))
-            .chain(target)
+            .filter_map(|&i| gc.graph.uid_to_node(self.choices[i].uid).map(|n| n.0))
+            .chain(self.target)
             .collect();
-        let scope = c.scope(gc, seeds);
+        let scope = self.comps.scope(gc, seeds);
         let run = simulation::run(
             gc,
-            start,
-            &orders.delivery(&choices, k),
-            &none,
+            self.start,
+            &self.orders.delivery(&self.choices, k),
+            &Delays::default(),
             Some(&scope),
-            &initial,
+            &self.initial,
         );
         (run, scope)
-    };
-    // Orders 1.. are taken one at a time by whichever thread is free: the one that ran the
-    // primary run joins in once it is done, rather than wait for the other to finish them.
-    let next_order = Shared::from(1);
-    let informer_runs = |c: &Components| next_order.take_all(orders.runs, |k| informer_run(c, k));
-    let c = comps.get_or_insert_with(|| Components::new(gc, target));
-    let (primary, runs) = std::thread::scope(|threads| {
-        let spawn = |name: &str| std::thread::Builder::new().name(name.into());
-        if deferred {
-            let beside = (orders.runs > 1)
-                .then(|| spawn("informer-runs").spawn_scoped(threads, || informer_runs(c)))
-                .and_then(Result::ok);
-            // What does not depend on the caller's set is worked out while it is made.
-            let early = MayAct::regardless_of_quiet(gc, &initial);
-            // The caller's set, or (if it gave up) the same set worked out here.
-            let given = unquiet.and_then(|give| give());
-            let primary = run_primary(primary_scope(c, given.as_ref(), Some(&early)).as_ref());
-            let mut runs = informer_runs(c);
-            if let Some(handle) = beside {
-                runs.extend(crate::util::join(handle));
-            }
-            (primary, runs)
-        } else {
-            let beside = (orders.runs > 1)
-                .then(|| {
-                    spawn("primary-run").spawn_scoped(threads, || {
-                        (run_primary(early_scope.as_ref()), informer_runs(c))
-                    })
-                })
-                .and_then(Result::ok);
-            let mut runs = informer_runs(c);
-            let primary = match beside {
-                Some(handle) => {
-                    let (primary, theirs) = crate::util::join(handle);
-                    runs.extend(theirs);
-                    primary
-                }
-                None => run_primary(early_scope.as_ref()),
-            };
-            (primary, runs)
-        }
-    });
-    let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
-    let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
-    for (k, (run, scope)) in Shared::in_order(runs) {
-        if !run.races.is_empty() {
-            raced.push((k, run.races.clone()));
-        }
-        others.push((run, scope, OpenOrder::Informers));
     }
-    let t_primary = clock.elapsed();
-    // The primary run's races come first, as when the runs were made one after the other.
-    if !primary.races.is_empty() {
-        raced.insert(0, (0, primary.races.clone()));
+
+    /// The informer orders' runs this side takes from `tickets`.
+    fn informer_runs(&self, tickets: &Tickets) -> Vec<(usize, (Run, Scope))> {
+        tickets.take_all(|k| self.informer_run(k))
     }
-    // Races: re-run with the chain that got there first held back. Races of different
-    // components cannot interact, so round `r` takes the `r`-th race of every component (a
-    // component with more races than rounds has them all held back at once). A re-run can
-    // uncover races of its own (a reader held back now reads after another write too): those
-    // are flipped once more, on top of what the re-run held back in their component, and no
-    // further; batched across the re-runs of one informer order the same way.
-    let c = comps.get_or_insert_with(|| Components::new(gc, target));
-    let rerun = |k: usize, delays: &Delays, scope: &Scope| {
-        simulation::run(
+
+    /// The races re-run, the stranding order run, and everything merged into the plan.
+    fn finish(self, primary: Run, runs: Vec<(usize, (Run, Scope))>) -> Plan {
+        let Prepared {
             gc,
             start,
-            &orders.delivery(&choices, k),
-            delays,
-            Some(scope),
-            &initial,
-        )
-    };
-    let (mut level1, mut level2) = (0, 0);
-    for (k, races) in raced {
-        let known: HashSet<RaceKey> = races.iter().map(race_key).collect();
-        let mut sets = FlipSets::new();
-        for r in races {
-            sets.entry(c.find(r.object.0)).or_default().push(vec![r]);
+            initial,
+            choices,
+            target,
+            comps: c,
+            orders,
+            ..
+        } = self;
+        let none = Delays::default();
+        let mut raced: Vec<(usize, Vec<Race>)> = Vec::new();
+        let mut others: Vec<(Run, Scope, OpenOrder)> = Vec::new();
+        for (k, (run, scope)) in Tickets::in_order(runs) {
+            if !run.races.is_empty() {
+                raced.push((k, run.races.clone()));
+            }
+            others.push((run, scope, OpenOrder::Informers));
         }
-        for v in sets.values_mut() {
-            if v.len() > MAX_RACE_RUNS {
-                *v = per_chain(v.concat());
+        // The primary run's races come first, as when the runs were made one after the other.
+        if !primary.races.is_empty() {
+            raced.insert(0, (0, primary.races.clone()));
+        }
+        // Races: re-run with the chain that got there first held back. Races of different
+        // components cannot interact, so round `r` takes the `r`-th race of every component (a
+        // component with more races than rounds has them all held back at once). A re-run can
+        // uncover races of its own (a reader held back now reads after another write too):
+        // those are flipped once more, on top of what the re-run held back in their component,
+        // and no further; batched across the re-runs of one informer order the same way.
+        let rerun = |k: usize, delays: &Delays, scope: &Scope| {
+            simulation::run(
+                gc,
+                start,
+                &orders.delivery(&choices, k),
+                delays,
+                Some(scope),
+                &initial,
+            )
+        };
+        let (mut level1, mut level2) = (0, 0);
+        for (k, races) in raced {
+            let known: HashSet<RaceKey> = races.iter().map(race_key).collect();
+            let mut sets = FlipSets::new();
+            for r in races {
+                sets.entry(c.find(r.object.0)).or_default().push(vec![r]);
+            }
+            for v in sets.values_mut() {
+                if v.len() > MAX_RACE_RUNS {
+                    *v = per_chain(v.concat());
+                }
+            }
+            let mut uncovered = FlipSets::new();
+            for Flipped { run, scope, held } in flip(gc, &c, target, &sets, |d, s| rerun(k, d, s)) {
+                level1 += 1;
+                for r in &run.races {
+                    let comp = c.find(r.object.0);
+                    let Some(set) = held.get(&comp) else { continue };
+                    if known.contains(&race_key(r))
+                        || set.iter().any(|h| race_key(h) == race_key(r))
+                    {
+                        continue;
+                    }
+                    let list = uncovered.entry(comp).or_default();
+                    let mut more = set.clone();
+                    more.push(*r);
+                    if list.len() < MAX_RACE_RUNS && !list.contains(&more) {
+                        list.push(more);
+                    }
+                }
+                others.push((run, scope, OpenOrder::Requests));
+            }
+            for Flipped { run, scope, .. } in
+                flip(gc, &c, target, &uncovered, |d, s| rerun(k, d, s))
+            {
+                level2 += 1;
+                others.push((run, scope, OpenOrder::Requests));
             }
         }
-        let mut uncovered = FlipSets::new();
-        for Flipped { run, scope, held } in flip(gc, c, target, &sets, |d, s| rerun(k, d, s)) {
-            level1 += 1;
-            for r in &run.races {
-                let comp = c.find(r.object.0);
-                let Some(set) = held.get(&comp) else { continue };
-                if known.contains(&race_key(r)) || set.iter().any(|h| race_key(h) == race_key(r)) {
-                    continue;
-                }
-                let list = uncovered.entry(comp).or_default();
-                let mut more = set.clone();
-                more.push(*r);
-                if list.len() < MAX_RACE_RUNS && !list.contains(&more) {
-                    list.push(more);
-                }
-            }
-            others.push((run, scope, OpenOrder::Requests));
+        if start == Start::SteadyState
+            && let Some(delivery) = stranding_order(gc)
+        {
+            // Only the components of the stranded dependents can end differently.
+            let scope = c.scope(gc, delivery.unseeded.iter().map(|d| d.0));
+            let run = simulation::run(gc, start, &delivery, &none, Some(&scope), &initial);
+            others.push((run, scope, OpenOrder::Informers));
         }
-        for Flipped { run, scope, .. } in flip(gc, c, target, &uncovered, |d, s| rerun(k, d, s)) {
-            level2 += 1;
-            others.push((run, scope, OpenOrder::Requests));
-        }
-    }
-    if start == Start::SteadyState
-        && let Some(delivery) = stranding_order(gc)
-    {
-        // Only the components of the stranded dependents can end differently.
-        let c = comps.get_or_insert_with(|| Components::new(gc, target));
-        let scope = c.scope(gc, delivery.unseeded.iter().map(|d| d.0));
-        let run = simulation::run(gc, start, &delivery, &none, Some(&scope), &initial);
-        others.push((run, scope, OpenOrder::Informers));
-    }
-    if std::env::var_os("KGC_SIM_STATS").is_some() {
-        eprintln!(
-            "simulate {start:?}: {} choices, {} informer orders, {} extra runs ({level1} flip races, {level2} flip the races those uncover); choices {:?}, primary and informer orders {:?}, all runs {:?}",
-            choices.len(),
-            orders.runs,
-            others.len(),
-            t_choices,
-            t_primary - t_choices,
-            clock.elapsed()
+        tracing::debug!(
+            choices = choices.len(),
+            informer_orders = orders.runs,
+            extra_runs = others.len(),
+            race_flips = level1,
+            uncovered_race_flips = level2,
+            "simulation runs made"
         );
+        merge_runs(gc, start, primary, &others)
     }
-    // Merge.
+}
+
+/// The runs merged into the plan: where a run ends an object differently from the primary run,
+/// an [`Alternative`]; the requests every run makes stay in the plan.
+fn merge_runs(
+    gc: &GarbageCollector<'_>,
+    start: Start,
+    primary: Run,
+    others: &[(Run, Scope, OpenOrder)],
+) -> Plan {
+    let store = &gc.snap.store;
     let mut alternatives: BTreeMap<ObjId, Vec<Alternative>> = BTreeMap::new();
-    for (run, scope, order) in &others {
+    for (run, scope, order) in others {
         for &id in scope.members() {
             let base = fate(&primary, store, id);
             let alt = fate(run, store, id);
@@ -262,9 +351,8 @@ pub(super) fn simulate(
     // The requests on an order-dependent object that every order makes (an orphan patch that
     // lands before or after the race, say) stay in the plan: later requests (the orphan
     // finalizer's removal) rely on them. Only the ones some order does not make are left out.
-    // One pass over each run's requests, not one per order-dependent object: on a snapshot
-    // dense with races (thousands of such objects, a thousand runs) the passes per object
-    // were a tenth of `check restart`, on one thread.
+    // One pass over each run's requests, not one per order-dependent object: a snapshot dense
+    // with races has thousands of such objects and a thousand runs.
     let mut certain: BTreeMap<ObjId, Vec<Signature>> =
         alternatives.keys().map(|&id| (id, Vec::new())).collect();
     for a in &primary.actions {
@@ -273,7 +361,7 @@ pub(super) fn simulate(
         }
     }
     let mut made: BTreeMap<ObjId, Vec<Signature>> = BTreeMap::new();
-    for (run, scope, _) in &others {
+    for (run, scope, _) in others {
         made.clear();
         for a in run
             .actions
@@ -298,10 +386,10 @@ pub(super) fn simulate(
 /// or because of ([`simulation::may_act`]), and of every UID whose informer order is chosen.
 fn steady_state_scope(
     gc: &GarbageCollector<'_>,
-    initial: &crate::gc::State,
+    initial: &State,
     unquiet: Option<&Unquiet>,
     early: Option<&MayAct>,
-    choices: &[super::orders::Choice],
+    choices: &[Choice],
     c: &Components,
 ) -> Scope {
     let store = &gc.snap.store;
@@ -343,8 +431,8 @@ fn steady_state_scope(
 fn same_as_whole(
     gc: &GarbageCollector<'_>,
     start: Start,
-    delivery: &simulation::Delivery,
-    initial: &crate::gc::State,
+    delivery: &Delivery,
+    initial: &State,
     scope: &Scope,
 ) {
     let none = Delays::default();
@@ -374,38 +462,6 @@ fn same_as_whole(
     assert_eq!(whole.truncated, part.truncated);
 }
 
-/// A counter that threads take numbers from, each number once: independent runs shared by
-/// whichever thread is free. At the end of an audit the plan's runs were left to one thread
-/// while the other core had nothing to do.
-struct Shared(std::sync::atomic::AtomicUsize);
-
-impl From<usize> for Shared {
-    fn from(first: usize) -> Shared {
-        Shared(std::sync::atomic::AtomicUsize::new(first))
-    }
-}
-
-impl Shared {
-    /// Every number below `end` that no other thread has taken, with `f` of it, in the
-    /// order taken.
-    fn take_all<T>(&self, end: usize, mut f: impl FnMut(usize) -> T) -> Vec<(usize, T)> {
-        let mut out = Vec::new();
-        loop {
-            let k = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if k >= end {
-                return out;
-            }
-            out.push((k, f(k)));
-        }
-    }
-
-    /// What the threads took, joined, in the numbers' order: as if one thread had made it.
-    fn in_order<T>(mut taken: Vec<(usize, T)>) -> Vec<(usize, T)> {
-        taken.sort_unstable_by_key(|&(k, _)| k);
-        taken
-    }
-}
-
 /// GC 1.20.0–1.20.2 (kubernetes#98040): a running GC whose informers delivered a
 /// cluster-scoped dependent of a missing namespaced owner first gave the owner's virtual node no
 /// namespace, never verifies it, and never queued the owner's namespaced dependents (the third
@@ -417,13 +473,13 @@ impl Shared {
 ///
 /// Upstream: TestConflictingData "cluster-scoped bad child, namespaced good child, missing
 /// parent", whose end state v1.20.2 reaches only with the third check absent in this order.
-fn stranding_order(gc: &GarbageCollector<'_>) -> Option<simulation::Delivery> {
+fn stranding_order(gc: &GarbageCollector<'_>) -> Option<Delivery> {
     use crate::gc::rest_mapper::Mapping;
     if !gc.rules.namespace_less_virtual_owner_strands() {
         return None;
     }
     let store = &gc.snap.store;
-    let mut delivery = simulation::Delivery::default();
+    let mut delivery = Delivery::default();
     for v in gc.graph.virtual_nodes() {
         let uid = gc.graph.node(v).id.uid;
         let deps: Vec<ObjId> = gc
@@ -459,33 +515,4 @@ fn stranding_order(gc: &GarbageCollector<'_>) -> Option<simulation::Delivery> {
         delivery.unseeded.extend(stranded);
     }
     (!delivery.unseeded.is_empty()).then_some(delivery)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Shared;
-
-    #[test]
-    fn shared_numbers_are_each_taken_once_by_one_thread() {
-        for threads in [1, 2, 4] {
-            let next = Shared::from(3);
-            let mut taken: Vec<(usize, usize)> = std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|_| s.spawn(|| next.take_all(500, |k| k * 2)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap())
-                    .collect()
-            });
-            taken = Shared::in_order(taken);
-            assert_eq!(
-                taken,
-                (3..500).map(|k| (k, k * 2)).collect::<Vec<_>>(),
-                "{threads} threads"
-            );
-            // Once all are taken, nothing is left for a late thread.
-            assert!(next.take_all(500, |k| k).is_empty());
-        }
-    }
 }

@@ -19,7 +19,7 @@
 mod driver;
 mod orders;
 
-pub use driver::UnquietSource;
+pub use driver::Pending;
 
 use super::attempt_to_delete::Policy;
 use super::graph_builder::VisitCause;
@@ -253,27 +253,27 @@ impl Plan {
     /// through attemptToDeleteItem, as a GC that was running when the state arose (Appendix
     /// D.6).
     pub fn steady_state(gc: &GarbageCollector<'_>) -> Plan {
-        driver::simulate(gc, Start::SteadyState, None)
+        driver::simulate(gc, Start::SteadyState)
     }
 
-    /// [`Plan::steady_state`], asking `unquiet` for the objects that are not quiet
-    /// ([`crate::gc::simulation::Unquiet`]) instead of classifying every reference again, once
-    /// the work that does not need them is done: for a caller that classifies them on another
-    /// thread meanwhile.
-    pub fn steady_state_given(gc: &GarbageCollector<'_>, unquiet: UnquietSource<'_>) -> Plan {
-        driver::simulate(gc, Start::SteadyState, Some(unquiet))
+    /// [`Plan::steady_state`] up to where it needs to know which objects are not quiet
+    /// ([`crate::gc::simulation::Unquiet`]); [`Pending::finish`] takes that set. For a caller
+    /// that classifies every reference anyway (the audit): the plan does not classify them a
+    /// second time, and its other work can run beside that classification.
+    pub fn steady_state_pending<'g, 'a>(gc: &'g GarbageCollector<'a>) -> Pending<'g, 'a> {
+        driver::begin_steady_state(gc)
     }
 
     /// What a GC that starts on the snapshot does (§6.22): only what its initial add events
     /// enqueue, and everything that follows.
     pub fn restart(gc: &GarbageCollector<'_>) -> Plan {
-        driver::simulate(gc, Start::Restart, None)
+        driver::simulate(gc, Start::Restart)
     }
 
     /// What a user's delete would remove: the delete itself, then only the GC work it
     /// triggers.
     pub fn preview_delete(gc: &GarbageCollector<'_>, delete: UserDelete) -> Plan {
-        driver::simulate(gc, Start::UserDelete(delete), None)
+        driver::simulate(gc, Start::UserDelete(delete))
     }
 
     /// Number of actions per verb.

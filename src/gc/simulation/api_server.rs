@@ -92,7 +92,7 @@ impl Sim<'_, '_> {
             self.terminating_log.push((id, self.step));
         }
         if self.trace {
-            eprintln!(
+            tracing::trace!(
                 "step {} applied {:?} on {:?}",
                 self.step,
                 act.verb,

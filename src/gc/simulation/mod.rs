@@ -264,7 +264,8 @@ struct Sim<'a, 'b> {
     /// Per UID: the identities its virtual node was verified with since the world last
     /// changed (at that count of writes).
     tried: HashMap<Sym, (u32, Vec<Identity>)>,
-    /// `KGC_SIM_TRACE`: print every step's items and requests on stderr (debugging).
+    /// Whether trace events are wanted (`-v 8`): every step's items and requests, each run's
+    /// informer order, races and end states (debugging). Asked once per run, not per step.
     trace: bool,
     built: std::time::Duration,
     /// Only a restart's visits are reported (a steady state visits everything).
@@ -353,8 +354,8 @@ pub fn run(
         .collect();
     graph.add_owners_first(gc, &state, &rest);
     let built = clock.elapsed();
-    if std::env::var_os("KGC_SIM_TRACE").is_some() {
-        eprintln!(
+    if tracing::enabled!(tracing::Level::TRACE) {
+        tracing::trace!(
             "run {start:?} delays={delays:?} scoped={} first={:?}",
             scope.is_some(),
             delivery
@@ -388,7 +389,7 @@ pub fn run(
         ns_index: None,
         polls: HashMap::new(),
         tried: HashMap::new(),
-        trace: std::env::var_os("KGC_SIM_TRACE").is_some(),
+        trace: tracing::enabled!(tracing::Level::TRACE),
         built,
         record_visits: start == Start::Restart,
         next_chain: 0,
@@ -445,13 +446,11 @@ pub fn run(
         }
     }
     let out = sim.run_steps();
-    if std::env::var_os("KGC_SIM_STATS").is_some() {
-        eprintln!(
-            "  run: {} objects in scope, {:?} in all",
-            scope.map_or(store.len(), |s| s.members().len()),
-            clock.elapsed()
-        );
-    }
+    tracing::debug!(
+        objects_in_scope = scope.map_or(store.len(), |s| s.members().len()),
+        elapsed = ?clock.elapsed(),
+        "simulation run ended"
+    );
     out
 }
 
@@ -513,10 +512,10 @@ impl<'a, 'b> Sim<'a, 'b> {
         }
         let races = self.races();
         if self.trace {
-            eprintln!("races {races:?}");
+            tracing::trace!("races {races:?}");
             let store = self.store();
             for id in Scope::ids(self.scope, store) {
-                eprintln!(
+                tracing::trace!(
                     "end {:?}: exists {} deleting {} finalizers {} refs {}",
                     store.str(store.object(id).name),
                     self.state.exists(id),
@@ -526,16 +525,15 @@ impl<'a, 'b> Sim<'a, 'b> {
                 );
             }
         }
-        if std::env::var_os("KGC_SIM_STATS").is_some() {
-            eprintln!(
-                "  run: graph built in {:?}; {} steps, {} chains, {} reads, {} writes, truncated {truncated}",
-                self.built,
-                self.step,
-                self.next_chain,
-                self.read_log.len(),
-                self.write_log.len()
-            );
-        }
+        tracing::debug!(
+            graph_built_in = ?self.built,
+            steps = self.step,
+            chains = self.next_chain,
+            reads = self.read_log.len(),
+            writes = self.write_log.len(),
+            truncated,
+            "simulation steps ended"
+        );
         Run {
             actions: self.actions,
             state: self.state,

@@ -114,7 +114,7 @@ impl Sim<'_, '_> {
         if self.trace {
             let store = self.store();
             for it in &items {
-                eprintln!(
+                tracing::trace!(
                     "step {} {:?} {:?} {:?} ({:?})",
                     self.step,
                     it.kind,

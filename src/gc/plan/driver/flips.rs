@@ -2,10 +2,10 @@
 //! back so that it gets there second, per component of the graph.
 
 use super::super::orders::Components;
-use super::Shared;
 use crate::gc::GarbageCollector;
 use crate::gc::simulation::{self, Delays, Race, Run, Scope};
 use crate::model::ObjId;
+use crate::util::fork::{Tickets, join};
 use std::collections::BTreeMap;
 
 /// Re-runs per component and round of flips: its races one by one up to this many; beyond,
@@ -101,19 +101,19 @@ pub(super) fn flip(
             held,
         }
     };
-    // The rounds are independent of one another: two threads take them.
-    let next = Shared::from(0);
-    let out = std::thread::scope(|threads| {
-        let beside = (rounds > 1)
-            .then(|| {
-                crate::util::spawn_scoped(threads, "flip-runs", || next.take_all(rounds, &round))
-            })
-            .and_then(Result::ok);
-        let mut out = next.take_all(rounds, &round);
-        if let Some(handle) = beside {
-            out.extend(crate::util::join(handle));
-        }
-        out
-    });
-    Shared::in_order(out).into_iter().map(|(_, f)| f).collect()
+    // The rounds are independent of one another: both sides of a fork take them.
+    let tickets = Tickets::new(0, rounds);
+    let out = if rounds > 1 {
+        let (mut theirs, ours) = join(
+            gc.fork,
+            "flip-runs",
+            || tickets.take_all(&round),
+            || tickets.take_all(&round),
+        );
+        theirs.extend(ours);
+        theirs
+    } else {
+        tickets.take_all(&round)
+    };
+    Tickets::in_order(out).into_iter().map(|(_, f)| f).collect()
 }
