@@ -76,20 +76,38 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
             stats.out_of_order
         ));
     }
+    if stats.levels.keys().any(|l| *l > audit::Level::Metadata) {
+        // The history judges levels on the events it keeps; the reader saw them all.
+        h.summary
+            .notes
+            .retain(|n| !n.starts_with("Metadata level only"));
+    }
+    let read = read_counts(&stats);
     let states = [before.as_ref(), after.as_ref()];
     let logged = h.items.len();
     select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
     let w = sink.writer();
     let styles = Styles::for_stdout(g.color);
     match args.output {
-        HistoryFormat::Table => render::history::table(w, &h, logged, false, styles)?,
-        HistoryFormat::Wide => render::history::table(w, &h, logged, true, styles)?,
-        HistoryFormat::Json => render::write_json(w, &render::history::document(&h))?,
-        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h))?,
-        HistoryFormat::Html => render::history::html(w, &h)?,
+        HistoryFormat::Table => render::history::table(w, &h, &read, logged, false, styles)?,
+        HistoryFormat::Wide => render::history::table(w, &h, &read, logged, true, styles)?,
+        HistoryFormat::Json => render::write_json(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Html => render::history::html(w, &h, &read)?,
     }
     sink.commit()?;
     Ok(exit::OK)
+}
+
+/// What the reader read, for the renderer.
+fn read_counts(stats: &audit::ReadStats) -> render::history::Read {
+    let skipped_by = stats.skipped();
+    render::history::Read {
+        events: stats.events,
+        skipped: skipped_by.values().sum(),
+        skipped_by,
+        levels: stats.levels.iter().map(|(l, n)| (l.name(), *n)).collect(),
+    }
 }
 
 /// `--after PATH|cluster`: the state after the log, from a file or path as `-f` reads it (a
