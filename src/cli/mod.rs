@@ -3,7 +3,7 @@
 //! `-A`, …) is defined here and accepted anywhere after `kubectl gc`.
 
 pub mod complete;
-mod values;
+pub(crate) mod values;
 
 use crate::catalog::KubeVersion;
 pub use crate::render::ColorChoice;

@@ -12,8 +12,19 @@ use crate::snapshot::Snapshot;
 use crate::source::audit::{self, AuditOptions};
 
 pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
-    let since = args.since.as_deref().map(parse_time).transpose()?;
-    let until = args.until.as_deref().map(parse_time).transpose()?;
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_time(s, now_us))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|s| parse_time(s, now_us))
+        .transpose()?;
     let selector = g
         .selector
         .as_deref()
@@ -124,16 +135,14 @@ async fn load_after(g: &GlobalArgs, path: &str) -> Result<Snapshot> {
     Ok(super::load_input(&ag, false).await?.snapshot)
 }
 
-/// `--since`/`--until`: RFC 3339.
-fn parse_time(s: &str) -> Result<i64> {
-    crate::snapshot::parse_rfc3339(s)
-        .map(|secs| secs * 1_000_000)
-        .ok_or_else(|| {
-            Error::usage(
-                format!("{s:?} is not an RFC 3339 time"),
-                "e.g. --since 2026-11-26T01:00:00Z",
-            )
-        })
+/// `--since`/`--until`: RFC 3339, or a duration back from now (`1h`).
+fn parse_time(s: &str, now_us: i64) -> Result<i64> {
+    crate::cli::values::parse_time_or_ago(s, now_us).map_err(|e| {
+        Error::usage(
+            e,
+            "e.g. --since 2026-11-26T01:00:00Z, or --since 1h (the last hour)",
+        )
+    })
 }
 
 /// -n, --kind (resource names), -l (labels in a state before or after), --actor,

@@ -435,3 +435,23 @@ fn the_metadata_only_note_is_judged_on_every_event_read() {
         json!({"Metadata": 7, "RequestResponse": 1})
     );
 }
+
+/// Issue 58: `--since`/`--until` take durations back from now, as kubectl logs --since does.
+/// The example log is of 2026-11-26: all of it lies within the last 3650 days, none of it
+/// within the last hour.
+#[test]
+fn since_and_until_take_durations() {
+    let all = history(&["--since", "3650d"]);
+    assert_eq!(all["items"].as_array().unwrap().len(), 3);
+    let none = history(&["--since", "1h"]);
+    assert_eq!(none["items"], json!([]));
+    let before = history(&["--until", "1h30m"]);
+    assert_eq!(before["items"].as_array().unwrap().len(), 3);
+    let log = example("audit-shop.log");
+    let (code, _, err) = kubectl_gc(&["history", "--audit-log", &log, "--since", "1y"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("neither an RFC 3339 time nor a duration"),
+        "{err}"
+    );
+}
