@@ -330,6 +330,34 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
     Ok(())
 }
 
+/// After [`gone`] for an object the state given still holds: what follows is the answer of
+/// that state, from before the deletion.
+pub fn before_deletion(w: &mut dyn Write, captured_at: &str) -> std::io::Result<()> {
+    writeln!(w)?;
+    if captured_at.is_empty() {
+        writeln!(w, "In the state given, before that deletion:")
+    } else {
+        writeln!(
+            w,
+            "In the state given (captured at {}), before that deletion:",
+            sanitize(captured_at)
+        )
+    }?;
+    writeln!(w)
+}
+
+/// After the answer for an object the state given holds: the log deletes an object of its name
+/// at `time`, and nothing tells whether that came before or after the state.
+pub fn unplaced_deletion(w: &mut dyn Write, time: &str) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "\nnote: the audit log shows an object of this name deleted at {}; the log names no UID \
+         and the state given no exact capture time, so whether that was this object, after this \
+         state, cannot be told",
+        sanitize(time)
+    )
+}
+
 /// `-o html`: one self-contained page (no script, no external resource) with the timeline as a
 /// picture — a lane per actor, a mark per action (unexplained GC actions red), a line from each
 /// GC or namespace-controller action back to the root of its chain — then every action as a
