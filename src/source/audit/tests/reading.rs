@@ -138,14 +138,16 @@ fn events_with_only_timestamp_are_read() {
     );
 }
 
-/// JSON lines as YAML documents, `---` between them, as `gcloud logging read` prints entries.
+/// JSON lines as YAML documents, `---` between them, as `gcloud logging read` prints entries
+/// (a line that is not JSON stays as it is).
 fn to_yaml_documents(jsonl: &str, header: &str) -> String {
     let docs: Vec<String> = jsonl
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            serde_saphyr::to_string(&v).unwrap()
+        .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+            Ok(v) => serde_saphyr::to_string(&v).unwrap(),
+            // A broken line stays as it is: a broken document.
+            Err(_) => format!("{l}\n"),
         })
         .collect();
     format!("{header}{}", docs.join("---\n"))
@@ -224,4 +226,60 @@ fn input_with_no_audit_event_is_an_error_with_its_cause() {
         msg.contains("none of the fields of an audit event"),
         "{msg}"
     );
+}
+
+/// Reads `bytes` alone and twice over (the same file named twice): the account of each.
+fn once_and_twice(bytes: &[u8]) -> [(Vec<AuditEvent>, ReadStats); 2] {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in");
+    std::fs::write(&path, bytes).unwrap();
+    [
+        read_paths(std::slice::from_ref(&path)).unwrap(),
+        read_paths(&[path.clone(), path]).unwrap(),
+    ]
+}
+
+/// What the stable twin of the fuzz target (`fuzz/fuzz_targets/audit_reader.rs`) checks.
+fn accounted(bytes: &[u8]) -> Result<(), proptest::test_runner::TestCaseError> {
+    use proptest::prelude::*;
+    let [(events, once), (events_twice, twice)] = once_and_twice(bytes);
+    for (e, s) in [(&events, &once), (&events_twice, &twice)] {
+        prop_assert_eq!(e.len() as u64, s.passed);
+        prop_assert_eq!(s.levels.values().sum::<u64>(), s.events);
+        prop_assert!(s.partial <= s.problems.len() as u64 + s.more_problems);
+    }
+    // The second reading is every request again.
+    prop_assert_eq!(twice.events, once.events);
+    prop_assert_eq!(twice.duplicates, 2 * once.duplicates + once.events);
+    prop_assert_eq!(bare(&events_twice), bare(&events));
+    Ok(())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, ..Default::default() })]
+
+    /// YAML-like text (keys, separators, comments, flow collections): never a panic, and the
+    /// account holds.
+    #[test]
+    fn yaml_like_text_is_accounted_for(s in "(---\n|# c\n|[a-z@']{1,6}: [a-z0-9{}\\[\\],\"']{0,12}\n|  [a-z]{1,4}: [0-9a-z]{0,6}\n){0,12}") {
+        accounted(s.as_bytes())?;
+    }
+
+    /// A log's events, some lines repeated and some cut, in JSON or as GKE YAML: each request
+    /// once however often it is read.
+    #[test]
+    fn repeated_and_cut_logs_are_accounted_for(
+        picks in proptest::collection::vec((0usize..5, 0usize..3), 0..10),
+        yaml in proptest::bool::ANY,
+    ) {
+        let lines = [GC_DELETE, OWNER_404, GET_200, LEASE, EVENT_2017];
+        let mut text = String::new();
+        for (i, how) in picks {
+            let l = lines[i];
+            text.push_str(if how == 2 { &l[..l.len() / 2] } else { l });
+            text.push('\n');
+        }
+        let text = if yaml { to_yaml_documents(&to_gke(&text), "") } else { text };
+        accounted(text.as_bytes())?;
+    }
 }
