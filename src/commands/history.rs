@@ -11,6 +11,7 @@ use crate::render::{self, Styles};
 use crate::snapshot::Snapshot;
 use crate::source::audit::{self, AuditOptions};
 
+/// `kubectl gc history`: the exit code, or the error main prints.
 pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     let now_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -110,8 +111,8 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// What the reader read, for the renderer.
-fn read_counts(stats: &audit::ReadStats) -> render::history::Read {
+/// What the reader read, for the renderer (`read` of the History document).
+pub fn read_counts(stats: &audit::ReadStats) -> render::history::Read {
     let skipped_by = stats.skipped();
     render::history::Read {
         events: stats.events,

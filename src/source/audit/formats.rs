@@ -8,6 +8,7 @@
 //! | EKS CloudWatch | `message`/`@message` (the Event as a string); `{"events":[…]}` of `aws logs filter-log-events` |
 //! | GKE Cloud Logging | `protoPayload` (`gke.rs`) |
 //! | AKS diagnostic logs | `category: kube-audit[-admin]` / `properties.log` (the Event as a string); `{"records":[…]}` |
+//! | any of these as YAML documents (`gcloud logging read`) | a first line that is YAML, not JSON (`yaml.rs`) |
 //!
 //! Each line is a record (JSON lines; formats may be mixed line by line), parsed with serde
 //! into borrowed structs ([`records`]). A line whose JSON does not end on it starts a
