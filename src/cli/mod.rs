@@ -3,7 +3,7 @@
 //! `-A`, …) is defined here and accepted anywhere after `kubectl gc`.
 
 pub mod complete;
-pub(crate) mod values;
+mod values;
 
 use crate::catalog::KubeVersion;
 pub use crate::render::ColorChoice;
