@@ -186,8 +186,8 @@ impl<'s> Ctx<'s> {
 
     /// An event read (passed on or not): counted, its level and its time in the window,
     /// unless the same request was read before. False for such a duplicate (in a block
-    /// parsed on another thread, where that is not known yet, always true: the caller's sink
-    /// drops the duplicates it passes, see `super::read_with`).
+    /// parsed on another thread, where that is not known yet, always true: the calling
+    /// thread drops the duplicates the block passes on, see [`Ctx::deliver`]).
     fn seen(&mut self, e: Seen) -> bool {
         if let Some(j) = &mut self.journal {
             j.push(e);
