@@ -507,8 +507,12 @@ fn child(phase: &str, path: &Path) {
             let kept = recorder.kept();
             let h = recorder.finish(States::default());
             let mut out = std::io::BufWriter::new(std::io::sink());
-            kubectl_gc::render::write_json(&mut out, &kubectl_gc::render::history::document(&h))
-                .expect("write");
+            let counts = kubectl_gc::commands::history::read_counts(&stats);
+            kubectl_gc::render::write_json(
+                &mut out,
+                &kubectl_gc::render::history::document(&h, &counts),
+            )
+            .expect("write");
             format!(
                 "{} events, {kept} kept, {} actions",
                 stats.events,

@@ -608,8 +608,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         'kubectl-gc;history' {
             [CompletionResult]::new('--audit-log', '--audit-log', [CompletionResultType]::ParameterName, 'API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable). JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are recognised by content')
             [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only actions at or after this time (RFC 3339)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only actions at or before this time (RFC 3339)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h, 2d), as kubectl logs --since takes one')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only actions at or before this time: RFC 3339, or a duration back from now')
             [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather''s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml or html')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml or html')

@@ -589,8 +589,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         &'kubectl-gc;history'= {
             cand --audit-log 'API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable). JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are recognised by content'
             cand --actor 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all'
-            cand --since 'Only actions at or after this time (RFC 3339)'
-            cand --until 'Only actions at or before this time (RFC 3339)'
+            cand --since 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h, 2d), as kubectl logs --since takes one'
+            cand --until 'Only actions at or before this time: RFC 3339, or a duration back from now'
             cand --after 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather''s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log'
             cand -o 'Output format: table, wide, json, yaml or html'
             cand --output 'Output format: table, wide, json, yaml or html'

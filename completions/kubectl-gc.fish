@@ -601,8 +601,8 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l actor 
 gc\t'The garbage collector\'s'
 namespace\t'The namespace controller\'s'
 user\t'People\'s and other controllers\''"
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l since -d 'Only actions at or after this time (RFC 3339)' -r
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l until -d 'Only actions at or before this time (RFC 3339)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l since -d 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h, 2d), as kubectl logs --since takes one' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l until -d 'Only actions at or before this time: RFC 3339, or a duration back from now' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l after -d 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather\'s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s o -l output -d 'Output format: table, wide, json, yaml or html' -r -f -a "table\t'Unexplained GC actions first, then every action with its cause'
 wide\t'The table with full causes, users and where each event was read'

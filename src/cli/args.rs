@@ -444,10 +444,11 @@ pub struct HistoryArgs {
     /// controllers (`user`), or all.
     #[arg(long, value_enum, default_value_t = HistoryActor::All)]
     pub actor: HistoryActor,
-    /// Only actions at or after this time (RFC 3339).
+    /// Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m,
+    /// 1h, 2d), as kubectl logs --since takes one.
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
-    /// Only actions at or before this time (RFC 3339).
+    /// Only actions at or before this time: RFC 3339, or a duration back from now.
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
     /// The state after the log: a snapshot FILE or a path as -f takes it (a must-gather's

@@ -11,9 +11,21 @@ use crate::render::{self, Styles};
 use crate::snapshot::Snapshot;
 use crate::source::audit::{self, AuditOptions};
 
+/// `kubectl gc history`: the exit code, or the error main prints.
 pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
-    let since = args.since.as_deref().map(parse_time).transpose()?;
-    let until = args.until.as_deref().map(parse_time).transpose()?;
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_time(s, now_us))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|s| parse_time(s, now_us))
+        .transpose()?;
     let selector = g
         .selector
         .as_deref()
@@ -76,20 +88,38 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
             stats.out_of_order
         ));
     }
+    if stats.levels.keys().any(|l| *l > audit::Level::Metadata) {
+        // The history judges levels on the events it keeps; the reader saw them all.
+        h.summary
+            .notes
+            .retain(|n| !n.starts_with("Metadata level only"));
+    }
+    let read = read_counts(&stats);
     let states = [before.as_ref(), after.as_ref()];
     let logged = h.items.len();
     select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
     let w = sink.writer();
     let styles = Styles::for_stdout(g.color);
     match args.output {
-        HistoryFormat::Table => render::history::table(w, &h, logged, false, styles)?,
-        HistoryFormat::Wide => render::history::table(w, &h, logged, true, styles)?,
-        HistoryFormat::Json => render::write_json(w, &render::history::document(&h))?,
-        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h))?,
-        HistoryFormat::Html => render::history::html(w, &h)?,
+        HistoryFormat::Table => render::history::table(w, &h, &read, logged, false, styles)?,
+        HistoryFormat::Wide => render::history::table(w, &h, &read, logged, true, styles)?,
+        HistoryFormat::Json => render::write_json(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Html => render::history::html(w, &h, &read)?,
     }
     sink.commit()?;
     Ok(exit::OK)
+}
+
+/// What the reader read, for the renderer (`read` of the History document).
+pub fn read_counts(stats: &audit::ReadStats) -> render::history::Read {
+    let skipped_by = stats.skipped();
+    render::history::Read {
+        events: stats.events,
+        skipped: skipped_by.values().sum(),
+        skipped_by,
+        levels: stats.levels.iter().map(|(l, n)| (l.name(), *n)).collect(),
+    }
 }
 
 /// `--after PATH|cluster`: the state after the log, from a file or path as `-f` reads it (a
@@ -106,16 +136,60 @@ async fn load_after(g: &GlobalArgs, path: &str) -> Result<Snapshot> {
     Ok(super::load_input(&ag, false).await?.snapshot)
 }
 
-/// `--since`/`--until`: RFC 3339.
-fn parse_time(s: &str) -> Result<i64> {
-    crate::snapshot::parse_rfc3339(s)
-        .map(|secs| secs * 1_000_000)
-        .ok_or_else(|| {
-            Error::usage(
-                format!("{s:?} is not an RFC 3339 time"),
-                "e.g. --since 2026-11-26T01:00:00Z",
-            )
-        })
+/// `--since`/`--until`: RFC 3339, or a duration back from now (`1h`).
+fn parse_time(s: &str, now_us: i64) -> Result<i64> {
+    parse_time_or_ago(s, now_us).map_err(|e| {
+        Error::usage(
+            e,
+            "e.g. --since 2026-11-26T01:00:00Z, or --since 1h (the last hour)",
+        )
+    })
+}
+
+/// `history --since`/`--until`: an RFC 3339 time, or a duration back from `now_us`
+/// (microseconds since the epoch) as kubectl's `logs --since` takes one — `90s`, `15m`, `1h`,
+/// `1h30m` — and `d` for days (`2d`), which Go's durations lack but incidents span. The time,
+/// in microseconds since the epoch.
+fn parse_time_or_ago(s: &str, now_us: i64) -> Result<i64, String> {
+    let t = s.trim();
+    if let Some(secs) = crate::snapshot::parse_rfc3339(t) {
+        return secs
+            .checked_mul(1_000_000)
+            .ok_or_else(|| format!("{t:?} is out of range"));
+    }
+    let bad = || format!("{t:?} is neither an RFC 3339 time nor a duration (90s, 15m, 1h, 2d)");
+    if t.is_empty() {
+        return Err(bad());
+    }
+    let mut rest = t;
+    let mut us: i64 = 0;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(bad());
+        }
+        let n: i64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let per: i64 = match &rest[..unit_len] {
+            "ms" => 1_000,
+            "s" => 1_000_000,
+            "m" => 60_000_000,
+            "h" => 3_600_000_000,
+            "d" => 86_400_000_000,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit_len..];
+        us = n
+            .checked_mul(per)
+            .and_then(|d| us.checked_add(d))
+            .ok_or_else(|| format!("duration {t:?} is too long"))?;
+    }
+    Ok(now_us.saturating_sub(us))
 }
 
 /// -n, --kind (resource names), -l (labels in a state before or after), --actor,
@@ -246,4 +320,46 @@ fn select(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_time_or_ago;
+
+    /// 2026-11-26T02:32:35Z.
+    const NOW: i64 = 1_795_660_355_000_000;
+
+    #[test]
+    fn since_takes_durations_back_from_now_and_rfc3339() {
+        let s = 1_000_000;
+        assert_eq!(parse_time_or_ago("90s", NOW), Ok(NOW - 90 * s));
+        assert_eq!(parse_time_or_ago("15m", NOW), Ok(NOW - 900 * s));
+        assert_eq!(parse_time_or_ago("1h", NOW), Ok(NOW - 3600 * s));
+        assert_eq!(parse_time_or_ago("1h30m", NOW), Ok(NOW - 5400 * s));
+        assert_eq!(parse_time_or_ago("2d", NOW), Ok(NOW - 172_800 * s));
+        assert_eq!(parse_time_or_ago("500ms", NOW), Ok(NOW - 500_000));
+        // 2026-11-26T01:00:00Z: 20783 days and 3600 s after the epoch.
+        assert_eq!(
+            parse_time_or_ago("2026-11-26T01:00:00Z", NOW),
+            Ok((20_783 * 86_400 + 3_600) * s)
+        );
+        for bad in [
+            "",
+            "1",
+            "h",
+            "1y",
+            "-1h",
+            "1.5h",
+            "1h 30m",
+            "99999999999999999999d",
+        ] {
+            let e = parse_time_or_ago(bad, NOW).unwrap_err();
+            assert!(!e.contains('\n'), "{e}");
+        }
+        assert!(
+            parse_time_or_ago("99999999999d", NOW)
+                .unwrap_err()
+                .contains("too long")
+        );
+    }
 }

@@ -13,7 +13,7 @@ mod gate;
 #[cfg(feature = "testkit")]
 mod generate;
 mod graph;
-mod history;
+pub mod history;
 mod input;
 mod output;
 pub mod progress;

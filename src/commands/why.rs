@@ -35,7 +35,34 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
     let target = target(&args.target)?;
     let mut sink = Sink::open(args.file.output_file.as_deref())?;
     // Owners may be in any namespace and a namespace's content is everywhere in it: read all.
-    let loaded = super::load_input(g, false).await?;
+    let loaded = match super::load_input(g, false).await {
+        Ok(l) => l,
+        // No state given and no cluster to read: the audit log alone can still say what
+        // happened to the object (an object the log shows deleted is answered whatever else
+        // is given).
+        Err(e @ Error::Cluster { .. }) if !args.audit_log.is_empty() => {
+            let empty = Snapshot::default();
+            let namespace = g.namespace.as_deref().filter(|_| !g.all_namespaces);
+            return match gone(g, args, &empty, &target, namespace, &mut sink)? {
+                Gone::Told => {
+                    sink.commit()?;
+                    Ok(exit::OK)
+                }
+                Gone::NotInLog(n) => Err(match e {
+                    Error::Cluster { message, hint } => Error::Cluster {
+                        message,
+                        hint: Some(format!(
+                            "{}; the audit log ({n} event(s)) has no deletion of it, so whether \
+                             it exists needs the cluster or a state (--snapshot FILE, -f PATH)",
+                            hint.unwrap_or_default()
+                        )),
+                    },
+                    e => e,
+                }),
+            };
+        }
+        Err(e) => return Err(e),
+    };
     let snap = &loaded.snapshot;
     let namespace = g
         .namespace
@@ -46,6 +73,9 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         Ok(id) => id,
         Err(e)
             if matches!(e, Error::NotFound { .. })
+                // A namespace or kind the input lacks: the log may still have the object.
+                || (!args.audit_log.is_empty()
+                    && matches!(&e, Error::Usage { message, .. } if !message.contains("ambiguous")))
                 || matches!(
                     target
                         .split_once('/')
@@ -97,6 +127,16 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         }
         Err(e) => return Err(e),
     };
+    // In the state given, but the log may show it deleted since: that story first.
+    let later = if args.audit_log.is_empty() {
+        Later::None
+    } else {
+        deleted_later(g, args, snap, id, &mut sink)?
+    };
+    if matches!(later, Later::Told) && args.output != WhyFormat::Text {
+        sink.commit()?;
+        return Ok(exit::OK);
+    }
     let gc = crate::run::garbage_collector(snap, loaded.gc_version(g));
     let extras = match &loaded.connection {
         Some(conn) => read_extras(conn, snap, id).await,
@@ -105,8 +145,121 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
     let analysis = crate::diagnose::analysis::Analysis::new(&gc);
     let answer = why(&gc, &analysis, id, &extras);
     write(g, args, &answer, &mut sink)?;
+    if let Later::Unplaced(time) = &later {
+        render::history::unplaced_deletion(sink.writer(), time)?;
+    }
     sink.commit()?;
     Ok(exit::OK)
+}
+
+/// What the audit log says of an object the state given holds.
+enum Later {
+    /// No deletion of it in the log.
+    None,
+    /// Its deletion after the state was told (text: the state's answer follows).
+    Told,
+    /// The log deletes an object of its name at this time, but neither a UID nor an exact
+    /// capture time tells whether that came after the state.
+    Unplaced(String),
+}
+
+/// With `--audit-log`, for an object the state given holds: its deletion in the log after that
+/// state — the deletion of this very object (the log's UID is its UID), or, where the log names
+/// no UID, one later than the state's exact capture time (a snapshot's; a dump's time is only
+/// the newest timestamp in it). The history is built with the state as the state before, so
+/// the cause agrees with `history --snapshot`.
+fn deleted_later(
+    g: &GlobalArgs,
+    args: &WhyArgs,
+    snap: &Snapshot,
+    id: ObjId,
+    sink: &mut Sink,
+) -> Result<Later> {
+    let store = &snap.store;
+    let o = store.object(id);
+    let r = &snap.resources[o.resource.index()];
+    let (namespace, name, uid) = (store.str(o.namespace), store.str(o.name), store.str(o.uid));
+    let h = read_history(
+        args,
+        crate::diagnose::history::States {
+            before: Some(snap),
+            after: None,
+        },
+    )?
+    .0;
+    let captured = (snap.provenance.source == crate::snapshot::SourceKind::Live)
+        .then(|| crate::snapshot::parse_rfc3339(&snap.provenance.captured_at))
+        .flatten()
+        .map(|s| s * 1_000_000);
+    let mut told: Vec<&crate::diagnose::history::Item> = Vec::new();
+    let mut unplaced = None;
+    for it in h.items.iter().filter(|it| {
+        let ob = &it.object;
+        it.action == "delete"
+            && ob.group == r.group
+            && ob.resource == r.plural
+            && ob.namespace == namespace
+            && ob.name == name
+    }) {
+        match (&it.object.uid, captured) {
+            (Some(u), _) if u == uid => told.push(it),
+            (Some(_), _) => {}
+            (None, Some(c)) if it.time_us >= c => told.push(it),
+            (None, Some(_)) => {}
+            (None, None) => unplaced = Some(it.time.clone()),
+        }
+    }
+    if told.is_empty() {
+        return Ok(unplaced.map_or(Later::None, Later::Unplaced));
+    }
+    let w = sink.writer();
+    match args.output {
+        WhyFormat::Text => {
+            render::history::gone(w, &told, Styles::for_stdout(g.color))?;
+            render::history::before_deletion(w, &snap.provenance.captured_at)?;
+        }
+        WhyFormat::Json | WhyFormat::Yaml => write_gone_document(args, w, &told, &h.summary)?,
+    }
+    Ok(Later::Told)
+}
+
+/// The audit logs read into a history with these states; and how many events were read.
+fn read_history(
+    args: &WhyArgs,
+    states: crate::diagnose::history::States<'_>,
+) -> Result<(crate::diagnose::history::History, u64)> {
+    let mut recorder = crate::diagnose::history::Recorder::default();
+    let stats = crate::source::audit::read(
+        &crate::source::audit::AuditOptions {
+            paths: args.audit_log.clone(),
+            keep: Some(crate::diagnose::history::used_by_history),
+        },
+        &mut |e| recorder.push(e),
+    )?;
+    crate::source::audit::require_events(&stats, &args.audit_log)?;
+    recorder.read_all(&stats);
+    Ok((recorder.finish(states), stats.events))
+}
+
+/// `-o json|yaml` of an object the log shows deleted: the `History` document of its actions.
+fn write_gone_document(
+    args: &WhyArgs,
+    w: &mut dyn std::io::Write,
+    items: &[&crate::diagnose::history::Item],
+    summary: &crate::diagnose::history::Summary,
+) -> Result<()> {
+    let doc = serde_json::json!({
+        "apiVersion": crate::build_info::REPORT_API_VERSION,
+        "kind": "History",
+        "items": items,
+        "summary": summary,
+    });
+    if args.output == WhyFormat::Json {
+        render::write_json(w, &doc)?;
+    } else {
+        render::write_yaml(w, &doc)?;
+    }
+    Ok(())
 }
 
 fn write(g: &GlobalArgs, args: &WhyArgs, answer: &Why, sink: &mut Sink) -> Result<()> {
@@ -155,22 +308,15 @@ fn gone(
             .map(|b| (b.group.to_owned(), b.plural.to_owned()))
             .collect(),
     };
-    let mut recorder = crate::diagnose::history::Recorder::default();
-    let stats = crate::source::audit::read(
-        &crate::source::audit::AuditOptions {
-            paths: args.audit_log.clone(),
-            keep: Some(crate::diagnose::history::used_by_history),
-        },
-        &mut |e| recorder.push(e),
-    )?;
-    crate::source::audit::require_events(&stats, &args.audit_log)?;
-    recorder.read_all(&stats);
     // What was read is the state now, after the log: an owner it lacks may have been deleted
     // before the log's window, so it proves what exists, not what never did.
-    let h = recorder.finish(crate::diagnose::history::States {
-        before: None,
-        after: Some(snap),
-    });
+    let (h, events) = read_history(
+        args,
+        crate::diagnose::history::States {
+            before: None,
+            after: Some(snap),
+        },
+    )?;
     let items: Vec<&crate::diagnose::history::Item> = h
         .items
         .iter()
@@ -184,26 +330,14 @@ fn gone(
         })
         .collect();
     if items.is_empty() {
-        return Ok(Gone::NotInLog(stats.events));
+        return Ok(Gone::NotInLog(events));
     }
     let w = sink.writer();
     match args.output {
         WhyFormat::Text => {
             render::history::gone(w, &items, Styles::for_stdout(g.color))?;
         }
-        WhyFormat::Json | WhyFormat::Yaml => {
-            let doc = serde_json::json!({
-                "apiVersion": crate::build_info::REPORT_API_VERSION,
-                "kind": "History",
-                "items": items,
-                "summary": h.summary,
-            });
-            if args.output == WhyFormat::Json {
-                render::write_json(w, &doc)?;
-            } else {
-                render::write_yaml(w, &doc)?;
-            }
-        }
+        WhyFormat::Json | WhyFormat::Yaml => write_gone_document(args, w, &items, &h.summary)?,
     }
     Ok(Gone::Told)
 }

@@ -12,9 +12,27 @@ use crate::diagnose::history::{History, Item};
 use owo_colors::OwoColorize;
 use std::io::Write;
 
+/// What was read of the log (`read` in the document, a line of the table's summary): so an
+/// answer of "no action" can be told from a log that was not read.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Read {
+    /// Events read: each request's final event (`ResponseComplete`, or `Panic`), once.
+    pub events: u64,
+    /// Records read that gave no event.
+    pub skipped: u64,
+    /// `skipped` by why: `duplicate` (an event read before, in this input or another),
+    /// `unreadable` (a record that could not be read, each a warning), `other` (records of
+    /// other services, categories or components in an export).
+    pub skipped_by: std::collections::BTreeMap<&'static str, u64>,
+    /// Events read by the audit level they were recorded at (all of them, not only those
+    /// the history uses): `unknown` where the format drops the level.
+    pub levels: std::collections::BTreeMap<&'static str, u64>,
+}
+
 /// The JSON document: `{"apiVersion", "kind": "History", "items": […], "unlogged": […],
-/// "summary": {…}}`, borrowed from the history and written as it is serialised (no value tree
-/// of a busy log's actions in between).
+/// "summary": {…}, "read": {…}}`, borrowed from the history and written as it is serialised
+/// (no value tree of a busy log's actions in between).
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Document<'h> {
@@ -23,17 +41,38 @@ pub struct Document<'h> {
     items: &'h [Item],
     unlogged: &'h [crate::diagnose::history::Unlogged],
     summary: &'h crate::diagnose::history::Summary,
+    read: &'h Read,
 }
 
-/// The [`Document`] of `h`.
-pub fn document(h: &History) -> Document<'_> {
+/// The [`Document`] of `h`, read from a log of which `read` says what was read.
+pub fn document<'h>(h: &'h History, read: &'h Read) -> Document<'h> {
     Document {
         api_version: REPORT_API_VERSION,
         kind: "History",
         items: &h.items,
         unlogged: &h.unlogged,
         summary: &h.summary,
+        read,
     }
+}
+
+/// `N event(s) read (M skipped: …)`.
+fn read_line(read: &Read) -> String {
+    let why: Vec<String> = read
+        .skipped_by
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    format!(
+        "{} event(s) read ({} skipped{})",
+        read.events,
+        read.skipped,
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", why.join(", "))
+        }
+    )
 }
 
 fn cause_text(it: &Item, wide: bool) -> String {
@@ -72,6 +111,7 @@ fn cause_text(it: &Item, wide: bool) -> String {
 pub fn table(
     w: &mut dyn Write,
     h: &History,
+    read: &Read,
     logged: usize,
     wide: bool,
     styles: Styles,
@@ -169,6 +209,7 @@ pub fn table(
         window,
         s.unexplained
     )?;
+    writeln!(w, "{}", read_line(read))?;
     for n in &s.notes {
         writeln!(w, "note: {}", sanitize(n))?;
     }
@@ -289,11 +330,39 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
     Ok(())
 }
 
+/// After [`gone`] for an object the state given still holds: what follows is the answer of
+/// that state, from before the deletion.
+pub fn before_deletion(w: &mut dyn Write, captured_at: &str) -> std::io::Result<()> {
+    writeln!(w)?;
+    if captured_at.is_empty() {
+        writeln!(w, "In the state given, before that deletion:")
+    } else {
+        writeln!(
+            w,
+            "In the state given (captured at {}), before that deletion:",
+            sanitize(captured_at)
+        )
+    }?;
+    writeln!(w)
+}
+
+/// After the answer for an object the state given holds: the log deletes an object of its name
+/// at `time`, and nothing tells whether that came before or after the state.
+pub fn unplaced_deletion(w: &mut dyn Write, time: &str) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "\nnote: the audit log shows an object of this name deleted at {}; the log names no UID \
+         and the state given no exact capture time, so whether that was this object, after this \
+         state, cannot be told",
+        sanitize(time)
+    )
+}
+
 /// `-o html`: one self-contained page (no script, no external resource) with the timeline as a
 /// picture — a lane per actor, a mark per action (unexplained GC actions red), a line from each
 /// GC or namespace-controller action back to the root of its chain — then every action as a
 /// table. Every string is XML-escaped.
-pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
+pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> {
     use super::escape::xml;
     const LANES: [&str; 4] = [
         "user",
@@ -331,6 +400,7 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
             _ => String::new(),
         }
     )?;
+    writeln!(w, "<p>{}.</p>", xml(&read_line(read)))?;
     for n in &s.notes {
         writeln!(w, "<p>note: {}</p>", xml(n))?;
     }

@@ -319,10 +319,22 @@ fn input_without_audit_events_is_an_error() {
     let noise: Vec<u8> = (0..3000u32)
         .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
         .collect();
-    let cases: [(&str, &[u8], &str); 3] = [
+    let cases: [(&str, &[u8], &str); 5] = [
         ("noise.log", &noise, "not JSON"),
         ("other.json", b"{\"foo\":1}\n", "not an audit record"),
         ("empty.log", b"", "empty"),
+        // `kubectl get cm -o yaml`: YAML, but a List of ConfigMaps.
+        (
+            "dump.yaml",
+            b"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c1\nmetadata:\n  resourceVersion: \"\"\n",
+            "a list of",
+        ),
+        // A log of `key: value` lines that is not a YAML document it can read.
+        (
+            "app.log",
+            b"level: info\nmsg: started\nlevel: info msg: [unclosed\n",
+            "not valid YAML",
+        ),
     ];
     for (name, bytes, why) in cases {
         let path = dir.path().join(name);
@@ -350,4 +362,96 @@ fn input_without_audit_events_is_an_error() {
             );
         }
     }
+}
+
+/// Runs `history --audit-log LOG… -o FORMAT` on the example's state before.
+fn history_of(logs: &[&str], format: &str) -> (String, String) {
+    let before = example("audit-shop-before.ndjson");
+    let mut args = vec!["history", "--snapshot", &before, "-o", format];
+    for l in logs {
+        args.extend(["--audit-log", l]);
+    }
+    let (code, out, err) = kubectl_gc(&args);
+    assert_eq!(code, 0, "{err}");
+    (out, err)
+}
+
+/// Issue 58: `read` says what was read of the log; the same events in two inputs (a log and
+/// its gzip copy) are read once, and the actions are those of one copy.
+#[test]
+fn read_counts_each_event_once_with_its_level() {
+    // examples/audit-shop.log: 7 lines, each a ResponseComplete event at Metadata level with
+    // its own auditID (counted with python's json module: stage, level, set of auditIDs).
+    let doc = history(&[]);
+    assert_eq!(
+        doc["read"],
+        json!({"events": 7, "skipped": 0, "skippedBy": {}, "levels": {"Metadata": 7}})
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let log = example("audit-shop.log");
+    let gz = dir.path().join("audit-shop.log.1.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, &std::fs::read(&log).unwrap()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let gz = gz.to_string_lossy().into_owned();
+    let (out, _) = history_of(&[&log, &gz], "json");
+    let twice: Value = serde_json::from_str(&out).unwrap();
+    crate::support::schema::assert_valid("history.schema.json", &twice, "history twice");
+    assert_eq!(
+        twice["read"],
+        json!({"events": 7, "skipped": 7, "skippedBy": {"duplicate": 7}, "levels": {"Metadata": 7}})
+    );
+    assert_eq!(twice["items"], doc["items"]);
+    let (table, _) = history_of(&[&log, &gz], "table");
+    assert!(
+        table.contains("\n7 event(s) read (7 skipped: 7 duplicate)\n"),
+        "{table}"
+    );
+}
+
+/// Issue 58: "Metadata level only" is judged on every event read: a log whose only
+/// RequestResponse event is one the history does not use (a read answered 200) has bodies.
+#[test]
+fn the_metadata_only_note_is_judged_on_every_event_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = example("audit-shop.log");
+    let note = "note: Metadata level only";
+    let (table, _) = history_of(&[&log], "table");
+    assert!(table.contains(note), "{table}");
+    let read = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"RequestResponse","auditID":"5b0c3a51-8f0e-4c59-9a7e-1f2d3c4b5a69","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/configmaps/web-config","verb":"get","user":{"username":"kubernetes-admin","groups":["system:masters","system:authenticated"]},"objectRef":{"resource":"configmaps","namespace":"shop","name":"web-config","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"responseObject":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"web-config","namespace":"shop"}},"requestReceivedTimestamp":"2026-11-26T02:30:00.000100Z","stageTimestamp":"2026-11-26T02:30:00.001200Z"}"#;
+    let with_rr = dir.path().join("with-rr.log");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(read);
+    text.push('\n');
+    std::fs::write(&with_rr, text).unwrap();
+    let with_rr = with_rr.to_string_lossy().into_owned();
+    let (table, _) = history_of(&[&with_rr], "table");
+    assert!(!table.contains(note), "{table}");
+    assert!(table.contains("\n8 event(s) read (0 skipped)\n"), "{table}");
+    let (out, _) = history_of(&[&with_rr], "json");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        doc["read"]["levels"],
+        json!({"Metadata": 7, "RequestResponse": 1})
+    );
+}
+
+/// Issue 58: `--since`/`--until` take durations back from now, as kubectl logs --since does.
+/// The example log is of 2026-11-26: all of it lies within the last 3650 days, none of it
+/// within the last hour.
+#[test]
+fn since_and_until_take_durations() {
+    let all = history(&["--since", "3650d"]);
+    assert_eq!(all["items"].as_array().unwrap().len(), 3);
+    let none = history(&["--since", "1h"]);
+    assert_eq!(none["items"], json!([]));
+    let before = history(&["--until", "1h30m"]);
+    assert_eq!(before["items"].as_array().unwrap().len(), 3);
+    let log = example("audit-shop.log");
+    let (code, _, err) = kubectl_gc(&["history", "--audit-log", &log, "--since", "1y"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("neither an RFC 3339 time nor a duration"),
+        "{err}"
+    );
 }

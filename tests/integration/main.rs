@@ -17,6 +17,7 @@ mod hostile;
 mod inputs;
 mod readme;
 mod realdata;
+mod realdata_audit;
 mod reports;
 mod terminal;
 mod timeouts;

@@ -530,3 +530,64 @@ fn two_last_resort_patches_say_they_go_one_at_a_time() {
         assert!(r["command"].as_str().unwrap().contains(&place), "{r}");
     }
 }
+
+/// Issue 58: `why KIND/NAME --audit-log LOG` of an object the log shows deleted answers with
+/// that deletion, exit 0, whatever else is given: the state before it (`--snapshot`: the
+/// deletion after that state first, with the cause `history` gives, then the state's
+/// answer), a state without the object or its namespace (`-f`), or nothing (no cluster).
+#[test]
+fn why_of_an_object_the_log_shows_deleted_is_answered_offline_whatever_the_state() {
+    let log = example("audit-shop.log");
+    let before = example("audit-shop-before.ndjson");
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("elsewhere.yaml");
+    std::fs::write(
+        &elsewhere,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other, uid: u-1}\n",
+    )
+    .unwrap();
+    let elsewhere = elsewhere.to_string_lossy().into_owned();
+    let story = "ConfigMap/web-config -n shop is gone: deleted at 2026-11-26T02:32:35.514785Z by \
+                 the garbage collector\n";
+    let base = ["why", "cm/web-config", "-n", "shop", "--audit-log", &log];
+    for extra in [
+        vec!["--snapshot", before.as_str()],
+        vec!["-f", elsewhere.as_str()],
+        vec![],
+    ] {
+        let args: Vec<&str> = base.iter().copied().chain(extra.iter().copied()).collect();
+        let (code, out, err) = kubectl_gc(&args);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        assert!(out.starts_with(story), "{args:?}: {out}");
+    }
+    // With the state before, the cause is the one `history --snapshot` gives, and the state's
+    // answer follows under its own heading.
+    let (_, out, _) = kubectl_gc(&[&base[..], &["--snapshot", &before]].concat());
+    assert!(
+        out.contains("cause: owner-deleted — its owner ConfigMap/owner -n shop was deleted"),
+        "{out}"
+    );
+    let (_, table, _) = kubectl_gc(&["history", "--audit-log", &log, "--snapshot", &before]);
+    assert!(
+        table.contains(
+            "ConfigMap/web-config -n shop      owner-deleted ConfigMap/owner -n shop (Background)"
+        ),
+        "{table}"
+    );
+    let heading =
+        "\nIn the state given (captured at 2026-11-26T02:32:23Z), before that deletion:\n";
+    let (story_part, state_part) = out.split_once(heading).expect(&out);
+    assert!(story_part.starts_with(story));
+    assert!(
+        state_part.contains("The GC keeps ConfigMap/web-config -n shop"),
+        "{out}"
+    );
+    // An object the log does not show deleted, with no state and no cluster: the cluster error
+    // (4), saying the log has no deletion of it.
+    let (code, _, err) = kubectl_gc(&["why", "cm/nothere", "-n", "shop", "--audit-log", &log]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("the audit log (7 event(s)) has no deletion of it"),
+        "{err}"
+    );
+}

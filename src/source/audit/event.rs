@@ -20,6 +20,18 @@ pub enum Level {
     RequestResponse,
 }
 
+impl Level {
+    /// The level as the audit policy names it (`unknown` where the format drops the field).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Unknown => "unknown",
+            Level::Metadata => "Metadata",
+            Level::Request => "Request",
+            Level::RequestResponse => "RequestResponse",
+        }
+    }
+}
+
 /// `objectRef`: the object the request was about (from the URL).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObjectRef {

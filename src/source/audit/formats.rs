@@ -8,6 +8,7 @@
 //! | EKS CloudWatch | `message`/`@message` (the Event as a string); `{"events":[…]}` of `aws logs filter-log-events` |
 //! | GKE Cloud Logging | `protoPayload` (`gke.rs`) |
 //! | AKS diagnostic logs | `category: kube-audit[-admin]` / `properties.log` (the Event as a string); `{"records":[…]}` |
+//! | any of these as YAML documents (`gcloud logging read`) | a first line that is YAML, not JSON (`yaml.rs`) |
 //!
 //! Each line is a record (JSON lines; formats may be mixed line by line), parsed with serde
 //! into borrowed structs ([`records`]). A line whose JSON does not end on it starts a
@@ -15,7 +16,8 @@
 //! arrays, `items`, `records` and `events` are streamed element by element, so memory stays
 //! bounded by the largest record, never by the input (`document.rs`). Past the first records,
 //! JSON lines are parsed in blocks on several threads and replayed in input order
-//! (`parallel.rs`).
+//! (`parallel.rs`). An input whose first line is YAML is read as YAML documents, each turned
+//! into JSON and read as a record (`yaml.rs`: `gcloud logging read`'s default output).
 
 mod document;
 mod gke;
@@ -23,6 +25,7 @@ pub(super) mod inputs;
 mod parallel;
 mod records;
 mod scan;
+mod yaml;
 
 use super::{AuditEvent, Position, Problem, ReadStats};
 use document::document;
@@ -68,6 +71,35 @@ impl Default for Parallel {
     }
 }
 
+/// An event read, as the counts need it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Seen {
+    pub time_us: i64,
+    /// [`records::request_key`]: the same key is the same request read again.
+    pub key: u64,
+    pub level: super::Level,
+    /// Read with a problem (a field cut): the problem does not stand for a lost record.
+    pub partial: bool,
+}
+
+/// [`records::request_key`] of an event built, with its object (GKE has no URI).
+fn event_key(e: &AuditEvent) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    records::request_key(&e.audit_id, e.time_us, &e.verb, &e.request_uri).hash(&mut h);
+    if let Some(o) = &e.object {
+        (
+            &o.api_group,
+            &o.resource,
+            &o.subresource,
+            &o.namespace,
+            &o.name,
+        )
+            .hash(&mut h);
+    }
+    h.finish()
+}
+
 /// The reader's state across inputs.
 pub(super) struct Ctx<'s> {
     sink: &'s mut dyn FnMut(AuditEvent),
@@ -78,9 +110,14 @@ pub(super) struct Ctx<'s> {
     input_max_us: Option<i64>,
     /// How JSON lines are read on several threads.
     pub parallel: Parallel,
-    /// In a block parsed on another thread: the times of the events seen, in order (the
-    /// calling thread replays them: the window and out-of-order counts are the input's).
-    journal: Option<Vec<i64>>,
+    /// In a block parsed on another thread: the events seen, in order (the calling thread
+    /// replays them: the window, out-of-order and duplicate counts are the whole read's).
+    journal: Option<Vec<Seen>>,
+    /// [`Seen::key`] of every event read: a request read again is a duplicate.
+    requests: hashbrown::HashSet<u64>,
+    /// [`event_key`] of every event passed on (blocks parsed on other threads pass their
+    /// events on before the calling thread knows which are duplicates: see [`Ctx::deliver`]).
+    delivered: hashbrown::HashSet<u64>,
     /// [`super::AuditOptions::keep`].
     pub keep: Option<fn(&AuditEvent) -> bool>,
 }
@@ -94,6 +131,8 @@ impl<'s> Ctx<'s> {
             input_max_us: None,
             parallel: Parallel::default(),
             journal: None,
+            requests: hashbrown::HashSet::new(),
+            delivered: hashbrown::HashSet::new(),
             keep: None,
         }
     }
@@ -145,20 +184,33 @@ impl<'s> Ctx<'s> {
         *self.stats.by_format.entry(format).or_default() += 1;
     }
 
-    /// An event read (passed on or not): counted, and its time in the window.
-    fn seen(&mut self, t: i64) {
+    /// An event read (passed on or not): counted, its level and its time in the window,
+    /// unless the same request was read before. False for such a duplicate (in a block
+    /// parsed on another thread, where that is not known yet, always true: the calling
+    /// thread drops the duplicates the block passes on, see [`Ctx::deliver`]).
+    fn seen(&mut self, e: Seen) -> bool {
         if let Some(j) = &mut self.journal {
-            j.push(t);
-            return;
+            j.push(e);
+            return true;
         }
         let s = &mut self.stats;
+        if e.partial {
+            s.partial += 1;
+        }
+        if !self.requests.insert(e.key) {
+            s.duplicates += 1;
+            return false;
+        }
         s.events += 1;
+        *s.levels.entry(e.level).or_default() += 1;
+        let t = e.time_us;
         s.first_us = Some(s.first_us.map_or(t, |f| f.min(t)));
         s.last_us = Some(s.last_us.map_or(t, |l| l.max(t)));
         match self.input_max_us {
             Some(m) if t < m => s.out_of_order += 1,
             _ => self.input_max_us = Some(t),
         }
+        true
     }
 
     /// An event passed on.
@@ -171,7 +223,18 @@ impl<'s> Ctx<'s> {
             line,
         };
         self.stats.passed += 1;
-        (self.sink)(ev);
+        self.deliver(ev);
+    }
+
+    /// Hands a passed event (counted in `passed`) to the sink, unless the same request was
+    /// handed over before: then it is taken back from `passed`. On the calling thread only,
+    /// in input order, so the first one read is the one kept, as line by line.
+    pub fn deliver(&mut self, ev: AuditEvent) {
+        if self.journal.is_some() || self.delivered.insert(event_key(&ev)) {
+            (self.sink)(ev);
+        } else {
+            self.stats.passed = self.stats.passed.saturating_sub(1);
+        }
     }
 }
 
@@ -278,6 +341,21 @@ fn read_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<()> {
             }
             LineEnd::Newline(len) | LineEnd::Eof(len) => {
                 let text = &buf.data()[..len];
+                if st.records == 0 && !matches!(text[0], b'{' | b'[') && yaml::looks_like_yaml(text)
+                {
+                    // In a directory or archive, only a YAML file that names audit fields
+                    // early is read as one (a must-gather holds many other YAML files).
+                    let audit_words: [&[u8]; 3] = [b"auditID", b"protoPayload", b"EventList"];
+                    let data = buf.data();
+                    if !st.walked
+                        || audit_words
+                            .iter()
+                            .any(|w| memchr::memmem::find(data, w).is_some())
+                    {
+                        yaml::documents(ctx, buf, st)?;
+                        break;
+                    }
+                }
                 match one_line(ctx, st, text, line) {
                     Some(Rec::Incomplete) if st.multi_ok => {
                         if let Some(at) = &mut st.in_block {
@@ -434,7 +512,7 @@ fn record(
             }
             gke::Gke::Built(b) => {
                 ctx.count("gke");
-                built(ctx, b, line, item);
+                built(ctx, b, line, item, false);
                 Rec::Audit
             }
         },
@@ -484,20 +562,38 @@ fn event(
         records::native(rec, truncated, fallback_us),
         line,
         item,
+        false,
     );
     Rec::Audit
 }
 
-fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>) {
+/// Accounts for what building an event gave; `partial`: the record was already reported
+/// as read only in part.
+fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>, partial: bool) {
     match b {
         Built::OtherStage => {}
-        Built::Dropped(t) => ctx.seen(t),
+        Built::Dropped(d) => {
+            ctx.seen(Seen {
+                time_us: d.time_us,
+                key: d.key,
+                level: d.level,
+                partial,
+            });
+        }
         Built::Event(ev, cut) => {
+            let partial = partial || cut.is_some();
             if let Some(cause) = cut {
                 ctx.problem(line, || with_item(item, cause));
             }
-            ctx.seen(ev.time_us);
-            ctx.pass(*ev, line);
+            let fresh = ctx.seen(Seen {
+                time_us: ev.time_us,
+                key: event_key(&ev),
+                level: ev.level,
+                partial,
+            });
+            if fresh {
+                ctx.pass(*ev, line);
+            }
         }
         Built::Bad(why) => ctx.problem(line, || with_item(item, why)),
     }
@@ -557,8 +653,8 @@ fn inner(
                 ctx.count(format);
                 match records::native(&ev, true, rec.envelope_time_us()) {
                     // One problem for the record: the cut.
-                    Built::Event(e, _) => built(ctx, Built::Event(e, None), line, item),
-                    b @ Built::Dropped(_) => built(ctx, b, line, item),
+                    Built::Event(e, _) => built(ctx, Built::Event(e, None), line, item, true),
+                    b @ Built::Dropped(_) => built(ctx, b, line, item, true),
                     Built::OtherStage | Built::Bad(_) => {}
                 }
             }

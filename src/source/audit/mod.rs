@@ -52,8 +52,17 @@ pub struct ReadStats {
     pub bytes: u64,
     /// Records seen: lines, and items of arrays and lists (`items`, `records`, `events`).
     pub records: u64,
-    /// `ResponseComplete` (and `Panic`) events parsed, with a valid time.
+    /// `ResponseComplete` (and `Panic`) events parsed, with a valid time, each request once
+    /// (the same event met again, in another input or the same one, is a duplicate).
     pub events: u64,
+    /// The levels of the events read (all of them, passed on or not).
+    pub levels: std::collections::BTreeMap<Level, u64>,
+    /// Events read again: the same request's final event in an input already read (a log and
+    /// its `.gz`, overlapping exports), not counted in `events`, not passed on.
+    pub duplicates: u64,
+    /// Events read with a problem (a field cut, an AKS record cut at 16 KiB): each is in
+    /// `problems` but is no lost record.
+    pub partial: u64,
     /// Events handed to the sink (all but the reads not answered 404, and those
     /// [`AuditOptions::keep`] drops).
     pub passed: u64,
@@ -78,6 +87,25 @@ pub struct ReadStats {
     /// Files met in a directory, archive or glob that are not audit logs by their content
     /// (the first 1000), e.g. a must-gather's `*.audit_logs_listing`.
     pub skipped_inputs: Vec<String>,
+}
+
+impl ReadStats {
+    /// What was read but gives no event, by why: `duplicate` (events read again),
+    /// `unreadable` (records that could not be read, each a problem), `other` (records of a
+    /// known envelope that hold no audit event: other services, categories or components).
+    /// Only the reasons that occurred.
+    pub fn skipped(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        let unreadable =
+            (self.problems.len() as u64 + self.more_problems).saturating_sub(self.partial);
+        [
+            ("duplicate", self.duplicates),
+            ("unreadable", unreadable),
+            ("other", self.other_records),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
 }
 
 /// Streams every kept event of every input to `sink`, in input order. A record that cannot be

@@ -247,15 +247,17 @@ fn gzip_shapes() {
     // read, and the cut is named as such (tar itself says "failed to read entire block").
     let mut tar = tar::Builder::new(Vec::new());
     for i in 0..3 {
+        // Each member its own requests (the same ones again would be duplicates).
+        let member = log.replace("\"auditID\":\"", &format!("\"auditID\":\"{i}"));
         let mut h = tar::Header::new_gnu();
-        h.set_size(log.len() as u64);
+        h.set_size(member.len() as u64);
         h.set_mode(0o644);
         h.set_cksum();
-        tar.append_data(&mut h, format!("audit-{i}.log"), log.as_bytes())
+        tar.append_data(&mut h, format!("audit-{i}.log"), member.as_bytes())
             .unwrap();
     }
     let tar = tar.into_inner().unwrap();
-    let member = 512 + log.len().div_ceil(512) * 512;
+    let member = 512 + (log.len() + log.matches("\"auditID\"").count()).div_ceil(512) * 512;
     let (events, stats) = read_bytes("cut.tar", &tar[..member * 2 + 100]);
     assert_eq!(
         events.len(),
@@ -806,7 +808,10 @@ fn bad_lines_are_problems_with_positions() {
     let want: Vec<(u64, &str)> = vec![
         (2, "not JSON"),
         (4, "bad stageTimestamp \"2026-13-26T01"),
-        (5, "an audit event without stageTimestamp"),
+        (
+            5,
+            "an audit event without stageTimestamp, requestReceivedTimestamp or timestamp",
+        ),
         (6, "cut short"),
         (9, "not an audit record"),
         (10, "malformed"),
@@ -853,8 +858,13 @@ fn hostile_strings() {
         "kube-system:generic-garbage-collector\",\"uid",
         "kube-system:generic\\u001b[31m-garbage\\u0000-collector\",\"uid",
     );
-    let huge_ua = GC_DELETE.replace(GC_UA, &"A".repeat(100_000));
-    let huge_code = GC_DELETE.replace(r#""code":200"#, r#""code":70000"#);
+    // Each its own request (the same request read twice is one event).
+    let huge_ua = GC_DELETE
+        .replace(GC_UA, &"A".repeat(100_000))
+        .replace("6f1c2c9e", "11111111");
+    let huge_code = GC_DELETE
+        .replace(r#""code":200"#, r#""code":70000"#)
+        .replace("6f1c2c9e", "22222222");
     let deep = format!(
         r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"d","stage":"ResponseComplete","verb":"delete","requestObject":{}1{},"user":{}"x"{},"stageTimestamp":"2026-11-26T01:49:45Z"}}"#,
         "[".repeat(5000),
@@ -1006,8 +1016,11 @@ fn directories_globs_and_archives() {
 
 #[test]
 fn long_lines() {
-    // A one-line JSON array longer than any buffer limit would be streamed; here, a few MB.
-    let many = log().repeat(3000);
+    // A one-line JSON array longer than any buffer limit would be streamed; here, a few MB
+    // (3000 copies of the log, each with auditIDs of its own: requests of their own).
+    let many: String = (0..3000)
+        .map(|i| log().replace("\"auditID\":\"", &format!("\"auditID\":\"{i}-")))
+        .collect();
     let array = format!(
         "{}\n",
         serde_json::to_string(
@@ -1438,3 +1451,5 @@ fn a_brace_where_an_array_element_starts_is_broken_not_endless() {
     let (_, stats) = read_any(broken.as_bytes());
     assert!(!stats.problems.is_empty(), "the extra brace is reported");
 }
+
+mod reading;

@@ -81,16 +81,22 @@ fn build(rec: &Record, p: &Proto) -> Built {
     let segs: Vec<&str> = method.split('.').collect();
     let verb = segs.last().copied().unwrap_or("");
     let (code, reason) = http_code(p.status.as_ref().and_then(|s| s.code).unwrap_or(0));
+    let response = p.response.as_ref().and_then(|r| r.0.as_ref());
+    let level = records::level_from_bodies(p.request.is_some(), response.is_some());
+    let resource_name = p.resource_name.as_ref().map_or("", Str::as_str);
     if records::dropped(verb, code) {
-        return Built::Dropped(time_us);
+        return Built::Dropped(records::Dropped {
+            time_us,
+            // No requestURI: the object named tells requests apart instead.
+            key: records::request_key(id.as_str(), time_us, method, resource_name),
+            level,
+        });
     }
     let mut cut = false;
-    let resource_name = p.resource_name.as_ref().map_or("", Str::as_str);
     let object = object_ref(&segs, resource_name, &mut cut);
-    let response = p.response.as_ref().and_then(|r| r.0.as_ref());
     let event = AuditEvent {
         audit_id: records::owned(id.as_str(), &mut cut),
-        level: records::level_from_bodies(p.request.is_some(), response.is_some()),
+        level,
         time_us,
         verb: records::owned(verb, &mut cut),
         request_uri: String::new(),

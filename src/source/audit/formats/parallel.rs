@@ -2,13 +2,13 @@
 //! ([`parallel_lines`]).
 
 use super::scan::Buf;
-use super::{AuditEvent, Ctx, Parallel, ReadStats, St, read_lines};
+use super::{AuditEvent, Ctx, Parallel, ReadStats, Seen, St, read_lines};
 use std::io;
 
 /// What a block parsed on another thread gave, for the calling thread to replay in order.
 struct BlockDone {
     events: Vec<AuditEvent>,
-    seen: Vec<i64>,
+    seen: Vec<Seen>,
     stats: ReadStats,
     known: u64,
     /// Where it stopped before a record that may span lines: (line, offset in the block).
@@ -80,7 +80,7 @@ fn replay(ctx: &mut Ctx, st: &mut St, done: BlockDone) {
     ctx.stats.more_problems += s.more_problems;
     ctx.stats.passed += s.passed;
     for ev in done.events {
-        (ctx.sink)(ev);
+        ctx.deliver(ev);
     }
 }
 

@@ -27,7 +27,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 pub(super) use build::{
-    Built, bodies, cut_at, cut_cause, dropped, level_from_bodies, native, owned, quote,
+    Built, Dropped, bodies, cut_at, cut_cause, dropped, level_from_bodies, native, owned, quote,
+    request_key,
 };
 use lenient::{Key, LBool, LList, LObj, LStr};
 pub(super) use lenient::{Str, parse};

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::source::audit::event::{AuditEvent, Bodies, Level, ObjectRef, OwnerRefSeen};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// A value quoted for a message, cut to a sensible length.
 pub(in crate::source::audit::formats) fn quote(s: &str) -> String {
@@ -49,10 +50,37 @@ pub(in crate::source::audit::formats) enum Built {
     OtherStage,
     /// The event; `Some(cause)` when a field was cut (still passed on, with a problem).
     Event(Box<AuditEvent>, Option<String>),
-    /// A read not answered 404, at this time: counted, never built.
-    Dropped(i64),
+    /// A read not answered 404: counted, never built.
+    Dropped(Dropped),
     /// A broken record: why.
     Bad(String),
+}
+
+/// What the counts need of a read that is not built.
+pub(in crate::source::audit::formats) struct Dropped {
+    pub time_us: i64,
+    /// [`request_key`].
+    pub key: u64,
+    pub level: Level,
+}
+
+/// What tells one request's final event from another's, for de-duplication across inputs (a
+/// log and its `.gz`, overlapping exports, the logs of several API servers holding a copy).
+/// `auditID` alone is not enough: kube-apiserver takes it from the client's `Audit-ID` header
+/// when one is sent, so two requests can share one. The same event read twice has the same
+/// time, verb and URI too. Only final stages (`ResponseComplete`, or `Panic` instead) are
+/// events, so the stage adds nothing. A 64-bit hash: one word per event read.
+pub(in crate::source::audit::formats) fn request_key(
+    audit_id: &str,
+    time_us: i64,
+    verb: &str,
+    uri: &str,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // Fixed keys: the parsing threads and the calling thread must agree.
+    let mut h = std::hash::DefaultHasher::new();
+    (audit_id, time_us, verb, uri).hash(&mut h);
+    h.finish()
 }
 
 /// Reads are passed on only when answered 404 (the GC's owner lookup that proves an owner
@@ -80,18 +108,37 @@ pub(in crate::source::audit::formats) fn native(
     let Some(verb) = &rec.verb else {
         return Built::Bad("an audit event without verb".into());
     };
-    let stamp = rec
-        .stage_timestamp
-        .as_ref()
-        .or(rec.request_received_timestamp.as_ref());
+    // Events of kube-apiserver before 1.9 (audit.k8s.io/v1alpha1, v1beta1 until 1.10) have
+    // one `timestamp` instead of `requestReceivedTimestamp` and `stageTimestamp`.
+    let stamp = [
+        ("stageTimestamp", rec.stage_timestamp.as_ref()),
+        (
+            "requestReceivedTimestamp",
+            rec.request_received_timestamp.as_ref(),
+        ),
+    ]
+    .into_iter()
+    .find_map(|(name, s)| s.map(|s| (name, Cow::Borrowed(s.as_str()))))
+    .or_else(|| {
+        let raw = rec.timestamp?;
+        let text = serde_json::from_str::<Str>(raw.get())
+            .map_or_else(|_| Cow::Owned(raw.get().to_owned()), |s| s.0);
+        Some(("timestamp", text))
+    });
     let time_us = match stamp {
-        Some(s) => match parse_time_us(s.as_str()) {
+        Some((name, s)) => match parse_time_us(&s) {
             Some(t) => t,
-            None => return Built::Bad(format!("bad stageTimestamp {}", quote(s.as_str()))),
+            None => return Built::Bad(format!("bad {name} {}", quote(&s))),
         },
         None => match fallback_us.filter(|_| truncated) {
             Some(t) => t,
-            None => return Built::Bad("an audit event without stageTimestamp".into()),
+            None => {
+                return Built::Bad(
+                    "an audit event without stageTimestamp, requestReceivedTimestamp or \
+                     timestamp"
+                        .into(),
+                );
+            }
         },
     };
     let Some(audit_id) = &rec.audit_id else {
@@ -99,16 +146,21 @@ pub(in crate::source::audit::formats) fn native(
     };
     let status = rec.response_status.as_ref();
     let code = status.and_then(|s| s.code).unwrap_or(0);
-    if dropped(verb.as_str(), code) {
-        return Built::Dropped(time_us);
-    }
-    let mut cut = false;
     let level = match rec.level.as_ref().map(Str::as_str) {
         Some("Metadata") => Level::Metadata,
         Some("Request") => Level::Request,
         Some("RequestResponse") => Level::RequestResponse,
         _ => Level::Unknown,
     };
+    let uri = rec.request_uri.as_ref().map_or("", Str::as_str);
+    if dropped(verb.as_str(), code) {
+        return Built::Dropped(Dropped {
+            time_us,
+            key: request_key(audit_id.as_str(), time_us, verb.as_str(), uri),
+            level,
+        });
+    }
+    let mut cut = false;
     let object = rec.object_ref.as_ref().map(|o| ObjectRef {
         resource: own_opt(o.resource.as_ref(), &mut cut),
         subresource: own_opt(o.subresource.as_ref(), &mut cut),
@@ -118,7 +170,6 @@ pub(in crate::source::audit::formats) fn native(
         api_version: own_opt(o.api_version.as_ref(), &mut cut),
         uid: own_opt(o.uid.as_ref(), &mut cut),
     });
-    let uri = rec.request_uri.as_ref().map_or("", Str::as_str);
     let response = rec.response_object.as_ref().and_then(|r| r.0.as_ref());
     let truncated = truncated
         || rec
