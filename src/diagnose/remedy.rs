@@ -12,6 +12,7 @@ use crate::snapshot::Snapshot;
 use serde::Serialize;
 
 mod reference;
+pub mod wording;
 
 pub use reference::{finish_deletion, for_reference};
 

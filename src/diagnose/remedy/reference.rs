@@ -103,7 +103,7 @@ pub fn for_reference(
                 },
             ],
             (None, Dangling::Absent) => vec![
-                remove("if the object should stay; while the reference is there the GC deletes it"),
+                remove(super::wording::ABSENT_WHEN),
                 Remedy {
                     note: format!(
                         "if {owner} should exist, recreate it first (from its manifest), then \
@@ -122,8 +122,8 @@ pub fn for_reference(
                 Some(h) => out.push(fix_coordinates(gc, state, carrier, r, h, why)),
                 None => out.push(Remedy {
                     note: format!(
-                        "fix the reference's apiVersion, kind and name to the owner's as the API \
-                         server serves them ({why}); until then the GC retries the object forever"
+                        "{} ({why}); until then the GC retries the object forever",
+                        super::wording::FIX_COORDINATES
                     ),
                     command: String::new(),
                     manifest: format!(
@@ -135,10 +135,7 @@ pub fn for_reference(
             out.push(remove("if it needs no owner, it is then kept"));
             out
         }
-        RefClass::InvalidScope => vec![remove(
-            "a cluster-scoped object cannot be owned by a namespaced one; the GC ignores it \
-             until the reference is gone",
-        )],
+        RefClass::InvalidScope => vec![remove(super::wording::INVALID_SCOPE_WHEN)],
         RefClass::Solid { .. } | RefClass::Waiting { .. } | RefClass::Unknown { .. } => Vec::new(),
     }
 }
