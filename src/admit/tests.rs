@@ -566,3 +566,25 @@ async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_g
         started.elapsed()
     );
 }
+
+#[test]
+fn metrics_carry_the_build_information_under_its_own_name() {
+    let m = crate::admit::metrics::Metrics::new();
+    let text = m.encode();
+    let info = text
+        .lines()
+        .find(|l| l.starts_with("kubectl_gc_build_info{"))
+        .unwrap_or_else(|| panic!("no kubectl_gc_build_info in {text}"));
+    assert!(
+        info.contains(&format!("version=\"{}\"", env!("CARGO_PKG_VERSION")))
+            && info.contains("commit=\"")
+            && info.contains("rustc=\"rustc ")
+            && info.ends_with("} 1"),
+        "{info}"
+    );
+    // The admit metrics keep their prefix.
+    assert!(
+        text.contains("# TYPE kubectl_gc_admit_synced gauge"),
+        "{text}"
+    );
+}
