@@ -7,6 +7,7 @@ mod apply;
 mod check_apply;
 mod cli;
 mod cli_surface;
+mod deploy;
 mod distribution;
 mod exit_codes;
 mod fidelity;
