@@ -5,6 +5,7 @@
 
 mod apply;
 mod check_apply;
+mod ci_recipe;
 mod cli;
 mod cli_surface;
 mod deploy;
