@@ -13,6 +13,17 @@ fn main() {
         "cargo:rustc-env=KGC_TARGET={}",
         std::env::var("TARGET").unwrap_or_default()
     );
+    // The compiler, for the build-information metric (`kubectl_gc_build_info{rustc}`).
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let rustc_version = std::process::Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=KGC_RUSTC_VERSION={rustc_version}");
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
 }

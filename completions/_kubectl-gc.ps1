@@ -73,6 +73,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Explain one object: why it is stuck, why the GC will (not) delete it, what to do')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)')
             [CompletionResult]::new('admit', 'admit', [CompletionResultType]::ParameterValue, 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global command-line options (they apply to every command)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version of kubectl-gc (and, with -o, its build information)')
@@ -857,6 +858,53 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'kubectl-gc;policy' {
+            [CompletionResult]::new('--validation-actions', '--validation-actions', [CompletionResultType]::ParameterName, 'What the API server does with a write that fails a check (comma-separated; Deny and Warn exclude each other)')
+            [CompletionResult]::new('--release', '--release', [CompletionResultType]::ParameterName, 'The Kubernetes release whose built-in kinds the policy knows (1.30 or later: the first to serve ValidatingAdmissionPolicy v1) [default: the newest modelled]')
+            [CompletionResult]::new('--only-namespace', '--only-namespace', [CompletionResultType]::ParameterName, 'Judge only writes in this namespace (repeatable; default: every namespace and cluster-scoped objects)')
+            [CompletionResult]::new('--skip-namespace', '--skip-namespace', [CompletionResultType]::ParameterName, 'Never judge writes in this namespace (repeatable)')
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate authority file for the API server''s certificate')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for the API server''s certificate check (default: the server''s host)')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Resources listed concurrently from a live cluster')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]')
+            [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--skip-broken-input', '--skip-broken-input', [CompletionResultType]::ParameterName, '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown')
+            [CompletionResult]::new('--assume-complete', '--assume-complete', [CompletionResultType]::ParameterName, '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'kubectl-gc;completion' {
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
@@ -999,6 +1047,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('why', 'why', [CompletionResultType]::ParameterValue, 'Explain one object: why it is stuck, why the GC will (not) delete it, what to do')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)')
             [CompletionResult]::new('admit', 'admit', [CompletionResultType]::ParameterValue, 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written')
+            [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global command-line options (they apply to every command)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version of kubectl-gc (and, with -o, its build information)')
@@ -1049,6 +1098,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;help;admit' {
+            break
+        }
+        'kubectl-gc;help;policy' {
             break
         }
         'kubectl-gc;help;completion' {

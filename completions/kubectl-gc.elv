@@ -70,6 +70,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand why 'Explain one object: why it is stuck, why the GC will (not) delete it, what to do'
             cand watch 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
             cand admit 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written'
+            cand policy 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand options 'Print the global command-line options (they apply to every command)'
             cand version 'Print the version of kubectl-gc (and, with -o, its build information)'
@@ -833,6 +834,52 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'kubectl-gc;policy'= {
+            cand --validation-actions 'What the API server does with a write that fails a check (comma-separated; Deny and Warn exclude each other)'
+            cand --release 'The Kubernetes release whose built-in kinds the policy knows (1.30 or later: the first to serve ValidatingAdmissionPolicy v1) [default: the newest modelled]'
+            cand --only-namespace 'Judge only writes in this namespace (repeatable; default: every namespace and cluster-scoped objects)'
+            cand --skip-namespace 'Never judge writes in this namespace (repeatable)'
+            cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
+            cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --filename 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
+            cand --max-input-size '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)'
+            cand -n 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand --namespace 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
+            cand -A 'All namespaces (`-A`, `-A=true`, `-A=false`)'
+            cand --all-namespaces 'All namespaces (`-A`, `-A=true`, `-A=false`)'
+            cand -l 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)'
+            cand --selector 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)'
+            cand --kind 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error'
+            cand --field-selector 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)'
+            cand --context 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)'
+            cand --cluster 'The kubeconfig cluster to use'
+            cand --user 'The kubeconfig user to use'
+            cand -s 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)'
+            cand --server 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)'
+            cand --token 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)'
+            cand --certificate-authority 'Path to a certificate authority file for the API server''s certificate'
+            cand --client-certificate 'Path to a client certificate file for TLS'
+            cand --client-key 'Path to a client key file for TLS'
+            cand --tls-server-name 'Server name to use for the API server''s certificate check (default: the server''s host)'
+            cand --insecure-skip-tls-verify 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)'
+            cand --as 'Username to impersonate'
+            cand --as-group 'Group to impersonate (repeatable)'
+            cand --as-uid 'UID to impersonate'
+            cand --request-timeout 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)'
+            cand --concurrency 'Resources listed concurrently from a live cluster'
+            cand --chunk-size 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]'
+            cand --gc-version 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)'
+            cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
+            cand -v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
+            cand --v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
+            cand -R 'Walk directories given with -f recursively'
+            cand --recursive 'Walk directories given with -f recursively'
+            cand --skip-broken-input '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'
+            cand --assume-complete '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'kubectl-gc;completion'= {
             cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
             cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
@@ -972,6 +1019,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand why 'Explain one object: why it is stuck, why the GC will (not) delete it, what to do'
             cand watch 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)'
             cand admit 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written'
+            cand policy 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself'
             cand completion 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
             cand options 'Print the global command-line options (they apply to every command)'
             cand version 'Print the version of kubectl-gc (and, with -o, its build information)'
@@ -1008,6 +1056,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         &'kubectl-gc;help;watch'= {
         }
         &'kubectl-gc;help;admit'= {
+        }
+        &'kubectl-gc;help;policy'= {
         }
         &'kubectl-gc;help;completion'= {
         }

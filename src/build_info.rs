@@ -12,3 +12,19 @@ pub const VERSION_LINE: &str = concat!(
     env!("KGC_TARGET"),
     ")"
 );
+
+/// The labels of the `kubectl_gc_build_info` metric (`watch` and `admit` serve it): the crate
+/// version, the git commit (empty when the build did not know it) and the compiler.
+pub fn metric_labels() -> Vec<(String, String)> {
+    let commit = env!("KGC_GIT_COMMIT");
+    let commit = if commit == "unknown commit" {
+        ""
+    } else {
+        commit
+    };
+    vec![
+        ("version".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
+        ("commit".to_owned(), commit.to_owned()),
+        ("rustc".to_owned(), env!("KGC_RUSTC_VERSION").to_owned()),
+    ]
+}

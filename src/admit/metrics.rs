@@ -57,7 +57,9 @@ impl Default for Metrics {
 impl Metrics {
     /// Registers every metric.
     pub fn new() -> Metrics {
-        let mut registry = Registry::with_prefix("kubectl_gc_admit");
+        let mut root = Registry::default();
+        crate::watch::metrics::register_build_info(&mut root);
+        let registry = root.sub_registry_with_prefix("kubectl_gc_admit");
         let requests = Family::<RequestLabels, Counter>::default();
         let verdicts = Family::<VerdictLabels, Counter>::default();
         // 50 µs … ~1.6 s: an answer is due within the webhook's timeout (seconds).
@@ -86,7 +88,7 @@ impl Metrics {
         );
         registry.register("synced", "1 once the graph has synced", synced.clone());
         Metrics {
-            registry,
+            registry: root,
             requests,
             verdicts,
             latency,

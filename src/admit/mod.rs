@@ -17,12 +17,14 @@
 //! | [`metrics`] | requests, verdicts, latency, how long a request waited for the graph |
 //! | [`server`] | HTTPS: `/validate`, `/healthz`, `/metrics`; certificates reloaded |
 //! | [`config`] | the `ValidatingWebhookConfiguration` to apply |
+//! | [`policy`] | the checks that need no lookup, as a `ValidatingAdmissionPolicy` |
 //!
 //! After `watch` in the pipeline: it reads the watch's engine and the GC, and renders nothing.
 
 pub mod config;
 pub mod decide;
 pub mod metrics;
+pub mod policy;
 pub mod review;
 pub mod server;
 

@@ -87,8 +87,12 @@ fn an_owner_in_another_namespace_is_named_with_the_deletion_and_the_fix() {
     ));
     assert!(m.contains("kube-system/owner"), "{m}");
     assert!(m.contains("the GC will delete this object"), "{m}");
+    // The fix is the remedy catalogue's for a manifest, as `check apply` words it.
     assert!(
-        m.contains("Fix: create this object in namespace kube-system"),
+        m.ends_with(
+            "Fix: delete the ownerReferences entry that names ConfigMap/owner, or write this \
+             object into namespace kube-system beside its owner."
+        ),
         "{m}"
     );
 }
@@ -106,13 +110,24 @@ fn an_absent_owner_and_a_stale_uid_are_told_apart() {
         "{m}"
     );
     assert!(m.contains("the GC will delete this object"), "{m}");
+    assert!(
+        m.ends_with("Fix: delete the ownerReferences entry that names ConfigMap/ghost."),
+        "{m}"
+    );
     let m = one(problems(
         &e,
         "monitoring",
         json!([oref("v1", "ConfigMap", "cfg", "uid-old")]),
     ));
     assert!(m.contains("has uid uid-mon, not uid-old"), "{m}");
-    assert!(m.contains("set the reference's uid to uid-mon"), "{m}");
+    // The owner exists, so its current uid is the fix (what `why` offers as a patch).
+    assert!(
+        m.ends_with(
+            "Fix: set the entry's uid to uid-mon, the owner's current uid, or delete the \
+             ownerReferences entry that names ConfigMap/cfg."
+        ),
+        "{m}"
+    );
 }
 
 #[test]
@@ -202,6 +217,8 @@ fn hostile_names_are_escaped_and_cut() {
     ));
     assert!(!m.chars().any(crate::util::is_terminal_hostile), "{m:?}");
     assert!(m.contains("\\u{001b}[31mred\\u{202e}"), "{m}");
+    // The name is cut in the fix too, not only in the diagnosis.
+    assert_eq!(m.matches("red\\u{202e}xxx").count(), 2, "{m}");
     assert!(m.len() < 400, "{}", m.len());
 }
 
@@ -564,5 +581,27 @@ async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_g
         started.elapsed() < Duration::from_millis(200),
         "{:?}",
         started.elapsed()
+    );
+}
+
+#[test]
+fn metrics_carry_the_build_information_under_its_own_name() {
+    let m = crate::admit::metrics::Metrics::new();
+    let text = m.encode();
+    let info = text
+        .lines()
+        .find(|l| l.starts_with("kubectl_gc_build_info{"))
+        .unwrap_or_else(|| panic!("no kubectl_gc_build_info in {text}"));
+    assert!(
+        info.contains(&format!("version=\"{}\"", env!("CARGO_PKG_VERSION")))
+            && info.contains("commit=\"")
+            && info.contains("rustc=\"rustc ")
+            && info.ends_with("} 1"),
+        "{info}"
+    );
+    // The admit metrics keep their prefix.
+    assert!(
+        text.contains("# TYPE kubectl_gc_admit_synced gauge"),
+        "{text}"
     );
 }

@@ -369,6 +369,44 @@ pub struct AdmitArgs {
     pub ca_file: Option<PathBuf>,
 }
 
+/// `policy --validation-actions`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyAction {
+    /// Admit, with a warning kubectl prints.
+    Warn,
+    /// Admit, with the message in the audit log's annotations.
+    Audit,
+    /// Refuse the write with the message.
+    Deny,
+}
+
+/// `policy` flags.
+#[derive(Args, Debug)]
+pub struct PolicyArgs {
+    /// What the API server does with a write that fails a check (comma-separated; Deny and
+    /// Warn exclude each other).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "warn",
+        value_name = "ACTION",
+        ignore_case = true
+    )]
+    pub validation_actions: Vec<PolicyAction>,
+    /// The Kubernetes release whose built-in kinds the policy knows (1.30 or later: the first
+    /// to serve ValidatingAdmissionPolicy v1) [default: the newest modelled].
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub release: Option<KubeVersion>,
+    /// Judge only writes in this namespace (repeatable; default: every namespace and
+    /// cluster-scoped objects).
+    #[arg(long = "only-namespace", value_name = "NAMESPACE")]
+    pub only_namespaces: Vec<String>,
+    /// Never judge writes in this namespace (repeatable).
+    #[arg(long = "skip-namespace", value_name = "NAMESPACE")]
+    pub skip_namespaces: Vec<String>,
+}
+
 /// `version` flags.
 #[derive(Args, Debug)]
 pub struct VersionArgs {

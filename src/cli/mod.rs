@@ -549,6 +549,39 @@ apply (failurePolicy Ignore: a webhook that is down admits everything).",
         )
     )]
     Admit(AdmitArgs),
+    /// Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding
+    /// (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself.
+    #[command(
+        long_about = "Print the checks of admit that need no lookup as a ValidatingAdmissionPolicy \
+and its ValidatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1, Kubernetes 1.30+), \
+for kubectl apply: the API server then judges each ownerReference a CREATE or UPDATE adds, with no \
+server to run.\n\n\
+The checks: a uid that is not a lower-case UUID (no object can hold it), an apiVersion no cluster \
+serves (core/v1, a malformed group or version) or the target release does not, a kind written in \
+lower case, in the plural or otherwise not as the API serves it, and a cluster-scoped object \
+naming a namespaced owner kind. Which kinds exist and which are namespaced comes from the built-in \
+catalogue for --release, plus the custom resources of -f or --snapshot if given (give every CRD of \
+a group: the kinds of a group it knows are all it accepts). An owner in another namespace or with a \
+stale uid needs the owner looked up: that is admit's.\n\n\
+The policy never stands in the cluster's way: only references a write adds are judged, the \
+GC's, the namespace controller's and kube-controller-manager's writes and objects labelled \
+kubectl-gc.io/admit=skip are not matched, and failurePolicy Ignore admits a write whose \
+expressions cannot be evaluated.",
+        after_help = concat!(
+            "Examples:\n",
+            "  # Warn (the default), knowing the kinds of Kubernetes 1.31\n",
+            "  kubectl gc policy --release 1.31 | kubectl apply -f -\n\n",
+            "  # Refuse, knowing the cluster's custom resources too, outside kube-system\n",
+            "  kubectl gc policy --validation-actions deny --snapshot cluster.json \\\n",
+            "      --skip-namespace kube-system | kubectl apply -f -\n\n",
+            "Exit codes:\n",
+            "  0  printed\n",
+            "  2  usage\n",
+            "  3  unreadable or malformed input",
+            options_footer!()
+        )
+    )]
+    Policy(PolicyArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \

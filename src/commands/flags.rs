@@ -37,6 +37,8 @@ pub enum Cmd {
         /// A state (before or after) is given, whose labels `-l` can select by.
         with_state: bool,
     },
+    /// `policy`: no cluster; -f or --snapshot only for their custom resources.
+    Policy,
     /// `relink`: -f is the backup, the cluster (or --target) what is relinked.
     Relink,
     /// `completion`, `options`, `version`: no input at all.
@@ -102,7 +104,7 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
     // reads no cluster at all.
     // check apply reads -f as what is applied, and the cluster (or --snapshot) as the target.
     let history = matches!(cmd, Cmd::History { .. });
-    let connects = (file_input.is_none() && !history)
+    let connects = (file_input.is_none() && !history && cmd != Cmd::Policy)
         || matches!(cmd, Cmd::Graph { from_gc: true })
         || matches!(
             cmd,
@@ -114,6 +116,18 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
         || cmd == Cmd::Check(Some(CheckWhat::Apply))
         || cmd == Cmd::Relink;
     if !connects && let Some(id) = CONNECTION.iter().find(|id| g.given(id)) {
+        if cmd == Cmd::Policy {
+            return Err(Error::usage(
+                format!(
+                    "{} applies to a cluster, and policy reads no cluster: the kinds come from --release, -f and --snapshot",
+                    flag(id)
+                ),
+                format!(
+                    "drop {}; for the cluster's custom resources, take a snapshot first (kubectl gc snapshot) and give --snapshot",
+                    flag(id)
+                ),
+            ));
+        }
         if history {
             return Err(Error::usage(
                 format!(
@@ -175,6 +189,28 @@ pub fn check_global(cmd: Cmd, g: &GlobalArgs) -> Result<()> {
                     ),
                     format!(
                         "drop {}; -n, --kind, --actor and --since/--until select",
+                        flag(id)
+                    ),
+                ));
+            }
+        }
+    }
+    if cmd == Cmd::Policy {
+        for id in [
+            "selector",
+            "kind",
+            "field_selector",
+            "namespace",
+            "gc_version",
+        ] {
+            if g.given(id) {
+                return Err(Error::usage(
+                    format!(
+                        "{} does nothing for policy: it reads only the kinds -f or --snapshot define",
+                        flag(id)
+                    ),
+                    format!(
+                        "drop {}; --release names the Kubernetes release, --only-namespace/--skip-namespace the namespaces judged",
                         flag(id)
                     ),
                 ));

@@ -16,6 +16,7 @@ mod graph;
 pub mod history;
 mod input;
 mod output;
+mod policy;
 pub mod progress;
 mod relink;
 mod select;
@@ -94,6 +95,10 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
                 flags::check_global(Cmd::Watch, g)?;
             }
             admit::run(g, args).await
+        }
+        Command::Policy(args) => {
+            flags::check_global(Cmd::Policy, g)?;
+            policy::run(g, args).await
         }
         Command::Relink(args) => {
             flags::check_global(Cmd::Relink, g)?;

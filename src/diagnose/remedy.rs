@@ -12,8 +12,9 @@ use crate::snapshot::Snapshot;
 use serde::Serialize;
 
 mod reference;
+pub mod wording;
 
-pub use reference::{finish_deletion, for_reference};
+pub use reference::{finish_deletion, for_reference, for_write};
 
 /// One remedy: what it does and when to use it, and the command that does it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

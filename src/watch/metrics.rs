@@ -11,6 +11,7 @@
 //! | `kubectl_gc_watch_objects` | gauge: objects held | |
 //! | `kubectl_gc_watch_unreadable_resources` | gauge: monitored resources that cannot be listed | |
 //! | `kubectl_gc_watch_ready` | gauge: 1 once the initial lists are in | |
+//! | `kubectl_gc_build_info` | info: always 1 | `version`, `commit`, `rustc` |
 
 use super::{Transition, TransitionKind, When};
 use bytes::Bytes;
@@ -73,6 +74,16 @@ pub struct Metrics {
     ready: AtomicBool,
 }
 
+/// Registers `kubectl_gc_build_info` (version, commit, compiler) at the top of `root`: the one
+/// name both `watch` and `admit` serve, so a dashboard can tell which build runs.
+pub fn register_build_info(root: &mut Registry) {
+    root.register(
+        "kubectl_gc_build",
+        "The kubectl-gc build: version, git commit (empty when unknown) and compiler",
+        prometheus_client::metrics::info::Info::new(crate::build_info::metric_labels()),
+    );
+}
+
 fn when_label(w: Option<When>) -> String {
     w.map(When::as_str).unwrap_or("").to_owned()
 }
@@ -86,7 +97,9 @@ impl Default for Metrics {
 impl Metrics {
     /// Registers every metric.
     pub fn new() -> Metrics {
-        let mut registry = Registry::with_prefix("kubectl_gc_watch");
+        let mut root = Registry::default();
+        register_build_info(&mut root);
+        let registry = root.sub_registry_with_prefix("kubectl_gc_watch");
         let findings = Family::<FindingLabels, Gauge>::default();
         let transitions = Family::<TransitionLabels, Counter>::default();
         let events = Family::<EventLabels, Counter>::default();
@@ -132,7 +145,7 @@ impl Metrics {
             ready_gauge.clone(),
         );
         Metrics {
-            registry,
+            registry: root,
             findings,
             transitions,
             events,
@@ -326,6 +339,15 @@ mod tests {
         );
         assert!(text.contains("kubectl_gc_watch_objects 12"), "{text}");
         assert!(text.contains("kubectl_gc_watch_ready 1"), "{text}");
+        let version = format!("version=\"{}\"", env!("CARGO_PKG_VERSION"));
+        let info = text
+            .lines()
+            .find(|l| l.starts_with("kubectl_gc_build_info{"))
+            .unwrap_or_else(|| panic!("no build info in {text}"));
+        assert!(
+            info.contains(&version) && info.contains("rustc=\"rustc ") && info.ends_with("} 1"),
+            "{info}"
+        );
         assert!(
             text.contains("kubectl_gc_watch_resync_age_seconds 3.5"),
             "{text}"

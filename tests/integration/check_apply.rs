@@ -13,7 +13,7 @@ fn meta(ns: &str, name: &str, uid: &str, owners: Value) -> Value {
 /// An export of a source cluster: a Deployment and its ReplicaSet (controller reference), a
 /// ConfigMap owned by a ConfigMap that is not exported, a Secret in another namespace owned
 /// by the Deployment, and a plain ConfigMap.
-fn export() -> Vec<Value> {
+pub(crate) fn export() -> Vec<Value> {
     let dep = "11111111-0000-4000-8000-000000000001";
     vec![
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta("shop", "web", dep, json!([]))}),
@@ -231,102 +231,6 @@ fn usage_errors() {
     assert_eq!(code, 2, "no -f: {err}");
     let (code, _, err) = kubectl_gc(&["check", "restart", "--target", "empty"]);
     assert_eq!(code, 2, "--target outside check apply: {err}");
-}
-
-/// The CI recipe (deploy/ci/check-apply.yml) and the pre-commit hook (.pre-commit-hooks.yaml):
-/// their commands run as written, with `kubectl-gc` on PATH, on a repository of manifests.
-#[test]
-fn the_ci_recipe_and_the_pre_commit_hook_run_as_documented() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kubectl-gc"), bin.join("kubectl-gc")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join("manifests")).unwrap();
-    let good = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok", "namespace": "shop"}});
-    std::fs::write(repo.join("manifests/ok.json"), good.to_string()).unwrap();
-
-    // The workflow's `run:` steps that call kubectl-gc, in order.
-    let workflow: Value = serde_saphyr::from_str(
-        &std::fs::read_to_string(root.join("deploy/ci/check-apply.yml")).unwrap(),
-    )
-    .unwrap();
-    let runs: Vec<String> = workflow["jobs"]["gc-check-apply"]["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|s| s["run"].as_str())
-        .filter(|r| r.starts_with("kubectl-gc "))
-        .map(str::to_owned)
-        .collect();
-    assert_eq!(runs.len(), 2, "{runs:?}");
-    let run = |cmd: &str| {
-        Command::new("bash")
-            .arg("-c")
-            .arg(cmd)
-            .current_dir(&repo)
-            .env("PATH", &path)
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
-    for cmd in &runs {
-        let out = run(cmd);
-        assert!(
-            out.status.success(),
-            "{cmd}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let sarif: Value =
-        serde_json::from_str(&std::fs::read_to_string(repo.join("gc.sarif")).unwrap()).unwrap();
-    assert_eq!(sarif["version"], "2.1.0");
-
-    // A manifest with a stale ownerReference fails the gate (exit 5) and shows in the SARIF.
-    std::fs::write(repo.join("manifests/bad.json"), export()[2].to_string()).unwrap();
-    let out = run(&runs[0]);
-    assert_eq!(
-        out.status.code(),
-        Some(5),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let out = run(&runs[1]);
-    assert!(
-        out.status.success(),
-        "--fail-on critical: an error does not fail the SARIF step"
-    );
-    let sarif = std::fs::read_to_string(repo.join("gc.sarif")).unwrap();
-    assert!(sarif.contains("GC001"), "{sarif}");
-
-    // The pre-commit hook: its entry, with the staged files as arguments.
-    let hooks: Value = serde_saphyr::from_str(
-        &std::fs::read_to_string(root.join(".pre-commit-hooks.yaml")).unwrap(),
-    )
-    .unwrap();
-    let entry = root.join(hooks[0]["entry"].as_str().unwrap());
-    let hook = |files: &[&str]| {
-        Command::new(&entry)
-            .args(files)
-            .current_dir(&repo)
-            .env("PATH", &path)
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-            .status
-            .code()
-    };
-    assert_eq!(hook(&["manifests/ok.json"]), Some(0));
-    assert_eq!(hook(&["manifests/ok.json", "manifests/bad.json"]), Some(5));
-    assert_eq!(hook(&[]), Some(0), "no staged manifest: nothing to judge");
 }
 
 /// The 1-based line of the first line of `text` containing `needle` at or after line `from`.

@@ -5,8 +5,10 @@
 
 mod apply;
 mod check_apply;
+mod ci_recipe;
 mod cli;
 mod cli_surface;
+mod deploy;
 mod distribution;
 mod exit_codes;
 mod fidelity;

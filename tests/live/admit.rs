@@ -326,7 +326,7 @@ fn warnings(ctx: &Ctx) {
         "{w}"
     );
     assert!(
-        w.contains("Fix: create this object in namespace kube-system"),
+        w.contains("or write this object into namespace kube-system beside its owner"),
         "{w}"
     );
     // No such owner.

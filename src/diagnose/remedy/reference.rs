@@ -37,7 +37,7 @@ pub fn for_reference(
             snap.describe(carrier)
         ),
         command: remove_ref(snap, state, carrier, r.uid),
-        manifest: format!("delete the ownerReferences entry that names {owner}"),
+        manifest: remove_entry(gc, r),
     };
     match class {
         RefClass::Dangling(d) => match (gc.misdirected(state, carrier, r), d) {
@@ -103,7 +103,7 @@ pub fn for_reference(
                 },
             ],
             (None, Dangling::Absent) => vec![
-                remove("if the object should stay; while the reference is there the GC deletes it"),
+                remove(super::wording::ABSENT_WHEN),
                 Remedy {
                     note: format!(
                         "if {owner} should exist, recreate it first (from its manifest), then \
@@ -122,8 +122,8 @@ pub fn for_reference(
                 Some(h) => out.push(fix_coordinates(gc, state, carrier, r, h, why)),
                 None => out.push(Remedy {
                     note: format!(
-                        "fix the reference's apiVersion, kind and name to the owner's as the API \
-                         server serves them ({why}); until then the GC retries the object forever"
+                        "{} ({why}); until then the GC retries the object forever",
+                        super::wording::FIX_COORDINATES
                     ),
                     command: String::new(),
                     manifest: format!(
@@ -135,12 +135,59 @@ pub fn for_reference(
             out.push(remove("if it needs no owner, it is then kept"));
             out
         }
-        RefClass::InvalidScope => vec![remove(
-            "a cluster-scoped object cannot be owned by a namespaced one; the GC ignores it \
-             until the reference is gone",
-        )],
+        RefClass::InvalidScope => vec![remove(super::wording::INVALID_SCOPE_WHEN)],
         RefClass::Solid { .. } | RefClass::Waiting { .. } | RefClass::Unknown { .. } => Vec::new(),
     }
+}
+
+/// The fix for reference `r` while `carrier` is being written (`kubectl gc admit`): what to
+/// change in the object before it is stored, in the words of the remedies above (their
+/// manifest form, which `check apply` gives too). A stale UID is the one break whose remedy
+/// differs from a manifest's: the owner exists, so its current UID is known. `None` when no
+/// edit of the object helps (an object already being deleted) or the GC accepts the reference.
+pub fn for_write(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    carrier: ObjId,
+    r: &OwnerRef,
+) -> Option<String> {
+    let store = &gc.snap.store;
+    let remedies = for_reference(gc, state, carrier, r);
+    if remedies.is_empty() || state.being_deleted(carrier) {
+        return None;
+    }
+    if let RefClass::Dangling(Dangling::UidMismatch { found }) =
+        gc.classify_reference(state, carrier, r)
+        && gc.misdirected(state, carrier, r).is_none()
+    {
+        return Some(format!(
+            "set the entry's uid to {}, the owner's current uid, or {}",
+            store.str(store.object(found).uid),
+            remove_entry(gc, r)
+        ));
+    }
+    let mut out = String::new();
+    for m in remedies
+        .iter()
+        .map(|m| m.manifest.as_str())
+        .filter(|m| !m.is_empty())
+    {
+        if !out.is_empty() {
+            out.push_str(if m.starts_with("or ") { ", " } else { ", or " });
+        }
+        out.push_str(m);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The manifest form of removing the reference.
+fn remove_entry(gc: &GarbageCollector<'_>, r: &OwnerRef) -> String {
+    let store = &gc.snap.store;
+    format!(
+        "delete the ownerReferences entry that names {}/{}",
+        store.str(r.kind),
+        store.str(r.name)
+    )
 }
 
 /// For an object already being deleted: no change to its references helps; what finishes it.
