@@ -52,7 +52,7 @@ fn cause_text(it: &Item, wide: bool) -> String {
             " ← {} {} by {}{}",
             r.action,
             r.object.display(),
-            r.user,
+            r.who(),
             if wide {
                 format!(" at {}", r.time)
             } else {
@@ -127,7 +127,7 @@ pub fn table(
             row.push(it.after.unwrap_or("-").to_owned());
         }
         if wide {
-            row.push(sanitize(&it.actor.user).into_owned());
+            row.push(sanitize(&it.actor.display()).into_owned());
             row.push(sanitize(&it.source).into_owned());
         }
         t.add_row(row);
@@ -217,7 +217,7 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
                 sanitize(&u.object.display()),
                 c.action,
                 sanitize(&c.object.display()),
-                sanitize(&c.user),
+                sanitize(&c.who()),
                 c.time
             )?;
         }
@@ -241,7 +241,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
     let who = match last.actor.kind {
         "garbage-collector" => "by the garbage collector".to_owned(),
         "namespace-controller" => "by the namespace controller".to_owned(),
-        _ => format!("by {}", last.actor.user),
+        _ => format!("by {}", last.actor.display()),
     };
     // The object as every command spells it, not as it was typed (`cm/x`).
     let head = format!(
@@ -267,7 +267,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
             it.time,
             it.action,
             sanitize(&it.object.display()),
-            sanitize(&it.actor.user),
+            sanitize(&it.actor.display()),
             it.actor.kind
         )?;
         if let Some(c) = &it.cause {
@@ -278,7 +278,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
                     "  - chain started by: {} {} by {} at {}",
                     r.action,
                     sanitize(&r.object.display()),
-                    sanitize(&r.user),
+                    sanitize(&r.who()),
                     r.time
                 )?,
                 None => writeln!(w, "  - chain started by: not in the inputs")?,
@@ -414,7 +414,7 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
             it.action,
             xml(&it.object.display()),
             xml(&cause_text(it, true)),
-            xml(&it.actor.user)
+            xml(&it.actor.display())
         )?;
     }
     writeln!(w, "</table>")?;
@@ -431,7 +431,7 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
                     xml(&u.object.display()),
                     c.action,
                     xml(&c.object.display()),
-                    xml(&c.user),
+                    xml(&c.who()),
                     xml(&c.time)
                 )?,
                 None => writeln!(

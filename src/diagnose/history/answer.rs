@@ -52,6 +52,7 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
 
     let mut summary = Summary {
         gc_seen: rec.gc_seen,
+        dry_run: rec.dry_run,
         from: rec.first_us.map(format_us),
         to: rec.last_us.map(format_us),
         ..Summary::default()
@@ -73,6 +74,14 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
                 .to_owned(),
         );
     }
+    if rec.dry_run > 0 {
+        summary.notes.push(format!(
+            "{} dry-run request(s) (dryRun=All) changed nothing: not listed as actions \
+             (summary.dryRun in -o json)",
+            rec.dry_run
+        ));
+    }
+    summary.notes.extend(impersonations(&items));
     if before.is_none() {
         summary.notes.push(
             "no snapshot of the state before (--snapshot FILE or -f PATH): owners the bodies do \
@@ -163,14 +172,29 @@ fn unlogged(
         let collection = collection.copied();
         out.push(Unlogged {
             object: obj,
-            collection: collection.map(|c| Root {
-                time: items[c].time.clone(),
-                user: items[c].actor.user.clone(),
-                action: items[c].action,
-                object: items[c].object.clone(),
-            }),
+            collection: collection.map(|c| Root::of(&items[c])),
         });
     }
     out.sort_by(|a, b| a.object.cmp(&b.object));
     out
+}
+
+/// One note per real user and identity impersonated: who made the requests listed under
+/// another's name.
+fn impersonations(items: &[Item]) -> Vec<String> {
+    let mut by: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+    for it in items {
+        if let Some(real) = &it.actor.impersonated_by {
+            *by.entry((real.as_str(), it.actor.user.as_str()))
+                .or_default() += 1;
+        }
+    }
+    by.into_iter()
+        .map(|((real, acted_as), n)| {
+            format!(
+                "{real} impersonated {acted_as} in {n} action(s): they are {real}'s, listed as \
+                 made by a user (-o wide names both)"
+            )
+        })
+        .collect()
 }

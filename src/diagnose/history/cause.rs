@@ -105,12 +105,7 @@ impl Cx<'_> {
     fn root(&self, i: usize, depth: usize) -> Option<Root> {
         let it = &self.items[i];
         if matches!(it.actor.kind, "user" | "controller") || depth > MAX_DEPTH {
-            return Some(Root {
-                time: it.time.clone(),
-                user: it.actor.user.clone(),
-                action: it.action,
-                object: it.object.clone(),
-            });
+            return Some(Root::of(it));
         }
         self.cause(i, depth + 1)?.root
     }
@@ -232,7 +227,8 @@ impl Cx<'_> {
                 Some(d) => format!(
                     "namespace {ns_name} was deleted at {} by {}: the namespace controller \
                      deletes everything in it",
-                    self.items[d].time, self.items[d].actor.user
+                    self.items[d].time,
+                    self.items[d].actor.display()
                 ),
                 None => format!(
                     "namespace {ns_name} is being deleted; its deletion is not in the log \
@@ -261,13 +257,14 @@ impl Cx<'_> {
                 (Some(d), "Orphan") => format!(
                     "deleted at {} by {} with propagationPolicy=Orphan: the GC removed `orphan` \
                      after removing the dependents' references",
-                    self.items[d].time, self.items[d].actor.user
+                    self.items[d].time,
+                    self.items[d].actor.display()
                 ),
                 (Some(d), _) => format!(
                     "deleted at {} by {}{}: the GC removed `foregroundDeletion` once no blocking \
                      dependent was left",
                     self.items[d].time,
-                    self.items[d].actor.user,
+                    self.items[d].actor.display(),
                     if policy == "Foreground" {
                         " with propagationPolicy=Foreground"
                     } else {
@@ -373,14 +370,14 @@ impl Cx<'_> {
                              the GC removed the reference instead of deleting it",
                             k.obj.display(),
                             self.items[d].time,
-                            self.items[d].actor.user
+                            self.items[d].actor.display()
                         )
                     } else {
                         format!(
                             "its owner {} was deleted at {} by {} (propagationPolicy {policy}{how})",
                             k.obj.display(),
                             self.items[d].time,
-                            self.items[d].actor.user
+                            self.items[d].actor.display()
                         )
                     },
                 };

@@ -30,7 +30,7 @@ mod read;
 #[cfg(test)]
 mod tests;
 
-pub use actor::{GC_USER, NAMESPACE_CONTROLLER_USER, actor_of};
+pub use actor::{CONTROLLER_MANAGER_USER, GC_USER, NAMESPACE_CONTROLLER_USER, actor_of};
 pub use index::SnapIndex;
 pub use read::{Recorder, States, used_by_history};
 #[cfg(test)]
@@ -95,12 +95,30 @@ impl Obj {
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Actor {
-    /// `garbage-collector`, `namespace-controller`, `user` or `controller`.
+    /// `garbage-collector`, `namespace-controller`, `user` or `controller`: from the
+    /// authenticated user (`user.username`), whom the request's credentials prove; the user
+    /// agent, which any client may send, only tells the controllers of the controller
+    /// manager's own identity apart.
     pub kind: &'static str,
-    /// `user.username` (the impersonated user where the request impersonated one).
+    /// The identity the request acted as: `user.username`, or the impersonated user where
+    /// the request impersonated one.
     pub user: String,
+    /// The authenticated user who impersonated [`Actor::user`]; absent without
+    /// impersonation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impersonated_by: Option<String>,
     /// `userAgent`.
     pub user_agent: String,
+}
+
+impl Actor {
+    /// The identity for people: `bob (impersonated by admin)` when impersonated.
+    pub fn display(&self) -> String {
+        match &self.impersonated_by {
+            Some(real) => format!("{} (impersonated by {real})", self.user),
+            None => self.user.clone(),
+        }
+    }
 }
 
 /// The action at the start of a chain.
@@ -109,12 +127,36 @@ pub struct Actor {
 pub struct Root {
     /// When (RFC 3339).
     pub time: String,
-    /// Who.
+    /// Who (the identity acted as).
     pub user: String,
+    /// The authenticated user who impersonated [`Root::user`]; absent without impersonation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impersonated_by: Option<String>,
     /// What (`delete`, …).
     pub action: &'static str,
     /// On what.
     pub object: Obj,
+}
+
+impl Root {
+    /// Item `it` as the start of a chain.
+    pub fn of(it: &Item) -> Root {
+        Root {
+            time: it.time.clone(),
+            user: it.actor.user.clone(),
+            impersonated_by: it.actor.impersonated_by.clone(),
+            action: it.action,
+            object: it.object.clone(),
+        }
+    }
+
+    /// Who, for people: `bob (impersonated by admin)` when impersonated.
+    pub fn who(&self) -> String {
+        match &self.impersonated_by {
+            Some(real) => format!("{} (impersonated by {real})", self.user),
+            None => self.user.clone(),
+        }
+    }
 }
 
 /// Why the GC or the namespace controller acted.
@@ -197,6 +239,9 @@ pub struct Summary {
     /// End of the window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// Server-side dry runs (`dryRun=All` in the request URI) of writes the history would
+    /// report: the server changed nothing, so they are not listed as actions.
+    pub dry_run: usize,
     /// Whether any GC action was seen at all (a policy that drops the GC shows none).
     pub gc_seen: bool,
     /// What the inputs could not tell, and how that limits the answer.

@@ -102,6 +102,7 @@ pub struct Recorder {
     pub(super) levels: std::collections::BTreeSet<Level>,
     pub(super) gc_seen: bool,
     pub(super) seen: u64,
+    pub(super) dry_run: usize,
 }
 
 impl Recorder {
@@ -115,9 +116,18 @@ impl Recorder {
         if kind == "garbage-collector" {
             self.gc_seen = true;
         }
-        if used(&e, kind) {
-            self.kept.push(e);
+        if !used(&e, kind) {
+            return;
         }
+        // A server-side dry run changed nothing: not an action, not a create that names a
+        // UID, only counted.
+        if dry_run(&e) {
+            if action_of(&e, kind).is_some() {
+                self.dry_run += 1;
+            }
+            return;
+        }
+        self.kept.push(e);
     }
 
     /// What the reader saw of the whole log, where it dropped events before they were pushed
@@ -146,6 +156,17 @@ impl Recorder {
     pub fn finish(self, states: States<'_>) -> History {
         super::answer::build(self, states)
     }
+}
+
+/// True for a server-side dry run: `dryRun=All` in the request URI's query (the only value
+/// the API server accepts; a request with another fails and is no action anyway).
+pub(super) fn dry_run(e: &AuditEvent) -> bool {
+    e.request_uri.split_once('?').is_some_and(|(_, query)| {
+        query
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .any(|(k, v)| k == "dryRun" && v == "All")
+    })
 }
 
 /// True for the events the history reads (for [`crate::source::audit::AuditOptions::keep`]:

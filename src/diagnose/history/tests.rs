@@ -522,3 +522,5 @@ fn times_keep_microseconds() {
     assert_eq!(format_us(T0 + 123_456), "2026-09-21T14:13:20.123456Z");
     assert_eq!(format_us(7), "1970-01-01T00:00:00.000007Z");
 }
+
+mod identity;
