@@ -1,6 +1,6 @@
 //! Owners the log does not show deleted: what the states around it say of them.
 
-use super::cause::{Cx, OwnerKey};
+use super::cause::{Cx, OwnerKey, other_incarnation};
 use super::*;
 
 impl Cx<'_> {
@@ -22,10 +22,10 @@ impl Cx<'_> {
             root: None,
             detail: format!("{detail}{evidence}"),
         };
-        let recreated = self
-            .created
-            .get(&key)
-            .and_then(|v| v.iter().find(|(_, u)| *u != k.uid).cloned());
+        let recreated = self.created.get(&key).and_then(|v| {
+            v.iter()
+                .find_map(|(t, u)| u.clone().filter(|u| *u != k.uid).map(|u| (*t, u)))
+        });
         if let Some((t, uid)) = recreated {
             return with(
                 "stale-owner-uid",
@@ -37,6 +37,23 @@ impl Cx<'_> {
                     k.uid
                 ),
             );
+        }
+        // The state before's object of the owner's name is the one the GC looked up only if
+        // the log does not create that name again in between.
+        if let Some(index) = self.index
+            && let Some(id) = index.find(&k.obj)
+        {
+            let name_only = Obj {
+                uid: None,
+                ..k.obj.clone()
+            };
+            if let Some(why) = other_incarnation(index, id, &name_only, it.time_us, self.created) {
+                return with(
+                    "unknown",
+                    "unknown",
+                    format!("{why}: whether the owner existed when the GC acted is unknown"),
+                );
+            }
         }
         let mut unread = None;
         if let (Some(_), Some(index)) = (self.before, self.index) {

@@ -47,20 +47,74 @@ fn owner_key(snap: Option<&Snapshot>, r: &OwnerRefSeen, dependent_ns: &str) -> O
     })
 }
 
-/// The owner references of `o` as the inputs show them before `t`: the response body of the
-/// event itself, else the snapshot of the state before.
+/// Why a state's object of some name is not the object an action of the log was on.
+pub(super) fn other_incarnation(
+    index: &SnapIndex<'_>,
+    id: crate::model::ObjId,
+    o: &Obj,
+    at_us: i64,
+    created: &HashMap<Key, Vec<(i64, Option<String>)>>,
+) -> Option<String> {
+    let store = &index.snap.store;
+    let uid = store.str(store.object(id).uid);
+    if let Some(u) = o.uid.as_deref() {
+        return (u != uid).then(|| {
+            format!(
+                "the state before holds {} with UID {uid}, but the log names UID {u}: another \
+                 object of the same name, whose metadata says nothing of this one",
+                o.display()
+            )
+        });
+    }
+    // No UID in the log: the name matches unless the log creates it again before the action,
+    // after the state's object was created (times at the second: the state's are). Without a
+    // creation time, after the state was captured (none either: the state is taken as older).
+    let obj = store.object(id);
+    let created_s = crate::snapshot::parse_rfc3339(&store.timestamp(obj.creation_timestamp));
+    let captured = &index.snap.provenance.captured_at;
+    let captured_s = crate::snapshot::parse_rfc3339(captured);
+    let (t, _) = created.get(&o.key())?.iter().find(|(t, u)| {
+        let t_s = t.div_euclid(1_000_000);
+        *t <= at_us
+            && u.as_deref().is_none_or(|u| u != uid)
+            && match created_s {
+                Some(c) => c < t_s,
+                None => captured_s.is_none_or(|c| c < t_s),
+            }
+    })?;
+    Some(format!(
+        "the log shows {} created at {}, after the state before's object of that name ({}), \
+         and names no UID: the object the GC acted on is not the one the state holds",
+        o.display(),
+        format_us(*t),
+        match created_s {
+            Some(c) => format!("created at {}", crate::snapshot::format_rfc3339(c)),
+            None if captured.is_empty() => "capture time unknown".to_owned(),
+            None => format!("captured at {captured}"),
+        }
+    ))
+}
+
+/// The owner references of `o` as the inputs show them before `at_us`: the response body of
+/// the event itself, else the state before — when its object is the one the log names.
+/// `Err(None)`: no input shows them; `Err(Some(why))`: the state's object is another.
 fn owner_refs_of(
     e: &AuditEvent,
     o: &Obj,
+    at_us: i64,
     index: Option<&SnapIndex<'_>>,
-) -> Option<(Vec<OwnerRefSeen>, &'static str)> {
+    created: &HashMap<Key, Vec<(i64, Option<String>)>>,
+) -> Result<(Vec<OwnerRefSeen>, &'static str), Option<String>> {
     if let Some(refs) = &e.bodies.response_owner_references {
-        return Some((refs.clone(), "the response body"));
+        return Ok((refs.clone(), "the response body"));
     }
-    let index = index?;
-    let id = index.find(o)?;
+    let index = index.ok_or(None)?;
+    let id = index.find(o).ok_or(None)?;
+    if let Some(why) = other_incarnation(index, id, o, at_us, created) {
+        return Err(Some(why));
+    }
     let store = &index.snap.store;
-    Some((
+    Ok((
         store
             .owner_refs(id)
             .iter()
@@ -75,11 +129,14 @@ fn owner_refs_of(
     ))
 }
 
+/// A deletion's propagation policy, and the evidence in words (`None`: read from the request).
+pub(super) type Policy = (&'static str, Option<&'static str>);
+
 pub(super) struct Cx<'a> {
     pub(super) items: &'a [Item],
     pub(super) sources: &'a [&'a AuditEvent],
     pub(super) by_key: &'a HashMap<Key, Vec<usize>>,
-    pub(super) created: &'a HashMap<Key, Vec<(i64, String)>>,
+    pub(super) created: &'a HashMap<Key, Vec<(i64, Option<String>)>>,
     pub(super) created_refs: &'a HashMap<Key, Vec<OwnerRefSeen>>,
     pub(super) gc_404: &'a HashMap<Key, i64>,
     pub(super) before: Option<&'a Snapshot>,
@@ -87,6 +144,8 @@ pub(super) struct Cx<'a> {
     pub(super) after_index: Option<&'a SnapIndex<'a>>,
     /// Causes computed so far (a chain's items are asked for again by every later link).
     pub(super) memo: std::cell::RefCell<HashMap<usize, Option<Cause>>>,
+    /// Policies found so far, per deletion (every dependent of an owner asks).
+    pub(super) policies: std::cell::RefCell<HashMap<usize, Policy>>,
 }
 
 pub(super) const MAX_DEPTH: usize = 64;
@@ -110,9 +169,20 @@ impl Cx<'_> {
         self.cause(i, depth + 1)?.root
     }
 
-    /// The policy of deletion item `d`: the body's, else inferred from what the GC did next
-    /// (the second value: true when inferred).
-    fn policy_of(&self, d: usize) -> (&'static str, bool) {
+    /// The policy of deletion item `d` and what shows it: `None` when read from the request
+    /// (or the namespace controller's, which is always Background), else the evidence in
+    /// words. Evidence first: the bodies, the response, the GC's own requests, the state after;
+    /// only then the absence of a later finalizer removal.
+    fn policy_of(&self, d: usize) -> Policy {
+        if let Some(p) = self.policies.borrow().get(&d) {
+            return *p;
+        }
+        let p = self.find_policy(d);
+        self.policies.borrow_mut().insert(d, p);
+        p
+    }
+
+    fn find_policy(&self, d: usize) -> Policy {
         let e = self.sources[d];
         if let Some(p) = &e.bodies.propagation_policy {
             return (
@@ -122,33 +192,71 @@ impl Cx<'_> {
                     "Background" => "Background",
                     _ => "unknown",
                 },
-                false,
+                None,
             );
         }
         if e.bodies.orphan_dependents == Some(true) {
-            return ("Orphan", false);
+            return ("Orphan", None);
         }
         if e.deleted_uid.is_some() {
             // Removed at once: no finalizer was added, so not Foreground or Orphan.
-            return ("Background", true);
+            return (
+                "Background",
+                Some("the deletion removed it at once (its response names the UID)"),
+            );
         }
         let owner = &self.items[d];
         if owner.actor.kind == "namespace-controller" {
             // The namespace controller always deletes with Background (§10.2).
-            return ("Background", false);
+            return ("Background", None);
         }
-        // Foreground and Orphan add a finalizer the GC removes once done: without a later GC
-        // finalizer removal on the object, the deletion was Background.
         let key = owner.object.key();
-        let Some(f) = self.by_key.get(&key).and_then(|v| {
+        if self.gc_404.get(&key).is_some_and(|t| *t >= owner.time_us) {
+            // Foreground and Orphan keep the object until the GC removes their finalizer.
+            return (
+                "Background",
+                Some("the GC's GET of it answered 404 after the deletion: it was removed at once"),
+            );
+        }
+        // Foreground and Orphan add a finalizer the GC removes once done.
+        let removal = self.by_key.get(&key).and_then(|v| {
             v.iter().copied().find(|&j| {
                 self.items[j].actor.kind == "garbage-collector"
                     && self.items[j].action == "remove-finalizer"
                     && self.items[j].time_us >= owner.time_us
             })
-        }) else {
-            return ("Background", true);
-        };
+        });
+        if let Some(f) = removal {
+            return (
+                self.orphan_or_foreground(d, f),
+                Some("inferred from what the GC did next, not read from the request"),
+            );
+        }
+        if self.gc_foreground_dependent(d) {
+            return (
+                "Foreground",
+                Some(
+                    "the GC deleted a dependent of it with Foreground, which it does only while \
+                     an owner waits for its dependents' deletion",
+                ),
+            );
+        }
+        if let Some(p) = self.after_finalizer(d) {
+            return p;
+        }
+        (
+            "Background",
+            Some(
+                "inferred, not read from the request: the GC removed no finalizer of it later in \
+                 the log",
+            ),
+        )
+    }
+
+    /// Between deletion `d` and the GC's finalizer removal `f` on the same object: Orphan
+    /// when the GC only removed dependents' references, else Foreground.
+    fn orphan_or_foreground(&self, d: usize, f: usize) -> &'static str {
+        let owner = &self.items[d];
         // Orphan: the GC removes the dependents' references, then `orphan` (in that order,
         // always); Foreground: it removes `foregroundDeletion` once no *blocking* dependent is
         // left, so non-blocking dependents may go before or after.
@@ -170,8 +278,100 @@ impl Cx<'_> {
             .iter()
             .any(|x| near(x) && x.action == "remove-owner-references");
         match (deleted, unlinked) {
-            (false, true) => ("Orphan", true),
-            _ => ("Foreground", true),
+            (false, true) => "Orphan",
+            _ => "Foreground",
+        }
+    }
+
+    /// True when, after deletion `d`, the GC deleted a dependent of its object with
+    /// Foreground (the body says so, or the GC removed that dependent's finalizer after it
+    /// without the deletion removing it at once): upstream's GC does that for a dependent
+    /// with dependents of its own whose owner waits for its dependents' deletion.
+    fn gc_foreground_dependent(&self, d: usize) -> bool {
+        let owner = &self.items[d];
+        let lo = self.items.partition_point(|x| x.time_us < owner.time_us);
+        self.items[lo..].iter().enumerate().any(|(off, x)| {
+            let j = lo + off;
+            x.actor.kind == "garbage-collector"
+                && x.action == "delete"
+                && (owner.object.namespace.is_empty()
+                    || x.object.namespace == owner.object.namespace)
+                && self.foreground_delete(j)
+                && self.names_owner(j, owner)
+        })
+    }
+
+    /// Deletion `j` was Foreground, by its body or by the GC removing its finalizer after it.
+    fn foreground_delete(&self, j: usize) -> bool {
+        let e = self.sources[j];
+        if let Some(p) = &e.bodies.propagation_policy {
+            return p == "Foreground";
+        }
+        if e.deleted_uid.is_some() {
+            return false;
+        }
+        let x = &self.items[j];
+        self.by_key.get(&x.object.key()).is_some_and(|v| {
+            v.iter().any(|&f| {
+                self.items[f].actor.kind == "garbage-collector"
+                    && self.items[f].action == "remove-finalizer"
+                    && self.items[f].time_us >= x.time_us
+            })
+        })
+    }
+
+    /// True when the object of item `j` has a reference to `owner`'s object (by UID where the
+    /// log names one, else by name and resource), as the inputs show its references.
+    fn names_owner(&self, j: usize, owner: &Item) -> bool {
+        let x = &self.items[j];
+        let refs = match self.created_refs.get(&x.object.key()) {
+            Some(r) => r.clone(),
+            None => {
+                match owner_refs_of(
+                    self.sources[j],
+                    &x.object,
+                    x.time_us,
+                    self.index,
+                    self.created,
+                ) {
+                    Ok((r, _)) => r,
+                    Err(_) => return false,
+                }
+            }
+        };
+        let table = self.before.or(self.after_index.map(|a| a.snap));
+        refs.iter().any(|r| {
+            owner_key(table, r, &x.object.namespace).is_some_and(|k| {
+                k.obj.key() == owner.object.key()
+                    && owner.object.uid.as_deref().is_none_or(|u| u == k.uid)
+            })
+        })
+    }
+
+    /// What the state after shows of the object of deletion `d`, when it is still there (the
+    /// same object: its UID, or created before the deletion) held by `foregroundDeletion` or
+    /// `orphan`.
+    fn after_finalizer(&self, d: usize) -> Option<Policy> {
+        let index = self.after_index?;
+        let owner = &self.items[d];
+        if index.fate(&owner.object, owner.time_us) != "terminating" {
+            return None;
+        }
+        let id = index.find(&owner.object)?;
+        let store = &index.snap.store;
+        let fins: Vec<&str> = store.finalizers(id).iter().map(|f| store.str(*f)).collect();
+        if fins.contains(&"foregroundDeletion") {
+            Some((
+                "Foreground",
+                Some("the state after shows it still held by the foregroundDeletion finalizer"),
+            ))
+        } else if fins.contains(&"orphan") {
+            Some((
+                "Orphan",
+                Some("the state after shows it still held by the orphan finalizer"),
+            ))
+        } else {
+            None
         }
     }
 
@@ -301,13 +501,20 @@ impl Cx<'_> {
             .get(&it.object.key())
             .filter(|_| e.bodies.response_owner_references.is_none())
             .map(|r| (r.clone(), "the body of its create request"));
-        let Some((refs, from)) = from_create.or_else(|| owner_refs_of(e, &it.object, self.index))
-        else {
-            return unknown(
-                "its owners are not in the inputs: the log's bodies do not show them and no \
-                 snapshot of the state before holds the object (--snapshot/-f)"
-                    .to_owned(),
-            );
+        let found = match from_create {
+            Some(found) => Ok(found),
+            None => owner_refs_of(e, &it.object, it.time_us, self.index, self.created),
+        };
+        let (refs, from) = match found {
+            Ok(found) => found,
+            Err(Some(why)) => return unknown(format!("{why}: its owners are unknown")),
+            Err(None) => {
+                return unknown(
+                    "its owners are not in the inputs: the log's bodies do not show them and \
+                     no snapshot of the state before holds the object (--snapshot/-f)"
+                        .to_owned(),
+                );
+            }
         };
         let refs: Vec<OwnerRefSeen> = match &removed_uid {
             Some(u) => refs.into_iter().filter(|r| &r.uid == u).collect(),
@@ -338,12 +545,8 @@ impl Cx<'_> {
             if let Some(d) = self.deletion_before(&key, it.time_us, i) {
                 let deleted_uid = self.items[d].object.uid.clone();
                 let stale = deleted_uid.as_deref().is_some_and(|u| u != k.uid);
-                let (policy, inferred) = self.policy_of(d);
-                let how = if inferred {
-                    " — inferred from what the GC did next, not read from the request"
-                } else {
-                    ""
-                };
+                let (policy, evidence) = self.policy_of(d);
+                let how = evidence.map(|e| format!(" — {e}")).unwrap_or_default();
                 let orphaned = it.action == "remove-owner-references" && policy == "Orphan";
                 let cause = Cause {
                     type_: if stale {

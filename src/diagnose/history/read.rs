@@ -91,7 +91,7 @@ pub struct States<'a> {
 }
 
 /// Reads a log event by event and keeps only what the history uses — the writes it reports,
-/// the creates that name UIDs or owners, the GC's owner reads that answered 404 — so memory
+/// the creates, the GC's owner reads that answered 404 — so memory
 /// follows the objects the log touches, not the log (a busy cluster's log is mostly reads and
 /// lease and status updates).
 #[derive(Default)]
@@ -175,19 +175,15 @@ pub fn used_by_history(e: &AuditEvent) -> bool {
     used(e, actor_kind(e))
 }
 
-/// True for the events [`build`] reads: reports, a create that names a UID or owners, or the
-/// GC's owner read that answered 404.
+/// True for the events the answer reads: reports, creates (but of Events, which own nothing
+/// and are many), or the GC's owner read that answered 404.
 fn used(e: &AuditEvent, kind: &str) -> bool {
     let Some(o) = &e.object else { return false };
     match e.verb.as_str() {
         "get" => e.code == 404 && kind == "garbage-collector",
-        "create" => {
-            (200..300).contains(&e.code)
-                && (!o.uid.is_empty()
-                    || e.deleted_uid.is_some()
-                    || e.bodies.response_uid.is_some()
-                    || e.bodies.owner_references.is_some())
-        }
+        // Every create, UID or not: a create of a name after the state before was captured
+        // means the state's object of that name may be another incarnation.
+        "create" => (200..300).contains(&e.code) && o.resource != "events",
         _ => action_of(e, kind).is_some(),
     }
 }
@@ -223,8 +219,8 @@ pub(super) struct Actions<'r> {
     pub sources: Vec<&'r AuditEvent>,
     /// Per object key: its items, in time order.
     pub by_key: HashMap<Key, Vec<usize>>,
-    /// Per key: UIDs seen created (create events with a uid) and when.
-    pub created: HashMap<Key, Vec<(i64, String)>>,
+    /// Per key: its successful creates, when, and the UID where the event names one.
+    pub created: HashMap<Key, Vec<(i64, Option<String>)>>,
     /// Per key: the ownerReferences a create's body gave the object (Request level and up).
     pub created_refs: HashMap<Key, Vec<OwnerRefSeen>>,
     /// The GC's owner reads that answered 404, per key.
@@ -240,8 +236,8 @@ pub(super) fn actions(kept: &[AuditEvent]) -> Actions<'_> {
     let mut sources: Vec<&AuditEvent> = Vec::new();
     // Per object key: its items, in time order.
     let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
-    // Per key: UIDs seen created (create events with a uid) and when.
-    let mut created: HashMap<Key, Vec<(i64, String)>> = HashMap::new();
+    // Per key: its creates, and the UIDs they name.
+    let mut created: HashMap<Key, Vec<(i64, Option<String>)>> = HashMap::new();
     // Per key: the ownerReferences a create's body gave the object (Request level and up).
     let mut created_refs: HashMap<Key, Vec<OwnerRefSeen>> = HashMap::new();
     // The GC's owner reads that answered 404, per key.
@@ -254,9 +250,10 @@ pub(super) fn actions(kept: &[AuditEvent]) -> Actions<'_> {
             continue;
         }
         if e.verb == "create" && (200..300).contains(&e.code) {
-            if let Some(uid) = o.uid.clone() {
-                created.entry(o.key()).or_default().push((e.time_us, uid));
-            }
+            created
+                .entry(o.key())
+                .or_default()
+                .push((e.time_us, o.uid.clone()));
             if let Some(refs) = &e.bodies.owner_references {
                 created_refs.insert(o.key(), refs.clone());
             }

@@ -523,4 +523,5 @@ fn times_keep_microseconds() {
     assert_eq!(format_us(7), "1970-01-01T00:00:00.000007Z");
 }
 
+mod evidence;
 mod identity;
