@@ -79,6 +79,7 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     let states = [before.as_ref(), after.as_ref()];
     let logged = h.items.len();
     select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
+    h.collapse();
     let w = sink.writer();
     let styles = Styles::for_stdout(g.color);
     match args.output {

@@ -110,6 +110,11 @@ pub fn table(
     if after {
         header.push("AFTER");
     }
+    // Identical retries, collapsed: how many and until when.
+    let repeated = h.items.iter().any(|it| it.count > 1);
+    if repeated {
+        header.push("REPEATED");
+    }
     if wide {
         header.extend(["USER", "SOURCE"]);
     }
@@ -125,6 +130,12 @@ pub fn table(
         ];
         if after {
             row.push(it.after.unwrap_or("-").to_owned());
+        }
+        if repeated {
+            row.push(match &it.last {
+                Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
+                _ => "-".to_owned(),
+            });
         }
         if wide {
             row.push(sanitize(&it.actor.display()).into_owned());
@@ -145,6 +156,7 @@ pub fn table(
     } else {
         super::write_table(w, &t)?;
     }
+    taken(w, h, wide)?;
     unlogged(w, h, wide)?;
     writeln!(w)?;
     let s = &h.summary;
@@ -157,10 +169,15 @@ pub fn table(
         (Some(f), Some(t)) => format!(" · log window {f} – {t}"),
         _ => String::new(),
     };
+    let actions: usize = h.items.iter().map(|it| it.count).sum();
     writeln!(
         w,
-        "{} action(s){}{} · {} unexplained",
-        h.items.len(),
+        "{actions} action(s){}{}{} · {} unexplained",
+        if actions == h.items.len() {
+            String::new()
+        } else {
+            format!(" in {} row(s)", h.items.len())
+        },
         if actors.is_empty() {
             String::new()
         } else {
@@ -171,6 +188,34 @@ pub fn table(
     )?;
     for n in &s.notes {
         writeln!(w, "note: {}", sanitize(n))?;
+    }
+    Ok(())
+}
+
+/// What each collection deletion took of the state before, with how sure. The table shows
+/// the first 20 of each unless `wide`.
+fn taken(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
+    let limit = if wide { usize::MAX } else { 20 };
+    for it in h.items.iter().filter(|it| !it.taken.is_empty()) {
+        writeln!(
+            w,
+            "\n{} {} by {} at {} took {} object(s) of the state before:",
+            it.action,
+            sanitize(&it.object.display()),
+            sanitize(&it.actor.display()),
+            it.time,
+            it.taken.len()
+        )?;
+        for t in it.taken.iter().take(limit) {
+            writeln!(w, "  {} ({})", sanitize(&t.object.display()), t.sure)?;
+        }
+        if it.taken.len() > limit {
+            writeln!(
+                w,
+                "  … {} more (-o wide or -o json lists all)",
+                it.taken.len() - limit
+            )?;
+        }
     }
     Ok(())
 }
@@ -324,7 +369,7 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
     writeln!(
         w,
         "<p>{} action(s), {} unexplained{}.</p>",
-        h.items.len(),
+        h.items.iter().map(|it| it.count).sum::<usize>(),
         s.unexplained,
         match (&s.from, &s.to) {
             (Some(f), Some(t)) => format!(" · log window {} – {}", xml(f), xml(t)),
@@ -411,7 +456,11 @@ pub fn html(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
             },
             xml(&it.time),
             it.actor.kind,
-            it.action,
+            match &it.last {
+                Some(last) if it.count > 1 =>
+                    format!("{} ×{} until {}", it.action, it.count, xml(last)),
+                _ => it.action.to_owned(),
+            },
             xml(&it.object.display()),
             xml(&cause_text(it, true)),
             xml(&it.actor.display())

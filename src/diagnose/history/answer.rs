@@ -46,14 +46,20 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
         (Some(b), Some(a)) => unlogged(b, a, &items, &by_key),
         _ => Vec::new(),
     };
-    for ((item, cause), fate) in items.iter_mut().zip(causes).zip(fates) {
+    let taken = match &index {
+        Some(b) => super::collection::taken(b, after_index.as_ref(), &items, &sources, &by_key),
+        None => vec![Vec::new(); items.len()],
+    };
+    for (((item, cause), fate), taken) in items.iter_mut().zip(causes).zip(fates).zip(taken) {
         item.cause = cause;
         item.after = fate;
+        item.taken = taken;
     }
 
     let mut summary = Summary {
         gc_seen: rec.gc_seen,
         dry_run: rec.dry_run,
+        logged: items.len(),
         from: rec.first_us.map(format_us),
         to: rec.last_us.map(format_us),
         ..Summary::default()

@@ -25,8 +25,10 @@ mod absent;
 mod actor;
 mod answer;
 mod cause;
+mod collection;
 mod index;
 mod read;
+mod rows;
 #[cfg(test)]
 mod tests;
 
@@ -203,11 +205,35 @@ pub struct Item {
     pub level: &'static str,
     /// Where the event was read (`file:line`).
     pub source: String,
+    /// How many identical actions this row stands for (retries of one actor, action and
+    /// target with the same cause, collapsed by [`History::collapse`]); 1 for one action.
+    pub count: usize,
+    /// With `count` > 1: when the last of them was (`time` is the first's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
+    /// Microseconds of `last` (not in the JSON).
+    #[serde(skip)]
+    pub last_us: i64,
+    /// A collection deletion, with a state before: the objects of that state it took.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taken: Vec<Taken>,
     /// With a state after the log (`--after`): the object there — `gone`, `terminating`
     /// (still there, deletion pending on finalizers), `present`, `recreated` (the name is
     /// there with another UID), or `unknown` (the state after did not read it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<&'static str>,
+}
+
+/// An object a collection deletion took: one of the state before in its namespace and
+/// resource that nothing in the log removed earlier and no finalizer held.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Taken {
+    /// The object (as the state before had it).
+    pub object: Obj,
+    /// How sure: `confirmed` (the state after no longer holds it), `likely` (no state after
+    /// read it), `possible` (the request had a field selector, which is not evaluated).
+    pub sure: &'static str,
 }
 
 /// An object of the state before that the state after no longer holds, with no deletion of its
@@ -227,7 +253,10 @@ pub struct Unlogged {
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
-    /// Items by actor kind.
+    /// Actions in the log, before any selection (-n, --kind, --actor, -l, --since,
+    /// --until).
+    pub logged: usize,
+    /// Actions by actor kind.
     pub by_actor: std::collections::BTreeMap<&'static str, usize>,
     /// Items by cause type (GC and namespace-controller actions).
     pub by_cause: std::collections::BTreeMap<&'static str, usize>,
@@ -256,11 +285,11 @@ impl Summary {
         self.by_cause.clear();
         self.unexplained = 0;
         for it in items {
-            *self.by_actor.entry(it.actor.kind).or_default() += 1;
+            *self.by_actor.entry(it.actor.kind).or_default() += it.count;
             if let Some(c) = &it.cause {
-                *self.by_cause.entry(c.type_).or_default() += 1;
+                *self.by_cause.entry(c.type_).or_default() += it.count;
                 if c.type_ == "unexplained" {
-                    self.unexplained += 1;
+                    self.unexplained += it.count;
                 }
             }
         }

@@ -523,5 +523,6 @@ fn times_keep_microseconds() {
     assert_eq!(format_us(7), "1970-01-01T00:00:00.000007Z");
 }
 
+mod answers;
 mod evidence;
 mod identity;
