@@ -30,6 +30,7 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
         after_index: after_index.as_ref(),
         memo: std::cell::RefCell::new(HashMap::new()),
         policies: std::cell::RefCell::new(HashMap::new()),
+        gc_foreground: std::cell::OnceCell::new(),
     };
     let causes: Vec<Option<Cause>> = (0..items.len()).map(|i| cx.cause(i, 0)).collect();
     let fates: Vec<Option<&'static str>> = items

@@ -146,6 +146,8 @@ pub(super) struct Cx<'a> {
     pub(super) memo: std::cell::RefCell<HashMap<usize, Option<Cause>>>,
     /// Policies found so far, per deletion (every dependent of an owner asks).
     pub(super) policies: std::cell::RefCell<HashMap<usize, Policy>>,
+    /// The GC's Foreground deletions, in time order (found at the first need).
+    pub(super) gc_foreground: std::cell::OnceCell<Vec<usize>>,
 }
 
 pub(super) const MAX_DEPTH: usize = 64;
@@ -289,14 +291,21 @@ impl Cx<'_> {
     /// with dependents of its own whose owner waits for its dependents' deletion.
     fn gc_foreground_dependent(&self, d: usize) -> bool {
         let owner = &self.items[d];
-        let lo = self.items.partition_point(|x| x.time_us < owner.time_us);
-        self.items[lo..].iter().enumerate().any(|(off, x)| {
-            let j = lo + off;
-            x.actor.kind == "garbage-collector"
-                && x.action == "delete"
-                && (owner.object.namespace.is_empty()
-                    || x.object.namespace == owner.object.namespace)
-                && self.foreground_delete(j)
+        // The GC's Foreground deletions, found once (few: only cascades under a Foreground
+        // owner); items are in time order, so are they.
+        let foreground = self.gc_foreground.get_or_init(|| {
+            (0..self.items.len())
+                .filter(|&j| {
+                    self.items[j].actor.kind == "garbage-collector"
+                        && self.items[j].action == "delete"
+                        && self.foreground_delete(j)
+                })
+                .collect()
+        });
+        let lo = foreground.partition_point(|&j| self.items[j].time_us < owner.time_us);
+        foreground[lo..].iter().any(|&j| {
+            let x = &self.items[j];
+            (owner.object.namespace.is_empty() || x.object.namespace == owner.object.namespace)
                 && self.names_owner(j, owner)
         })
     }

@@ -21,6 +21,14 @@ pub(super) fn taken(
     let store = &snap.store;
     let mut claimed: HashSet<ObjId> = HashSet::new();
     let mut out = vec![Vec::new(); items.len()];
+    // The state's objects per resource, gathered once: a stuck namespace's collection is
+    // retried hundreds of times.
+    let mut by_resource: Vec<Vec<ObjId>> = vec![Vec::new(); snap.resources.len()];
+    for id in store.ids() {
+        if let Some(v) = by_resource.get_mut(store.object(id).resource.0 as usize) {
+            v.push(id);
+        }
+    }
     for (i, it) in items.iter().enumerate() {
         if it.action != "delete-collection" {
             continue;
@@ -32,7 +40,13 @@ pub(super) fn taken(
         let labels =
             param(query, "labelSelector").map(|s| crate::model::selector::Selector::parse(&s).ok());
         let fields = param(query, "fieldSelector").is_some_and(|s| !s.is_empty());
-        for id in store.ids() {
+        let ids = snap
+            .resources
+            .iter()
+            .zip(&by_resource)
+            .filter(|(r, _)| r.group == it.object.group && r.plural == it.object.resource)
+            .flat_map(|(_, ids)| ids.iter().copied());
+        for id in ids {
             let o = store.object(id);
             let res = &snap.resources[o.resource.0 as usize];
             let ns = store.str(o.namespace);
