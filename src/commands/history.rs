@@ -88,16 +88,11 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
             stats.out_of_order
         ));
     }
-    if stats.levels.keys().any(|l| *l > audit::Level::Metadata) {
-        // The history judges levels on the events it keeps; the reader saw them all.
-        h.summary
-            .notes
-            .retain(|n| !n.starts_with("Metadata level only"));
-    }
     let read = read_counts(&stats);
     let states = [before.as_ref(), after.as_ref()];
     let logged = h.items.len();
     select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
+    h.collapse();
     let w = sink.writer();
     let styles = Styles::for_stdout(g.color);
     match args.output {

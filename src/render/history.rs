@@ -91,7 +91,7 @@ fn cause_text(it: &Item, wide: bool) -> String {
             " ← {} {} by {}{}",
             r.action,
             r.object.display(),
-            r.user,
+            r.who(),
             if wide {
                 format!(" at {}", r.time)
             } else {
@@ -150,6 +150,11 @@ pub fn table(
     if after {
         header.push("AFTER");
     }
+    // Identical retries, collapsed: how many and until when.
+    let repeated = h.items.iter().any(|it| it.count > 1);
+    if repeated {
+        header.push("REPEATED");
+    }
     if wide {
         header.extend(["USER", "SOURCE"]);
     }
@@ -166,8 +171,14 @@ pub fn table(
         if after {
             row.push(it.after.unwrap_or("-").to_owned());
         }
+        if repeated {
+            row.push(match &it.last {
+                Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
+                _ => "-".to_owned(),
+            });
+        }
         if wide {
-            row.push(sanitize(&it.actor.user).into_owned());
+            row.push(sanitize(&it.actor.display()).into_owned());
             row.push(sanitize(&it.source).into_owned());
         }
         t.add_row(row);
@@ -185,6 +196,7 @@ pub fn table(
     } else {
         super::write_table(w, &t)?;
     }
+    taken(w, h, wide)?;
     unlogged(w, h, wide)?;
     writeln!(w)?;
     let s = &h.summary;
@@ -197,10 +209,15 @@ pub fn table(
         (Some(f), Some(t)) => format!(" · log window {f} – {t}"),
         _ => String::new(),
     };
+    let actions: usize = h.items.iter().map(|it| it.count).sum();
     writeln!(
         w,
-        "{} action(s){}{} · {} unexplained",
-        h.items.len(),
+        "{actions} action(s){}{}{} · {} unexplained",
+        if actions == h.items.len() {
+            String::new()
+        } else {
+            format!(" in {} row(s)", h.items.len())
+        },
         if actors.is_empty() {
             String::new()
         } else {
@@ -212,6 +229,34 @@ pub fn table(
     writeln!(w, "{}", read_line(read))?;
     for n in &s.notes {
         writeln!(w, "note: {}", sanitize(n))?;
+    }
+    Ok(())
+}
+
+/// What each collection deletion took of the state before, with how sure. The table shows
+/// the first 20 of each unless `wide`.
+fn taken(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
+    let limit = if wide { usize::MAX } else { 20 };
+    for it in h.items.iter().filter(|it| !it.taken.is_empty()) {
+        writeln!(
+            w,
+            "\n{} {} by {} at {} took {} object(s) of the state before:",
+            it.action,
+            sanitize(&it.object.display()),
+            sanitize(&it.actor.display()),
+            it.time,
+            it.taken.len()
+        )?;
+        for t in it.taken.iter().take(limit) {
+            writeln!(w, "  {} ({})", sanitize(&t.object.display()), t.sure)?;
+        }
+        if it.taken.len() > limit {
+            writeln!(
+                w,
+                "  … {} more (-o wide or -o json lists all)",
+                it.taken.len() - limit
+            )?;
+        }
     }
     Ok(())
 }
@@ -258,7 +303,7 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
                 sanitize(&u.object.display()),
                 c.action,
                 sanitize(&c.object.display()),
-                sanitize(&c.user),
+                sanitize(&c.who()),
                 c.time
             )?;
         }
@@ -282,7 +327,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
     let who = match last.actor.kind {
         "garbage-collector" => "by the garbage collector".to_owned(),
         "namespace-controller" => "by the namespace controller".to_owned(),
-        _ => format!("by {}", last.actor.user),
+        _ => format!("by {}", last.actor.display()),
     };
     // The object as every command spells it, not as it was typed (`cm/x`).
     let head = format!(
@@ -308,7 +353,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
             it.time,
             it.action,
             sanitize(&it.object.display()),
-            sanitize(&it.actor.user),
+            sanitize(&it.actor.display()),
             it.actor.kind
         )?;
         if let Some(c) = &it.cause {
@@ -319,7 +364,7 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
                     "  - chain started by: {} {} by {} at {}",
                     r.action,
                     sanitize(&r.object.display()),
-                    sanitize(&r.user),
+                    sanitize(&r.who()),
                     r.time
                 )?,
                 None => writeln!(w, "  - chain started by: not in the inputs")?,
@@ -393,7 +438,7 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
     writeln!(
         w,
         "<p>{} action(s), {} unexplained{}.</p>",
-        h.items.len(),
+        h.items.iter().map(|it| it.count).sum::<usize>(),
         s.unexplained,
         match (&s.from, &s.to) {
             (Some(f), Some(t)) => format!(" · log window {} – {}", xml(f), xml(t)),
@@ -481,10 +526,14 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
             },
             xml(&it.time),
             it.actor.kind,
-            it.action,
+            match &it.last {
+                Some(last) if it.count > 1 =>
+                    format!("{} ×{} until {}", it.action, it.count, xml(last)),
+                _ => it.action.to_owned(),
+            },
             xml(&it.object.display()),
             xml(&cause_text(it, true)),
-            xml(&it.actor.user)
+            xml(&it.actor.display())
         )?;
     }
     writeln!(w, "</table>")?;
@@ -501,7 +550,7 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
                     xml(&u.object.display()),
                     c.action,
                     xml(&c.object.display()),
-                    xml(&c.user),
+                    xml(&c.who()),
                     xml(&c.time)
                 )?,
                 None => writeln!(

@@ -455,3 +455,96 @@ fn since_and_until_take_durations() {
         "{err}"
     );
 }
+
+/// A crafted Metadata log: a namespace stuck Terminating (the namespace controller retries
+/// its collection deletion), an admin impersonating the GC, a dry run.
+#[test]
+fn retries_collapse_impersonation_names_both_and_dry_runs_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = |verb: &str, user: &str, uri: &str, object: Value, t: &str| {
+        json!({"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
+            "auditID": format!("id-{t}"), "stage": "ResponseComplete", "verb": verb,
+            "requestURI": uri, "user": {"username": user}, "userAgent": "test",
+            "objectRef": object, "responseStatus": {"code": 200},
+            "requestReceivedTimestamp": t, "stageTimestamp": t})
+        .to_string()
+    };
+    let ns = json!({"resource": "namespaces", "namespace": "f7", "name": "f7", "apiVersion": "v1"});
+    let cms = json!({"resource": "configmaps", "namespace": "f7", "apiVersion": "v1"});
+    let cm = json!({"resource": "configmaps", "namespace": "f7", "name": "c", "apiVersion": "v1"});
+    let mut lines = vec![event(
+        "delete",
+        "admin",
+        "/api/v1/namespaces/f7",
+        ns,
+        "2026-11-26T01:00:00.000001Z",
+    )];
+    for s in 1..=5 {
+        lines.push(event(
+            "deletecollection",
+            "system:serviceaccount:kube-system:namespace-controller",
+            "/api/v1/namespaces/f7/configmaps",
+            cms.clone(),
+            &format!("2026-11-26T01:00:0{s}.000001Z"),
+        ));
+    }
+    let mut imp: Value = serde_json::from_str(&event(
+        "delete",
+        "admin",
+        "/api/v1/namespaces/f7/configmaps/c",
+        cm.clone(),
+        "2026-11-26T01:00:06.000001Z",
+    ))
+    .unwrap();
+    imp["impersonatedUser"] =
+        json!({"username": "system:serviceaccount:kube-system:generic-garbage-collector"});
+    lines.push(imp.to_string());
+    lines.push(event(
+        "delete",
+        "admin",
+        "/api/v1/namespaces/f7/configmaps/c?dryRun=All",
+        cm,
+        "2026-11-26T01:00:07.000001Z",
+    ));
+    let log = dir.path().join("audit.log");
+    std::fs::write(&log, lines.join("\n")).unwrap();
+    let log = log.to_string_lossy().into_owned();
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    crate::support::schema::assert_valid("history.schema.json", &h, "history");
+    let items = h["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3, "{h:#}");
+    assert_eq!(items[1]["count"], 5);
+    assert_eq!(items[1]["last"], "2026-11-26T01:00:05.000001Z");
+    assert_eq!(items[2]["actor"]["kind"], "user");
+    assert_eq!(items[2]["actor"]["impersonatedBy"], "admin");
+    assert_eq!(h["summary"]["dryRun"], 1);
+    assert_eq!(h["summary"]["logged"], 7);
+    assert_eq!(h["summary"]["byActor"]["namespace-controller"], 5);
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log, "-o", "wide"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("×5 until 2026-11-26T01:00:05.000001Z"),
+        "{out}"
+    );
+    assert!(
+        out.contains("generic-garbage-collector (impersonated by admin)"),
+        "{out}"
+    );
+    assert!(out.contains("7 action(s) in 3 row(s)"), "{out}");
+    // A window after every action: none listed, and the count the log holds is said.
+    let (code, out, err) = kubectl_gc(&[
+        "history",
+        "--audit-log",
+        &log,
+        "--since",
+        "2026-11-27T00:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(h["items"], json!([]));
+    assert_eq!(h["summary"]["logged"], 7);
+}

@@ -456,6 +456,21 @@ fn after_cluster(ctx: &Ctx) {
         .unwrap_or_else(|| panic!("doomed/c not listed as unlogged: {unlogged:#?}"));
     assert_eq!(c["collection"]["action"], "delete-collection", "{c:#}");
     assert_eq!(c["collection"]["user"], NAMESPACE_CONTROLLER, "{c:#}");
+    // The collection deletion itself lists what it took of the state before, confirmed by
+    // the state after.
+    let coll = find(&h, "delete-collection", "configmaps", "doomed", "");
+    let taken: Vec<(&str, &str)> = coll["taken"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no taken: {coll:#}"))
+        .iter()
+        .map(|t| {
+            (
+                t["object"]["name"].as_str().unwrap_or(""),
+                t["sure"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(taken.contains(&("c", "confirmed")), "{coll:#}");
     // Every object listed went with a collection of the log: none in a gap.
     assert!(
         unlogged.iter().all(|u| u.get("collection").is_some()),

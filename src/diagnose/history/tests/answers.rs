@@ -1,0 +1,114 @@
+//! The answer: what each collection deletion took, and retries collapsed to one row.
+
+use super::*;
+
+fn collection(ms: i64) -> AuditEvent {
+    ev(
+        ms,
+        NAMESPACE_CONTROLLER_USER,
+        "deletecollection",
+        "configmaps",
+        "shop",
+        "",
+    )
+}
+
+fn shop_before() -> Snapshot {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "shop", "a", "u-a");
+    c.obj("v1", "ConfigMap", "shop", "held", "u-held")
+        .finalizers(&["example.com/keep"]);
+    c.obj("v1", "ConfigMap", "shop", "early", "u-early");
+    c.obj("v1", "Secret", "shop", "s", "u-s");
+    c.obj("v1", "ConfigMap", "other", "x", "u-x");
+    c.build()
+}
+
+fn taken(it: &Item) -> Vec<(&str, &str)> {
+    it.taken
+        .iter()
+        .map(|t| (t.object.name.as_str(), t.sure))
+        .collect()
+}
+
+#[test]
+fn a_collection_deletion_lists_what_it_took_from_the_state_before() {
+    let events = [
+        ev(0, USER, "delete", "namespaces", "", "shop"),
+        ev(1, USER, "delete", "configmaps", "shop", "early"),
+        collection(5),
+        collection(6),
+    ];
+    let h = history(&events, Some(&shop_before()));
+    let colls: Vec<&Item> = h
+        .items
+        .iter()
+        .filter(|i| i.action == "delete-collection")
+        .collect();
+    assert_eq!(colls.len(), 2);
+    // Not the one with a finalizer (kept, terminating), not the one deleted before, not the
+    // Secret nor the other namespace's.
+    assert_eq!(taken(colls[0]), [("a", "likely")], "{:#?}", colls[0]);
+    assert_eq!(taken(colls[1]), [], "the first took it");
+    // The state after confirms.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "shop", "held", "u-held")
+        .finalizers(&["example.com/keep"])
+        .deleting();
+    let after = c.build();
+    let h = history_between(
+        &events,
+        States {
+            before: Some(&shop_before()),
+            after: Some(&after),
+        },
+    );
+    let first = h
+        .items
+        .iter()
+        .find(|i| i.action == "delete-collection")
+        .unwrap();
+    assert_eq!(taken(first), [("a", "confirmed")]);
+    // Without a state before nothing is listed.
+    let h = history(&events, None);
+    assert!(h.items.iter().all(|i| i.taken.is_empty()));
+}
+
+#[test]
+fn identical_retries_collapse_to_one_row_with_a_count_and_span() {
+    let events = [
+        ev(0, USER, "delete", "namespaces", "", "shop"),
+        collection(5),
+        collection(6),
+        collection(7),
+        ev(8, USER, "delete", "configmaps", "shop", "a"),
+        collection(9),
+    ];
+    let mut h = history(&events, None);
+    assert_eq!(h.summary.logged, 6);
+    h.collapse();
+    let rows: Vec<(&str, usize)> = h.items.iter().map(|i| (i.action, i.count)).collect();
+    // The collection retried before and after a's deletion: one row of four, in time order
+    // of the first.
+    assert_eq!(
+        rows,
+        [("delete", 1), ("delete-collection", 4), ("delete", 1)],
+        "{:#?}",
+        h.items
+    );
+    let row = &h.items[1];
+    assert_eq!(row.time, format_us(T0 + 5000));
+    assert_eq!(row.last.as_deref(), Some(format_us(T0 + 9000).as_str()));
+    assert_eq!(h.summary.by_actor.get("namespace-controller"), Some(&4));
+    let json = serde_json::to_value(row).unwrap();
+    assert_eq!(json["count"], 4);
+    // A single action carries count 1 and no span.
+    assert_eq!(serde_json::to_value(&h.items[0]).unwrap()["count"], 1);
+    assert!(h.items[0].last.is_none());
+    // Another actor, or another target, is another row.
+    let mut other = collection(6);
+    other.user = "system:serviceaccount:kube-system:other".into();
+    let mut h = history(&[collection(5), other, collection(7)], None);
+    h.collapse();
+    assert_eq!(h.items.len(), 2);
+}

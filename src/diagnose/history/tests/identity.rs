@@ -1,0 +1,120 @@
+//! Attribution: who acted comes from authentication, never from the user agent alone;
+//! impersonation shows both identities; dry runs are not actions.
+
+use super::*;
+
+const GC_AGENT: &str =
+    "kube-controller-manager/v1.20.2 (linux/amd64) kubernetes/faecb19/generic-garbage-collector";
+
+#[test]
+fn a_user_agent_alone_never_makes_the_garbage_collector() {
+    // Anyone may send the GC's user agent: only the controller manager's own identity is
+    // refined by it.
+    let mut e = ev(0, "mallory", "delete", "pods", "a", "p");
+    e.user_agent = GC_AGENT.into();
+    assert_eq!(actor_of(&e).kind, "user");
+    let mut e = ev(
+        0,
+        "system:serviceaccount:a:builder",
+        "delete",
+        "pods",
+        "a",
+        "p",
+    );
+    e.user_agent = "kubectl/v1.20.2 (linux/amd64) kubernetes/faecb19/namespace-controller".into();
+    assert_eq!(actor_of(&e).kind, "controller");
+    let mut e = ev(
+        0,
+        "system:kube-controller-manager",
+        "delete",
+        "pods",
+        "a",
+        "p",
+    );
+    e.user_agent = GC_AGENT.into();
+    assert_eq!(actor_of(&e).kind, "garbage-collector");
+    e.user_agent =
+        "kube-controller-manager/v1.20.2 (linux/amd64) kubernetes/faecb19/namespace-controller"
+            .into();
+    assert_eq!(actor_of(&e).kind, "namespace-controller");
+    // A spoofed GC's deletion is a user's action: no cause is inferred for it.
+    let mut e = ev(0, "mallory", "delete", "pods", "a", "p");
+    e.user_agent = GC_AGENT.into();
+    let h = history(&[e], None);
+    assert_eq!(h.items[0].actor.kind, "user");
+    assert!(h.items[0].cause.is_none());
+    assert!(!h.summary.gc_seen, "a spoofed agent is not the GC seen");
+}
+
+#[test]
+fn impersonating_the_garbage_collector_names_the_real_user() {
+    let mut e = ev(0, "admin", "delete", "configmaps", "shop", "dep");
+    e.impersonated_user = Some(GC_USER.into());
+    let a = actor_of(&e);
+    assert_eq!(a.kind, "user", "the authenticated user acted: {a:?}");
+    assert_eq!(a.user, GC_USER, "the effective identity");
+    assert_eq!(a.impersonated_by.as_deref(), Some("admin"));
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json["impersonatedBy"], "admin");
+    // Without impersonation the field is absent.
+    let plain = actor_of(&ev(0, "admin", "delete", "pods", "a", "p"));
+    assert!(plain.impersonated_by.is_none());
+    assert!(
+        serde_json::to_value(&plain)
+            .unwrap()
+            .get("impersonatedBy")
+            .is_none()
+    );
+    // The GC's deletion that follows has the impersonated request as its root, which names
+    // the real user; the summary says who impersonated whom.
+    let owner = ev(0, "admin", "delete", "configmaps", "shop", "owner");
+    let mut owner = owner;
+    owner.impersonated_user = Some("bob".into());
+    let events = [owner, ev(5, GC_USER, "delete", "configmaps", "shop", "dep")];
+    let h = history(&events, Some(&before()));
+    let root = cause(&h, "delete", "dep").root.clone().unwrap();
+    assert_eq!(root.user, "bob");
+    assert_eq!(root.impersonated_by.as_deref(), Some("admin"));
+    assert!(
+        h.summary
+            .notes
+            .iter()
+            .any(|n| n.contains("admin") && n.contains("impersonat") && n.contains("bob")),
+        "{:?}",
+        h.summary.notes
+    );
+}
+
+#[test]
+fn a_dry_run_is_not_an_action_but_is_counted() {
+    let mut dry = ev(0, USER, "delete", "configmaps", "shop", "owner");
+    dry.request_uri = "/api/v1/namespaces/shop/configmaps/owner?dryRun=All".into();
+    let mut dry_coll = ev(1, USER, "deletecollection", "configmaps", "shop", "");
+    dry_coll.request_uri =
+        "/api/v1/namespaces/shop/configmaps?labelSelector=a%3Db&dryRun=All".into();
+    let mut real = ev(2, USER, "delete", "configmaps", "shop", "other");
+    real.request_uri = "/api/v1/namespaces/shop/configmaps/other?dryRun=".into();
+    // The reader's filter keeps dry runs so that they are counted.
+    assert!(used_by_history(&dry));
+    let mut r = Recorder::default();
+    for e in [dry, dry_coll, real] {
+        r.push(e);
+    }
+    let h = r.finish(States::default());
+    let names: Vec<&str> = h.items.iter().map(|i| i.object.name.as_str()).collect();
+    assert_eq!(names, ["other"], "{:#?}", h.items);
+    assert_eq!(h.summary.dry_run, 2);
+    let json = serde_json::to_value(&h.summary).unwrap();
+    assert_eq!(json["dryRun"], 2);
+    assert!(
+        h.summary.notes.iter().any(|n| n.contains("2 dry-run")),
+        "{:?}",
+        h.summary.notes
+    );
+    // A dry run of the owner does not explain its dependent's deletion.
+    let mut dry = ev(0, USER, "delete", "configmaps", "shop", "owner");
+    dry.request_uri = "/api/v1/namespaces/shop/configmaps/owner?dryRun=All".into();
+    let events = [dry, ev(5, GC_USER, "delete", "configmaps", "shop", "dep")];
+    let h = history(&events, Some(&before()));
+    assert_ne!(cause(&h, "delete", "dep").type_, "owner-deleted");
+}
