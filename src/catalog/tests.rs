@@ -162,7 +162,11 @@ fn a10_unsettled_from_1_25_0_until_1_28_0_seen_in_a_1_28_source_tree() {
 fn verified_rows_are_settled_at_every_release() {
     for row in CHANGES.iter().filter(|r| r.evidence == Evidence::Verified) {
         for minor in 13..=36 {
-            assert!(!r(minor, 0).unsettled(row.change), "{} at 1.{minor}", row.row);
+            assert!(
+                !r(minor, 0).unsettled(row.change),
+                "{} at 1.{minor}",
+                row.row
+            );
         }
     }
 }

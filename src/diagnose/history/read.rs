@@ -162,14 +162,17 @@ impl Recorder {
 }
 
 /// True for a server-side dry run: `dryRun=All` in the request URI's query (the only value
-/// the API server accepts; a request with another fails and is no action anyway).
+/// the API server accepts; a request with another fails and is no action anyway), or in a
+/// DELETE's body (DeleteOptions, as `kubectl delete --dry-run=server` sends it; Request level
+/// and above).
 pub(super) fn dry_run(e: &AuditEvent) -> bool {
-    e.request_uri.split_once('?').is_some_and(|(_, query)| {
-        query
-            .split('&')
-            .filter_map(|kv| kv.split_once('='))
-            .any(|(k, v)| k == "dryRun" && v == "All")
-    })
+    e.bodies.dry_run
+        || e.request_uri.split_once('?').is_some_and(|(_, query)| {
+            query
+                .split('&')
+                .filter_map(|kv| kv.split_once('='))
+                .any(|(k, v)| k == "dryRun" && v == "All")
+        })
 }
 
 /// True for the events the history reads (for [`crate::source::audit::AuditOptions::keep`]:

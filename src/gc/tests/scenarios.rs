@@ -420,7 +420,8 @@ fn an_event_with_a_solid_owner_is_kept_whatever_the_release() {
     // Watched or not, the GC keeps an object whose owner exists: nothing is unknown.
     let mut c = Cluster::new();
     c.obj("v1", "Pod", "ns", "p", "p");
-    c.obj("v1", "Event", "ns", "e", "e").owner("v1", "Pod", "p", "p");
+    c.obj("v1", "Event", "ns", "e", "e")
+        .owner("v1", "Pod", "p", "p");
     let s = c.build();
     assert_eq!(verdict(&s, v(26), "e"), Verdict::NotMonitored);
     assert!(matches!(verdict(&s, v(24), "e"), Verdict::Keep { .. }));
@@ -445,7 +446,11 @@ fn plans_report_an_event_of_an_unsettled_release_as_unknown() {
     let (o, deletes) = at(26);
     let o = o.expect("v1.26: the Event is listed");
     assert_eq!(o.state, crate::gc::plan::EndState::Kept);
-    assert!(o.why.as_deref().is_some_and(|w| w.starts_with("unknown: ")), "{:?}", o.why);
+    assert!(
+        o.why.as_deref().is_some_and(|w| w.starts_with("unknown: ")),
+        "{:?}",
+        o.why
+    );
     assert!(!deletes);
     let (o, deletes) = at(24);
     assert_eq!(o.map(|o| o.state), Some(crate::gc::plan::EndState::Deleted));

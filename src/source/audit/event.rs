@@ -94,6 +94,8 @@ pub struct Bodies {
     pub response_finalizers: Option<Vec<String>>,
     /// The response object has a `metadata.deletionTimestamp` (RequestResponse).
     pub response_deleting: bool,
+    /// DeleteOptions' `dryRun` names `All` (request body): a server-side dry run.
+    pub dry_run: bool,
 }
 
 /// Where an event was read: the input (file, archive member) and the line or record.

@@ -595,6 +595,29 @@ fn bodies_of(line: &str) -> (Bodies, AuditEvent) {
 }
 
 #[test]
+fn bodies_dry_run_in_delete_options() {
+    // `kubectl delete --dry-run=server` sends DeleteOptions with `dryRun: ["All"]` in the
+    // body; the request URI carries no query.
+    let uri = "/api/v1/namespaces/shop/configmaps/owner";
+    let (b, _) = bodies_of(&with_bodies(
+        "delete",
+        uri,
+        "Request",
+        r#","requestObject":{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/__internal","dryRun":["All"],"propagationPolicy":"Background"}"#,
+    ));
+    assert!(b.dry_run);
+    assert_eq!(b.propagation_policy.as_deref(), Some("Background"));
+    for body in [
+        r#","requestObject":{"kind":"DeleteOptions","propagationPolicy":"Background"}"#,
+        r#","requestObject":{"kind":"DeleteOptions","dryRun":[]}"#,
+        r#","requestObject":{"kind":"DeleteOptions","dryRun":"All"}"#,
+    ] {
+        let (b, _) = bodies_of(&with_bodies("delete", uri, "Request", body));
+        assert!(!b.dry_run, "{body}");
+    }
+}
+
+#[test]
 fn bodies_delete_options() {
     let uri = "/apis/apps/v1/namespaces/shop/replicasets/cart-5d8f";
     let (b, e) = bodies_of(&with_bodies(

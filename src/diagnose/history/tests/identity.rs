@@ -118,3 +118,20 @@ fn a_dry_run_is_not_an_action_but_is_counted() {
     let h = history(&events, Some(&before()));
     assert_ne!(cause(&h, "delete", "dep").type_, "owner-deleted");
 }
+
+#[test]
+fn a_dry_run_in_the_delete_body_is_not_an_action() {
+    // `kubectl delete --dry-run=server`: DeleteOptions' `dryRun: ["All"]` in the body, no
+    // query string.
+    let mut dry = ev(0, USER, "delete", "configmaps", "shop", "owner");
+    dry.bodies.dry_run = true;
+    let real = ev(1, USER, "delete", "configmaps", "shop", "other");
+    let mut r = Recorder::default();
+    for e in [dry, real] {
+        r.push(e);
+    }
+    let h = r.finish(States::default());
+    let names: Vec<&str> = h.items.iter().map(|i| i.object.name.as_str()).collect();
+    assert_eq!(names, ["other"], "{:#?}", h.items);
+    assert_eq!(h.summary.dry_run, 1);
+}

@@ -143,10 +143,12 @@ pub(super) struct ReqObj<'a> {
     propagation_policy: Option<LStr<'a>>,
     orphan_dependents: Option<LBool>,
     preconditions: Option<LObj<Preconditions<'a>>>,
+    dry_run: Option<LList<LStr<'a>>>,
     metadata: Option<LObj<Meta<'a>>>,
 }
 
 object!(ReqObj, "a request object", {
+    dry_run = b"dryRun",
     propagation_policy = b"propagationPolicy",
     orphan_dependents = b"orphanDependents",
     preconditions = b"preconditions",

@@ -241,6 +241,10 @@ pub(in crate::source::audit::formats) fn bodies(
                 .and_then(|p| p.uid.as_ref())
                 .and_then(LStr::get)
                 .map(|u| own(u, cut));
+            // `kubectl delete --dry-run=server` sends DeleteOptions' `dryRun: ["All"]` in
+            // the body, not in the query string.
+            b.dry_run = matches!(&o.dry_run, Some(LList::Items(v))
+                if v.iter().filter_map(LStr::get).any(|x| x == "All"));
         }
         Some(ReqBody::Obj(o)) => {
             if let Some(m) = o.metadata.as_ref().and_then(|m| m.0.as_ref()) {
