@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = AuditOptions {
         paths: vec![path.clone()],
         keep: None,
+        max_input_bytes: 0,
     };
     if let Ok(stats) = read(&opts, &mut |_| passed += 1) {
         assert_eq!(stats.passed, passed);

@@ -161,6 +161,7 @@ fn gone(
         &crate::source::audit::AuditOptions {
             paths: args.audit_log.clone(),
             keep: Some(crate::diagnose::history::used_by_history),
+            max_input_bytes: g.max_input_size,
         },
         &mut |e| recorder.push(e),
     )?;

@@ -33,9 +33,9 @@ use super::{
     SnapshotBuilder,
 };
 use crate::error::{Error, Result};
+use crate::input::mapped::Behind;
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ResourceId};
-use crate::util::mapped::Behind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
@@ -160,7 +160,7 @@ const MAP_FROM: u64 = 1 << 20;
 /// would be). `snapshot -o` writes a new file and renames it into place ([`write_file`]), so
 /// neither happens to a snapshot kubectl-gc wrote.
 fn map_plain(file: &std::fs::File) -> Option<memmap2::Mmap> {
-    let map = crate::util::mapped::map(file)?;
+    let map = crate::input::mapped::map(file)?;
     if map.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
@@ -184,7 +184,7 @@ fn parse_mapped(
 /// A read error of a snapshot in words (a cut `.gz` says it is truncated).
 fn cannot_read(e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => crate::util::read_error(e),
+        std::io::ErrorKind::UnexpectedEof => crate::input::read_error(e),
         _ => format!("cannot read snapshot: {e}"),
     }
 }

@@ -31,7 +31,7 @@ pub(crate) mod meta;
 pub mod origin;
 pub(crate) mod recognize;
 pub(crate) mod resources;
-pub(crate) mod walk;
+pub(crate) mod text;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -54,8 +54,7 @@ pub fn item_scan_agrees(text: &str) {
     item_scan::agree(text);
 }
 
-/// Decompressed data (and data from pipes) is read up to this many bytes by default.
-pub const DEFAULT_MAX_INPUT_BYTES: u64 = 8 << 30;
+pub use crate::input::walk::DEFAULT_MAX_INPUT_BYTES;
 
 /// What to read, and how.
 #[derive(Clone, Debug)]
@@ -148,17 +147,13 @@ pub fn read_files_with_origins(
                 }
                 match stdin.take() {
                     Some(mut r) => {
-                        let source = walk::Source {
-                            explicit: true,
-                            depth: 0,
-                            size: None,
-                        };
-                        walk::read_stream("<stdin>", &mut r, source, reader)?;
+                        let source = crate::input::walk::Source::named(None);
+                        text::read_stream("<stdin>", &mut r, source, reader)?;
                     }
-                    None => walk::read_path(p, reader, &mut false)?,
+                    None => text::read_path(p, reader, &mut false)?,
                 }
             } else {
-                walk::read_path(p, reader, &mut stdin_read)?;
+                text::read_path(p, reader, &mut stdin_read)?;
             }
         }
         Ok(())
@@ -185,12 +180,8 @@ pub fn read_bytes_with_origins(
     opts: &FileOptions,
 ) -> Result<(Snapshot, FileStats, Vec<Problem>, origin::Origins)> {
     run(opts, |reader| {
-        let source = walk::Source {
-            explicit: true,
-            depth: 0,
-            size: Some(bytes.len() as u64),
-        };
-        walk::read_stream(name, &mut &bytes[..], source, reader)
+        let source = crate::input::walk::Source::named(Some(bytes.len() as u64));
+        text::read_stream(name, &mut &bytes[..], source, reader)
     })
 }
 

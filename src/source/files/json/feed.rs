@@ -139,7 +139,7 @@ pub(super) struct Mapped<'m> {
     /// `map[..checked]` is UTF-8.
     checked: usize,
     /// The pages before the parser's position, handed back.
-    behind: crate::util::mapped::Behind,
+    behind: crate::input::mapped::Behind,
 }
 
 impl<'m> Buf<'m> {
@@ -168,7 +168,7 @@ impl<'m> Buf<'m> {
             mapped: Some(Mapped {
                 map,
                 checked: 0,
-                behind: crate::util::mapped::Behind::new(chunk_size()),
+                behind: crate::input::mapped::Behind::new(chunk_size()),
             }),
             headroom: 0,
             text: Cow::Borrowed(""),
