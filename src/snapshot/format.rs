@@ -23,6 +23,7 @@
 //!
 //! **Files.** This one reads the format; `writer.rs` writes it.
 
+mod open;
 mod writer;
 
 pub use writer::{MetaOut, OwnerRefOut, write, write_file};
@@ -38,7 +39,7 @@ use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ResourceId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
@@ -106,7 +107,17 @@ pub(super) struct Line<'a> {
 /// `cargo fuzz`.
 #[cfg(fuzzing)]
 pub fn line_scan_agrees(text: &str) {
-    line_scan::agree(text, &mut MetaLists::default());
+    let Some((resource, fast)) = line_scan::line(text, &mut MetaLists::default()) else {
+        return;
+    };
+    let slow: Line<'_> = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("the scanner read {text:?}; serde failed: {e}"));
+    assert_eq!(resource, slow.resource, "{text:?}");
+    assert_eq!(
+        format!("{fast:?}"),
+        format!("{:?}", slow.metadata),
+        "{text:?}"
+    );
 }
 
 /// Reads a snapshot file (plain or gzip), streaming: the file is never held in memory whole,
@@ -117,57 +128,21 @@ pub fn read_file(path: &Path) -> Result<Snapshot> {
 
 /// [`read_file`], also saying whether the content could be verified.
 pub fn read_file_checked(path: &Path) -> Result<(Snapshot, Integrity)> {
-    let cannot = |e: std::io::Error| {
-        Error::input(
-            path,
-            cannot_read(&e),
-            Some("pass a file written by `kubectl gc snapshot -o FILE`".into()),
-        )
-    };
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let meta = file.metadata().ok();
-    let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
-    if meta.is_some_and(|m| m.is_file())
-        && size >= MAP_FROM
-        && let Some(map) = map_plain(&file)
-    {
-        return parse_mapped(path, &map, RELEASE_EVERY);
-    }
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let gz = reader
-        .fill_buf()
-        .map_err(cannot)?
-        .starts_with(&[0x1f, 0x8b]);
-    if gz {
-        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        parse_reader(path, decoder, size.saturating_mul(6))
-    } else {
-        parse_reader(path, reader, size)
-    }
+    read_path(path, 0)
 }
 
-/// Plain files at least this large are read through a memory map ([`map_plain`]).
+/// Reads the one snapshot at `path` as `--snapshot` names it: a file (plain, gzip, xz or
+/// zstd, or the one file of an archive), `-` for standard input, or a glob that matches one
+/// file; the input layer's walker finds it ([`open`]). `max_bytes` caps a stream of unknown
+/// length (0: the default).
+pub fn read_path(path: &Path, max_bytes: u64) -> Result<(Snapshot, Integrity)> {
+    open::read_path(path, max_bytes)
+}
+
+/// Plain files at least this large are read through a memory map ([`open`]).
 const MAP_FROM: u64 = 1 << 20;
 
-/// A map of a plain (not gzip) regular file, or `None` to read it as a stream.
-///
-/// Read through the map, the parsing thread scans the page cache's own pages: no reading
-/// thread beside it copying the file into chunks (on two cores it took CPU from the parsing
-/// and interning threads, which set the read's pace). The cost of a map: a file that another
-/// process truncates while it is read ends this one with SIGBUS instead of a read error, as
-/// in every tool that maps its inputs (ripgrep among them); one that is rewritten in place
-/// fails the trailer's CRC-32 (or, without a trailer, is read as unverified, as a stream
-/// would be). `snapshot -o` writes a new file and renames it into place ([`write_file`]), so
-/// neither happens to a snapshot kubectl-gc wrote.
-fn map_plain(file: &std::fs::File) -> Option<memmap2::Mmap> {
-    let map = crate::input::mapped::map(file)?;
-    if map.starts_with(&[0x1f, 0x8b]) {
-        return None;
-    }
-    Some(map)
-}
-
-/// Parses a mapped snapshot file (see [`map_plain`]).
+/// Parses a mapped snapshot file (see [`open`]).
 fn parse_mapped(
     path: &Path,
     map: &memmap2::Mmap,
@@ -189,22 +164,9 @@ fn cannot_read(e: &std::io::Error) -> String {
     }
 }
 
-/// Reads a snapshot (plain or gzip) from a stream, e.g. standard input.
-pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<(Snapshot, Integrity)> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
-    let gz = reader
-        .fill_buf()
-        .map_err(|e| Error::input(name, cannot_read(&e), None))?
-        .starts_with(&[0x1f, 0x8b]);
-    if gz {
-        parse_reader(
-            Path::new(name),
-            flate2::bufread::MultiGzDecoder::new(reader),
-            0,
-        )
-    } else {
-        parse_reader(Path::new(name), reader, 0)
-    }
+/// Reads a snapshot (plain or compressed) from a stream, e.g. standard input.
+pub fn read_from<R: Read>(name: &str, mut reader: R) -> Result<(Snapshot, Integrity)> {
+    open::read_stream(name, &mut reader, 0)
 }
 
 /// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
@@ -390,7 +352,7 @@ impl MapDigest<'_> {
     }
 }
 
-/// The reader thread: fills chunks of `chunk` bytes from `r` (decompressing, if `r` does) while
+/// The reading: fills chunks of `chunk` bytes from `r` (decompressing, if `r` does) while
 /// the parser thread splits and parses the previous ones — reading, the kernel's copy and
 /// inflating were a tenth of the parser's time. The end of the input is the channel closing.
 fn read_chunks<R: Read>(
@@ -424,43 +386,39 @@ fn blank(line: &[u8]) -> bool {
 
 /// Parses a snapshot from a reader.
 ///
-/// A thread reads the input in chunks ([`read_chunks`]); the header is parsed first; then one
-/// thread splits and parses the object lines into [`Batch`]es (strings copied and hashed)
-/// while this thread adds them to the store, in order. Interning has to stay on one thread
-/// (symbols are numbered in input order), but parsing the JSON, about half of the work, runs
-/// beside it.
-fn parse_reader<R: Read + Send>(
-    path: &Path,
-    reader: R,
-    size_hint: u64,
-) -> Result<(Snapshot, Integrity)> {
+/// This thread reads the input in chunks ([`read_chunks`]) while another parses: the header
+/// first; then one thread splits and parses the object lines into [`Batch`]es (strings copied
+/// and hashed) while the other adds them to the store, in order. Interning has to stay on one
+/// thread (symbols are numbered in input order), but parsing the JSON, about half of the work,
+/// runs beside it. (The input stays on this thread, so it need not be `Send`: archive members
+/// and the walker's decompressors are not.)
+fn parse_reader<R: Read>(path: &Path, reader: R, size_hint: u64) -> Result<(Snapshot, Integrity)> {
     parse_chunked(path, reader, size_hint, CHUNK)
 }
 
-/// [`parse_reader`] with the reader thread's chunk size (tests cut lines at every byte).
-fn parse_chunked<R: Read + Send>(
+/// [`parse_reader`] with the reading chunk size (tests cut lines at every byte).
+fn parse_chunked<R: Read>(
     path: &Path,
     reader: R,
     size_hint: u64,
     chunk: usize,
 ) -> Result<(Snapshot, Integrity)> {
-    // Two chunks in flight: the reader fills one while the parser splits the other.
+    // Two chunks in flight: this thread fills one while the parser splits the other.
     let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel(2);
     let (recycle_chunk, recycled_chunks) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        let reading = crate::util::spawn_scoped(scope, "snapshot-read", move || {
-            read_chunks(reader, chunk, chunk_tx, recycled_chunks)
+        // Returning early drops the line reader, whose hang-up ends the reading here.
+        let parsing = crate::util::spawn_scoped(scope, "snapshot-parse", move || {
+            parse_lines(
+                path,
+                LineReader::new(chunk_rx, recycle_chunk),
+                size_hint,
+                usize::MAX,
+            )
         })
         .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
-        // Returning early drops the line reader, whose hang-up ends the reader thread.
-        let parsed = parse_lines(
-            path,
-            LineReader::new(chunk_rx, recycle_chunk),
-            size_hint,
-            usize::MAX,
-        );
-        crate::util::join(reading);
-        parsed
+        read_chunks(reader, chunk, chunk_tx, recycled_chunks);
+        crate::util::join(parsing)
     })
 }
 
