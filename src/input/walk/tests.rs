@@ -1,5 +1,4 @@
 use super::*;
-use std::io::Read;
 
 #[test]
 fn glob_patterns() {

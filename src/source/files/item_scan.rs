@@ -135,32 +135,5 @@ fn owner_ref<'t>(s: &mut Scan<'t>) -> Option<OwnerRefIn<'t>> {
     Some(r)
 }
 
-/// Reads `text` both ways and panics where the scanner answers and the parser does not give
-/// the same `Doc` and length; whether the scanner answered. For the tests and the `json_item`
-/// fuzz target only.
-#[cfg(any(test, fuzzing))]
-pub(super) fn agree(text: &str) -> bool {
-    agree_reusing(text, &mut Spare::default())
-}
-
-/// [`agree`], the scanner reading into the lists `spare` kept from the items before (and
-/// keeping this one's, as the reader does).
-#[cfg(any(test, fuzzing))]
-pub(super) fn agree_reusing(text: &str, spare: &mut Spare) -> bool {
-    let mut fast = Doc::default();
-    let answer = element(text, &mut fast, spare);
-    let mut slow = Doc::default();
-    let parsed = super::json::parse_element(text, &mut slow);
-    if let Some(n) = answer {
-        let (object, m) =
-            parsed.unwrap_or_else(|e| panic!("the scanner read {text:?}; the parser failed: {e}"));
-        assert!(object, "{text:?}");
-        assert_eq!(n, m, "length of {text:?}");
-        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
-    }
-    spare.keep(&mut fast);
-    answer.is_some()
-}
-
 #[cfg(test)]
 mod tests;
