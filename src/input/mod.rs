@@ -13,7 +13,8 @@
 //! A new input format needs none of this changed: its reader implements [`walk::Reader`]
 //! (or is one more branch of an existing reader's text) and parses the text it is given.
 
-pub mod mapped;
+pub mod bytes;
+pub mod json_scan;
 pub(crate) mod stream;
 pub mod walk;
 

@@ -381,7 +381,7 @@ impl Walk<'_> {
             return None;
         }
         let file = std::fs::File::open(path).ok()?;
-        let map = super::mapped::map(&file)?;
+        let map = super::bytes::map(&file)?;
         let head = &map[..map.len().min(512)];
         (matches!(sniff(head), Kind::Text) && v.map(head)).then_some(map)
     }

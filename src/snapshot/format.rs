@@ -34,7 +34,7 @@ use super::{
     SnapshotBuilder,
 };
 use crate::error::{Error, Result};
-use crate::input::mapped::Behind;
+use crate::input::bytes::Behind;
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ResourceId};
 use serde::{Deserialize, Serialize};

@@ -17,8 +17,8 @@
 //! whitespace. Where it answers, it gives what the parser gives, field for field: the tests and
 //! the `json_item` fuzz target (`format::line_scan_agrees`) hold the two against each other.
 
+use crate::input::json_scan::Scan;
 use crate::model::meta::{MetaIn, MetaLists, OwnerRefIn};
-use crate::util::json_scan::Scan;
 use std::borrow::Cow;
 
 /// The resource index and metadata of an object line, or `None` when the line is not of the

@@ -2,8 +2,6 @@
 //! backoff and the human-readable duration. (Error cause chains are flattened in
 //! [`crate::error::cause_chain`].)
 
-pub mod json_scan;
-
 use std::time::Duration;
 
 /// An exponential backoff in the shape of client-go's `wait.Backoff`: step `n` (0-based) waits

@@ -251,7 +251,7 @@ fn mapped_files_read_as_streamed() {
         )
     });
     assert!(
-        text.len() > 64 * crate::input::mapped::page_size(),
+        text.len() > 64 * crate::input::bytes::page_size(),
         "{} bytes",
         text.len()
     );
@@ -265,7 +265,7 @@ fn mapped_files_read_as_streamed() {
             .map(|(snap, integrity)| (written(&snap), integrity))
             .map_err(|e| e.to_string());
         let f = std::fs::File::open(&file).unwrap();
-        let map = crate::input::mapped::map(&f).expect("a map of the test's own file");
+        let map = crate::input::bytes::map(&f).expect("a map of the test's own file");
         for every in [1, 4096, RELEASE_EVERY] {
             let mapped = parse_mapped(Path::new("x"), &map, every)
                 .map(|(snap, integrity)| (written(&snap), integrity))

@@ -20,9 +20,9 @@
 
 use super::doc::{Doc, DocKey, Meta, skips};
 use super::meta::{MetaKey, RefKey};
+use crate::input::json_scan::Scan;
 use crate::model::OwnerRefIn;
 use crate::model::meta::{IGNORE_ANNOTATION, MetaLists};
-use crate::util::json_scan::Scan;
 use std::borrow::Cow;
 
 /// Reads the object at the start of `text` into `doc` (a fresh one): the bytes it took, or

@@ -229,7 +229,7 @@ pub(crate) fn read(
     })
 }
 
-/// Reads a JSON input that is a mapped file ([`crate::input::mapped`]): as [`read`] does,
+/// Reads a JSON input that is a mapped file ([`crate::input::bytes`]): as [`read`] does,
 /// with the map's pages as the text. The parsing is on this thread, with nothing beside it:
 /// there is no copy for another thread to make.
 pub(crate) fn read_mapped(

@@ -2,10 +2,6 @@
 //! on the thread that owns the input), or a mapped file's pages; [`Buf`] joins them so that
 //! a value cut by the end of a chunk is parsed again once the next chunk is in.
 
-// One of the few places `unsafe` is allowed (Cargo.toml [lints]): each block says why it is
-// sound in a SAFETY comment, which clippy requires.
-#![allow(unsafe_code)]
-
 use super::{FIRST_CHUNK, FIRST_RESERVE, Fail, MAX_VALUE, byte_of, chunk_size, strip_position};
 use std::borrow::Cow;
 use std::io::Read;
@@ -136,10 +132,10 @@ pub(super) struct Buf<'m> {
 /// A mapped input, as [`Buf`] reads it.
 pub(super) struct Mapped<'m> {
     map: &'m memmap2::Mmap,
-    /// `map[..checked]` is UTF-8.
-    checked: usize,
+    /// The map's text checked so far.
+    checked: crate::input::bytes::Utf8Prefix<'m>,
     /// The pages before the parser's position, handed back.
-    behind: crate::input::mapped::Behind,
+    behind: crate::input::bytes::Behind,
 }
 
 impl<'m> Buf<'m> {
@@ -167,8 +163,8 @@ impl<'m> Buf<'m> {
             ahead: None,
             mapped: Some(Mapped {
                 map,
-                checked: 0,
-                behind: crate::input::mapped::Behind::new(chunk_size()),
+                checked: crate::input::bytes::Utf8Prefix::new(&map[..]),
+                behind: crate::input::bytes::Behind::new(chunk_size()),
             }),
             headroom: 0,
             text: Cow::Borrowed(""),
@@ -194,7 +190,7 @@ impl<'m> Buf<'m> {
         };
         m.behind.advance(m.map, self.pos);
         let bytes: &'m [u8] = &m.map[..];
-        let from = m.checked;
+        let from = m.checked.len();
         let mut end = (from + chunk_size()).min(bytes.len());
         // A character the step's end would cut is taken whole (a continuation byte is never
         // one to start from); bytes that are not UTF-8 are found by the check below.
@@ -203,22 +199,14 @@ impl<'m> Buf<'m> {
             end += 1;
             extra += 1;
         }
-        let ok = match std::str::from_utf8(&bytes[from..end]) {
-            Ok(_) => end,
-            Err(e) => {
-                let ok = from + e.valid_up_to();
-                // As a stream reports it: the bytes after the text of this step, and
-                // whether the input ends with them.
-                self.rest = bytes[ok..end].to_vec();
-                self.invalid = true;
-                ok
-            }
-        };
-        m.checked = ok;
+        if let Err(ok) = m.checked.extend(end) {
+            // As a stream reports it: the bytes after the text of this step, and whether the
+            // input ends with them.
+            self.rest = bytes[ok..end].to_vec();
+            self.invalid = true;
+        }
         self.eof = end == bytes.len();
-        // SAFETY: `bytes[..ok]` is UTF-8: checked step by step, each step ending on a
-        // character boundary (`ok` is where a step's valid text ends).
-        self.text = Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(&bytes[..ok]) });
+        self.text = Cow::Borrowed(m.checked.text());
         true
     }
 
