@@ -8,13 +8,18 @@
 //!   length, one nesting limit ([`walk::MAX_NESTING`]). A reader says which names it reads in
 //!   a walk and whether it wants a large file mapped; it gets each decompressed input as
 //!   text, and every problem of the walk through one callback ([`walk::Reader`]).
-//! * [`stream`]: what a stream's first bytes say it is, and the wording of read errors.
+//! * [`parallel`]: the one ordered parallel map: jobs made here, worked on several threads,
+//!   results handed back here in the order the jobs were made.
+//! * [`stream`]: what a stream's first bytes say it is, the cap, and the wording of read
+//!   errors; [`bytes`]: memory maps, a map's text checked once, the SIMD string scan (the
+//!   layer's only `unsafe`); [`json_scan`]: the one-pass JSON cursor of the scanners.
 //!
 //! A new input format needs none of this changed: its reader implements [`walk::Reader`]
 //! (or is one more branch of an existing reader's text) and parses the text it is given.
 
 pub mod bytes;
 pub mod json_scan;
+pub mod parallel;
 pub(crate) mod stream;
 pub mod walk;
 
