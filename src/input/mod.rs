@@ -18,6 +18,7 @@
 //! (or is one more branch of an existing reader's text) and parses the text it is given.
 
 pub mod bytes;
+pub mod feed;
 pub mod json_scan;
 pub mod parallel;
 pub(crate) mod stream;

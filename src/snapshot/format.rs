@@ -35,13 +35,13 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::input::bytes::Behind;
+use crate::input::feed::{Ahead, read_ahead};
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ResourceId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
-use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 /// `apiVersion` of the header line.
 pub const API_VERSION: &str = "kubectl-gc.io/v1";
@@ -215,12 +215,8 @@ struct LineReader<'m> {
 
 /// Where a [`LineReader`]'s bytes come from.
 enum Feed<'m> {
-    /// Chunks a reader thread ([`read_chunks`]) hands over.
-    Chunks {
-        chunks: Receiver<std::io::Result<Vec<u8>>>,
-        /// Read chunks go back to the reader thread to be filled again.
-        recycle: Sender<Vec<u8>>,
-    },
+    /// Chunks read ahead ([`parse_chunked`]); read ones go back to be filled again.
+    Chunks(Ahead<Vec<u8>>),
     /// A plain file, mapped whole ([`read_file_checked`]). Its digest and the release of its
     /// pages are the interning thread's ([`MapDigest`]).
     Mapped(&'m memmap2::Mmap),
@@ -230,8 +226,8 @@ enum Feed<'m> {
 const RELEASE_EVERY: usize = 8 << 20;
 
 impl<'m> LineReader<'m> {
-    fn new(chunks: Receiver<std::io::Result<Vec<u8>>>, recycle: Sender<Vec<u8>>) -> Self {
-        LineReader::with_feed(Feed::Chunks { chunks, recycle })
+    fn new(ahead: Ahead<Vec<u8>>) -> Self {
+        LineReader::with_feed(Feed::Chunks(ahead))
     }
 
     fn mapped(map: &'m memmap2::Mmap) -> Self {
@@ -242,7 +238,7 @@ impl<'m> LineReader<'m> {
     fn map(&self) -> Option<&'m memmap2::Mmap> {
         match self.feed {
             Feed::Mapped(map) => Some(map),
-            Feed::Chunks { .. } => None,
+            Feed::Chunks(_) => None,
         }
     }
 
@@ -286,20 +282,20 @@ impl<'m> LineReader<'m> {
                 self.line_no += 1;
                 return Ok(Some((self.line_no, &self.spill)));
             }
-            let Feed::Chunks { chunks, recycle } = &self.feed else {
+            let Feed::Chunks(ahead) = &self.feed else {
                 unreachable!("a mapped feed returned above");
             };
-            let next = match chunks.recv() {
-                Ok(Ok(next)) => next,
-                Ok(Err(e)) => return Err(e),
-                // The reader thread ends the input by hanging up.
-                Err(_) => {
+            let next = match ahead.next() {
+                Some(Ok(next)) => next,
+                Some(Err(e)) => return Err(e),
+                // The reading ends the input by hanging up.
+                None => {
                     self.eof = true;
                     Vec::new()
                 }
             };
             let done = std::mem::replace(&mut self.cur, next);
-            let _ = recycle.send(done);
+            ahead.give_back(done);
             self.pos = 0;
         }
     }
@@ -352,41 +348,13 @@ impl MapDigest<'_> {
     }
 }
 
-/// The reading: fills chunks of `chunk` bytes from `r` (decompressing, if `r` does) while
-/// the parser thread splits and parses the previous ones — reading, the kernel's copy and
-/// inflating were a tenth of the parser's time. The end of the input is the channel closing.
-fn read_chunks<R: Read>(
-    mut r: R,
-    chunk: usize,
-    tx: SyncSender<std::io::Result<Vec<u8>>>,
-    recycle: Receiver<Vec<u8>>,
-) {
-    loop {
-        let mut buf = recycle.try_recv().unwrap_or_default();
-        buf.clear();
-        buf.reserve(chunk);
-        match (&mut r).take(chunk as u64).read_to_end(&mut buf) {
-            Ok(0) => return,
-            Ok(_) => {
-                if tx.send(Ok(buf)).is_err() {
-                    return;
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
-            }
-        }
-    }
-}
-
 fn blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
 /// Parses a snapshot from a reader.
 ///
-/// This thread reads the input in chunks ([`read_chunks`]) while another parses: the header
+/// This thread reads the input in chunks ([`read_ahead`]) while another parses: the header
 /// first; then one thread splits and parses the object lines into [`Batch`]es (strings copied
 /// and hashed) while the other adds them to the store, in order. Interning has to stay on one
 /// thread (symbols are numbered in input order), but parsing the JSON, about half of the work,
@@ -399,27 +367,30 @@ fn parse_reader<R: Read>(path: &Path, reader: R, size_hint: u64) -> Result<(Snap
 /// [`parse_reader`] with the reading chunk size (tests cut lines at every byte).
 fn parse_chunked<R: Read>(
     path: &Path,
-    reader: R,
+    mut reader: R,
     size_hint: u64,
     chunk: usize,
 ) -> Result<(Snapshot, Integrity)> {
+    // Reading, the kernel's copy and inflating were a tenth of the parser's time: they run
+    // here, beside it.
+    let mut fill = |spare: Option<Vec<u8>>| -> std::io::Result<Option<(Vec<u8>, bool)>> {
+        let mut buf = spare.unwrap_or_default();
+        buf.clear();
+        buf.reserve(chunk);
+        match (&mut reader).take(chunk as u64).read_to_end(&mut buf)? {
+            0 => Ok(None),
+            _ => Ok(Some((buf, false))),
+        }
+    };
     // Two chunks in flight: this thread fills one while the parser splits the other.
-    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel(2);
-    let (recycle_chunk, recycled_chunks) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        // Returning early drops the line reader, whose hang-up ends the reading here.
-        let parsing = crate::util::spawn_scoped(scope, "snapshot-parse", move || {
-            parse_lines(
-                path,
-                LineReader::new(chunk_rx, recycle_chunk),
-                size_hint,
-                usize::MAX,
-            )
-        })
-        .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
-        read_chunks(reader, chunk, chunk_tx, recycled_chunks);
-        crate::util::join(parsing)
+    // Returning early drops the line reader, whose hang-up ends the reading here.
+    read_ahead("snapshot-parse", 2, None, &mut fill, |ahead| {
+        parse_lines(path, LineReader::new(ahead), size_hint, usize::MAX)
     })
+    .map_err(|e| {
+        let refused = crate::util::ThreadRefused(e);
+        Error::thread_refused(path, format!("not read: {refused}"))
+    })?
 }
 
 /// The header and the object lines of a snapshot, from the reader thread's chunks or a map.

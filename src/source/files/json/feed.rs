@@ -5,7 +5,6 @@
 use super::{FIRST_CHUNK, FIRST_RESERVE, Fail, MAX_VALUE, byte_of, chunk_size, strip_position};
 use std::borrow::Cow;
 use std::io::Read;
-use std::sync::mpsc::{Receiver, Sender};
 
 /// One chunk of input: its text (after `headroom` spaces), checked to be UTF-8.
 pub(super) struct Chunk {
@@ -96,12 +95,9 @@ fn cut_character(b: &[u8]) -> usize {
     0
 }
 
-/// Chunks read ahead by the thread that owns the input.
-pub(super) struct Ahead {
-    pub(super) chunks: Receiver<std::io::Result<Chunk>>,
-    /// Buffers parsed, back to the reading thread for the next chunks.
-    pub(super) spare: Sender<String>,
-}
+/// Chunks read ahead by the thread that owns the input ([`crate::input::feed`]); the texts
+/// parsed go back to it for the next chunks.
+pub(super) type Ahead = crate::input::feed::Ahead<Chunk, String>;
 
 pub(super) struct Buf<'m> {
     /// The chunks after `text`; `None` when `text` holds the whole input (or is `mapped`).
@@ -243,10 +239,10 @@ impl<'m> Buf<'m> {
         let Some(ahead) = &self.ahead else {
             return Ok(false);
         };
-        let mut c = match ahead.chunks.recv() {
-            Ok(c) => c?,
+        let mut c = match ahead.next() {
+            Some(c) => c?,
             // The reading thread stops only after the last chunk or an error, both sent.
-            Err(_) => return Err(std::io::Error::other("the input's reader stopped")),
+            None => return Err(std::io::Error::other("the input's reader stopped")),
         };
         let offset = self.offset();
         let tail = self.text.len() - self.pos;
@@ -256,7 +252,7 @@ impl<'m> Buf<'m> {
             c.text
                 .replace_range(at..self.headroom, &self.text[self.pos..]);
             let old = std::mem::replace(&mut self.text, Cow::Owned(c.text));
-            let _ = ahead.spare.send(old.into_owned());
+            ahead.give_back(old.into_owned());
             self.base = offset - at as u64;
             self.pos = at;
         } else {
@@ -266,7 +262,7 @@ impl<'m> Buf<'m> {
             self.base = offset;
             self.pos = 0;
             text.push_str(&c.text[self.headroom..]);
-            let _ = ahead.spare.send(c.text);
+            ahead.give_back(c.text);
         }
         self.rest = c.rest;
         self.invalid = c.invalid;
