@@ -357,8 +357,7 @@ fn blank(line: &[u8]) -> bool {
 /// This thread reads the input in chunks ([`read_ahead`]) while another parses: the header
 /// first; then one thread splits and parses the object lines into [`Batch`]es (strings copied
 /// and hashed) while the other adds them to the store, in order. Interning has to stay on one
-/// thread (symbols are numbered in input order), but parsing the JSON, about half of the work,
-/// runs beside it. (The input stays on this thread, so it need not be `Send`: archive members
+/// thread (symbols are numbered in input order), but parsing the JSON runs beside it. (The input stays on this thread, so it need not be `Send`: archive members
 /// and the walker's decompressors are not.)
 fn parse_reader<R: Read>(path: &Path, reader: R, size_hint: u64) -> Result<(Snapshot, Integrity)> {
     parse_chunked(path, reader, size_hint, CHUNK)
@@ -371,8 +370,7 @@ fn parse_chunked<R: Read>(
     size_hint: u64,
     chunk: usize,
 ) -> Result<(Snapshot, Integrity)> {
-    // Reading, the kernel's copy and inflating were a tenth of the parser's time: they run
-    // here, beside it.
+    // Reading, the kernel's copy and inflating run here, beside the parser.
     let mut fill = |spare: Option<Vec<u8>>| -> std::io::Result<Option<(Vec<u8>, bool)>> {
         let mut buf = spare.unwrap_or_default();
         buf.clear();

@@ -1,10 +1,10 @@
 //! One object line of a snapshot read in a single pass, without serde, when it is exactly what
 //! the writer ([`super::format::write`]) produces.
 //!
-//! Reading the 1M-object snapshot, the parsing thread set the read's pace, and most of it was
-//! serde's machinery around each key and value; the list reader of `-f` inputs had already
-//! dropped that machinery for its items (`source::files::item_scan`), and `audit --snapshot`
-//! was slower than `audit -f` of the same objects. This scanner reads the writer's shape:
+//! The parsing thread sets the pace of reading a large snapshot, and through serde most of its
+//! work is machinery around each key and value, which the list reader of `-f` inputs does
+//! without for its items (`source::files::item_scan`; measurements in BENCHMARKS.md). This
+//! scanner reads the writer's shape:
 //! `{"resource":N,"metadata":{…}}`, the metadata keys it writes, each once, with strings
 //! without escapes, and owner references with their six keys.
 //!

@@ -1,9 +1,9 @@
 //! One item of a big list read in a single pass, without serde, when it has the usual shape.
 //!
-//! On the 1M-object List the parsing thread is the read's bottleneck, and less than half of it
-//! was scanning bytes: the rest was serde's machinery around
-//! [`ElementSeed`](super::doc::ElementSeed) — a key deserializer per key, a seed and a visitor
-//! per value, every string through the generic `Reference` path. Almost every item of a dump
+//! The parsing thread sets the pace of reading a big list, and most of its work through serde
+//! is machinery around [`ElementSeed`](super::doc::ElementSeed) — a key deserializer per key,
+//! a seed and a visitor per value, every string through the generic `Reference` path — not
+//! scanning bytes (measurements in BENCHMARKS.md). Almost every item of a dump
 //! has one shape: an object of `apiVersion`, `kind` and `metadata` (plain strings, labels,
 //! owner references) and values that are skipped unread (`spec`, `status`, `managedFields`,
 //! other annotations). This scanner reads that shape straight into the [`Doc`].
