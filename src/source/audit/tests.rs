@@ -207,6 +207,41 @@ fn event_list_positions_and_bad_items() {
     );
 }
 
+/// Decompressed audit logs stop at `--max-input-size`, as `-f` inputs do (one walker): the
+/// events before the cap are read, and the rest is a problem that names the flag.
+#[test]
+fn a_decompressed_log_stops_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.log.gz");
+    let text = log().repeat(50);
+    std::fs::write(&path, gzip(text.as_bytes())).unwrap();
+    let cap = text.len() as u64 / 2;
+    let mut events = Vec::new();
+    let stats = read(
+        &AuditOptions {
+            paths: vec![path],
+            keep: None,
+            max_input_bytes: cap,
+        },
+        &mut |e| events.push(e),
+    )
+    .unwrap();
+    let (all, _) = read_bytes("audit.log", text.as_bytes());
+    assert!(
+        !events.is_empty() && events.len() < all.len(),
+        "{} of {}",
+        events.len(),
+        all.len()
+    );
+    assert!(
+        stats.problems.iter().any(|p| p.cause.contains(
+            "after decompression or from a pipe: stopped (raise the limit with --max-input-size)"
+        )),
+        "{:?}",
+        stats.problems
+    );
+}
+
 #[test]
 fn gzip_shapes() {
     let log = log();

@@ -598,6 +598,44 @@ fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
     assert!(err.hint().unwrap().contains("pids"), "{err}");
 }
 
+/// `-f` takes a glob the shell did not expand, as `--audit-log` does (one walker): its
+/// matches are read as a walk reads them (names kubectl-gc reads only; a gzip member too),
+/// and a glob that matches nothing is an input error.
+#[test]
+fn a_glob_is_read_like_the_files_it_matches() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let obj = |name: &str, uid: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"n","uid":"{uid}"}}}}"#
+        )
+    };
+    std::fs::write(root.join("a.json"), obj("a", "1")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(obj("b", "2").as_bytes()).unwrap();
+    std::fs::write(root.join("b.json.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(root.join("c.log"), "not read").unwrap();
+    let (snap, stats) = read_files_with_stats(&FileOptions {
+        paths: vec![root.join("*")],
+        ..FileOptions::default()
+    })
+    .unwrap();
+    assert_eq!(names(&snap), ["a", "b"]);
+    assert_eq!(stats.files, 2);
+    assert_eq!(stats.files_ignored, 1);
+    let err = read_files(&FileOptions {
+        paths: vec![root.join("*.yaml")],
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    assert!(
+        err.to_string().contains("no file matches this pattern"),
+        "{err}"
+    );
+}
+
 #[test]
 fn directories_are_read_like_kubectl() {
     let dir = tempfile::tempdir().unwrap();
