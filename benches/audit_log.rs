@@ -480,6 +480,7 @@ fn child(phase: &str, path: &Path) {
                 &AuditOptions {
                     paths: vec![path.to_path_buf()],
                     keep: None,
+                    max_input_bytes: 0,
                 },
                 &mut |e| {
                     n += 1;
@@ -499,6 +500,7 @@ fn child(phase: &str, path: &Path) {
                 &AuditOptions {
                     paths: vec![path.to_path_buf()],
                     keep: Some(used_by_history),
+                    max_input_bytes: 0,
                 },
                 &mut |e| recorder.push(e),
             )

@@ -26,7 +26,7 @@ end
 
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_needs_command" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -95,7 +95,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l write-ba
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand audit" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -157,7 +157,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l qps -d
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand collect" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -219,7 +219,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __f
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and not __fish_seen_subcommand_from restart upgrade health apply help" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -284,7 +284,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from restart" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -343,7 +343,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from upgrade" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -402,7 +402,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from health" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -461,7 +461,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_seen_subcommand_from apply" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -506,7 +506,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand check; and __fish_
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s o -l output -d 'File to write (gzip-compressed when it ends in .gz; `-` for stdout). The format is always the snapshot\'s NDJSON: `-o json` is refused rather than written to a file named `json` (write `./json` for that)' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand snapshot" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -560,7 +560,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l from-gc 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand graph" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -613,7 +613,7 @@ html\t'A self-contained page: the timeline as a picture, then every action'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand history" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -654,7 +654,7 @@ json\t'The `RelinkPlan` document as JSON'
 yaml\t'The same as YAML'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand relink" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -698,7 +698,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -l audit-log 
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -l output-file -d 'Write the report to FILE instead of stdout, atomically (a temporary file in the same directory, renamed when complete: never a partial report). Every -o form' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand why" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -740,7 +740,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l resync -
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l state-file -d 'Keep the findings held in this file, so that a restarted watch reports only what changed while it was not running' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand watch" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -787,7 +787,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l url -d '
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l ca-file -d 'The CA certificate (PEM) that signed the serving certificate' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -866,7 +866,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l assume-
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -902,7 +902,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -l ass
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand options" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
@@ -940,7 +940,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s o -l o
 yaml\t'YAML'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand version" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"

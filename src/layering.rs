@@ -16,9 +16,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("util", &[]),
     ("build_info", &[]),
     ("model", &["error"]),
+    // The input layer: paths, walks, archives, decompression, memory maps, under every file
+    // reader.
+    ("input", &["error"]),
     ("catalog", &["model"]),
-    ("snapshot", &["model", "catalog", "error", "util"]),
-    ("source", &["snapshot", "model", "catalog", "error", "util"]),
+    ("snapshot", &["input", "model", "catalog", "error", "util"]),
+    (
+        "source",
+        &["input", "snapshot", "model", "catalog", "error", "util"],
+    ),
     ("lookup", &["snapshot", "model", "catalog", "error"]),
     // The namespace controller (what holds a namespace being deleted), beside the GC: its
     // simulation asks it what a terminating namespace loses and whether it goes.

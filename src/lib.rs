@@ -31,6 +31,9 @@
 //! 7. [`cli`] and [`commands`] — the command line, and for each subcommand the wiring of
 //!    input → stages → output.
 //!
+//! Under every file reader, [`input`]: the one walker (paths, globs, directories, archives,
+//! decompression, size caps) and the memory maps.
+//!
 //! Shared by all: [`model`] (the compact columnar store), [`catalog`] (built-in Kubernetes
 //! knowledge), [`error`], [`util`] and [`build_info`]; [`lookup`] finds the object a user
 //! names (`KIND/NAME`) in a snapshot. Test support (`testkit`, `apply::fake`, the hidden
@@ -50,6 +53,7 @@ pub mod commands;
 pub mod diagnose;
 pub mod error;
 pub mod gc;
+pub mod input;
 #[cfg(test)]
 mod layering;
 pub mod lookup;

@@ -12,6 +12,7 @@ fn read_paths(paths: &[std::path::PathBuf]) -> Option<(ReadStats, u64)> {
     let opts = AuditOptions {
         paths: paths.to_vec(),
         keep: None,
+        max_input_bytes: 0,
     };
     let stats = read(&opts, &mut |_| passed += 1).ok()?;
     assert_eq!(stats.passed, passed);

@@ -101,8 +101,8 @@ pub struct GlobalArgs {
     /// a partial copy, owners left out would be reported missing and planned for deletion.
     #[arg(long, global = true, hide = true, help_heading = HEADING_INPUT)]
     pub assume_complete: bool,
-    /// -f: read at most this much from one decompressed file, archive member or pipe
-    /// (e.g. 512Mi, 20Gi).
+    /// -f, --snapshot, --audit-log: read at most this much from one decompressed file, archive
+    /// member or pipe (e.g. 512Mi, 20Gi).
     #[arg(long, global = true, hide = true, help_heading = HEADING_INPUT, value_name = "SIZE", default_value = "8Gi", value_parser = parse_size)]
     pub max_input_size: u64,
 

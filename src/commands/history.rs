@@ -54,6 +54,7 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         &AuditOptions {
             paths: args.audit_log.clone(),
             keep: Some(crate::diagnose::history::used_by_history),
+            max_input_bytes: g.max_input_size,
         },
         &mut |e| recorder.push(e),
     )?;

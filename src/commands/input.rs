@@ -93,19 +93,7 @@ pub fn connect_options(g: &GlobalArgs) -> live::ConnectOptions {
 /// are always listed completely.
 pub async fn load(g: &GlobalArgs, list_namespace_only: bool) -> Result<Loaded> {
     if let Some(path) = &g.snapshot {
-        let (snapshot, integrity) = if path.as_os_str() == "-" {
-            use std::io::IsTerminal;
-            if std::io::stdin().is_terminal() {
-                return Err(crate::error::Error::input(
-                    "<stdin>",
-                    "--snapshot - reads standard input, which is a terminal",
-                    Some("pipe a snapshot in: kubectl gc snapshot -o - | kubectl gc audit --snapshot -".into()),
-                ));
-            }
-            format::read_from("<stdin>", std::io::stdin())?
-        } else {
-            format::read_file_checked(path)?
-        };
+        let (snapshot, integrity) = format::read_path(path, g.max_input_size)?;
         if integrity == format::Integrity::Unverified {
             eprintln!(
                 "note: {} has no integrity trailer (written by an older kubectl-gc): lines lost or changed since cannot be detected",

@@ -180,6 +180,7 @@ fn deleted_later(
     let r = &snap.resources[o.resource.index()];
     let (namespace, name, uid) = (store.str(o.namespace), store.str(o.name), store.str(o.uid));
     let h = read_history(
+        g,
         args,
         crate::diagnose::history::States {
             before: Some(snap),
@@ -225,6 +226,7 @@ fn deleted_later(
 
 /// The audit logs read into a history with these states; and how many events were read.
 fn read_history(
+    g: &GlobalArgs,
     args: &WhyArgs,
     states: crate::diagnose::history::States<'_>,
 ) -> Result<(crate::diagnose::history::History, u64)> {
@@ -233,6 +235,7 @@ fn read_history(
         &crate::source::audit::AuditOptions {
             paths: args.audit_log.clone(),
             keep: Some(crate::diagnose::history::used_by_history),
+            max_input_bytes: g.max_input_size,
         },
         &mut |e| recorder.push(e),
     )?;
@@ -311,6 +314,7 @@ fn gone(
     // What was read is the state now, after the log: an owner it lacks may have been deleted
     // before the log's window, so it proves what exists, not what never did.
     let (h, events) = read_history(
+        g,
         args,
         crate::diagnose::history::States {
             before: None,

@@ -23,6 +23,7 @@
 //!
 //! **Files.** This one reads the format; `writer.rs` writes it.
 
+mod open;
 mod writer;
 
 pub use writer::{MetaOut, OwnerRefOut, write, write_file};
@@ -33,14 +34,14 @@ use super::{
     SnapshotBuilder,
 };
 use crate::error::{Error, Result};
+use crate::input::bytes::Behind;
+use crate::input::feed::{Ahead, read_ahead};
 use crate::model::meta::MetaLists;
 use crate::model::{Batch, MetaIn, ResourceId};
-use crate::util::mapped::Behind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::Path;
-use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 /// `apiVersion` of the header line.
 pub const API_VERSION: &str = "kubectl-gc.io/v1";
@@ -106,7 +107,17 @@ pub(super) struct Line<'a> {
 /// `cargo fuzz`.
 #[cfg(fuzzing)]
 pub fn line_scan_agrees(text: &str) {
-    line_scan::agree(text, &mut MetaLists::default());
+    let Some((resource, fast)) = line_scan::line(text, &mut MetaLists::default()) else {
+        return;
+    };
+    let slow: Line<'_> = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("the scanner read {text:?}; serde failed: {e}"));
+    assert_eq!(resource, slow.resource, "{text:?}");
+    assert_eq!(
+        format!("{fast:?}"),
+        format!("{:?}", slow.metadata),
+        "{text:?}"
+    );
 }
 
 /// Reads a snapshot file (plain or gzip), streaming: the file is never held in memory whole,
@@ -117,57 +128,21 @@ pub fn read_file(path: &Path) -> Result<Snapshot> {
 
 /// [`read_file`], also saying whether the content could be verified.
 pub fn read_file_checked(path: &Path) -> Result<(Snapshot, Integrity)> {
-    let cannot = |e: std::io::Error| {
-        Error::input(
-            path,
-            cannot_read(&e),
-            Some("pass a file written by `kubectl gc snapshot -o FILE`".into()),
-        )
-    };
-    let file = std::fs::File::open(path).map_err(cannot)?;
-    let meta = file.metadata().ok();
-    let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
-    if meta.is_some_and(|m| m.is_file())
-        && size >= MAP_FROM
-        && let Some(map) = map_plain(&file)
-    {
-        return parse_mapped(path, &map, RELEASE_EVERY);
-    }
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
-    let gz = reader
-        .fill_buf()
-        .map_err(cannot)?
-        .starts_with(&[0x1f, 0x8b]);
-    if gz {
-        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
-        parse_reader(path, decoder, size.saturating_mul(6))
-    } else {
-        parse_reader(path, reader, size)
-    }
+    read_path(path, 0)
 }
 
-/// Plain files at least this large are read through a memory map ([`map_plain`]).
+/// Reads the one snapshot at `path` as `--snapshot` names it: a file (plain, gzip, xz or
+/// zstd, or the one file of an archive), `-` for standard input, or a glob that matches one
+/// file; the input layer's walker finds it ([`open`]). `max_bytes` caps a stream of unknown
+/// length (0: the default).
+pub fn read_path(path: &Path, max_bytes: u64) -> Result<(Snapshot, Integrity)> {
+    open::read_path(path, max_bytes)
+}
+
+/// Plain files at least this large are read through a memory map ([`open`]).
 const MAP_FROM: u64 = 1 << 20;
 
-/// A map of a plain (not gzip) regular file, or `None` to read it as a stream.
-///
-/// Read through the map, the parsing thread scans the page cache's own pages: no reading
-/// thread beside it copying the file into chunks (on two cores it took CPU from the parsing
-/// and interning threads, which set the read's pace). The cost of a map: a file that another
-/// process truncates while it is read ends this one with SIGBUS instead of a read error, as
-/// in every tool that maps its inputs (ripgrep among them); one that is rewritten in place
-/// fails the trailer's CRC-32 (or, without a trailer, is read as unverified, as a stream
-/// would be). `snapshot -o` writes a new file and renames it into place ([`write_file`]), so
-/// neither happens to a snapshot kubectl-gc wrote.
-fn map_plain(file: &std::fs::File) -> Option<memmap2::Mmap> {
-    let map = crate::util::mapped::map(file)?;
-    if map.starts_with(&[0x1f, 0x8b]) {
-        return None;
-    }
-    Some(map)
-}
-
-/// Parses a mapped snapshot file (see [`map_plain`]).
+/// Parses a mapped snapshot file (see [`open`]).
 fn parse_mapped(
     path: &Path,
     map: &memmap2::Mmap,
@@ -184,27 +159,14 @@ fn parse_mapped(
 /// A read error of a snapshot in words (a cut `.gz` says it is truncated).
 fn cannot_read(e: &std::io::Error) -> String {
     match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => crate::util::read_error(e),
+        std::io::ErrorKind::UnexpectedEof => crate::input::read_error(e),
         _ => format!("cannot read snapshot: {e}"),
     }
 }
 
-/// Reads a snapshot (plain or gzip) from a stream, e.g. standard input.
-pub fn read_from<R: Read + Send>(name: &str, reader: R) -> Result<(Snapshot, Integrity)> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
-    let gz = reader
-        .fill_buf()
-        .map_err(|e| Error::input(name, cannot_read(&e), None))?
-        .starts_with(&[0x1f, 0x8b]);
-    if gz {
-        parse_reader(
-            Path::new(name),
-            flate2::bufread::MultiGzDecoder::new(reader),
-            0,
-        )
-    } else {
-        parse_reader(Path::new(name), reader, 0)
-    }
+/// Reads a snapshot (plain or compressed) from a stream, e.g. standard input.
+pub fn read_from<R: Read>(name: &str, mut reader: R) -> Result<(Snapshot, Integrity)> {
+    open::read_stream(name, &mut reader, 0)
 }
 
 /// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
@@ -253,12 +215,8 @@ struct LineReader<'m> {
 
 /// Where a [`LineReader`]'s bytes come from.
 enum Feed<'m> {
-    /// Chunks a reader thread ([`read_chunks`]) hands over.
-    Chunks {
-        chunks: Receiver<std::io::Result<Vec<u8>>>,
-        /// Read chunks go back to the reader thread to be filled again.
-        recycle: Sender<Vec<u8>>,
-    },
+    /// Chunks read ahead ([`parse_chunked`]); read ones go back to be filled again.
+    Chunks(Ahead<Vec<u8>>),
     /// A plain file, mapped whole ([`read_file_checked`]). Its digest and the release of its
     /// pages are the interning thread's ([`MapDigest`]).
     Mapped(&'m memmap2::Mmap),
@@ -268,8 +226,8 @@ enum Feed<'m> {
 const RELEASE_EVERY: usize = 8 << 20;
 
 impl<'m> LineReader<'m> {
-    fn new(chunks: Receiver<std::io::Result<Vec<u8>>>, recycle: Sender<Vec<u8>>) -> Self {
-        LineReader::with_feed(Feed::Chunks { chunks, recycle })
+    fn new(ahead: Ahead<Vec<u8>>) -> Self {
+        LineReader::with_feed(Feed::Chunks(ahead))
     }
 
     fn mapped(map: &'m memmap2::Mmap) -> Self {
@@ -280,7 +238,7 @@ impl<'m> LineReader<'m> {
     fn map(&self) -> Option<&'m memmap2::Mmap> {
         match self.feed {
             Feed::Mapped(map) => Some(map),
-            Feed::Chunks { .. } => None,
+            Feed::Chunks(_) => None,
         }
     }
 
@@ -324,20 +282,20 @@ impl<'m> LineReader<'m> {
                 self.line_no += 1;
                 return Ok(Some((self.line_no, &self.spill)));
             }
-            let Feed::Chunks { chunks, recycle } = &self.feed else {
+            let Feed::Chunks(ahead) = &self.feed else {
                 unreachable!("a mapped feed returned above");
             };
-            let next = match chunks.recv() {
-                Ok(Ok(next)) => next,
-                Ok(Err(e)) => return Err(e),
-                // The reader thread ends the input by hanging up.
-                Err(_) => {
+            let next = match ahead.next() {
+                Some(Ok(next)) => next,
+                Some(Err(e)) => return Err(e),
+                // The reading ends the input by hanging up.
+                None => {
                     self.eof = true;
                     Vec::new()
                 }
             };
             let done = std::mem::replace(&mut self.cur, next);
-            let _ = recycle.send(done);
+            ahead.give_back(done);
             self.pos = 0;
         }
     }
@@ -390,78 +348,47 @@ impl MapDigest<'_> {
     }
 }
 
-/// The reader thread: fills chunks of `chunk` bytes from `r` (decompressing, if `r` does) while
-/// the parser thread splits and parses the previous ones — reading, the kernel's copy and
-/// inflating were a tenth of the parser's time. The end of the input is the channel closing.
-fn read_chunks<R: Read>(
-    mut r: R,
-    chunk: usize,
-    tx: SyncSender<std::io::Result<Vec<u8>>>,
-    recycle: Receiver<Vec<u8>>,
-) {
-    loop {
-        let mut buf = recycle.try_recv().unwrap_or_default();
-        buf.clear();
-        buf.reserve(chunk);
-        match (&mut r).take(chunk as u64).read_to_end(&mut buf) {
-            Ok(0) => return,
-            Ok(_) => {
-                if tx.send(Ok(buf)).is_err() {
-                    return;
-                }
-            }
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                return;
-            }
-        }
-    }
-}
-
 fn blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
 /// Parses a snapshot from a reader.
 ///
-/// A thread reads the input in chunks ([`read_chunks`]); the header is parsed first; then one
-/// thread splits and parses the object lines into [`Batch`]es (strings copied and hashed)
-/// while this thread adds them to the store, in order. Interning has to stay on one thread
-/// (symbols are numbered in input order), but parsing the JSON, about half of the work, runs
-/// beside it.
-fn parse_reader<R: Read + Send>(
-    path: &Path,
-    reader: R,
-    size_hint: u64,
-) -> Result<(Snapshot, Integrity)> {
+/// This thread reads the input in chunks ([`read_ahead`]) while another parses: the header
+/// first; then one thread splits and parses the object lines into [`Batch`]es (strings copied
+/// and hashed) while the other adds them to the store, in order. Interning has to stay on one
+/// thread (symbols are numbered in input order), but parsing the JSON runs beside it. (The input stays on this thread, so it need not be `Send`: archive members
+/// and the walker's decompressors are not.)
+fn parse_reader<R: Read>(path: &Path, reader: R, size_hint: u64) -> Result<(Snapshot, Integrity)> {
     parse_chunked(path, reader, size_hint, CHUNK)
 }
 
-/// [`parse_reader`] with the reader thread's chunk size (tests cut lines at every byte).
-fn parse_chunked<R: Read + Send>(
+/// [`parse_reader`] with the reading chunk size (tests cut lines at every byte).
+fn parse_chunked<R: Read>(
     path: &Path,
-    reader: R,
+    mut reader: R,
     size_hint: u64,
     chunk: usize,
 ) -> Result<(Snapshot, Integrity)> {
-    // Two chunks in flight: the reader fills one while the parser splits the other.
-    let (chunk_tx, chunk_rx) = std::sync::mpsc::sync_channel(2);
-    let (recycle_chunk, recycled_chunks) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        let reading = crate::util::spawn_scoped(scope, "snapshot-read", move || {
-            read_chunks(reader, chunk, chunk_tx, recycled_chunks)
-        })
-        .map_err(|e| Error::thread_refused(path, format!("not read: {e}")))?;
-        // Returning early drops the line reader, whose hang-up ends the reader thread.
-        let parsed = parse_lines(
-            path,
-            LineReader::new(chunk_rx, recycle_chunk),
-            size_hint,
-            usize::MAX,
-        );
-        crate::util::join(reading);
-        parsed
+    // Reading, the kernel's copy and inflating run here, beside the parser.
+    let mut fill = |spare: Option<Vec<u8>>| -> std::io::Result<Option<(Vec<u8>, bool)>> {
+        let mut buf = spare.unwrap_or_default();
+        buf.clear();
+        buf.reserve(chunk);
+        match (&mut reader).take(chunk as u64).read_to_end(&mut buf)? {
+            0 => Ok(None),
+            _ => Ok(Some((buf, false))),
+        }
+    };
+    // Two chunks in flight: this thread fills one while the parser splits the other.
+    // Returning early drops the line reader, whose hang-up ends the reading here.
+    read_ahead("snapshot-parse", 2, None, &mut fill, |ahead| {
+        parse_lines(path, LineReader::new(ahead), size_hint, usize::MAX)
     })
+    .map_err(|e| {
+        let refused = crate::util::ThreadRefused(e);
+        Error::thread_refused(path, format!("not read: {refused}"))
+    })?
 }
 
 /// The header and the object lines of a snapshot, from the reader thread's chunks or a map.

@@ -1,10 +1,10 @@
 //! One object line of a snapshot read in a single pass, without serde, when it is exactly what
 //! the writer ([`super::format::write`]) produces.
 //!
-//! Reading the 1M-object snapshot, the parsing thread set the read's pace, and most of it was
-//! serde's machinery around each key and value; the list reader of `-f` inputs had already
-//! dropped that machinery for its items (`source::files::item_scan`), and `audit --snapshot`
-//! was slower than `audit -f` of the same objects. This scanner reads the writer's shape:
+//! The parsing thread sets the pace of reading a large snapshot, and through serde most of its
+//! work is machinery around each key and value, which the list reader of `-f` inputs does
+//! without for its items (`source::files::item_scan`; measurements in BENCHMARKS.md). This
+//! scanner reads the writer's shape:
 //! `{"resource":N,"metadata":{…}}`, the metadata keys it writes, each once, with strings
 //! without escapes, and owner references with their six keys.
 //!
@@ -15,10 +15,10 @@
 //! parser refuses it), the annotations (only written for the `kubectl-gc.io/ignore` one), a
 //! resource index that is not a plain integer of `u32`, and anything after the object but
 //! whitespace. Where it answers, it gives what the parser gives, field for field: the tests and
-//! the `json_item` fuzz target hold the two against each other.
+//! the `json_item` fuzz target (`format::line_scan_agrees`) hold the two against each other.
 
+use crate::input::json_scan::Scan;
 use crate::model::meta::{MetaIn, MetaLists, OwnerRefIn};
-use crate::util::json_scan::Scan;
 use std::borrow::Cow;
 
 /// The resource index and metadata of an object line, or `None` when the line is not of the
@@ -154,27 +154,6 @@ fn owner_ref<'t>(s: &mut Scan<'t>) -> Option<OwnerRefIn<'t>> {
         (seen & bit == 0).then(|| seen |= bit)
     })?;
     Some(r)
-}
-
-/// Reads `text` both ways and panics where the scanner answers and serde does not read the
-/// same resource and metadata; whether the scanner answered. The scanner reads into the lists
-/// `lists` kept from the lines before, and keeps this one's, as the reader does. For the tests
-/// and the `json_item` fuzz target only.
-#[cfg(any(test, fuzzing))]
-pub(super) fn agree(text: &str, lists: &mut MetaLists) -> bool {
-    let Some((resource, mut fast)) = line(text, lists) else {
-        return false;
-    };
-    let slow: super::format::Line<'_> = serde_json::from_str(text)
-        .unwrap_or_else(|e| panic!("the scanner read {text:?}; serde failed: {e}"));
-    assert_eq!(resource, slow.resource, "{text:?}");
-    assert_eq!(
-        format!("{fast:?}"),
-        format!("{:?}", slow.metadata),
-        "{text:?}"
-    );
-    lists.keep(&mut fast);
-    true
 }
 
 #[cfg(test)]

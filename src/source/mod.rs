@@ -13,4 +13,3 @@
 pub mod audit;
 pub mod files;
 pub mod live;
-pub(crate) mod stream;

@@ -3,8 +3,6 @@
 //! [`crate::error::cause_chain`].)
 
 pub mod fork;
-pub mod json_scan;
-pub mod mapped;
 
 use std::time::Duration;
 
@@ -73,18 +71,6 @@ pub fn is_terminal_hostile(c: char) -> bool {
             // Interlinear annotation characters.
             | '\u{FFF9}'..='\u{FFFB}'
         )
-}
-
-/// A read error in words: a stream cut short says so. Every decoder used on inputs (flate2,
-/// xz, zstd, tar's member reader, zip) reports a cut stream as `UnexpectedEof`, each in its own
-/// words ("failed to fill whole buffer" says nothing to a person holding a half-downloaded
-/// must-gather).
-pub fn read_error(e: &std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        format!("truncated: the data ends early ({e}); an interrupted download or copy?")
-    } else {
-        format!("cannot read: {e}")
-    }
 }
 
 /// Starts a named thread in `scope`. The OS's refusal (a pids limit, a tasks quota) comes back

@@ -251,7 +251,7 @@ fn mapped_files_read_as_streamed() {
         )
     });
     assert!(
-        text.len() > 64 * crate::util::mapped::page_size(),
+        text.len() > 64 * crate::input::bytes::page_size(),
         "{} bytes",
         text.len()
     );
@@ -265,7 +265,7 @@ fn mapped_files_read_as_streamed() {
             .map(|(snap, integrity)| (written(&snap), integrity))
             .map_err(|e| e.to_string());
         let f = std::fs::File::open(&file).unwrap();
-        let map = crate::util::mapped::map(&f).expect("a map of the test's own file");
+        let map = crate::input::bytes::map(&f).expect("a map of the test's own file");
         for every in [1, 4096, RELEASE_EVERY] {
             let mapped = parse_mapped(Path::new("x"), &map, every)
                 .map(|(snap, integrity)| (written(&snap), integrity))
@@ -330,4 +330,40 @@ proptest::proptest! {
             }
         }
     }
+}
+
+/// `--snapshot` takes what `-f` takes: the one snapshot of a glob, of any compression, or in
+/// an archive reads as the plain file does; two where one is expected, or none, is an error.
+#[test]
+fn a_snapshot_is_found_by_the_input_layers_walker() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample();
+    let plain = dir.path().join("s.ndjson");
+    write_file(&snap, &plain).unwrap();
+    let bytes = std::fs::read(&plain).unwrap();
+    let zst = dir.path().join("z.ndjson.zst");
+    std::fs::write(&zst, zstd::stream::encode_all(&bytes[..], 1).unwrap()).unwrap();
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(bytes.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "snapshot.ndjson", &bytes[..])
+        .unwrap();
+    let archived = dir.path().join("a.tar");
+    std::fs::write(&archived, tar.into_inner().unwrap()).unwrap();
+    for path in [zst.clone(), archived, dir.path().join("z*.zst")] {
+        let (back, integrity) = read_path(&path, 0).unwrap();
+        assert_eq!(written(&back), written(&snap), "{}", path.display());
+        assert_eq!(integrity, Integrity::Verified, "{}", path.display());
+    }
+    let two = read_path(&dir.path().join("*"), 0).unwrap_err().to_string();
+    assert!(
+        two.contains("a second input where one snapshot was expected"),
+        "{two}"
+    );
+    let none = read_path(&dir.path().join("x*"), 0)
+        .unwrap_err()
+        .to_string();
+    assert!(none.contains("no file matches this pattern"), "{none}");
 }

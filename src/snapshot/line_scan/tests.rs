@@ -1,7 +1,26 @@
-use super::{agree, line};
+use super::line;
 use crate::model::meta::MetaLists;
 use crate::snapshot::format;
 use crate::testkit::generate::{GenOptions, Rng, generate};
+
+/// Reads `text` both ways and panics where the scanner answers and serde does not read the
+/// same resource and metadata; whether the scanner answered. The scanner reads into the lists
+/// `lists` kept from the lines before, and keeps this one's, as the reader does.
+fn agree(text: &str, lists: &mut MetaLists) -> bool {
+    let Some((resource, mut fast)) = line(text, lists) else {
+        return false;
+    };
+    let slow: format::Line<'_> = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("the scanner read {text:?}; serde failed: {e}"));
+    assert_eq!(resource, slow.resource, "{text:?}");
+    assert_eq!(
+        format!("{fast:?}"),
+        format!("{:?}", slow.metadata),
+        "{text:?}"
+    );
+    lists.keep(&mut fast);
+    true
+}
 
 /// The object lines the writer writes for a generated cluster with every kind of reference and
 /// deletion state.

@@ -2,7 +2,7 @@
 //!
 //! | format | recognised by |
 //! |---|---|
-//! | gzip, xz, zstd; tar, zip | magic bytes (`inputs.rs`), then the content inside |
+//! | gzip, xz, zstd; tar, zip | magic bytes (`crate::input::walk`), then the content inside |
 //! | JSON lines of Events (`--audit-log-path`) | `apiVersion: audit.k8s.io/…`, or no apiVersion and an `auditID`/`stage` |
 //! | `EventList` (webhook batches) | `items` with `kind: EventList` or an `audit.k8s.io` apiVersion |
 //! | EKS CloudWatch | `message`/`@message` (the Event as a string); `{"events":[…]}` of `aws logs filter-log-events` |
@@ -36,9 +36,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::io::{self, Read};
 #[cfg(test)]
-pub(super) use {
-    gke::http_code, inputs::glob_match, records::parse_time_us, scan::close_truncated,
-};
+pub(super) use {gke::http_code, records::parse_time_us, scan::close_truncated};
 
 /// Problems kept in [`ReadStats::problems`]; the rest are counted.
 const MAX_PROBLEMS: usize = 1000;
@@ -290,7 +288,7 @@ pub(super) fn read_text(ctx: &mut Ctx, name: &str, r: &mut dyn Read, walked: boo
     ctx.stats.bytes += buf.bytes;
     if let Err(e) = result {
         ctx.problem(buf.line, || {
-            let cause = crate::util::read_error(&e);
+            let cause = crate::input::read_error(&e);
             format!("{cause} (the rest of this input is lost)")
         });
     }

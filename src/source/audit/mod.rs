@@ -32,6 +32,9 @@ pub struct AuditOptions {
     /// was parsed — on a parsing thread for JSON lines — so what the caller does not want is
     /// dropped there and never crosses threads.
     pub keep: Option<fn(&AuditEvent) -> bool>,
+    /// The most bytes read from one decompressed file, archive member or pipe (`--max-input-size`);
+    /// 0: [`crate::input::walk::DEFAULT_MAX_INPUT_BYTES`].
+    pub max_input_bytes: u64,
 }
 
 /// A record that could not be read, or was read only in part.
@@ -180,6 +183,6 @@ fn read_with(
     let mut ctx = formats::Ctx::new(sink);
     ctx.parallel = parallel;
     ctx.keep = opts.keep;
-    formats::inputs::read_all(&opts.paths, &mut ctx)?;
+    formats::inputs::read_all(&opts.paths, opts.max_input_bytes, &mut ctx)?;
     Ok(ctx.stats)
 }

@@ -5,7 +5,7 @@ use super::convert::{
     gzip, to_aks, to_aks_records, to_eks, to_eks_filter_log_events, to_event_list, to_gke,
     to_json_array,
 };
-use super::formats::{Parallel, close_truncated, glob_match, http_code, parse_time_us};
+use super::formats::{Parallel, close_truncated, http_code, parse_time_us};
 use super::*;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -69,6 +69,7 @@ fn read_paths(paths: &[PathBuf]) -> crate::error::Result<(Vec<AuditEvent>, ReadS
         &AuditOptions {
             paths: paths.to_vec(),
             keep: None,
+            max_input_bytes: 0,
         },
         &mut |e| events.push(e),
     )?;
@@ -203,6 +204,41 @@ fn event_list_positions_and_bad_items() {
     assert_eq!(
         causes(&stats),
         vec![(2, "item 2: bad stageTimestamp \"yesterday\"")]
+    );
+}
+
+/// Decompressed audit logs stop at `--max-input-size`, as `-f` inputs do (one walker): the
+/// events before the cap are read, and the rest is a problem that names the flag.
+#[test]
+fn a_decompressed_log_stops_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.log.gz");
+    let text = log().repeat(50);
+    std::fs::write(&path, gzip(text.as_bytes())).unwrap();
+    let cap = text.len() as u64 / 2;
+    let mut events = Vec::new();
+    let stats = read(
+        &AuditOptions {
+            paths: vec![path],
+            keep: None,
+            max_input_bytes: cap,
+        },
+        &mut |e| events.push(e),
+    )
+    .unwrap();
+    let (all, _) = read_bytes("audit.log", text.as_bytes());
+    assert!(
+        !events.is_empty() && events.len() < all.len(),
+        "{} of {}",
+        events.len(),
+        all.len()
+    );
+    assert!(
+        stats.problems.iter().any(|p| p.cause.contains(
+            "after decompression or from a pipe: stopped (raise the limit with --max-input-size)"
+        )),
+        "{:?}",
+        stats.problems
     );
 }
 
@@ -1117,22 +1153,6 @@ fn closing_a_cut_object() {
     assert_eq!(close_truncated("[1,2"), None);
 }
 
-#[test]
-fn glob_patterns() {
-    assert!(glob_match("*.log.gz", "audit-1.log.gz"));
-    assert!(!glob_match("*.log.gz", ".audit.log.gz"));
-    assert!(glob_match(".*", ".hidden"));
-    assert!(glob_match("audit-?.log", "audit-1.log"));
-    assert!(!glob_match("audit-?.log", "audit-12.log"));
-    assert!(glob_match("node-[12]-*", "node-2-audit.log"));
-    assert!(!glob_match("node-[!12]-*", "node-2-audit.log"));
-    assert!(glob_match("node-[a-c]x", "node-bx"));
-    assert!(glob_match("a*b*c", "aXXbYYbZc"));
-    assert!(!glob_match("a*b*c", "aXXbYYbZ"));
-    assert!(glob_match("[", "["));
-    assert!(glob_match("x[]]y", "x]y"));
-}
-
 fn read_any(bytes: &[u8]) -> (Vec<AuditEvent>, ReadStats) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in");
@@ -1142,6 +1162,7 @@ fn read_any(bytes: &[u8]) -> (Vec<AuditEvent>, ReadStats) {
         &AuditOptions {
             paths: vec![path],
             keep: None,
+            max_input_bytes: 0,
         },
         &mut |e| events.push(e),
     )
@@ -1246,6 +1267,7 @@ fn read_parallel(path: &Path, parallel: Parallel) -> (Vec<AuditEvent>, ReadStats
         &AuditOptions {
             paths: vec![path.to_owned()],
             keep: None,
+            max_input_bytes: 0,
         },
         parallel,
         &mut |e| events.push(e),
@@ -1365,6 +1387,7 @@ fn parallel_blocks_read_exactly_as_line_by_line() {
                                 &AuditOptions {
                                     paths: vec![plain.clone()],
                                     keep: Some(only_deletes),
+                                    max_input_bytes: 0,
                                 },
                                 p,
                                 &mut |e| events.push(e),

@@ -1,9 +1,9 @@
 //! One item of a big list read in a single pass, without serde, when it has the usual shape.
 //!
-//! On the 1M-object List the parsing thread is the read's bottleneck, and less than half of it
-//! was scanning bytes: the rest was serde's machinery around
-//! [`ElementSeed`](super::doc::ElementSeed) — a key deserializer per key, a seed and a visitor
-//! per value, every string through the generic `Reference` path. Almost every item of a dump
+//! The parsing thread sets the pace of reading a big list, and most of its work through serde
+//! is machinery around [`ElementSeed`](super::doc::ElementSeed) — a key deserializer per key,
+//! a seed and a visitor per value, every string through the generic `Reference` path — not
+//! scanning bytes (measurements in BENCHMARKS.md). Almost every item of a dump
 //! has one shape: an object of `apiVersion`, `kind` and `metadata` (plain strings, labels,
 //! owner references) and values that are skipped unread (`spec`, `status`, `managedFields`,
 //! other annotations). This scanner reads that shape straight into the [`Doc`].
@@ -20,9 +20,9 @@
 
 use super::doc::{Doc, DocKey, Meta, skips};
 use super::meta::{MetaKey, RefKey};
+use crate::input::json_scan::Scan;
 use crate::model::OwnerRefIn;
 use crate::model::meta::{IGNORE_ANNOTATION, MetaLists};
-use crate::util::json_scan::Scan;
 use std::borrow::Cow;
 
 /// Reads the object at the start of `text` into `doc` (a fresh one): the bytes it took, or
@@ -133,33 +133,6 @@ fn owner_ref<'t>(s: &mut Scan<'t>) -> Option<OwnerRefIn<'t>> {
         Some(())
     })?;
     Some(r)
-}
-
-/// Reads `text` both ways and panics where the scanner answers and the parser does not give
-/// the same `Doc` and length; whether the scanner answered. For the tests and the `json_item`
-/// fuzz target only.
-#[cfg(any(test, fuzzing))]
-pub(super) fn agree(text: &str) -> bool {
-    agree_reusing(text, &mut Spare::default())
-}
-
-/// [`agree`], the scanner reading into the lists `spare` kept from the items before (and
-/// keeping this one's, as the reader does).
-#[cfg(any(test, fuzzing))]
-pub(super) fn agree_reusing(text: &str, spare: &mut Spare) -> bool {
-    let mut fast = Doc::default();
-    let answer = element(text, &mut fast, spare);
-    let mut slow = Doc::default();
-    let parsed = super::json::parse_element(text, &mut slow);
-    if let Some(n) = answer {
-        let (object, m) =
-            parsed.unwrap_or_else(|e| panic!("the scanner read {text:?}; the parser failed: {e}"));
-        assert!(object, "{text:?}");
-        assert_eq!(n, m, "length of {text:?}");
-        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
-    }
-    spare.keep(&mut fast);
-    answer.is_some()
 }
 
 #[cfg(test)]

@@ -176,60 +176,48 @@ pub(crate) fn read(
         b.track = reader.track_lines;
         return read_values(name, &mut b, reader);
     }
-    // More than one chunk: this thread reads ahead while another parses. (The reader stays
-    // here, so it need not be `Send`: archive members are not.)
+    // More than one chunk: this thread reads ahead while another parses (the input stays
+    // here, so it need not be `Send`: archive members are not).
     let stop = AtomicBool::new(false);
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    let (spare_tx, spare_rx) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        let stop = &stop;
-        let parser = crate::util::spawn_scoped(scope, "json-parse", move || {
-            let ahead = Ahead {
-                chunks: rx,
-                spare: spare_tx,
-            };
-            let mut b = Buf::new(first, Some(ahead), headroom);
-            b.track = reader.track_lines;
-            let mut out = read_values(name, &mut b, reader);
-            if let Ok(Outcome::NotJson(start, _)) = &mut out {
-                // The input goes to the YAML reader whole: what was read ahead follows the
-                // start, in order, until the reading thread sees `stop` and hangs up.
-                stop.store(true, Ordering::Release);
-                if let Some(ahead) = b.ahead.take() {
-                    for c in ahead.chunks.iter() {
-                        match c {
-                            Ok(c) => {
-                                start.extend_from_slice(&c.text.as_bytes()[headroom..]);
-                                start.extend_from_slice(&c.rest);
-                            }
-                            // A failed read fails the input, as it does when not read ahead.
-                            Err(e) => return Err(e),
+    let mut fill = |spare: Option<String>| {
+        let c = chunks.next(spare, headroom, chunk)?;
+        let last = c.eof || c.invalid;
+        Ok(Some((c, last)))
+    };
+    let parse = |ahead: Ahead| {
+        let mut b = Buf::new(first, Some(ahead), headroom);
+        b.track = reader.track_lines;
+        let mut out = read_values(name, &mut b, reader);
+        if let Ok(Outcome::NotJson(start, _)) = &mut out {
+            // The input goes to the YAML reader whole: what was read ahead follows the
+            // start, in order, until the reading thread sees `stop` and hangs up.
+            stop.store(true, Ordering::Release);
+            if let Some(ahead) = b.ahead.take() {
+                for c in ahead.rest() {
+                    match c {
+                        Ok(c) => {
+                            start.extend_from_slice(&c.text.as_bytes()[headroom..]);
+                            start.extend_from_slice(&c.rest);
                         }
+                        // A failed read fails the input, as it does when not read ahead.
+                        Err(e) => return Err(e),
                     }
                 }
             }
-            out
-        });
-        // No thread to be had: the input is not read (the chunk read so far is dropped).
-        let parser = parser.map_err(crate::util::ThreadRefused::into_io)?;
-        while !stop.load(Ordering::Acquire) {
-            let c = chunks.next(spare_rx.try_recv().ok(), headroom, chunk);
-            let last = c.as_ref().map_or(true, |c| c.eof || c.invalid);
-            // A send fails when the parser is done (it stops at the first broken value).
-            if tx.send(c).is_err() || last {
-                break;
-            }
-        }
-        drop(tx);
-        let mut out = crate::util::join(parser);
-        if let Ok(Outcome::NotJson(start, _)) = &mut out {
-            start.append(&mut chunks.carry);
         }
         out
-    })
+    };
+    // One chunk waits while the next is read. No thread to be had: the input is not read
+    // (the chunk read so far is dropped).
+    let mut out = crate::input::feed::read_ahead("json-parse", 1, Some(&stop), &mut fill, parse)
+        .map_err(|e| crate::util::ThreadRefused(e).into_io())?;
+    if let Ok(Outcome::NotJson(start, _)) = &mut out {
+        start.append(&mut chunks.carry);
+    }
+    out
 }
 
-/// Reads a JSON input that is a mapped file ([`crate::util::mapped`]): as [`read`] does,
+/// Reads a JSON input that is a mapped file ([`crate::input::bytes`]): as [`read`] does,
 /// with the map's pages as the text. The parsing is on this thread, with nothing beside it:
 /// there is no copy for another thread to make.
 pub(crate) fn read_mapped(

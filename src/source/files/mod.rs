@@ -31,7 +31,7 @@ pub(crate) mod meta;
 pub mod origin;
 pub(crate) mod recognize;
 pub(crate) mod resources;
-pub(crate) mod walk;
+pub(crate) mod text;
 pub(crate) mod yaml;
 
 #[cfg(test)]
@@ -51,11 +51,19 @@ use std::path::PathBuf;
 /// parser reads the same object from it (panics otherwise). Built only under `cargo fuzz`.
 #[cfg(fuzzing)]
 pub fn item_scan_agrees(text: &str) {
-    item_scan::agree(text);
+    let mut fast = doc::Doc::default();
+    let Some(n) = item_scan::element(text, &mut fast, &mut item_scan::Spare::default()) else {
+        return;
+    };
+    let mut slow = doc::Doc::default();
+    let (object, m) = json::parse_element(text, &mut slow)
+        .unwrap_or_else(|e| panic!("the scanner read {text:?}; the parser failed: {e}"));
+    assert!(object, "{text:?}");
+    assert_eq!(n, m, "length of {text:?}");
+    assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
 }
 
-/// Decompressed data (and data from pipes) is read up to this many bytes by default.
-pub const DEFAULT_MAX_INPUT_BYTES: u64 = 8 << 30;
+pub use crate::input::walk::DEFAULT_MAX_INPUT_BYTES;
 
 /// What to read, and how.
 #[derive(Clone, Debug)]
@@ -148,17 +156,13 @@ pub fn read_files_with_origins(
                 }
                 match stdin.take() {
                     Some(mut r) => {
-                        let source = walk::Source {
-                            explicit: true,
-                            depth: 0,
-                            size: None,
-                        };
-                        walk::read_stream("<stdin>", &mut r, source, reader)?;
+                        let source = crate::input::walk::Source::named(None);
+                        text::read_stream("<stdin>", &mut r, source, reader)?;
                     }
-                    None => walk::read_path(p, reader, &mut false)?,
+                    None => text::read_path(p, reader, &mut false)?,
                 }
             } else {
-                walk::read_path(p, reader, &mut stdin_read)?;
+                text::read_path(p, reader, &mut stdin_read)?;
             }
         }
         Ok(())
@@ -185,12 +189,8 @@ pub fn read_bytes_with_origins(
     opts: &FileOptions,
 ) -> Result<(Snapshot, FileStats, Vec<Problem>, origin::Origins)> {
     run(opts, |reader| {
-        let source = walk::Source {
-            explicit: true,
-            depth: 0,
-            size: Some(bytes.len() as u64),
-        };
-        walk::read_stream(name, &mut &bytes[..], source, reader)
+        let source = crate::input::walk::Source::named(Some(bytes.len() as u64));
+        text::read_stream(name, &mut &bytes[..], source, reader)
     })
 }
 

@@ -585,13 +585,9 @@ fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
             Err(crate::util::ThreadRefused(os).into_io())
         }
     }
-    let source = walk::Source {
-        explicit: true,
-        depth: 0,
-        size: None,
-    };
+    let source = crate::input::walk::Source::named(None);
     let err = run(&opts(), |reader| {
-        walk::read_stream("big.json", &mut Refused, source, reader)
+        text::read_stream("big.json", &mut Refused, source, reader)
     })
     .unwrap_err();
     assert_eq!(err.exit_code(), crate::error::exit::INPUT);
@@ -600,6 +596,44 @@ fn a_refused_thread_stops_the_read_with_a_hint_not_as_broken_input() {
         "{err}"
     );
     assert!(err.hint().unwrap().contains("pids"), "{err}");
+}
+
+/// `-f` takes a glob the shell did not expand, as `--audit-log` does (one walker): its
+/// matches are read as a walk reads them (names kubectl-gc reads only; a gzip member too),
+/// and a glob that matches nothing is an input error.
+#[test]
+fn a_glob_is_read_like_the_files_it_matches() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let obj = |name: &str, uid: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}","namespace":"n","uid":"{uid}"}}}}"#
+        )
+    };
+    std::fs::write(root.join("a.json"), obj("a", "1")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(obj("b", "2").as_bytes()).unwrap();
+    std::fs::write(root.join("b.json.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(root.join("c.log"), "not read").unwrap();
+    let (snap, stats) = read_files_with_stats(&FileOptions {
+        paths: vec![root.join("*")],
+        ..FileOptions::default()
+    })
+    .unwrap();
+    assert_eq!(names(&snap), ["a", "b"]);
+    assert_eq!(stats.files, 2);
+    assert_eq!(stats.files_ignored, 1);
+    let err = read_files(&FileOptions {
+        paths: vec![root.join("*.yaml")],
+        ..FileOptions::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.exit_code(), crate::error::exit::INPUT);
+    assert!(
+        err.to_string().contains("no file matches this pattern"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -958,7 +992,7 @@ fn chunk_boundaries_never_change_what_is_read() {
 
 /// A file read through a memory map reads as the same bytes streamed, in steps of any size:
 /// objects, statistics and problems (their byte offsets and the file's name included). In
-/// tests every regular file of JSON text is mapped (`walk::MAP_FROM`), whatever its size.
+/// tests every regular file of JSON text is mapped (`text::MAP_FROM`), whatever its size.
 #[test]
 fn a_mapped_file_reads_as_the_same_bytes_streamed() {
     let dir = tempfile::tempdir().unwrap();
@@ -983,7 +1017,7 @@ fn a_mapped_file_reads_as_the_same_bytes_streamed() {
         ] {
             json::TEST_CHUNK.set(chunk);
             let mapped = summary(
-                run(&opts(), |reader| walk::read_path(&file, reader, &mut false))
+                run(&opts(), |reader| text::read_path(&file, reader, &mut false))
                     .map(|(s, st, p, _)| (s, st, p)),
             );
             json::TEST_CHUNK.set(None);
@@ -1024,12 +1058,8 @@ fn a_read_that_fails_part_way_is_reported_with_or_without_reading_ahead() {
         for chunk in [None, Some(7), Some(64), Some(1000)] {
             json::TEST_CHUNK.set(chunk);
             let out = run(&opts(), |reader| {
-                let source = walk::Source {
-                    explicit: true,
-                    depth: 0,
-                    size: None,
-                };
-                walk::read_stream("input", &mut Failing(cut), source, reader)
+                let source = crate::input::walk::Source::named(None);
+                text::read_stream("input", &mut Failing(cut), source, reader)
             });
             json::TEST_CHUNK.set(None);
             let (_, stats, problems, _) = out.unwrap();
@@ -1132,12 +1162,8 @@ fn a_sized_input_makes_room_for_its_objects_once_a_tenth_is_read() {
     let read_with = |estimate_from: u64| {
         let (snap, stats, problems, _) = run(&opts(), |reader| {
             reader.estimate_from = estimate_from;
-            let source = walk::Source {
-                explicit: true,
-                depth: 0,
-                size: Some(text.len() as u64),
-            };
-            walk::read_stream("list.json", &mut text.as_bytes(), source, reader)
+            let source = crate::input::walk::Source::named(Some(text.len() as u64));
+            text::read_stream("list.json", &mut text.as_bytes(), source, reader)
         })
         .unwrap();
         assert!(problems.is_empty(), "{problems:?}");

@@ -84,121 +84,74 @@ fn replay(ctx: &mut Ctx, st: &mut St, done: BlockDone) {
     }
 }
 
-/// JSON lines on several threads: the calling thread reads blocks of whole lines and hands
-/// them to `workers` threads, which parse them as [`read_lines`] would (events, problems and
-/// counts kept aside), and replays each block's outcome in input order — so the sink sees the
-/// same events in the same order, with the same positions, problems and counts, as line by
-/// line. A record that may span lines (a line whose JSON does not end on it) stops its block:
-/// the bytes from there are put back and read line by line. True at the end of the input;
-/// false when the caller should read on line by line (that record, or a line longer than a
-/// block).
+/// JSON lines on several threads ([`crate::input::parallel::ordered`]): the calling thread
+/// reads blocks of whole lines and hands them to `workers` threads, which parse them as
+/// [`read_lines`] would (events, problems and counts kept aside), and replays each block's
+/// outcome in input order — so the sink sees the same events in the same order, with the
+/// same positions, problems and counts, as line by line. A record that may span lines (a
+/// line whose JSON does not end on it) stops its block: the bytes from there are put back
+/// and read line by line. True at the end of the input; false when the caller should read on
+/// line by line (that record, or a line longer than a block).
 pub(super) fn parallel_lines(ctx: &mut Ctx, buf: &mut Buf, st: &mut St) -> io::Result<bool> {
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex, mpsc};
+    use crate::input::parallel::{Flow, Mapped, ordered};
+    use std::cell::RefCell;
     let Parallel { workers, block, .. } = ctx.parallel;
     let (walked, multi_ok, keep) = (st.walked, st.multi_ok, ctx.keep);
     let source = ctx.source.clone();
-    let in_flight = workers * 2;
-    let result = std::thread::scope(|scope| {
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<u8>, u64)>(in_flight);
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        let (done_tx, done_rx) = mpsc::channel::<(u64, BlockDone, Vec<u8>)>();
-        let mut started = Vec::new();
-        for _ in 0..workers {
-            let (job_rx, done_tx, source) = (job_rx.clone(), done_tx.clone(), &source);
-            let worker = crate::util::spawn_scoped(scope, "audit-log-read", move || {
-                loop {
-                    let job = job_rx
-                        .lock()
-                        .map_err(|_| ())
-                        .and_then(|rx| rx.recv().map_err(|_| ()));
-                    let Ok((seq, bytes, line)) = job else { break };
-                    let (done, bytes) = parse_block(source, walked, multi_ok, keep, bytes, line);
-                    if done_tx.send((seq, done, bytes)).is_err() {
-                        break;
-                    }
-                }
-            });
-            started.extend(worker.ok());
-        }
-        drop(done_tx);
-        if started.is_empty() {
-            // No thread to be had: nothing was taken from the input yet.
-            return None;
-        }
-        let (mut sent, mut next) = (0u64, 0u64);
-        let mut spares: Vec<Vec<u8>> = Vec::new();
-        let mut ready: BTreeMap<u64, (BlockDone, Vec<u8>)> = BTreeMap::new();
-        let mut input_left = true;
-        let result = 'read: loop {
-            while input_left && sent - next < in_flight as u64 {
-                match buf.take_block(block, spares.pop()) {
-                    Ok(Some((bytes, line))) => {
-                        if job_tx.send((sent, bytes, line)).is_err() {
-                            break 'read Err(worker_lost());
-                        }
-                        sent += 1;
-                    }
-                    Ok(None) => input_left = false,
-                    Err(e) => break 'read Err(e),
-                }
-            }
-            if next == sent {
-                // Every block replayed: the end of the input, or a line longer than a block.
-                break Ok(buf.data().is_empty() && buf.at_eof());
-            }
-            let Some((done, bytes)) = wait_for(&done_rx, &mut ready, next) else {
-                break Err(worker_lost());
-            };
-            next += 1;
+    let work =
+        |(bytes, line): (Vec<u8>, u64)| parse_block(&source, walked, multi_ok, keep, bytes, line);
+    // Blocks replayed go back to be filled again.
+    let spares: RefCell<Vec<Vec<u8>>> = RefCell::new(Vec::new());
+    // The block that stopped at a record that may span lines: its bytes from there, and
+    // the line it starts on.
+    let mut stopped: Option<(Vec<u8>, u64)> = None;
+    let outcome = {
+        let buf = &mut *buf;
+        let mut make = || {
+            let spare = spares.borrow_mut().pop();
+            buf.take_block(block, spare)
+        };
+        let mut take = |(done, bytes): (BlockDone, Vec<u8>)| {
             let stopped_at = done.stopped_at;
             replay(ctx, st, done);
-            let Some((line, offset)) = stopped_at else {
-                spares.push(bytes);
-                continue;
-            };
-            // Put back the rest of this block and every later one, in order.
-            let mut back = bytes[offset..].to_vec();
-            while next < sent {
-                let Some((_, bytes)) = wait_for(&done_rx, &mut ready, next) else {
-                    break;
-                };
-                back.extend_from_slice(&bytes);
-                next += 1;
+            match stopped_at {
+                None => {
+                    spares.borrow_mut().push(bytes);
+                    Flow::More
+                }
+                Some((line, offset)) => {
+                    stopped = Some((bytes[offset..].to_vec(), line));
+                    Flow::Stop
+                }
             }
-            if next < sent {
-                break Err(worker_lost());
+        };
+        ordered(
+            "audit-log-read",
+            workers,
+            workers * 2,
+            &work,
+            &mut make,
+            &mut take,
+        )
+    };
+    match outcome {
+        // No thread to be had: nothing was taken from the input yet; line by line on this
+        // thread, from here to the end.
+        None => {
+            ctx.parallel.workers = 0;
+            Ok(false)
+        }
+        Some(Err(e)) => Err(e),
+        // Every block replayed: the end of the input, or a line longer than a block.
+        Some(Ok(Mapped::Ended)) => Ok(buf.data().is_empty() && buf.at_eof()),
+        // Put back the rest of the block that stopped and every later one, in order.
+        Some(Ok(Mapped::Stopped(rest))) => {
+            let (mut back, line) = stopped.unwrap_or_default();
+            for (_, bytes) in rest {
+                back.extend_from_slice(&bytes);
             }
             buf.unread(&back, line);
-            break Ok(false);
-        };
-        // Hung up, the workers end: waited for to their very end (see `util::join`).
-        drop(job_tx);
-        started.into_iter().for_each(crate::util::join);
-        Some(result)
-    });
-    result.unwrap_or_else(|| {
-        // Line by line on this thread, from here to the end.
-        ctx.parallel.workers = 0;
-        Ok(false)
-    })
-}
-
-/// Block `seq`'s outcome, waiting for the workers as needed; `None` if they are all gone.
-fn wait_for(
-    rx: &std::sync::mpsc::Receiver<(u64, BlockDone, Vec<u8>)>,
-    ready: &mut std::collections::BTreeMap<u64, (BlockDone, Vec<u8>)>,
-    seq: u64,
-) -> Option<(BlockDone, Vec<u8>)> {
-    while !ready.contains_key(&seq) {
-        let (s, done, bytes) = rx.recv().ok()?;
-        ready.insert(s, (done, bytes));
+            Ok(false)
+        }
     }
-    ready.remove(&seq)
-}
-
-/// A parsing thread ended without its block (it cannot: the reader never panics — but if it
-/// did, the rest of the input is reported lost, never skipped in silence).
-fn worker_lost() -> io::Error {
-    io::Error::other("a parsing thread failed")
 }

@@ -1,6 +1,30 @@
-use super::{Spare, agree, agree_reusing, element};
+use super::{Spare, element};
 use crate::source::files::doc::Doc;
 use crate::testkit::generate::Rng;
+
+/// Reads `text` both ways and panics where the scanner answers and the parser does not give
+/// the same `Doc` and length; whether the scanner answered.
+fn agree(text: &str) -> bool {
+    agree_reusing(text, &mut Spare::default())
+}
+
+/// [`agree`], the scanner reading into the lists `spare` kept from the items before (and
+/// keeping this one's, as the reader does).
+fn agree_reusing(text: &str, spare: &mut Spare) -> bool {
+    let mut fast = Doc::default();
+    let answer = element(text, &mut fast, spare);
+    let mut slow = Doc::default();
+    let parsed = crate::source::files::json::parse_element(text, &mut slow);
+    if let Some(n) = answer {
+        let (object, m) =
+            parsed.unwrap_or_else(|e| panic!("the scanner read {text:?}; the parser failed: {e}"));
+        assert!(object, "{text:?}");
+        assert_eq!(n, m, "length of {text:?}");
+        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text:?}");
+    }
+    spare.keep(&mut fast);
+    answer.is_some()
+}
 
 /// Items of the shapes dumps hold: compact and indented, with skipped values of every kind.
 const USUAL: &[&str] = &[

@@ -2,14 +2,9 @@
 //! on the thread that owns the input), or a mapped file's pages; [`Buf`] joins them so that
 //! a value cut by the end of a chunk is parsed again once the next chunk is in.
 
-// One of the few places `unsafe` is allowed (Cargo.toml [lints]): each block says why it is
-// sound in a SAFETY comment, which clippy requires.
-#![allow(unsafe_code)]
-
 use super::{FIRST_CHUNK, FIRST_RESERVE, Fail, MAX_VALUE, byte_of, chunk_size, strip_position};
 use std::borrow::Cow;
 use std::io::Read;
-use std::sync::mpsc::{Receiver, Sender};
 
 /// One chunk of input: its text (after `headroom` spaces), checked to be UTF-8.
 pub(super) struct Chunk {
@@ -100,12 +95,9 @@ fn cut_character(b: &[u8]) -> usize {
     0
 }
 
-/// Chunks read ahead by the thread that owns the input.
-pub(super) struct Ahead {
-    pub(super) chunks: Receiver<std::io::Result<Chunk>>,
-    /// Buffers parsed, back to the reading thread for the next chunks.
-    pub(super) spare: Sender<String>,
-}
+/// Chunks read ahead by the thread that owns the input ([`crate::input::feed`]); the texts
+/// parsed go back to it for the next chunks.
+pub(super) type Ahead = crate::input::feed::Ahead<Chunk, String>;
 
 pub(super) struct Buf<'m> {
     /// The chunks after `text`; `None` when `text` holds the whole input (or is `mapped`).
@@ -136,10 +128,10 @@ pub(super) struct Buf<'m> {
 /// A mapped input, as [`Buf`] reads it.
 pub(super) struct Mapped<'m> {
     map: &'m memmap2::Mmap,
-    /// `map[..checked]` is UTF-8.
-    checked: usize,
+    /// The map's text checked so far.
+    checked: crate::input::bytes::Utf8Prefix<'m>,
     /// The pages before the parser's position, handed back.
-    behind: crate::util::mapped::Behind,
+    behind: crate::input::bytes::Behind,
 }
 
 impl<'m> Buf<'m> {
@@ -167,8 +159,8 @@ impl<'m> Buf<'m> {
             ahead: None,
             mapped: Some(Mapped {
                 map,
-                checked: 0,
-                behind: crate::util::mapped::Behind::new(chunk_size()),
+                checked: crate::input::bytes::Utf8Prefix::new(&map[..]),
+                behind: crate::input::bytes::Behind::new(chunk_size()),
             }),
             headroom: 0,
             text: Cow::Borrowed(""),
@@ -194,7 +186,7 @@ impl<'m> Buf<'m> {
         };
         m.behind.advance(m.map, self.pos);
         let bytes: &'m [u8] = &m.map[..];
-        let from = m.checked;
+        let from = m.checked.len();
         let mut end = (from + chunk_size()).min(bytes.len());
         // A character the step's end would cut is taken whole (a continuation byte is never
         // one to start from); bytes that are not UTF-8 are found by the check below.
@@ -203,22 +195,14 @@ impl<'m> Buf<'m> {
             end += 1;
             extra += 1;
         }
-        let ok = match std::str::from_utf8(&bytes[from..end]) {
-            Ok(_) => end,
-            Err(e) => {
-                let ok = from + e.valid_up_to();
-                // As a stream reports it: the bytes after the text of this step, and
-                // whether the input ends with them.
-                self.rest = bytes[ok..end].to_vec();
-                self.invalid = true;
-                ok
-            }
-        };
-        m.checked = ok;
+        if let Err(ok) = m.checked.extend(end) {
+            // As a stream reports it: the bytes after the text of this step, and whether the
+            // input ends with them.
+            self.rest = bytes[ok..end].to_vec();
+            self.invalid = true;
+        }
         self.eof = end == bytes.len();
-        // SAFETY: `bytes[..ok]` is UTF-8: checked step by step, each step ending on a
-        // character boundary (`ok` is where a step's valid text ends).
-        self.text = Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(&bytes[..ok]) });
+        self.text = Cow::Borrowed(m.checked.text());
         true
     }
 
@@ -255,10 +239,10 @@ impl<'m> Buf<'m> {
         let Some(ahead) = &self.ahead else {
             return Ok(false);
         };
-        let mut c = match ahead.chunks.recv() {
-            Ok(c) => c?,
+        let mut c = match ahead.next() {
+            Some(c) => c?,
             // The reading thread stops only after the last chunk or an error, both sent.
-            Err(_) => return Err(std::io::Error::other("the input's reader stopped")),
+            None => return Err(std::io::Error::other("the input's reader stopped")),
         };
         let offset = self.offset();
         let tail = self.text.len() - self.pos;
@@ -268,7 +252,7 @@ impl<'m> Buf<'m> {
             c.text
                 .replace_range(at..self.headroom, &self.text[self.pos..]);
             let old = std::mem::replace(&mut self.text, Cow::Owned(c.text));
-            let _ = ahead.spare.send(old.into_owned());
+            ahead.give_back(old.into_owned());
             self.base = offset - at as u64;
             self.pos = at;
         } else {
@@ -278,7 +262,7 @@ impl<'m> Buf<'m> {
             self.base = offset;
             self.pos = 0;
             text.push_str(&c.text[self.headroom..]);
-            let _ = ahead.spare.send(c.text);
+            ahead.give_back(c.text);
         }
         self.rest = c.rest;
         self.invalid = c.invalid;

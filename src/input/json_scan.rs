@@ -8,10 +8,6 @@
 //! strings without escapes (borrowed from the text), `true`/`false`/`null`, and skips values
 //! exactly as serde_json's `IgnoredAny` checks them.
 
-// One of the few places `unsafe` is allowed (Cargo.toml [lints]): each block says why it is
-// sound in a SAFETY comment, which clippy requires.
-#![allow(unsafe_code)]
-
 use std::borrow::Cow;
 
 /// Bytes that end the fast scan of a string: the closing quote, an escape, a control character.
@@ -26,36 +22,6 @@ static STOP: [bool; 256] = {
     t[b'\\' as usize] = true;
     t
 };
-
-/// [`Scan::run`] sixteen bytes at a time, then [`swar_run`] for the rest.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn sse2_run(rest: &[u8]) -> Option<usize> {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    let quote = _mm_set1_epi8(b'"' as i8);
-    let escape = _mm_set1_epi8(b'\\' as i8);
-    let below_space = _mm_set1_epi8(0x1f);
-    let mut at = 0;
-    while let Some(block) = rest.get(at..at + 16) {
-        // SAFETY: `block` is 16 readable bytes; the load needs no alignment.
-        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
-        // A control character is a byte whose minimum with 0x1f is itself.
-        let stop = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, escape)),
-            _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v),
-        );
-        let hits = _mm_movemask_epi8(stop) as u32;
-        if hits != 0 {
-            return Some(at + hits.trailing_zeros() as usize);
-        }
-        at += 16;
-    }
-    swar_run(&rest[at..]).map(|n| at + n)
-}
 
 /// [`Scan::run`] eight bytes at a time, in a word: `(w - 0x0101…01 * k) & !w & 0x8080…80` sets
 /// the high bit of a byte below `k` (and of a zero byte when `w` is xored with a byte value
@@ -150,18 +116,16 @@ impl<'t> Scan<'t> {
 
     /// The bytes up to the next quote, escape or control character, from the cursor.
     ///
-    /// Sixteen bytes at a time where the processor compares sixteen at once (SSE2, part of
-    /// every x86_64), else eight in a word ([`swar_run`]). A byte-at-a-time loop was a fifth
-    /// of the parsing thread; sixteen bytes instead of eight took another 8% off it (1M-object
-    /// bench, `perf` samples over 4 runs each).
+    /// Sixteen bytes at a time where the processor compares sixteen at once
+    /// ([`super::bytes::string_run_simd`]), then eight in a word ([`swar_run`]): this run is
+    /// most of what the scanners spend per string (BENCHMARKS.md).
     #[inline]
     fn run(&self) -> Option<usize> {
         let rest = &self.b[self.i..];
-        // SAFETY: SSE2 is part of every x86_64 processor (the target enables it).
-        #[cfg(target_arch = "x86_64")]
-        return unsafe { sse2_run(rest) };
-        #[cfg(not(target_arch = "x86_64"))]
-        swar_run(rest)
+        match super::bytes::string_run_simd(rest) {
+            Ok(at) => Some(at),
+            Err(at) => swar_run(&rest[at..]).map(|n| at + n),
+        }
     }
 
     /// A string without escapes, borrowed from the text (one with escapes is the parser's to
