@@ -866,7 +866,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
-            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')

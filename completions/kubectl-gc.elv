@@ -842,7 +842,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --snapshot 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster'
             cand -f 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
             cand --filename 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)'
-            cand --max-input-size '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)'
+            cand --max-input-size '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)'
             cand -n 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
             cand --namespace 'Only this namespace (default: the context''s namespace for live clusters, all for files)'
             cand -A 'All namespaces (`-A`, `-A=true`, `-A=false`)'

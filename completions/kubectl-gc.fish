@@ -830,7 +830,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l only-na
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l skip-namespace -d 'Never judge writes in this namespace (repeatable)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l snapshot -d 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster' -r -F
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -s f -l filename -d 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)' -r -F
-complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l max-input-size -d '-f: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -l max-input-size -d '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -s n -l namespace -d 'Only this namespace (default: the context\'s namespace for live clusters, all for files)' -r
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand policy" -s A -l all-namespaces -d 'All namespaces (`-A`, `-A=true`, `-A=false`)' -r -f -a "true\t''
 false\t''"
