@@ -104,7 +104,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "apply",
         &[
-            "run", "gc", "source", "model", "snapshot", "catalog", "error", "util",
+            "run", "diagnose", "gc", "source", "model", "snapshot", "catalog", "error", "util",
         ],
     ),
     (

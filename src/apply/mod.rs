@@ -54,6 +54,7 @@ pub mod limiter;
 pub mod ops;
 pub mod patch;
 pub mod record;
+pub mod relink;
 mod verbs;
 mod verify;
 

@@ -24,6 +24,20 @@ use crate::gc::ObjectRef;
 use serde::Serialize;
 use std::io::{self, Write};
 
+/// Creates a record file: never an existing file (`O_EXCL`: not even one created between the
+/// check and the open, nor a symlink planted there), readable by its owner only (0600): a
+/// record names objects and owners of a cluster.
+pub fn create_file(path: &std::path::Path) -> io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(path)
+}
+
 /// Schema version of the record.
 pub const RECORD_VERSION: u32 = 2;
 

@@ -3,9 +3,10 @@
 //! plan; with `--apply`, confirm, then for each object re-read it and its new owners and send
 //! the guarded JSON patch, recording every patch.
 
-use crate::apply::{ClusterOps, LiveObject, ObjectKey, PatchType, kube::KubeOps};
+use crate::apply::kube::KubeOps;
+use crate::apply::relink::Outcome;
 use crate::cli::{GlobalArgs, RelinkArgs, RelinkFormat};
-use crate::diagnose::relink::{Link, Relink, json_patch, plan};
+use crate::diagnose::relink::{Relink, plan};
 use crate::error::{Error, Result, exit};
 use crate::render::{self, Styles, text::sanitized};
 use crate::snapshot::Snapshot;
@@ -33,15 +34,9 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
     let p = plan(&backup, target, args.include_adoptable);
     let mut out = super::stdout();
     match args.output {
-        RelinkFormat::Table => table(&mut out, &p, Styles::for_stdout(g.color))?,
+        RelinkFormat::Table => render::relink::table(&mut out, &p, Styles::for_stdout(g.color))?,
         RelinkFormat::Json | RelinkFormat::Yaml => {
-            let doc = serde_json::json!({
-                "apiVersion": crate::build_info::REPORT_API_VERSION,
-                "kind": "RelinkPlan",
-                "dryRun": !args.apply,
-                "links": p.links,
-                "skipped": p.skipped,
-            });
+            let doc = render::relink::document(&p, !args.apply);
             if args.output == RelinkFormat::Json {
                 render::write_json(&mut out, &doc)?;
             } else {
@@ -72,53 +67,6 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
     apply(args, conn, target, &p).await
 }
 
-fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<()> {
-    if p.links.is_empty() {
-        writeln!(w, "Nothing to relink.")?;
-    } else {
-        let mut t = render::table(styles);
-        t.set_header(["NAMESPACE", "OBJECT", "OWNER", "OLD UID", "NEW UID"]);
-        render::pad_columns(&mut t);
-        for l in &p.links {
-            for r in &l.add {
-                t.add_row([
-                    sanitized(if l.namespace.is_empty() {
-                        "-"
-                    } else {
-                        &l.namespace
-                    }),
-                    sanitized(&format!("{}/{}", l.kind, l.name)),
-                    sanitized(&format!("{}/{}", r.kind, r.name)),
-                    sanitized(&r.old_uid),
-                    sanitized(&r.uid),
-                ]);
-            }
-        }
-        render::write_table(w, &t)?;
-    }
-    if !p.skipped.is_empty() {
-        writeln!(w)?;
-        let mut t = render::table(styles);
-        t.set_header(["SKIPPED", "OWNER", "WHY"]);
-        render::pad_columns(&mut t);
-        for s in &p.skipped {
-            t.add_row([
-                sanitized(&s.object),
-                sanitized(&s.owner),
-                sanitized(&s.reason),
-            ]);
-        }
-        render::write_table(w, &t)?;
-    }
-    writeln!(
-        w,
-        "\n{} reference(s) to set on {} object(s) · {} skipped",
-        p.links.iter().map(|l| l.add.len()).sum::<usize>(),
-        p.links.len(),
-        p.skipped.len()
-    )
-}
-
 /// A record file, created new (never overwritten) with mode 0600.
 fn record_file(args: &RelinkArgs) -> Result<(std::fs::File, std::path::PathBuf)> {
     let path = args.record.clone().unwrap_or_else(|| {
@@ -127,14 +75,7 @@ fn record_file(args: &RelinkArgs) -> Result<(std::fs::File, std::path::PathBuf)>
             crate::snapshot::now_rfc3339().replace(':', "")
         ))
     });
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    let f = o.open(&path).map_err(|e| Error::ApplyStopped {
+    let f = crate::apply::record::create_file(&path).map_err(|e| Error::ApplyStopped {
         message: format!(
             "cannot create the record {}: {e}; nothing was patched",
             path.display()
@@ -146,52 +87,6 @@ fn record_file(args: &RelinkArgs) -> Result<(std::fs::File, std::path::PathBuf)>
     Ok((f, path))
 }
 
-/// Why a link is not safe to write any more, re-read from the cluster; `None`: safe.
-async fn recheck(
-    ops: &KubeOps,
-    target: &Snapshot,
-    l: &Link,
-) -> std::result::Result<LiveObject, String> {
-    let key = ObjectKey::of(target, l.target);
-    let live = match ops.get(&key).await {
-        Ok(Some(o)) => o,
-        Ok(None) => return Err("the object is gone".into()),
-        Err(e) => return Err(format!("re-reading the object failed: {}", e.message)),
-    };
-    if live.meta.uid != l.uid {
-        return Err("the object was recreated (another UID)".into());
-    }
-    if live.meta.deletion_timestamp.is_some() {
-        return Err("the object is being deleted".into());
-    }
-    for r in &l.add {
-        if live
-            .meta
-            .owner_references
-            .iter()
-            .any(|x| x.kind.eq_ignore_ascii_case(&r.kind) && x.name == r.name)
-        {
-            return Err(format!("it references {}/{} already", r.kind, r.name));
-        }
-        let okey = ObjectKey::of(target, r.owner);
-        match ops.get_owner(&okey).await {
-            Ok(Some(o)) if o.meta.uid == r.uid && o.meta.deletion_timestamp.is_none() => {}
-            Ok(Some(o)) if o.meta.uid != r.uid => {
-                return Err(format!("{}/{} was recreated (another UID)", r.kind, r.name));
-            }
-            Ok(Some(_)) => return Err(format!("{}/{} is being deleted", r.kind, r.name)),
-            Ok(None) => return Err(format!("{}/{} is gone", r.kind, r.name)),
-            Err(e) => {
-                return Err(format!(
-                    "re-reading {}/{} failed: {}",
-                    r.kind, r.name, e.message
-                ));
-            }
-        }
-    }
-    Ok(live)
-}
-
 async fn apply(
     args: &RelinkArgs,
     conn: &crate::source::live::Connection,
@@ -200,8 +95,7 @@ async fn apply(
 ) -> Result<u8> {
     let (mut record, path) = record_file(args)?;
     let ops = KubeOps::new(conn);
-    let (mut done, mut failed) = (0usize, 0usize);
-    for l in &p.links {
+    let counts = crate::apply::relink::apply(&ops, target, p, &mut record, &mut |l, outcome| {
         let shown = format!(
             "{}/{}{}",
             l.kind,
@@ -212,55 +106,22 @@ async fn apply(
                 format!(" -n {}", l.namespace)
             }
         );
-        let mut entry = serde_json::json!({
-            "kind": "RelinkEntry", "object": {"group": l.group, "kind": l.kind,
-                "namespace": l.namespace, "name": l.name, "uid": l.uid},
-            "add": l.add, "time": crate::snapshot::now_rfc3339(),
-        });
-        match recheck(&ops, target, l).await {
-            Err(why) => {
-                failed += 1;
-                entry["outcome"] = "skipped".into();
-                entry["reason"] = why.clone().into();
-                eprintln!("skipped {}: {}", sanitized(&shown), sanitized(&why));
-            }
-            Ok(live) => {
-                let mut link = l.clone();
-                link.resource_version = live.meta.resource_version.clone();
-                let body = json_patch(&link, !live.meta.owner_references.is_empty());
-                entry["patch"] = body.clone();
-                match ops
-                    .patch(
-                        &ObjectKey::of(target, l.target),
-                        PatchType::Json,
-                        body.to_string().as_bytes(),
-                    )
-                    .await
-                {
-                    Ok(code) => {
-                        done += 1;
-                        entry["outcome"] = "patched".into();
-                        entry["code"] = code.into();
-                        eprintln!("relinked {}", sanitized(&shown));
-                    }
-                    Err(e) => {
-                        failed += 1;
-                        entry["outcome"] = "failed".into();
-                        entry["code"] = e.code.into();
-                        entry["reason"] = e.message.clone().into();
-                        eprintln!("failed {}: {}", sanitized(&shown), sanitized(&e.message));
-                    }
-                }
+        match outcome {
+            Outcome::Patched(_) => eprintln!("relinked {}", sanitized(&shown)),
+            Outcome::Skipped(why) => eprintln!("skipped {}: {}", sanitized(&shown), sanitized(why)),
+            Outcome::Failed(_, message) => {
+                eprintln!("failed {}: {}", sanitized(&shown), sanitized(message))
             }
         }
-        serde_json::to_writer(&mut record, &entry).map_err(std::io::Error::other)?;
-        record.write_all(b"\n")?;
-    }
+    })
+    .await?;
     eprintln!(
-        "relink: {done} object(s) patched, {failed} not; record: {}",
+        "relink: {} object(s) patched, {} not; record: {}",
+        counts.patched,
+        counts.not,
         sanitized(&path.display().to_string())
     );
-    Ok(if failed == 0 {
+    Ok(if counts.not == 0 {
         exit::OK
     } else {
         exit::APPLY_STOPPED

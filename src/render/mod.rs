@@ -9,6 +9,7 @@ pub mod history;
 pub mod jsonpath;
 pub mod list;
 pub mod plan;
+pub mod relink;
 pub mod text;
 pub mod watch;
 pub mod why;

@@ -25,7 +25,7 @@ use crate::snapshot::{Snapshot, now_rfc3339};
 use crate::source::live::{self, Connection, LiveOptions};
 use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -127,19 +127,6 @@ fn default_record_path() -> PathBuf {
         .filter(|c| *c != '-' && *c != ':')
         .collect();
     PathBuf::from(format!("kubectl-gc-apply-{stamp}.json"))
-}
-
-/// Creates the record file: never an existing file (`O_EXCL`: not even one created between
-/// the check and the open, nor a symlink planted there), readable by its owner only (0600).
-fn create_record_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,10 +330,13 @@ pub async fn run(
     confirm(args, conn, &actions, a, plan, user_delete)?;
 
     let record_shown = shown(&record_path.display().to_string());
-    let file = create_record_file(&record_path).map_err(|e| Error::ApplyStopped {
-        message: format!("cannot create the record file {record_shown}: {e}; nothing was applied"),
-        hint: Some("name a new, writable file with --record".into()),
-    })?;
+    let file =
+        crate::apply::record::create_file(&record_path).map_err(|e| Error::ApplyStopped {
+            message: format!(
+                "cannot create the record file {record_shown}: {e}; nothing was applied"
+            ),
+            hint: Some("name a new, writable file with --record".into()),
+        })?;
     let header = Header {
         api_version: REPORT_API_VERSION,
         kind: "ApplyRecord",
