@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::snapshot::Snapshot;
-use crate::source::audit::{AuditEvent, Level, ObjectRef, OwnerRefSeen, Position};
+use crate::source::audit::{AuditEvent, Level, ObjectReference, OwnerRefSeen, Position};
 use crate::testkit::Cluster;
 
 const USER: &str = "alice";
@@ -21,13 +21,13 @@ fn ev(ms: i64, who: &str, verb: &str, resource: &str, ns: &str, name: &str) -> A
         verb: verb.into(),
         user: who.into(),
         user_agent: "test".into(),
-        object: Some(ObjectRef {
+        object: Some(ObjectReference {
             resource,
             namespace: ns.into(),
             name: name.into(),
             api_group: group,
             api_version: "v1".into(),
-            ..ObjectRef::default()
+            ..ObjectReference::default()
         }),
         code: 200,
         position: Position {

@@ -32,9 +32,10 @@ impl Level {
     }
 }
 
-/// `objectRef`: the object the request was about (from the URL).
+/// `objectRef`: the object the request was about (from the URL); audit.k8s.io's
+/// `ObjectReference`, not the GC's [`crate::gc::ObjectRef`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ObjectRef {
+pub struct ObjectReference {
     /// `resource` (plural, lower-case).
     pub resource: String,
     /// `subresource` (`finalize`, `status`, …; empty when none).
@@ -128,7 +129,7 @@ pub struct AuditEvent {
     /// `userAgent`.
     pub user_agent: String,
     /// `objectRef`, for resource requests.
-    pub object: Option<ObjectRef>,
+    pub object: Option<ObjectReference>,
     /// `responseStatus.code` (HTTP; GKE's gRPC codes are mapped to HTTP).
     pub code: u16,
     /// `responseStatus.reason` (`NotFound`, `Conflict`, …).

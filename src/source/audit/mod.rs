@@ -20,7 +20,7 @@ mod formats;
 #[cfg(test)]
 mod tests;
 
-pub use event::{AuditEvent, Bodies, Level, ObjectRef, OwnerRefSeen, Position};
+pub use event::{AuditEvent, Bodies, Level, ObjectReference, OwnerRefSeen, Position};
 
 /// What to read.
 #[derive(Clone, Debug, Default)]

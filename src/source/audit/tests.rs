@@ -47,12 +47,12 @@ fn expected_delete() -> AuditEvent {
         user: GC.into(),
         impersonated_user: None,
         user_agent: GC_UA.into(),
-        object: Some(ObjectRef {
+        object: Some(ObjectReference {
             resource: "configmaps".into(),
             namespace: "shop".into(),
             name: "cart-config".into(),
             api_version: "v1".into(),
-            ..ObjectRef::default()
+            ..ObjectReference::default()
         }),
         code: 200,
         reason: String::new(),

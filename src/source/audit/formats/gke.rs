@@ -12,7 +12,7 @@
 //!   `insertId`) the audit ID, `timestamp` the time, `request`/`response` the bodies. There is
 //!   no requestURI and no level (derived from which bodies are there).
 
-use super::super::event::{AuditEvent, ObjectRef};
+use super::super::event::{AuditEvent, ObjectReference};
 use super::records::{self, Built, Proto, Record, Str};
 
 /// What a GKE entry is.
@@ -143,7 +143,7 @@ fn is_version(s: &str) -> bool {
 
 /// objectRef from `methodName` (resource, subresource, and group/version when
 /// `resourceName` lacks them) and `resourceName` (group, version, namespace, name).
-fn object_ref(method: &[&str], resource_name: &str, cut: &mut bool) -> Option<ObjectRef> {
+fn object_ref(method: &[&str], resource_name: &str, cut: &mut bool) -> Option<ObjectReference> {
     // methodName: <reversed group …>.<version>.<resource>[.<subresource>].<verb>
     let vi = method.iter().position(|s| is_version(s))?;
     if method.len() < vi + 3 {
@@ -168,12 +168,12 @@ fn object_ref(method: &[&str], resource_name: &str, cut: &mut bool) -> Option<Ob
             }
         }
     };
-    let mut o = ObjectRef {
+    let mut o = ObjectReference {
         resource: records::owned(resource, cut),
         subresource: records::owned(&subresource, cut),
         api_group: method_group,
         api_version: records::owned(method[vi], cut),
-        ..ObjectRef::default()
+        ..ObjectReference::default()
     };
     // resourceName: [<group|core>/<version>/]…
     let segs: Vec<&str> = resource_name.split('/').filter(|s| !s.is_empty()).collect();

@@ -5,7 +5,7 @@ use super::{
     LList, LObj, LStr, MAX_FIELD, MAX_LIST, PatchOp, Record, RefObj, ReqBody, RespObj, Str,
     parse_time_us,
 };
-use crate::source::audit::event::{AuditEvent, Bodies, Level, ObjectRef, OwnerRefSeen};
+use crate::source::audit::event::{AuditEvent, Bodies, Level, ObjectReference, OwnerRefSeen};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -161,7 +161,7 @@ pub(in crate::source::audit::formats) fn native(
         });
     }
     let mut cut = false;
-    let object = rec.object_ref.as_ref().map(|o| ObjectRef {
+    let object = rec.object_ref.as_ref().map(|o| ObjectReference {
         resource: own_opt(o.resource.as_ref(), &mut cut),
         subresource: own_opt(o.subresource.as_ref(), &mut cut),
         namespace: own_opt(o.namespace.as_ref(), &mut cut),
