@@ -6,6 +6,26 @@
 //! service accounts, `--use-service-account-credentials=false`: each adds its name to the
 //! agent). An impersonated request acted as the impersonated user, but the authenticated user
 //! made it: its kind is the authenticated user's, and both names are kept.
+//!
+//! `user.groups` come from the same authenticator as the username, so they may refine the
+//! kind where the username alone cannot (upstream's well-known names, k8s.io/apiserver's
+//! `authentication/user`), in this order, after the GC's, the namespace controller's and the
+//! controller manager's own identities:
+//!
+//! 1. **Anonymous** (`system:anonymous`, group `system:unauthenticated`): `user`. A request
+//!    that proved no identity is no component of the cluster, whatever its `system:` name.
+//! 2. **A node** (group `system:nodes`): `controller`, whatever the username. Kubelets
+//!    authenticated as `kubelet` (client certificates with O=system:nodes) before the Node
+//!    authorizer required `system:node:<name>`.
+//! 3. **The superuser group** (`system:masters`) with a `system:` username that is none of the
+//!    control plane's own identities (`system:apiserver`, the API server's loopback client;
+//!    `system:kube-…`; nodes; service accounts): `user`. Such a name is an administrator's
+//!    credential (`system:admin` of k3s and OpenShift), not a controller.
+//!
+//! Otherwise a `system:` username is a `controller` and any other a `user`. Service accounts
+//! need no group rule: their token always carries both the `system:serviceaccount:` username
+//! and the `system:serviceaccounts` groups. Where no groups were recorded (GKE), only the
+//! username speaks: a missing group never changes the kind.
 
 use super::Actor;
 use crate::source::audit::AuditEvent;
@@ -46,7 +66,29 @@ pub(super) fn actor_kind(e: &AuditEvent) -> &'static str {
                 "controller"
             }
         }
-        u if u.starts_with("system:") => "controller",
-        _ => "user",
+        u => by_groups(u, &e.groups).unwrap_or(if u.starts_with("system:") {
+            "controller"
+        } else {
+            "user"
+        }),
     }
+}
+
+/// The kind the groups give (the module's rules 1 to 3), if any.
+fn by_groups(user: &str, groups: &[String]) -> Option<&'static str> {
+    let has = |g: &str| groups.iter().any(|x| x == g);
+    if user == "system:anonymous" || has("system:unauthenticated") {
+        return Some("user");
+    }
+    if has("system:nodes") {
+        return Some("controller");
+    }
+    let control_plane = user == "system:apiserver"
+        || ["system:kube-", "system:node:", "system:serviceaccount:"]
+            .iter()
+            .any(|p| user.starts_with(p));
+    if has("system:masters") && user.starts_with("system:") && !control_plane {
+        return Some("user");
+    }
+    None
 }

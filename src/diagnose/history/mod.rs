@@ -98,9 +98,9 @@ impl Obj {
 #[serde(rename_all = "camelCase")]
 pub struct Actor {
     /// `garbage-collector`, `namespace-controller`, `user` or `controller`: from the
-    /// authenticated user (`user.username`), whom the request's credentials prove; the user
-    /// agent, which any client may send, only tells the controllers of the controller
-    /// manager's own identity apart.
+    /// authenticated user (`user.username`, refined by `user.groups`: `actor.rs`), whom the
+    /// request's credentials prove; the user agent, which any client may send, only tells the
+    /// controllers of the controller manager's own identity apart.
     pub kind: &'static str,
     /// The identity the request acted as: `user.username`, or the impersonated user where
     /// the request impersonated one.

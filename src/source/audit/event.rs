@@ -124,6 +124,10 @@ pub struct AuditEvent {
     pub request_uri: String,
     /// `user.username`.
     pub user: String,
+    /// `user.groups`: the groups the authenticator gave that user (empty where none were
+    /// recorded: GKE's `authenticationInfo` has no groups). A list of anything but strings
+    /// gives none; at most 1024 are kept.
+    pub groups: Vec<String>,
     /// `impersonatedUser.username`, when the request impersonated someone.
     pub impersonated_user: Option<String>,
     /// `userAgent`.

@@ -45,6 +45,11 @@ fn expected_delete() -> AuditEvent {
         verb: "delete".into(),
         request_uri: "/api/v1/namespaces/shop/configmaps/cart-config".into(),
         user: GC.into(),
+        groups: vec![
+            "system:serviceaccounts".into(),
+            "system:serviceaccounts:kube-system".into(),
+            "system:authenticated".into(),
+        ],
         impersonated_user: None,
         user_agent: GC_UA.into(),
         object: Some(ObjectReference {
@@ -344,6 +349,7 @@ fn gke_norm(e: &mut AuditEvent) {
     e.level = Level::Unknown;
     e.deleted_uid = None;
     e.impersonated_user = None;
+    e.groups.clear();
     if let Some(o) = &mut e.object {
         o.uid.clear();
     }

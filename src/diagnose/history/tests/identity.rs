@@ -135,3 +135,70 @@ fn a_dry_run_in_the_delete_body_is_not_an_action() {
     assert_eq!(names, ["other"], "{:#?}", h.items);
     assert_eq!(h.summary.dry_run, 1);
 }
+
+/// An event by `who`, of `groups`.
+fn by(who: &str, groups: &[&str]) -> AuditEvent {
+    let mut e = ev(0, who, "delete", "pods", "a", "p");
+    e.groups = groups.iter().map(|g| (*g).to_owned()).collect();
+    e
+}
+
+#[test]
+fn an_anonymous_request_is_a_user_not_a_controller() {
+    // `system:anonymous` is a `system:` name, but the request proved no identity.
+    let anon = by("system:anonymous", &["system:unauthenticated"]);
+    assert_eq!(actor_of(&anon).kind, "user");
+    assert_eq!(actor_of(&by("system:anonymous", &[])).kind, "user");
+    // The group alone says so too, whatever name a front proxy gave the request.
+    let proxied = by("system:proxy-guest", &["system:unauthenticated"]);
+    assert_eq!(actor_of(&proxied).kind, "user");
+}
+
+#[test]
+fn a_node_is_a_controller_whatever_its_username() {
+    // Kubelets of clusters before the Node authorizer: CN=kubelet, O=system:nodes.
+    let kubelet = by("kubelet", &["system:nodes", "system:authenticated"]);
+    assert_eq!(actor_of(&kubelet).kind, "controller");
+    // Without the group, the same name is a user's.
+    assert_eq!(
+        actor_of(&by("kubelet", &["system:authenticated"])).kind,
+        "user"
+    );
+}
+
+#[test]
+fn a_system_admin_credential_is_a_user() {
+    // k3s's and OpenShift's admin kubeconfig: CN=system:admin, O=system:masters.
+    let admin = by("system:admin", &["system:masters", "system:authenticated"]);
+    assert_eq!(actor_of(&admin).kind, "user");
+    // Without the superuser group the `system:` name stays a controller's.
+    assert_eq!(actor_of(&by("system:admin", &[])).kind, "controller");
+    // The control plane's own identities in system:masters stay controllers.
+    for component in [
+        "system:apiserver",
+        "system:kube-scheduler",
+        "system:node:node-1",
+        "system:serviceaccount:kube-system:bootstrap",
+    ] {
+        let e = by(component, &["system:masters"]);
+        assert_eq!(actor_of(&e).kind, "controller", "{component}");
+    }
+}
+
+#[test]
+fn groups_never_override_the_controllers_own_identities() {
+    // The GC's and the namespace controller's identities, and the controller manager's
+    // refined by its agent, are decided by the username first.
+    let gc = by(GC_USER, &["system:masters", "system:unauthenticated"]);
+    assert_eq!(actor_of(&gc).kind, "garbage-collector");
+    let mut kcm = by(
+        "system:kube-controller-manager",
+        &["system:unauthenticated", "system:masters"],
+    );
+    kcm.user_agent = GC_AGENT.into();
+    assert_eq!(actor_of(&kcm).kind, "garbage-collector");
+    // An impersonated request's kind is the authenticated user's, groups included.
+    let mut e = by("system:admin", &["system:masters"]);
+    e.impersonated_user = Some("system:node:node-1".into());
+    assert_eq!(actor_of(&e).kind, "user");
+}

@@ -105,6 +105,9 @@ fn build(rec: &Record, p: &Proto) -> Built {
             .as_ref()
             .and_then(|a| a.principal_email.as_ref())
             .map_or_else(String::new, |u| records::owned(u.as_str(), &mut cut)),
+        // `authenticationInfo` carries no groups (`google.cloud.audit.AuthenticationInfo`):
+        // unknown, so attribution falls back on the username alone.
+        groups: Vec::new(),
         impersonated_user: None,
         user_agent: p
             .request_metadata

@@ -235,9 +235,15 @@ impl RespObj<'_> {
 #[derive(Default)]
 pub(super) struct User<'a> {
     username: Option<Str<'a>>,
+    /// `groups`, read only for an event that is built: most records are dropped, and
+    /// keeping the raw text costs no copy.
+    groups: Option<&'a RawValue>,
 }
 
-object!(User, "user info", { username = b"username" });
+object!(User, "user info", {
+    username = b"username",
+    groups = b"groups",
+});
 
 /// `objectRef`.
 #[derive(Default)]

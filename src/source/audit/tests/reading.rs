@@ -283,3 +283,32 @@ proptest::proptest! {
         accounted(text.as_bytes())?;
     }
 }
+
+#[test]
+fn the_users_groups_are_read_and_a_bad_list_loses_nothing() {
+    let (events, stats) = read_bytes("audit.log", format!("{EVENT_2017}\n").as_bytes());
+    assert_eq!(causes(&stats), vec![]);
+    assert_eq!(events[0].groups, ["system:masters", "system:authenticated"]);
+    // Only `user`'s groups: the impersonated user's are not the authenticated user's.
+    let imp = EVENT_2017.replace(
+        "\"sourceIPs\"",
+        "\"impersonatedUser\":{\"username\":\"bob\",\"groups\":[\"system:nodes\"]},\"sourceIPs\"",
+    );
+    let (events, _) = read_bytes("audit.log", format!("{imp}\n").as_bytes());
+    assert_eq!(events[0].impersonated_user.as_deref(), Some("bob"));
+    assert_eq!(events[0].groups, ["system:masters", "system:authenticated"]);
+    // Escapes are decoded; what is not a string is ignored, and a value that is not a list
+    // leaves the groups unknown (empty), the event still read.
+    for (groups, want) in [
+        (r#"["a\u003ab",7,null,"c"]"#, vec!["a:b", "c"]),
+        (r#""system:masters""#, vec![]),
+        (r#"{"system:masters":true}"#, vec![]),
+        ("null", vec![]),
+    ] {
+        let text = EVENT_2017.replace(r#"["system:masters","system:authenticated"]"#, groups);
+        let (events, stats) = read_bytes("audit.log", format!("{text}\n").as_bytes());
+        assert_eq!(causes(&stats), vec![], "{groups}");
+        assert_eq!(events.len(), 1, "{groups}");
+        assert_eq!(events[0].groups, want, "{groups}");
+    }
+}

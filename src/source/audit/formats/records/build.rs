@@ -44,6 +44,19 @@ fn own_opt(s: Option<&Str>, cut: &mut bool) -> String {
     s.map_or_else(String::new, |s| own(s.as_str(), cut))
 }
 
+/// `user.groups`, copied: the strings of a list (anything else in it, or a value that is
+/// not a list, is ignored: the groups are then unknown, never an error that loses the event).
+fn groups(raw: Option<&RawValue>, cut: &mut bool) -> Vec<String> {
+    match raw.map(|r| serde_json::from_str::<LList<LStr>>(r.get())) {
+        Some(Ok(LList::Items(items))) => items
+            .iter()
+            .filter_map(LStr::get)
+            .map(|g| own(g, cut))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// What building an event from a record gave.
 pub(in crate::source::audit::formats) enum Built {
     /// A stage other than ResponseComplete and Panic: not an event here.
@@ -188,6 +201,7 @@ pub(in crate::source::audit::formats) fn native(
             rec.user.as_ref().and_then(|u| u.username.as_ref()),
             &mut cut,
         ),
+        groups: groups(rec.user.as_ref().and_then(|u| u.groups), &mut cut),
         impersonated_user: rec
             .impersonated_user
             .as_ref()
