@@ -1,6 +1,7 @@
 //! `kubectl gc history` end to end on audit logs nobody here wrote (tests/data/realdata/audit,
 //! each folder with its SOURCE.md and licence): Falco's 2018 minikube events, audit2rbac's 2017
-//! log (one `timestamp` per event), and KHI's GKE entries and Event as YAML. The counts were
+//! log (one `timestamp` per event), KHI's GKE entries and Event as YAML, and Sysdig's AKS
+//! diagnostic records (an Event Hubs batch, a record and an Event behind BOMs). The counts were
 //! made without kubectl-gc, with python's json and yaml modules: records, events of the final
 //! stages (`ResponseComplete`, `Panic`) and their levels, requests told apart by auditID, time,
 //! verb, URI and objectRef.
@@ -97,5 +98,41 @@ fn khi_gke_entries_and_event_as_yaml() {
         }),
         "{err}"
     );
+    assert_eq!(doc["items"], json!([]));
+}
+
+#[test]
+fn aks_diagnostic_records_and_event_hubs_batch() {
+    let dir = audit_dir("aks");
+    // The Event Hubs batch: 22 `kube-audit` records, each with its Event as a string in
+    // `properties.log`: 20 ResponseComplete (11 Metadata, 9 Request), 2 ResponseStarted (not
+    // events), 22 auditIDs.
+    let (doc, err) = history(&[dir.join("event.json")]);
+    assert_eq!(
+        doc["read"],
+        json!({
+            "events": 20,
+            "skipped": 0,
+            "skippedBy": {},
+            "levels": {"Metadata": 11, "Request": 9},
+        }),
+        "{err}"
+    );
+    // With the lone diagnostic record (the GC's discovery read, Metadata) and the lone Event (a
+    // RequestResponse update), each pretty-printed behind a UTF-8 byte-order mark, each its own
+    // request.
+    let (doc, err) = history(&[dir.join("*.json")]);
+    assert_eq!(
+        doc["read"],
+        json!({
+            "events": 22,
+            "skipped": 0,
+            "skippedBy": {},
+            "levels": {"Metadata": 12, "Request": 9, "RequestResponse": 1},
+        }),
+        "{err}"
+    );
+    // Reads, watches, a create answered 409 and an update that keeps the ControllerRevision's
+    // one ownerReference (request and response bodies name the same DaemonSet): no action.
     assert_eq!(doc["items"], json!([]));
 }

@@ -16,7 +16,8 @@
 //!    that proved no identity is no component of the cluster, whatever its `system:` name.
 //! 2. **A node** (group `system:nodes`): `controller`, whatever the username. Kubelets
 //!    authenticated as `kubelet` (client certificates with O=system:nodes) before the Node
-//!    authorizer required `system:node:<name>`.
+//!    authorizer required `system:node:<name>`; AKS's as `nodeclient` (the AKS sample of
+//!    tests/data/realdata/audit/aks).
 //! 3. **The superuser group** (`system:masters`) with a `system:` username that is none of the
 //!    control plane's own identities (`system:apiserver`, the API server's loopback client;
 //!    `system:kube-…`; nodes; service accounts): `user`. Such a name is an administrator's

@@ -159,6 +159,9 @@ fn a_node_is_a_controller_whatever_its_username() {
     // Kubelets of clusters before the Node authorizer: CN=kubelet, O=system:nodes.
     let kubelet = by("kubelet", &["system:nodes", "system:authenticated"]);
     assert_eq!(actor_of(&kubelet).kind, "controller");
+    // AKS's kubelets, as its diagnostic records show them.
+    let aks = by("nodeclient", &["system:nodes", "system:authenticated"]);
+    assert_eq!(actor_of(&aks).kind, "controller");
     // Without the group, the same name is a user's.
     assert_eq!(
         actor_of(&by("kubelet", &["system:authenticated"])).kind,
