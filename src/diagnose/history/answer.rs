@@ -69,9 +69,9 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
     let any = rec.seen > 0;
     if any && !rec.gc_seen {
         summary.notes.push(
-            "no request of the garbage collector is in the log: either it did nothing in this \
-             window, or the audit policy drops it (a rule on system:serviceaccounts:kube-system \
-             or system:kube-controller-manager)"
+            "no write of the garbage collector is in the log (nor a read of an absent owner): \
+             either it did nothing in this window, or the audit policy drops it (a rule on \
+             system:serviceaccounts:kube-system or system:kube-controller-manager)"
                 .to_owned(),
         );
     }

@@ -514,7 +514,7 @@ fn actors_by_user_and_user_agent_and_impersonation() {
     assert!(h.items.is_empty());
     let h = history(&[ev(2, USER, "delete", "pods", "a", "p")], None);
     assert!(!h.summary.gc_seen);
-    assert!(h.summary.notes[0].contains("no request of the garbage collector"));
+    assert!(h.summary.notes[0].contains("no write of the garbage collector"));
 }
 
 #[test]
