@@ -299,9 +299,12 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
                     Code::OwnerReferenceInManifest,
                     Severity::Warning,
                     id,
-                    "its ownerReferences name UIDs of the cluster the manifest came from: in any \
-                     other cluster they point at nothing, and the GC deletes the object once no \
-                     owner is solid"
+                    // Only what is true of every such reference: whether the GC then deletes
+                    // the object, keeps it (an owner kind it cannot resolve) or finds the owner
+                    // solid (an update that keeps the target's UID) is the row of the reference.
+                    "its ownerReferences hold UIDs from the cluster the manifest came from: an \
+                     owner created anew gets a new UID, and a reference to the old one then \
+                     points at nothing"
                         .into(),
                     format!(
                         "the manifest carries {} ownerReference(s): remove them and let the owner's \
@@ -354,7 +357,11 @@ pub fn block_owner_deletion_findings(audit: &[Finding], snap: &Snapshot) -> Vec<
                 Code::BlockOwnerDeletionToNothing,
                 Severity::Warning,
                 id,
-                f.consequence.clone(),
+                // Its own meaning, not the dangling row's: that row, beside it, says what the
+                // GC does to the object.
+                "blockOwnerDeletion=true on this reference holds nothing: no owner with its UID \
+                 will exist, so no foreground deletion ever waits for this object"
+                    .into(),
                 format!(
                     "blockOwnerDeletion=true on its reference to {}/{} (uid {}), which will not \
                      exist once the input is created: it holds no foreground deletion",

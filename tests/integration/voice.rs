@@ -145,3 +145,63 @@ fn the_assume_complete_hint_reaches_every_human_format() {
     ]);
     assert!(!out.contains("--assume-complete"), "{out}");
 }
+
+/// The findings of `check apply -o json`, as (code, object name, consequence).
+fn check_apply_rows(args: &[&str]) -> Vec<(String, String, String)> {
+    let mut all = vec!["check", "apply", "-o", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = kubectl_gc(&all);
+    assert!(code == 0 || code == 5, "rc {code}: {err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_owned();
+            (
+                s(&f["code"]),
+                s(&f["object"]["name"]),
+                s(&f["consequence"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn block_owner_deletion_to_nothing_says_what_it_means_not_the_dangling_rows_consequence() {
+    let rows = check_apply_rows(&["-f", &example("relink-backup.yaml"), "--target", "empty"]);
+    let of = |code: &str| {
+        rows.iter()
+            .find(|(c, n, _)| c == code && n == "web-7d9f8c6b5")
+            .unwrap_or_else(|| panic!("no {code} for the ReplicaSet: {rows:?}"))
+            .2
+            .clone()
+    };
+    let (gc002, gc025) = (of("GC002"), of("GC025"));
+    assert_ne!(gc025, gc002, "GC025 copies GC002's consequence");
+    assert!(
+        gc025.contains("blockOwnerDeletion") && gc025.contains("foreground deletion"),
+        "{gc025}"
+    );
+}
+
+#[test]
+fn a_reference_in_a_manifest_does_not_promise_a_deletion_the_gc_never_does() {
+    // An owner of a kind no cluster serves: the GC cannot resolve it and never collects the
+    // ConfigMap (GC006). GC024, beside it, must not say the GC deletes it.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api-config\n  namespace: payments\n  \
+         uid: 22222222-0000-4000-8000-000000000001\n  ownerReferences:\n  - apiVersion: example.com/v1\n    \
+         kind: PaymentGateway\n    name: gw\n    uid: 22222222-0000-4000-8000-000000000009\n",
+    )
+    .unwrap();
+    let rows = check_apply_rows(&["-f", file.to_str().unwrap(), "--target", "empty"]);
+    let codes: Vec<&str> = rows.iter().map(|(c, _, _)| c.as_str()).collect();
+    assert!(codes.contains(&"GC006") && codes.contains(&"GC024"), "{rows:?}");
+    let gc024 = &rows.iter().find(|(c, _, _)| c == "GC024").unwrap().2;
+    assert!(!gc024.contains("delete"), "{gc024}");
+}
