@@ -205,3 +205,25 @@ fn a_reference_in_a_manifest_does_not_promise_a_deletion_the_gc_never_does() {
     let gc024 = &rows.iter().find(|(c, _, _)| c == "GC024").unwrap().2;
     assert!(!gc024.contains("delete"), "{gc024}");
 }
+
+#[test]
+fn an_order_dependent_end_state_names_the_owners_it_keeps_not_their_uids() {
+    let (code, out, err) = kubectl_gc(&[
+        "audit",
+        "--snapshot",
+        &example("redis-operator-incident.json"),
+        "--gc-version",
+        "1.13",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.contains("GC021"))
+        .unwrap_or_else(|| panic!("no GC021: {out}"));
+    assert!(
+        row.contains("kept with its ownerReference to StatefulSet/rfr-redis-cache, or deleted"),
+        "{row}"
+    );
+    // The StatefulSet's UID, as the Pod's reference holds it.
+    assert!(!row.contains("7c1f0e2a-"), "{row}");
+}
