@@ -27,7 +27,8 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     }
     let sink = Sink::open(args.file.output_file.as_deref())?;
     let (input, origins) = super::input::read_manifests(g)?;
-    let target = match args.target.as_deref() {
+    let flags = args.apply();
+    let target = match flags.target.as_deref() {
         Some("empty") => None,
         other => {
             // The target: a snapshot file, or the live cluster (every namespace: owners may
@@ -38,7 +39,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             Some(super::load_input(&tg, false).await?)
         }
     };
-    let restorer = match args.restorer {
+    let restorer = match flags.restorer {
         ApplyRestorer::Apply => Restorer::Apply,
         ApplyRestorer::Velero => Restorer::Velero,
     };

@@ -475,10 +475,14 @@ fn outcome_text(
     let owners: Vec<String> = refs
         .iter()
         .map(|u| {
-            store.owner_refs(id).iter().find(|r| r.uid == *u).map_or_else(
-                || format!("the owner with uid {}", store.str(*u)),
-                |r| format!("{}/{}", store.str(r.kind), store.str(r.name)),
-            )
+            store
+                .owner_refs(id)
+                .iter()
+                .find(|r| r.uid == *u)
+                .map_or_else(
+                    || format!("the owner with uid {}", store.str(*u)),
+                    |r| format!("{}/{}", store.str(r.kind), store.str(r.name)),
+                )
         })
         .collect();
     match owners.as_slice() {

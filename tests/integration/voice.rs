@@ -159,11 +159,7 @@ fn check_apply_rows(args: &[&str]) -> Vec<(String, String, String)> {
         .iter()
         .map(|f| {
             let s = |v: &serde_json::Value| v.as_str().unwrap_or("").to_owned();
-            (
-                s(&f["code"]),
-                s(&f["object"]["name"]),
-                s(&f["consequence"]),
-            )
+            (s(&f["code"]), s(&f["object"]["name"]), s(&f["consequence"]))
         })
         .collect()
 }
@@ -201,7 +197,10 @@ fn a_reference_in_a_manifest_does_not_promise_a_deletion_the_gc_never_does() {
     .unwrap();
     let rows = check_apply_rows(&["-f", file.to_str().unwrap(), "--target", "empty"]);
     let codes: Vec<&str> = rows.iter().map(|(c, _, _)| c.as_str()).collect();
-    assert!(codes.contains(&"GC006") && codes.contains(&"GC024"), "{rows:?}");
+    assert!(
+        codes.contains(&"GC006") && codes.contains(&"GC024"),
+        "{rows:?}"
+    );
     let gc024 = &rows.iter().find(|(c, _, _)| c == "GC024").unwrap().2;
     assert!(!gc024.contains("delete"), "{gc024}");
 }
