@@ -226,3 +226,31 @@ fn an_order_dependent_end_state_names_the_owners_it_keeps_not_their_uids() {
     // The StatefulSet's UID, as the Pod's reference holds it.
     assert!(!row.contains("7c1f0e2a-"), "{row}");
 }
+
+#[test]
+fn yaml_given_as_a_snapshot_is_named_as_such_without_parser_positions() {
+    for args in [
+        &[
+            "relink",
+            "-f",
+            &example("relink-backup.yaml"),
+            "--target",
+            &example("shop-kubectl-get.yaml"),
+        ][..],
+        &["audit", "--snapshot", &example("shop-kubectl-get.yaml")],
+    ] {
+        let (code, _, err) = kubectl_gc(args);
+        assert_eq!(code, 3, "{args:?}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(
+            lines[0].contains("not a snapshot") && lines[0].contains("YAML"),
+            "{err}"
+        );
+        assert!(!err.contains("column"), "{err}");
+        assert!(
+            lines[1].starts_with("hint: ") && lines[1].contains("-f FILE"),
+            "{err}"
+        );
+    }
+}
