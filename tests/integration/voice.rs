@@ -254,3 +254,19 @@ fn yaml_given_as_a_snapshot_is_named_as_such_without_parser_positions() {
         );
     }
 }
+
+#[test]
+fn an_unknown_owner_in_file_input_is_said_of_the_files_not_a_snapshot() {
+    let (code, out, err) = kubectl_gc(&["audit", "-f", &example("shop-kubectl-get.yaml")]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains("GC007")).collect();
+    assert!(!rows.is_empty(), "{out}");
+    for row in rows {
+        assert!(
+            row.ends_with(
+                "unknown: the input files cannot tell whether the GC keeps or collects this object"
+            ),
+            "{row}"
+        );
+    }
+}
