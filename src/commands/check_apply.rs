@@ -58,10 +58,10 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let applied = progress::step("creating the input in the target", || {
         apply(to, &input, restorer)
     });
-    for (kind, why) in &applied.not_restored {
+    for (object, why) in &applied.not_restored {
         eprintln!(
-            "note: a {} is not restored: {}",
-            crate::render::text::sanitize(kind),
+            "note: {} is not restored: {}",
+            crate::render::text::sanitize(object),
             crate::render::text::sanitize(why)
         );
     }

@@ -39,7 +39,7 @@ pub struct Applied {
     pub snapshot: Snapshot,
     /// Per object of `snapshot`: the input object it was created or updated from.
     pub input_of: Vec<Option<ObjId>>,
-    /// Input objects Velero does not restore (kind, why).
+    /// Input objects Velero does not restore (the object as human output spells it, why).
     pub not_restored: Vec<(String, String)>,
     /// Input objects whose references were stripped (Velero), each with the owners they named.
     pub stripped: Vec<(ObjId, Vec<String>)>,
@@ -167,7 +167,10 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
         if restorer == Restorer::Velero
             && let Some(why) = velero_skips(key.1, key.0)
         {
-            not_restored.push((key.1.to_owned(), why.to_owned()));
+            not_restored.push((
+                crate::model::spell_object(key.1, key.3, key.2),
+                why.to_owned(),
+            ));
             continue;
         }
         match wanted.get(&key) {
@@ -234,8 +237,9 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
                 }
                 Some(iid) => {
                     updated.insert(iid);
+                    let (_, kind, namespace, name) = coordinates(t, id);
                     not_restored.push((
-                        r.kind.clone(),
+                        crate::model::spell_object(kind, name, namespace),
                         "it already exists in the target, and Velero leaves existing objects as they are".to_owned(),
                     ));
                     b.add_object(rid, &t.store.meta_of(id))

@@ -270,3 +270,31 @@ fn an_unknown_owner_in_file_input_is_said_of_the_files_not_a_snapshot() {
         );
     }
 }
+
+#[test]
+fn velero_notes_name_the_objects_they_are_about() {
+    let (code, _, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &example("relink-backup.yaml"),
+        "--target",
+        &example("relink-restored.ndjson"),
+        "--restorer",
+        "velero",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    notes.sort_unstable();
+    let why = "is not restored: it already exists in the target, and Velero leaves existing objects as they are";
+    assert_eq!(
+        notes,
+        [
+            format!("note: ConfigMap/web-settings -n shop {why}"),
+            format!("note: Deployment/web -n shop {why}"),
+            format!("note: ReplicaSet/web-7d9f8c6b5 -n shop {why}"),
+            format!("note: Secret/web-tls -n shop {why}"),
+        ],
+        "{err}"
+    );
+}
