@@ -676,7 +676,11 @@ fn example_snapshots_record_no_absolute_input_path() {
             continue;
         }
         checked += 1;
-        for input in header["provenance"]["inputs"].as_array().into_iter().flatten() {
+        for input in header["provenance"]["inputs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             let input = input.as_str().unwrap_or("");
             assert!(
                 !input.starts_with('/') && !input.contains(":\\"),

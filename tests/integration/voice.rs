@@ -298,3 +298,23 @@ fn velero_notes_name_the_objects_they_are_about() {
         "{err}"
     );
 }
+
+#[test]
+fn markdown_reads_as_written_in_a_ci_log() {
+    let (code, out, err) = kubectl_gc(&[
+        "check",
+        "apply",
+        "-f",
+        &example("export.yaml"),
+        "--target",
+        "empty",
+        "-o",
+        "markdown",
+    ]);
+    assert_eq!(code, 5, "{err}");
+    assert!(out.contains("owner v1 ConfigMap/parent (uid "), "{out}");
+    assert!(out.contains("came from: an owner"), "{out}");
+    for escaped in ["\\/", "\\:", "\\."] {
+        assert!(!out.contains(escaped), "{escaped} in:\n{out}");
+    }
+}
