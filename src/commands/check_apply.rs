@@ -103,7 +103,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
     let code = findings::emit_single(
         sink,
-        "check",
+        "check apply",
         args.output,
         g.color,
         &args.list,

@@ -318,3 +318,28 @@ fn markdown_reads_as_written_in_a_ci_log() {
         assert!(!out.contains(escaped), "{escaped} in:\n{out}");
     }
 }
+
+#[test]
+fn check_apply_reports_are_titled_check_apply_with_their_own_sarif_category() {
+    let run = |format: &str| {
+        let (code, out, err) = kubectl_gc(&[
+            "check",
+            "apply",
+            "-f",
+            &example("export.yaml"),
+            "--target",
+            "empty",
+            "-o",
+            format,
+        ]);
+        assert_eq!(code, 5, "{err}");
+        out
+    };
+    assert!(run("html").contains("<title>kubectl-gc check apply report</title>"));
+    assert!(run("markdown").starts_with("### ❌ kubectl-gc check apply: 7 findings"));
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["automationDetails"]["id"],
+        "kubectl-gc-check-apply/files/"
+    );
+}
