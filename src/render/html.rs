@@ -110,7 +110,7 @@ pub fn components(gc: &GarbageCollector<'_>, findings: &[&Finding]) -> Vec<Compo
     out
 }
 
-const CSS: &str = "
+pub(super) const CSS: &str = "
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; }
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 24px; line-height: 1.45; }
 h1 { font-size: 1.5em; margin: 0 0 4px 0; }
