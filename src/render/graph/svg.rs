@@ -14,7 +14,13 @@ use std::fmt::Write as _;
 /// Longest label line drawn (characters).
 pub const MAX_LABEL: usize = 44;
 
-const CHAR_W: f64 = 7.0;
+/// The advance of one character of the labels' font: monospace fonts advance 0.6 em (Menlo,
+/// DejaVu and Liberation Mono; Consolas less), 7.2 px at the stylesheet's 12 px, and bold
+/// names round up. Estimated for narrower glyphs, long labels ran into the box's border.
+const CHAR_W: f64 = 7.4;
+/// Space left of the text (its `x` inset) and right of its estimated end.
+const PAD_LEFT: f64 = 8.0;
+const PAD_RIGHT: f64 = 10.0;
 const LINE_H: f64 = 15.0;
 const GAP_X: f64 = 22.0;
 const GAP_Y: f64 = 54.0;
@@ -133,7 +139,7 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
         .iter()
         .map(|ls| {
             let chars = ls.iter().map(|l| l.chars().count()).max().unwrap_or(1);
-            (chars as f64 * CHAR_W + 16.0).max(96.0)
+            (chars as f64 * CHAR_W + PAD_LEFT + PAD_RIGHT).max(96.0)
         })
         .collect();
     let box_h = |v: usize| labels[v].len() as f64 * LINE_H + 10.0;
@@ -370,7 +376,7 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
             let _ = write!(
                 s,
                 "<text x=\"{:.1}\" y=\"{:.1}\"{}>{}</text>",
-                x[v] + 8.0,
+                x[v] + PAD_LEFT,
                 y[v] + 5.0 + LINE_H * (i as f64 + 0.8),
                 if i == 0 {
                     " class=\"name\""
