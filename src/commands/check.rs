@@ -171,7 +171,8 @@ fn analyse(
     let mut report =
         view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
     report.summary.unknown_verdicts = unknown;
-    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
+    // No plan marked: restart and health judge other moments than the running GC's steady state.
+    findings::finish(&gc, report, in_scope, None, args.fail_on, gate_args, want)
 }
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
 fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {

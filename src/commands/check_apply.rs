@@ -69,8 +69,12 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let gc = progress::step("building the GC's graph", || {
         crate::run::garbage_collector(snap, version)
     });
-    let mut all: Vec<Finding> = progress::step("judging the created objects", || {
-        crate::diagnose::audit(&gc).findings
+    let crate::diagnose::Audit {
+        findings: mut all,
+        plan,
+        ..
+    } = progress::step("judging the created objects", || {
+        crate::diagnose::audit(&gc)
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
     name_absent_owners(&mut all, &applied);
@@ -100,7 +104,15 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         }
     }
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
-    let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
+    let a = findings::finish(
+        &gc,
+        report,
+        in_scope,
+        Some(&plan),
+        args.fail_on,
+        &args.gate,
+        &want,
+    )?;
     let code = findings::emit_single(
         sink,
         "check apply",
@@ -117,6 +129,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     super::exiting(gc);
     super::exiting(all);
     super::exiting(applied);
+    super::exiting(plan);
     super::exiting(input);
     super::exiting(origins);
     super::exiting(target);

@@ -25,6 +25,8 @@ const LINE_H: f64 = 15.0;
 const GAP_X: f64 = 22.0;
 const GAP_Y: f64 = 54.0;
 const MARGIN: f64 = 12.0;
+/// The label line of an object the GC deletes.
+const DELETED: &str = "✕ the GC deletes it";
 
 fn cut(s: &str) -> String {
     if s.chars().count() <= MAX_LABEL {
@@ -88,7 +90,7 @@ pub fn layers(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
 
 /// Renders `doc` as an `<svg>` element. `id` prefixes the element ids (arrow markers), so
 /// several pictures can share one HTML page; `focus` are the UIDs to highlight.
-pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
+pub fn render(doc: &GraphDocument, id: &str, focus: &[&str], deleted: &[&str]) -> String {
     let n = doc.nodes.len();
     let index: HashMap<&str, usize> = doc
         .nodes
@@ -130,6 +132,9 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
             );
             if !state.is_empty() {
                 lines.push(cut(&state));
+            }
+            if deleted.contains(&v.uid.as_str()) {
+                lines.push(DELETED.to_owned());
             }
             lines.retain(|l| !l.is_empty());
             lines
@@ -357,6 +362,9 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
         if root_blocker[v] {
             tip.push_str("\nblocks a foreground deletion");
         }
+        if deleted.contains(&node.uid.as_str()) {
+            tip.push_str("\nthe GC deletes it");
+        }
         let dash = stroke.dasharray();
         let _ = write!(
             s,
@@ -380,6 +388,8 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
                 y[v] + 5.0 + LINE_H * (i as f64 + 0.8),
                 if i == 0 {
                     " class=\"name\""
+                } else if line == DELETED {
+                    " class=\"sub deleted\""
                 } else {
                     " class=\"sub\""
                 },
