@@ -196,10 +196,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
-            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
-            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Adds the upgrade check to restart and health: the target Kubernetes version (e.g. 1.25)')
+            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable; with --to)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--sort-by', '--sort-by', [CompletionResultType]::ParameterName, 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)')
@@ -261,10 +259,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check;restart' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
-            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
-            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit with code 5 when a finding has at least this severity')
@@ -317,9 +311,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check;upgrade' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
-            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version (e.g. 1.25)')
             [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
@@ -373,10 +365,6 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check;health' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
-            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
-            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit with code 5 when a finding has at least this severity')
@@ -429,10 +417,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;check;apply' {
-            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target Kubernetes version for the upgrade check (e.g. 1.25)')
-            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
-            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'check apply: how the objects are created (apply: references kept; velero: stripped)')
-            [CompletionResult]::new('--crd', '--crd', [CompletionResultType]::ParameterName, 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster')
+            [CompletionResult]::new('--restorer', '--restorer', [CompletionResultType]::ParameterName, 'How the objects are created (apply: references kept; velero: stripped)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit with code 5 when a finding has at least this severity')

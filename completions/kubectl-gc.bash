@@ -890,7 +890,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check)
-            opts="-o -L -f -R -n -A -l -s -v -h --to --target --restorer --crd --output --no-headers --sort-by --label-columns --show-labels --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help restart upgrade health apply help"
+            opts="-o -L -f -R -n -A -l -s -v -h --to --crd --output --no-headers --sort-by --label-columns --show-labels --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help restart upgrade health apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -898,25 +898,6 @@ _kubectl_gc() {
             case "${prev}" in
                 --to)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --target)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
-                --restorer)
-                    COMPREPLY=($(compgen -W "apply velero" -- "${cur}"))
                     return 0
                     ;;
                 --crd)
@@ -1180,16 +1161,12 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__apply)
-            opts="-o -f -R -n -A -l -s -v -h --to --target --restorer --crd --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-o -f -R -n -A -l -s -v -h --target --restorer --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --to)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --target)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then
@@ -1207,21 +1184,6 @@ _kubectl_gc() {
                     ;;
                 --restorer)
                     COMPREPLY=($(compgen -W "apply velero" -- "${cur}"))
-                    return 0
-                    ;;
-                --crd)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
                     return 0
                     ;;
                 --output)
@@ -1458,50 +1420,12 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__health)
-            opts="-o -f -R -n -A -l -s -v -h --to --target --restorer --crd --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-o -f -R -n -A -l -s -v -h --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --to)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --target)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
-                --restorer)
-                    COMPREPLY=($(compgen -W "apply velero" -- "${cur}"))
-                    return 0
-                    ;;
-                --crd)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name sarif junit markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
@@ -1820,50 +1744,12 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__restart)
-            opts="-o -f -R -n -A -l -s -v -h --to --target --restorer --crd --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-o -f -R -n -A -l -s -v -h --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --to)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --target)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
-                --restorer)
-                    COMPREPLY=($(compgen -W "apply velero" -- "${cur}"))
-                    return 0
-                    ;;
-                --crd)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name sarif junit markdown html jsonpath= custom-columns=" -- "${cur}"))
                     return 0
@@ -2098,7 +1984,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__check__subcmd__upgrade)
-            opts="-o -f -R -n -A -l -s -v -h --to --target --restorer --crd --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-o -f -R -n -A -l -s -v -h --to --crd --output --no-headers --fail-on --strict-coverage --baseline --write-baseline --output-file --all-contexts --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2106,25 +1992,6 @@ _kubectl_gc() {
             case "${prev}" in
                 --to)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --target)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
-                --restorer)
-                    COMPREPLY=($(compgen -W "apply velero" -- "${cur}"))
                     return 0
                     ;;
                 --crd)

@@ -190,10 +190,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kubectl-gc;check'= {
-            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
-            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
-            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
-            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
+            cand --to 'Adds the upgrade check to restart and health: the target Kubernetes version (e.g. 1.25)'
+            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable; with --to)'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --sort-by 'Sort the rows (and the JSON/YAML items) by this JSONPath, evaluated on each item as JSON shows it (e.g. `.object.name`, `{.severity}`)'
@@ -254,10 +252,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kubectl-gc;check;restart'= {
-            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
-            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
-            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
-            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --fail-on 'Exit with code 5 when a finding has at least this severity'
@@ -309,9 +303,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kubectl-gc;check;upgrade'= {
-            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
-            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
-            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
+            cand --to 'Target Kubernetes version (e.g. 1.25)'
             cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
@@ -364,10 +356,6 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kubectl-gc;check;health'= {
-            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
-            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
-            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
-            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --fail-on 'Exit with code 5 when a finding has at least this severity'
@@ -419,10 +407,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kubectl-gc;check;apply'= {
-            cand --to 'Target Kubernetes version for the upgrade check (e.g. 1.25)'
-            cand --target 'check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
-            cand --restorer 'check apply: how the objects are created (apply: references kept; velero: stripped)'
-            cand --crd 'CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade (repeatable): versions they stop serving break ownerReferences'
+            cand --target 'The target — `empty` (a new cluster) or a snapshot FILE of it; default: the live cluster'
+            cand --restorer 'How the objects are created (apply: references kept; velero: stripped)'
             cand -o 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --output 'Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:JSONPATH,…'
             cand --fail-on 'Exit with code 5 when a finding has at least this severity'

@@ -95,8 +95,22 @@ pub struct GateArgs {
 }
 
 /// What `check` examines.
-#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckWhat {
+    /// `check restart`.
+    Restart,
+    /// `check upgrade`.
+    Upgrade,
+    /// `check health`.
+    Health,
+    /// `check apply`.
+    Apply,
+}
+
+/// `check`'s subcommands, each with only its own flags (upgrade's `--to` is not in `check
+/// apply --help`).
+#[derive(Subcommand, Debug, Clone)]
+pub enum CheckCmd {
     /// What a restarted GC deletes or strips right after it starts.
     #[command(
         long_about = "What a restarted GC deletes or strips right after it starts.\n\n\
@@ -132,7 +146,7 @@ serves (GC018: never collected). Downgrades work the same way.",
             options_footer!()
         )
     )]
-    Upgrade,
+    Upgrade(UpgradeFlags),
     /// Resources the GC cannot list or watch, and deletions that do not progress.
     #[command(
         long_about = "Resources the GC cannot list or watch, and deletions that do not progress.\n\n\
@@ -176,7 +190,43 @@ reports what ends up orphaned.",
             options_footer!()
         )
     )]
-    Apply,
+    Apply(ApplyFlags),
+}
+
+impl CheckCmd {
+    /// Which check.
+    pub fn what(&self) -> CheckWhat {
+        match self {
+            CheckCmd::Restart => CheckWhat::Restart,
+            CheckCmd::Upgrade(_) => CheckWhat::Upgrade,
+            CheckCmd::Health => CheckWhat::Health,
+            CheckCmd::Apply(_) => CheckWhat::Apply,
+        }
+    }
+}
+
+/// `check upgrade` flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct UpgradeFlags {
+    /// Target Kubernetes version (e.g. 1.25).
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    pub to: Option<KubeVersion>,
+    /// CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade
+    /// (repeatable): versions they stop serving break ownerReferences.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub crd: Vec<PathBuf>,
+}
+
+/// `check apply` flags.
+#[derive(Args, Debug, Clone)]
+pub struct ApplyFlags {
+    /// The target — `empty` (a new cluster) or a snapshot FILE of it; default: the live
+    /// cluster.
+    #[arg(long, value_name = "empty|SNAPSHOT", value_hint = ValueHint::FilePath)]
+    pub target: Option<String>,
+    /// How the objects are created (apply: references kept; velero: stripped).
+    #[arg(long, value_enum, default_value_t = ApplyRestorer::Apply)]
+    pub restorer: ApplyRestorer,
 }
 
 /// `check apply --restorer`.
@@ -193,20 +243,14 @@ pub enum ApplyRestorer {
 pub struct CheckArgs {
     /// Which check (default: restart and health, plus upgrade when --to is given).
     #[command(subcommand)]
-    pub what: Option<CheckWhat>,
-    /// Target Kubernetes version for the upgrade check (e.g. 1.25).
-    #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version)]
+    pub cmd: Option<CheckCmd>,
+    /// Adds the upgrade check to restart and health: the target Kubernetes version (e.g.
+    /// 1.25).
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     pub to: Option<KubeVersion>,
-    /// check apply: the target — `empty` (a new cluster) or a snapshot FILE of it; default:
-    /// the live cluster.
-    #[arg(long, global = true, value_name = "empty|SNAPSHOT", value_hint = ValueHint::FilePath)]
-    pub target: Option<String>,
-    /// check apply: how the objects are created (apply: references kept; velero: stripped).
-    #[arg(long, global = true, value_enum, default_value_t = ApplyRestorer::Apply)]
-    pub restorer: ApplyRestorer,
     /// CustomResourceDefinition manifests (YAML/JSON) as they will be after the upgrade
-    /// (repeatable): versions they stop serving break ownerReferences.
-    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    /// (repeatable; with --to).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub crd: Vec<PathBuf>,
     /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE,
     /// custom-columns=NAME:JSONPATH,…
@@ -227,6 +271,38 @@ pub struct CheckArgs {
     /// `--all-contexts`.
     #[command(flatten)]
     pub fleet: FleetArgs,
+}
+
+impl CheckArgs {
+    /// Which check, if one was named.
+    pub fn what(&self) -> Option<CheckWhat> {
+        self.cmd.as_ref().map(CheckCmd::what)
+    }
+
+    /// The upgrade check's flags: `check upgrade`'s own, else `check`'s (`check --to`).
+    pub fn upgrade(&self) -> UpgradeFlags {
+        match &self.cmd {
+            Some(CheckCmd::Upgrade(u)) => UpgradeFlags {
+                to: u.to.or(self.to),
+                crd: self.crd.iter().chain(&u.crd).cloned().collect(),
+            },
+            _ => UpgradeFlags {
+                to: self.to,
+                crd: self.crd.clone(),
+            },
+        }
+    }
+
+    /// `check apply`'s flags (defaults elsewhere).
+    pub fn apply(&self) -> ApplyFlags {
+        match &self.cmd {
+            Some(CheckCmd::Apply(a)) => a.clone(),
+            _ => ApplyFlags {
+                target: None,
+                restorer: ApplyRestorer::Apply,
+            },
+        }
+    }
 }
 
 /// Cascade policies for `collect --delete`.

@@ -3,6 +3,7 @@
 //! `-A`, …) is defined here and accepted anywhere after `kubectl gc`.
 
 pub mod complete;
+mod misplaced;
 mod values;
 
 use crate::catalog::KubeVersion;
@@ -649,7 +650,9 @@ pub fn parse(args: Vec<std::ffi::OsString>) -> Result<Invocation, clap::Error> {
         args.remove(1);
         return GenerateCli::try_parse_from(args).map(Invocation::Generate);
     }
-    let matches = Cli::command().try_get_matches_from(args)?;
+    let matches = Cli::command()
+        .try_get_matches_from(&args)
+        .map_err(|e| misplaced::explain(&e, &args).unwrap_or(e))?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     cli.global.given = given_globals(&matches);
     Ok(Invocation::Cli(cli))

@@ -107,7 +107,15 @@ async fn analyse(
     if args.events {
         attach_events(loaded, &mut report).await?;
     }
-    let analysed = findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want);
+    let analysed = findings::finish(
+        &gc,
+        report,
+        in_scope,
+        Some(&audit.plan),
+        args.fail_on,
+        gate_args,
+        want,
+    );
     if last {
         super::exiting(gc);
         super::exiting(audit);

@@ -14,28 +14,30 @@ use crate::render::sink::Sink;
 use std::collections::BTreeMap;
 
 pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
-    if args.what == Some(CheckWhat::Apply) {
+    let up = args.upgrade();
+    if args.what() == Some(CheckWhat::Apply) {
+        if up.to.is_some() || !up.crd.is_empty() {
+            let f = if up.to.is_some() { "--to" } else { "--crd" };
+            return Err(Error::usage(
+                format!("{f} is for the upgrade check; check apply does not use it"),
+                format!("kubectl gc check upgrade {f} …, or drop {f}"),
+            ));
+        }
         flags::check_report_output(args.output, &args.list, false)?;
         output::check_templates(args.output, args.list.sort_by.as_deref())?;
         return super::check_apply::run(g, args).await;
     }
-    if args.what == Some(CheckWhat::Upgrade) && args.to.is_none() {
+    if args.what() == Some(CheckWhat::Upgrade) && up.to.is_none() {
         return Err(Error::usage(
             "check upgrade needs --to VERSION",
             "e.g. kubectl gc check upgrade --to 1.25",
         ));
     }
-    if args.target.is_some() {
-        return Err(Error::usage(
-            "--target is for check apply",
-            "kubectl gc check apply -f PATH --target empty",
-        ));
-    }
-    flags::check_check(args.what, args.to.is_some(), !args.crd.is_empty())?;
+    flags::check_check(args.what(), up.to.is_some(), !up.crd.is_empty())?;
     flags::check_report_output(args.output, &args.list, false)?;
     output::check_templates(args.output, args.list.sort_by.as_deref())?;
     let selection = Selection::parse(g)?;
-    let crds = read_crds(&args.crd)?;
+    let crds = read_crds(&up.crd)?;
     if let Some(contexts) = fleet::contexts(g, &args.fleet)? {
         let opts = fleet::Options {
             command: "check",
@@ -73,14 +75,14 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
 
 /// True when the run includes the upgrade check.
 fn upgrade_checked(args: &CheckArgs) -> bool {
-    matches!(args.what, None | Some(CheckWhat::Upgrade)) && args.to.is_some()
+    matches!(args.what(), None | Some(CheckWhat::Upgrade)) && args.upgrade().to.is_some()
 }
 
 /// The release an upgrade starts from, which must be known — `--gc-version`, or the cluster's
 /// version read live or recorded in the snapshot — and older than `--to`: compared with a
 /// guessed source (the newest, for files) an "upgrade" can be a downgrade that reports nothing.
 fn upgrade_source(g: &GlobalArgs, args: &CheckArgs, loaded: &super::Loaded) -> Result<KubeVersion> {
-    let Some(to) = args.to else {
+    let Some(to) = args.upgrade().to else {
         return Ok(loaded.gc_version(g));
     };
     let Some(from) = loaded.known_gc_version(g) else {
@@ -122,8 +124,9 @@ fn analyse(
     let gc = progress::step("building the GC's graph", || {
         crate::run::garbage_collector(snap, current)
     });
-    let (restart, health, upgrade) = match args.what {
-        None => (true, true, args.to.is_some()),
+    let to = args.upgrade().to;
+    let (restart, health, upgrade) = match args.what() {
+        None => (true, true, to.is_some()),
         Some(CheckWhat::Restart) => (true, false, false),
         Some(CheckWhat::Health) => (false, true, false),
         Some(CheckWhat::Upgrade) => (false, false, true),
@@ -144,7 +147,7 @@ fn analyse(
             unknown = unknown.max(audit.classifications.get("unknown").copied().unwrap_or(0));
             findings.extend(health::findings(&gc, &audit));
         }
-        if upgrade && let Some(to) = args.to {
+        if upgrade && let Some(to) = to {
             findings.extend(upgrade::findings(
                 snap,
                 current,
@@ -168,7 +171,8 @@ fn analyse(
     let mut report =
         view::report_of_kind(&gc, "CheckReport", &BTreeMap::new(), &in_scope, suppressed);
     report.summary.unknown_verdicts = unknown;
-    findings::finish(&gc, report, in_scope, args.fail_on, gate_args, want)
+    // No plan marked: restart and health judge other moments than the running GC's steady state.
+    findings::finish(&gc, report, in_scope, None, args.fail_on, gate_args, want)
 }
 /// Reads `--crd` manifests (YAML, possibly multi-document, or JSON).
 fn read_crds(paths: &[std::path::PathBuf]) -> Result<Vec<CrdVersions>> {

@@ -27,7 +27,8 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     }
     let sink = Sink::open(args.file.output_file.as_deref())?;
     let (input, origins) = super::input::read_manifests(g)?;
-    let target = match args.target.as_deref() {
+    let flags = args.apply();
+    let target = match flags.target.as_deref() {
         Some("empty") => None,
         other => {
             // The target: a snapshot file, or the live cluster (every namespace: owners may
@@ -38,7 +39,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
             Some(super::load_input(&tg, false).await?)
         }
     };
-    let restorer = match args.restorer {
+    let restorer = match flags.restorer {
         ApplyRestorer::Apply => Restorer::Apply,
         ApplyRestorer::Velero => Restorer::Velero,
     };
@@ -57,10 +58,10 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let applied = progress::step("creating the input in the target", || {
         apply(to, &input, restorer)
     });
-    for (kind, why) in &applied.not_restored {
+    for (object, why) in &applied.not_restored {
         eprintln!(
-            "note: a {} is not restored: {}",
-            crate::render::text::sanitize(kind),
+            "note: {} is not restored: {}",
+            crate::render::text::sanitize(object),
             crate::render::text::sanitize(why)
         );
     }
@@ -68,8 +69,12 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     let gc = progress::step("building the GC's graph", || {
         crate::run::garbage_collector(snap, version)
     });
-    let mut all: Vec<Finding> = progress::step("judging the created objects", || {
-        crate::diagnose::audit(&gc).findings
+    let crate::diagnose::Audit {
+        findings: mut all,
+        plan,
+        ..
+    } = progress::step("judging the created objects", || {
+        crate::diagnose::audit(&gc)
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
     name_absent_owners(&mut all, &applied);
@@ -99,10 +104,18 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         }
     }
     let want = Want::new(args.output, g.color, &args.list, sink.is_file());
-    let a = findings::finish(&gc, report, in_scope, args.fail_on, &args.gate, &want)?;
+    let a = findings::finish(
+        &gc,
+        report,
+        in_scope,
+        Some(&plan),
+        args.fail_on,
+        &args.gate,
+        &want,
+    )?;
     let code = findings::emit_single(
         sink,
-        "check",
+        "check apply",
         args.output,
         g.color,
         &args.list,
@@ -116,6 +129,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     super::exiting(gc);
     super::exiting(all);
     super::exiting(applied);
+    super::exiting(plan);
     super::exiting(input);
     super::exiting(origins);
     super::exiting(target);

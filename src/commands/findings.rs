@@ -74,6 +74,7 @@ pub fn finish(
     gc: &GarbageCollector<'_>,
     mut report: AuditReport,
     mut in_scope: Vec<&Finding>,
+    plan: Option<&crate::gc::Plan>,
     fail_on: FailOn,
     gate: &GateArgs,
     want: &Want,
@@ -85,7 +86,7 @@ pub fn finish(
     let in_scope = &in_scope[..];
     let exit_code = super::gate::exit_code(in_scope, fail_on, gate, &report.summary.coverage);
     let components = if want.format == ReportFormat::Html {
-        html::components(gc, in_scope)
+        html::components(gc, in_scope, plan)
     } else {
         Vec::new()
     };

@@ -67,7 +67,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             collect::run(g, args).await
         }
         Command::Check(args) => {
-            flags::check_global(Cmd::Check(args.what), g)?;
+            flags::check_global(Cmd::Check(args.what()), g)?;
             check::run(g, args).await
         }
         Command::Snapshot(args) => {

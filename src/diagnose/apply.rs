@@ -39,7 +39,7 @@ pub struct Applied {
     pub snapshot: Snapshot,
     /// Per object of `snapshot`: the input object it was created or updated from.
     pub input_of: Vec<Option<ObjId>>,
-    /// Input objects Velero does not restore (kind, why).
+    /// Input objects Velero does not restore (the object as human output spells it, why).
     pub not_restored: Vec<(String, String)>,
     /// Input objects whose references were stripped (Velero), each with the owners they named.
     pub stripped: Vec<(ObjId, Vec<String>)>,
@@ -167,7 +167,10 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
         if restorer == Restorer::Velero
             && let Some(why) = velero_skips(key.1, key.0)
         {
-            not_restored.push((key.1.to_owned(), why.to_owned()));
+            not_restored.push((
+                crate::model::spell_object(key.1, key.3, key.2),
+                why.to_owned(),
+            ));
             continue;
         }
         match wanted.get(&key) {
@@ -234,8 +237,9 @@ pub fn apply(target: Target<'_>, input: &Snapshot, restorer: Restorer) -> Applie
                 }
                 Some(iid) => {
                     updated.insert(iid);
+                    let (_, kind, namespace, name) = coordinates(t, id);
                     not_restored.push((
-                        r.kind.clone(),
+                        crate::model::spell_object(kind, name, namespace),
                         "it already exists in the target, and Velero leaves existing objects as they are".to_owned(),
                     ));
                     b.add_object(rid, &t.store.meta_of(id))
@@ -299,9 +303,12 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
                     Code::OwnerReferenceInManifest,
                     Severity::Warning,
                     id,
-                    "its ownerReferences name UIDs of the cluster the manifest came from: in any \
-                     other cluster they point at nothing, and the GC deletes the object once no \
-                     owner is solid"
+                    // Only what is true of every such reference: whether the GC then deletes
+                    // the object, keeps it (an owner kind it cannot resolve) or finds the owner
+                    // solid (an update that keeps the target's UID) is the row of the reference.
+                    "its ownerReferences hold UIDs from the cluster the manifest came from: an \
+                     owner created anew gets a new UID, and a reference to the old one then \
+                     points at nothing"
                         .into(),
                     format!(
                         "the manifest carries {} ownerReference(s): remove them and let the owner's \
@@ -354,7 +361,11 @@ pub fn block_owner_deletion_findings(audit: &[Finding], snap: &Snapshot) -> Vec<
                 Code::BlockOwnerDeletionToNothing,
                 Severity::Warning,
                 id,
-                f.consequence.clone(),
+                // Its own meaning, not the dangling row's: that row, beside it, says what the
+                // GC does to the object.
+                "blockOwnerDeletion=true on this reference holds nothing: no owner with its UID \
+                 will exist, so no foreground deletion ever waits for this object"
+                    .into(),
                 format!(
                     "blockOwnerDeletion=true on its reference to {}/{} (uid {}), which will not \
                      exist once the input is created: it holds no foreground deletion",

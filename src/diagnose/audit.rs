@@ -306,7 +306,14 @@ fn ref_finding(
         RefClass::Unknown { reason } => Some(mk(
             Code::UnknownOwner,
             Severity::Info,
-            "unknown: the snapshot cannot tell whether the GC keeps or collects this object".into(),
+            format!(
+                "unknown: {} cannot tell whether the GC keeps or collects this object",
+                // Said of what was given: files are not a snapshot of the cluster.
+                match gc.snap.provenance.source {
+                    crate::snapshot::SourceKind::Files => "the input files",
+                    crate::snapshot::SourceKind::Live => "what was read from the cluster",
+                }
+            ),
             format!("cannot check owner {ref_text}: {reason}"),
             vec![],
         )),

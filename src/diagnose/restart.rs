@@ -449,31 +449,49 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
 /// Every end state an order-dependent outcome can reach, the plan's first, described (GC016,
 /// GC020, GC021).
 pub(crate) fn end_state_texts(gc: &GarbageCollector<'_>, o: &Outcome) -> Vec<String> {
-    std::iter::once(outcome_text(gc, &o.state, &o.owner_refs))
+    std::iter::once(outcome_text(gc, o.target, &o.state, &o.owner_refs))
         .chain(
             o.alternatives
                 .iter()
-                .map(|a| outcome_text(gc, &a.state, &a.owner_refs)),
+                .map(|a| outcome_text(gc, o.target, &a.state, &a.owner_refs)),
         )
         .collect()
 }
 
-/// Describes a possible end state with the ownerReferences it keeps (kept or terminating: two
-/// orders can differ in those alone).
-fn outcome_text(gc: &GarbageCollector<'_>, s: &EndState, refs: &[crate::model::Sym]) -> String {
+/// Describes a possible end state of `id` with the ownerReferences it keeps (kept or
+/// terminating: two orders can differ in those alone), each named by its owner's kind and name
+/// as the object's reference spells it: a list of UIDs says nothing to a reader.
+fn outcome_text(
+    gc: &GarbageCollector<'_>,
+    id: ObjId,
+    s: &EndState,
+    refs: &[crate::model::Sym],
+) -> String {
     let base = end_state_text(gc, s);
-    // A terminating object keeps its references too, and two orders can differ only in them.
-    if *s != EndState::Deleted {
-        let store = &gc.snap.store;
-        format!(
-            "{base} with ownerReferences [{}]",
-            refs.iter()
-                .map(|u| store.str(*u))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    } else {
-        base
+    if *s == EndState::Deleted {
+        return base;
+    }
+    let store = &gc.snap.store;
+    let owners: Vec<String> = refs
+        .iter()
+        .map(|u| {
+            store
+                .owner_refs(id)
+                .iter()
+                .find(|r| r.uid == *u)
+                .map_or_else(
+                    || format!("the owner with uid {}", store.str(*u)),
+                    |r| format!("{}/{}", store.str(r.kind), store.str(r.name)),
+                )
+        })
+        .collect();
+    match owners.as_slice() {
+        [] => format!("{base} with no ownerReferences"),
+        [one] => format!("{base} with its ownerReference to {one}"),
+        [init @ .., last] => format!(
+            "{base} with its ownerReferences to {} and {last}",
+            init.join(", ")
+        ),
     }
 }
 

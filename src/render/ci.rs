@@ -21,7 +21,7 @@ use serde::Serialize;
 /// Every cluster's results for one command (`audit` or `check`).
 #[derive(Debug)]
 pub struct CiReport {
-    /// `audit` or `check`.
+    /// `audit`, `check` or `check apply`, as typed after `kubectl gc`.
     pub command: &'static str,
     /// `--fail-on` (`None`: never).
     pub fail_on: Option<Severity>,

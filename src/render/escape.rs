@@ -52,23 +52,49 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
-/// Markdown inline text (GitHub-flavoured): the ASCII punctuation that starts inline markup or
-/// an autolink is backslash-escaped (`|` included, so the text is safe in table cells), `<`,
-/// `>` and `&` become entities (no raw HTML), `@` is followed by a zero-width space (no
-/// mentions), and controls are visible escapes (no line break can end a table row or start a
-/// block, so block markers such as `-` or `#` at a line start cannot occur).
+/// Markdown inline text (GitHub-flavoured): the ASCII punctuation that starts inline markup is
+/// backslash-escaped (`|` included, so the text is safe in table cells), `<`, `>` and `&`
+/// become entities (no raw HTML), `@` is followed by a zero-width space (no mentions), and
+/// controls are visible escapes (no line break can end a table row or start a block).
+///
+/// The escapes are only where markup could start, so the raw text still reads well in a CI
+/// log: `ConfigMap/web`, `example.com/v1` and `came from:` stay as written. What GitHub would
+/// autolink is broken at one character: the `:` of `scheme://` and of `mailto:`/`xmpp:`, the
+/// `.` of `www.`; and the `.` or `)` after leading digits, which would start an ordered list
+/// where the text opens a paragraph.
 pub fn markdown(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in one_line(s).chars() {
+    let chars: Vec<char> = one_line(s).chars().collect();
+    let mut out = String::with_capacity(chars.len() + 8);
+    let leading_digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
+    for (i, &c) in chars.iter().enumerate() {
+        // `word` ends right before `c`, and starts the text or follows a non-alphanumeric.
+        let after_word = |word: &str| {
+            let n = word.len();
+            i >= n
+                && chars[i - n..i]
+                    .iter()
+                    .zip(word.chars())
+                    .all(|(a, b)| a.eq_ignore_ascii_case(&b))
+                && (i == n || !chars[i - n - 1].is_ascii_alphanumeric())
+        };
+        let autolink = match c {
+            ':' => chars.get(i + 1) == Some(&'/') || after_word("mailto") || after_word("xmpp"),
+            '.' => after_word("www"),
+            _ => false,
+        };
+        let list_marker = matches!(c, '.' | ')') && i > 0 && i == leading_digits;
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
             '@' => out.push_str("@\u{200b}"),
-            // Inline markup (emphasis, code, links, images, strikethrough, tables, math,
-            // footnotes, issue references) and what GitHub autolinks (`www.`, `http://`).
-            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '.' | '!' | '|' | '~' | '^' | '$' | ':'
-            | '/' => {
+            // Inline markup: emphasis, code, links and images, strikethrough, tables, math,
+            // issue references.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '|' | '~' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if autolink || list_marker => {
                 out.push('\\');
                 out.push(c);
             }
@@ -130,11 +156,26 @@ mod tests {
     #[test]
     fn markdown_text_cannot_make_markup() {
         assert_eq!(markdown("a|b"), "a\\|b");
-        assert_eq!(markdown("[x](http://e)"), "\\[x\\](http\\:\\/\\/e)");
+        assert_eq!(markdown("[x](http://e)"), "\\[x\\](http\\://e)");
+        assert_eq!(markdown("see www.example.com"), "see www\\.example.com");
+        assert_eq!(markdown("mailto:a"), "mailto\\:a");
+        assert_eq!(markdown("1. not a list"), "1\\. not a list");
+        assert_eq!(markdown("Pod/x-1.2"), "Pod/x-1.2");
         assert_eq!(markdown("<img src=x>"), "&lt;img src=x&gt;");
-        assert_eq!(markdown("@org/team"), "@\u{200b}org\\/team");
+        assert_eq!(markdown("@org/team"), "@\u{200b}org/team");
         assert_eq!(markdown("a\nb"), "a\\\\u{000a}b");
         assert_eq!(markdown("**bold**"), "\\*\\*bold\\*\\*");
+    }
+
+    /// The words a report is made of read as written: no escapes where no markup can start.
+    #[test]
+    fn markdown_text_escapes_only_where_markup_starts() {
+        assert_eq!(
+            markdown("owner example.com/v1 ConfigMap/ghost came from: it"),
+            "owner example.com/v1 ConfigMap/ghost came from: it"
+        );
+        assert_eq!(markdown("wwwx.io and awww.b"), "wwwx.io and awww.b");
+        assert_eq!(markdown("x https://e"), "x https\\://e");
     }
 
     #[test]

@@ -403,6 +403,23 @@ pub fn unplaced_deletion(w: &mut dyn Write, time: &str) -> std::io::Result<()> {
     )
 }
 
+/// A time axis label: `offset_us` microseconds after the window's first action, in the
+/// largest unit that keeps it short (`+0s`, `+6.2s`, `+4m`, `+3h`).
+fn offset_label(offset_us: i64) -> String {
+    let s = offset_us as f64 / 1e6;
+    if s < 10.0 {
+        format!("+{}s", (s * 10.0).round() / 10.0)
+    } else if s < 120.0 {
+        format!("+{}s", s.round())
+    } else if s < 7200.0 {
+        format!("+{}m", (s / 60.0).round())
+    } else if s < 172_800.0 {
+        format!("+{}h", (s / 3600.0).round())
+    } else {
+        format!("+{}d", (s / 86400.0).round())
+    }
+}
+
 /// `-o html`: one self-contained page (no script, no external resource) with the timeline as a
 /// picture — a lane per actor, a mark per action (unexplained GC actions red), a line from each
 /// GC or namespace-controller action back to the root of its chain — then every action as a
@@ -424,15 +441,17 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
     };
     let x = |t: i64| LEFT + (t - from) as f64 / (to - from) as f64 * (WIDTH - LEFT - 20.0);
     let y = |kind: &str| 30.0 + LANE * LANES.iter().position(|k| *k == kind).unwrap_or(0) as f64;
+    // The audit report's look, so the two pages read as one product.
     write!(
         w,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
-         <title>kubectl-gc history</title>\n<style>\n\
-         body {{ font-family: sans-serif; margin: 2em; }}\n\
-         table {{ border-collapse: collapse; font-size: 90%; }}\n\
-         td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}\n\
-         .unexplained {{ color: #b00; font-weight: bold; }}\n\
-         </style>\n</head>\n<body>\n<h1>GC history</h1>\n"
+         <title>kubectl-gc history</title>\n<style>{}\
+         .unexplained {{ color: #b42318; font-weight: 600; }}\n\
+         td.time {{ white-space: nowrap; }}\n\
+         svg.timeline {{ max-width: 100%; height: auto; font-size: 12px; }}\n\
+         svg.timeline text.tick, svg.timeline text.mark {{ fill: #59636e; }}\n\
+         </style>\n</head>\n<body>\n<h1>GC history</h1>\n",
+        super::html::CSS
     )?;
     let s = &h.summary;
     writeln!(
@@ -449,12 +468,40 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
     for n in &s.notes {
         writeln!(w, "<p>note: {}</p>", xml(n))?;
     }
-    let height = 30.0 + LANE * LANES.len() as f64;
+    let axis = 10.0 + LANE * LANES.len() as f64;
+    let height = axis + 36.0;
     writeln!(
         w,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         role=\"img\" aria-label=\"timeline\">"
+        "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
+         height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"timeline\">"
     )?;
+    // The time axis: ticks at even fractions of the window, labelled with the time since its
+    // first action (named under the axis), so a reader can tell when each mark happened.
+    writeln!(
+        w,
+        "<line class=\"axis\" x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{axis:.1}\" y2=\"{axis:.1}\" stroke=\"#59636e\"/>",
+        x(to)
+    )?;
+    for i in 0..=4 {
+        let t = from + (to - from) * i / 4;
+        writeln!(
+            w,
+            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{axis:.1}\" y2=\"{1:.1}\" stroke=\"#59636e\"/>\
+             <text class=\"tick\" x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
+            x(t),
+            axis + 4.0,
+            axis + 16.0,
+            offset_label(t - from)
+        )?;
+    }
+    if let Some(first) = h.items.first() {
+        writeln!(
+            w,
+            "<text class=\"tick\" x=\"{LEFT}\" y=\"{:.1}\">time since {}</text>",
+            axis + 32.0,
+            xml(&first.time)
+        )?;
+    }
     for lane in LANES {
         writeln!(
             w,
@@ -509,6 +556,24 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
             xml(&cause_text(it, true))
         )?;
     }
+    // Few marks: each labelled with its object, beside the mark (many would overlap; their
+    // titles and the table below name them all).
+    if h.items.len() <= 12 {
+        for it in &h.items {
+            writeln!(
+                w,
+                "<text class=\"mark\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text>",
+                x(it.time_us),
+                y(it.actor.kind) - 9.0,
+                if x(it.time_us) > WIDTH / 2.0 {
+                    "end"
+                } else {
+                    "start"
+                },
+                xml(&it.object.display())
+            )?;
+        }
+    }
     writeln!(w, "</svg>")?;
     writeln!(
         w,
@@ -518,7 +583,7 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
         let unexplained = it.cause.as_ref().is_some_and(|c| c.type_ == "unexplained");
         writeln!(
             w,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr{}><td class=\"time mono\">{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td></tr>",
             if unexplained {
                 " class=\"unexplained\""
             } else {

@@ -13,8 +13,8 @@ use super::escape::{xml, xml_line};
 use super::graph::json::{self as gjson, GraphDocument};
 use super::graph::{Direction, Selection, Subgraph, svg};
 use crate::diagnose::{Code, Finding};
-use crate::gc::GarbageCollector;
-use std::collections::HashMap;
+use crate::gc::{EndState, GarbageCollector, Plan};
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -31,6 +31,8 @@ pub struct Component {
     pub graph: GraphDocument,
     /// UIDs of the findings' objects in it (highlighted).
     pub focus: Vec<String>,
+    /// UIDs of the drawn objects the GC deletes, whatever the order of its work (marked).
+    pub deleted: Vec<String>,
     /// Objects in the whole component.
     pub objects: usize,
     /// `Some(n)`: only `n` references around the focus are drawn (the component is larger
@@ -38,9 +40,24 @@ pub struct Component {
     pub hops: Option<u32>,
 }
 
-/// The components of the findings' objects (in findings order), at most [`MAX_PICTURES`].
-pub fn components(gc: &GarbageCollector<'_>, findings: &[&Finding]) -> Vec<Component> {
+/// The components of the findings' objects (in findings order), at most [`MAX_PICTURES`];
+/// `plan`: the simulation whose deletions the pictures mark.
+pub fn components(
+    gc: &GarbageCollector<'_>,
+    findings: &[&Finding],
+    plan: Option<&Plan>,
+) -> Vec<Component> {
     let store = &gc.snap.store;
+    // Only certain deletions: an order-dependent end state is the finding's to explain.
+    let deleted: HashSet<&str> = plan
+        .into_iter()
+        .flat_map(|p| &p.outcomes)
+        .filter(|o| {
+            o.state == EndState::Deleted
+                && o.alternatives.iter().all(|a| a.state == EndState::Deleted)
+        })
+        .map(|o| store.str(store.object(o.target).uid))
+        .collect();
     let mut out: Vec<Component> = Vec::new();
     let mut covered: HashMap<String, usize> = HashMap::new();
     for f in findings {
@@ -100,9 +117,16 @@ pub fn components(gc: &GarbageCollector<'_>, findings: &[&Finding]) -> Vec<Compo
         } else {
             covered.insert(uid.clone(), i);
         }
+        let deleted = graph
+            .nodes
+            .iter()
+            .filter(|n| deleted.contains(n.uid.as_str()))
+            .map(|n| n.uid.clone())
+            .collect();
         out.push(Component {
             graph,
             focus: vec![uid],
+            deleted,
             objects,
             hops,
         });
@@ -110,7 +134,7 @@ pub fn components(gc: &GarbageCollector<'_>, findings: &[&Finding]) -> Vec<Compo
     out
 }
 
-const CSS: &str = "
+pub(super) const CSS: &str = "
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; }
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 24px; line-height: 1.45; }
 h1 { font-size: 1.5em; margin: 0 0 4px 0; }
@@ -137,6 +161,7 @@ figcaption { color: var(--muted); margin-bottom: 6px; }
 svg.graph { max-width: 100%; height: auto; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
 svg.graph text.name { font-weight: 600; fill: #1f2328; }
 svg.graph text.sub { fill: #59636e; }
+svg.graph text.deleted { fill: #b42318; font-weight: 600; }
 .legend td { font-size: 0.9em; }
 .swatch { display: inline-block; width: 36px; height: 0; vertical-align: middle; border-top-width: 2px; }
 ";
@@ -444,7 +469,13 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                         None => String::new(),
                     }
                 );
-                out.push_str(&svg::render(&comp.graph, &format!("c{ci}-p{k}"), &focus));
+                let deleted: Vec<&str> = comp.deleted.iter().map(String::as_str).collect();
+                out.push_str(&svg::render(
+                    &comp.graph,
+                    &format!("c{ci}-p{k}"),
+                    &focus,
+                    &deleted,
+                ));
                 out.push_str("</figure>\n");
             }
             let pictured: usize = components.iter().map(|c| c.focus.len()).sum();
@@ -496,7 +527,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
         "<tr><td><span class=\"swatch\" style=\"border-top-style: solid; border-top-width: 4px; border-top-color: {};\"></span></td><td>blocks a foreground deletion (owner deleting dependents, blockOwnerDeletion=true)</td></tr>",
         super::graph::style::CHAIN
     );
-    out.push_str("<tr><td>dashed box</td><td>virtual owner (not observed) or missing owner (red)</td></tr>\n<tr><td>grey box</td><td>terminating (with its finalizers)</td></tr>\n<tr><td>orange box</td><td>deleting its dependents (foreground)</td></tr>\n<tr><td>red border</td><td>a root blocker of a foreground deletion</td></tr>\n<tr><td>blue border</td><td>the finding's object</td></tr>\n</table>\n</details>\n");
+    out.push_str("<tr><td>dashed box</td><td>virtual owner (not observed) or missing owner (red)</td></tr>\n<tr><td>grey box</td><td>terminating (with its finalizers)</td></tr>\n<tr><td>orange box</td><td>deleting its dependents (foreground)</td></tr>\n<tr><td>red border</td><td>a root blocker of a foreground deletion</td></tr>\n<tr><td>blue border</td><td>the finding's object</td></tr>\n<tr><td>✕ the GC deletes it</td><td>the GC deletes the object, whatever the order of its work</td></tr>\n</table>\n</details>\n");
     let mut codes: Vec<Code> = r
         .clusters
         .iter()

@@ -88,7 +88,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                     let _ = write!(text, "\nhint: {h}");
                 }
                 cases.push(Case {
-                    classname: format!("{class_prefix}.{}", r.command),
+                    classname: format!("{class_prefix}.{}", r.command.replace(' ', "-")),
                     source: None,
                     name: format!("read and analyse {}", c.name),
                     result: CaseResult::Error {

@@ -330,7 +330,13 @@ fn run(r: &CiReport, c: &ClusterReport, omitted: usize) -> s::Run {
         .rules(rules())
         .build();
     let automation = s::RunAutomationDetails::builder()
-        .id(format!("kubectl-gc-{}/{}/", r.command, segment(&c.name)))
+        // `check apply` runs apart from `check`: its own category, so neither upload closes
+        // the other's alerts.
+        .id(format!(
+            "kubectl-gc-{}/{}/",
+            r.command.replace(' ', "-"),
+            segment(&c.name)
+        ))
         .build();
     let mut props = BTreeMap::new();
     props.insert("cluster".to_owned(), serde_json::json!(c.name));

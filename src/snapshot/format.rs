@@ -426,6 +426,21 @@ fn parse_lines(
     });
     let header: Header = serde_json::from_slice(first).map_err(|e| {
         let text = String::from_utf8_lossy(&first[..first.len().min(4096)]);
+        if !text.trim_start().starts_with('{') {
+            // Not JSON at all (most often `kubectl get -o yaml` output): the parser's
+            // position says nothing to someone who gave the wrong kind of file.
+            return Error::input(
+                path,
+                "not a snapshot: a snapshot starts with the JSON header `kubectl gc snapshot` \
+                 writes, and this file does not (YAML or text)",
+                Some(
+                    "kubectl get output and manifests are read with -f FILE; check apply and \
+                     relink take what is applied with -f, and a snapshot of the cluster it goes \
+                     into with --target"
+                        .into(),
+                ),
+            );
+        }
         let hint = if text.trim_start().starts_with('{') && !text.contains(API_VERSION) {
             "this looks like JSON but not a kubectl-gc snapshot; to audit `kubectl get -o json` output use `-f FILE`"
         } else {

@@ -654,3 +654,41 @@ fn server_and_token_work_without_a_kubeconfig() {
         "contradict",
     );
 }
+
+/// Each check's help lists its own flags only: `check apply --help` used to show upgrade's
+/// `--to` and `--crd`, and `check restart --help` apply's `--target`.
+#[test]
+fn each_checks_help_shows_only_its_own_flags() {
+    let flags = |sub: &str| {
+        let o = run(&["check", sub, "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        let help = String::from_utf8_lossy(&o.stdout).into_owned();
+        ["--to ", "--crd ", "--target ", "--restorer "]
+            .into_iter()
+            .filter(|f| help.lines().any(|l| l.trim_start().starts_with(f)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(flags("apply"), ["--target ", "--restorer "]);
+    assert_eq!(flags("upgrade"), ["--to ", "--crd "]);
+    assert!(flags("restart").is_empty());
+    assert!(flags("health").is_empty());
+    // `check --to` still adds the upgrade check (crossing 1.20: GC017) to restart and health.
+    let o = run(&[
+        "check",
+        "--to",
+        "1.25",
+        "--gc-version",
+        "1.19",
+        "--snapshot",
+        INCIDENT,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"GC017\""));
+}

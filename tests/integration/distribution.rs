@@ -660,3 +660,34 @@ fn usage_errors_exit_2_with_a_hint() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--request-timeout"));
 }
+
+/// A shipped example snapshot says where it was made only in words that mean nothing on the
+/// reader's machine anyway: no absolute path of the machine that wrote it.
+#[test]
+fn example_snapshots_record_no_absolute_input_path() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let Some(Ok(header)) = text.lines().next().map(serde_json::from_str::<Value>) else {
+            continue;
+        };
+        if header["kind"] != "Snapshot" {
+            continue;
+        }
+        checked += 1;
+        for input in header["provenance"]["inputs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let input = input.as_str().unwrap_or("");
+            assert!(
+                !input.starts_with('/') && !input.contains(":\\"),
+                "{}: provenance.inputs holds {input:?}",
+                path.display()
+            );
+        }
+    }
+    assert!(checked >= 4, "only {checked} example snapshots found");
+}

@@ -101,6 +101,39 @@ fn html_is_one_well_formed_page_with_the_timeline() {
             .any(|n| n.has_tag_name("line") && n.attribute("class") == Some("cause")),
         "the GC's deletion is linked to the user's"
     );
+    // The audit report's look, and a timeline that can be read without hovering: a time axis
+    // with labelled ticks from the first action, and each mark named.
+    assert!(
+        out.contains("font-family: system-ui"),
+        "the report's stylesheet"
+    );
+    let texts = |class: &str| -> Vec<String> {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text") && n.attribute("class") == Some(class))
+            .filter_map(|n| n.text().map(str::to_owned))
+            .collect()
+    };
+    let ticks = texts("tick");
+    assert_eq!(ticks.first().map(String::as_str), Some("+0s"), "{ticks:?}");
+    assert!(
+        ticks.iter().filter(|t| t.starts_with('+')).count() == 5,
+        "{ticks:?}"
+    );
+    assert!(
+        ticks
+            .iter()
+            .any(|t| t.starts_with("time since 2026-11-26T")),
+        "{ticks:?}"
+    );
+    let marks = texts("mark");
+    assert!(
+        marks.contains(&"ConfigMap/web-config -n shop".to_owned()),
+        "{marks:?}"
+    );
+    assert!(
+        out.contains("<td class=\"time mono\">2026-11-26T"),
+        "times do not wrap"
+    );
 }
 
 #[test]

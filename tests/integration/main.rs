@@ -16,6 +16,7 @@ mod from_gc;
 mod graph_render;
 mod history;
 mod hostile;
+mod html_pictures;
 mod inputs;
 mod readme;
 mod realdata;

@@ -279,7 +279,7 @@ fn ci_of(snap: &Snapshot) -> CiReport {
     let audit = kubectl_gc::diagnose::audit(&gc);
     let findings: Vec<&Finding> = audit.findings.iter().collect();
     let report = view::report(&gc, &audit, &findings);
-    let components = html::components(&gc, &findings);
+    let components = html::components(&gc, &findings, Some(&audit.plan));
     CiReport {
         command: "audit",
         fail_on: Some(Severity::Error),

@@ -61,6 +61,8 @@ fn an_update_keeps_the_targets_uid_and_carries_the_inputs_references() {
     assert_eq!(refs(&v.snapshot, child), ["old/t-old"]);
     assert!(!v.from_input(child));
     assert_eq!(v.not_restored.len(), 1, "{:?}", v.not_restored);
+    // Named, so a note can say which object it is about.
+    assert_eq!(v.not_restored[0].0, "ConfigMap/child -n shop");
 }
 
 #[test]

@@ -568,7 +568,10 @@ fn gc021_on_gc_1_20_2_reports_both_end_states_of_a_dependent_98040_can_strand() 
     let a = at(KubeVersion::release(20, 2));
     let f = finding_on(&s, &a.findings, Code::OrderDependent, "good");
     assert!(
-        f.consequence.contains("deleted") && f.consequence.contains("kept with ownerReferences"),
+        f.consequence.contains("deleted")
+            && f.consequence
+                .contains("kept with its ownerReference to ConfigMap/parent")
+            && !f.consequence.contains("gone"),
         "{}",
         f.consequence
     );

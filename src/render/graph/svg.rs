@@ -14,11 +14,19 @@ use std::fmt::Write as _;
 /// Longest label line drawn (characters).
 pub const MAX_LABEL: usize = 44;
 
-const CHAR_W: f64 = 7.0;
+/// The advance of one character of the labels' font: monospace fonts advance 0.6 em (Menlo,
+/// DejaVu and Liberation Mono; Consolas less), 7.2 px at the stylesheet's 12 px, and bold
+/// names round up. Estimated for narrower glyphs, long labels ran into the box's border.
+const CHAR_W: f64 = 7.4;
+/// Space left of the text (its `x` inset) and right of its estimated end.
+const PAD_LEFT: f64 = 8.0;
+const PAD_RIGHT: f64 = 10.0;
 const LINE_H: f64 = 15.0;
 const GAP_X: f64 = 22.0;
 const GAP_Y: f64 = 54.0;
 const MARGIN: f64 = 12.0;
+/// The label line of an object the GC deletes.
+const DELETED: &str = "✕ the GC deletes it";
 
 fn cut(s: &str) -> String {
     if s.chars().count() <= MAX_LABEL {
@@ -82,7 +90,7 @@ pub fn layers(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
 
 /// Renders `doc` as an `<svg>` element. `id` prefixes the element ids (arrow markers), so
 /// several pictures can share one HTML page; `focus` are the UIDs to highlight.
-pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
+pub fn render(doc: &GraphDocument, id: &str, focus: &[&str], deleted: &[&str]) -> String {
     let n = doc.nodes.len();
     let index: HashMap<&str, usize> = doc
         .nodes
@@ -125,6 +133,9 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
             if !state.is_empty() {
                 lines.push(cut(&state));
             }
+            if deleted.contains(&v.uid.as_str()) {
+                lines.push(DELETED.to_owned());
+            }
             lines.retain(|l| !l.is_empty());
             lines
         })
@@ -133,7 +144,7 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
         .iter()
         .map(|ls| {
             let chars = ls.iter().map(|l| l.chars().count()).max().unwrap_or(1);
-            (chars as f64 * CHAR_W + 16.0).max(96.0)
+            (chars as f64 * CHAR_W + PAD_LEFT + PAD_RIGHT).max(96.0)
         })
         .collect();
     let box_h = |v: usize| labels[v].len() as f64 * LINE_H + 10.0;
@@ -351,6 +362,9 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
         if root_blocker[v] {
             tip.push_str("\nblocks a foreground deletion");
         }
+        if deleted.contains(&node.uid.as_str()) {
+            tip.push_str("\nthe GC deletes it");
+        }
         let dash = stroke.dasharray();
         let _ = write!(
             s,
@@ -370,10 +384,12 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str]) -> String {
             let _ = write!(
                 s,
                 "<text x=\"{:.1}\" y=\"{:.1}\"{}>{}</text>",
-                x[v] + 8.0,
+                x[v] + PAD_LEFT,
                 y[v] + 5.0 + LINE_H * (i as f64 + 0.8),
                 if i == 0 {
                     " class=\"name\""
+                } else if line == DELETED {
+                    " class=\"sub deleted\""
                 } else {
                     " class=\"sub\""
                 },
