@@ -431,19 +431,7 @@ fn fix_text(s: &str, raw: &mut [&str]) -> String {
             s = s.replace(r, &shown);
         }
     }
-    let mut out = String::with_capacity(s.len().min(FIX_CLIP + 4));
-    for (n, c) in s.chars().enumerate() {
-        if n == FIX_CLIP {
-            out.push('…');
-            break;
-        }
-        if crate::util::is_terminal_hostile(c) {
-            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    super::clip_to(&s, FIX_CLIP)
 }
 
 /// A message for references the write adds that share a UID with another reference but not

@@ -40,9 +40,15 @@ const CLIP: usize = 63;
 /// `s` for a message: terminal-hostile characters escaped (kubectl prints warnings to a
 /// terminal as they come) and cut to [`CLIP`] characters.
 pub fn clip(s: &str) -> String {
-    let mut out = String::with_capacity(s.len().min(CLIP + 4));
+    clip_to(s, CLIP)
+}
+
+/// `s` with terminal-hostile characters escaped and cut to `limit` characters (an ellipsis
+/// marks the cut).
+pub fn clip_to(s: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(limit + 4));
     for (n, c) in s.chars().enumerate() {
-        if n == CLIP {
+        if n == limit {
             out.push('…');
             break;
         }
