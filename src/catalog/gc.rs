@@ -32,17 +32,23 @@ pub fn gc_monitors_objects_of(group: &str, plural: &str, gc: KubeVersion) -> boo
 /// objects stay out of the graph (the table's date is the model's guess), and the verdicts on
 /// their broken ownerReferences are unknown rather than "kept".
 pub fn gc_monitoring_unsettled(group: &str, plural: &str, gc: KubeVersion) -> Option<String> {
-    let events = plural == "events" && (group.is_empty() || group == "events.k8s.io");
-    (events && gc.unsettled(Change::EventsK8sIoIgnored)).then(|| {
-        let row = Change::EventsK8sIoIgnored.row();
-        let until = row
-            .seen_in
-            .map_or_else(|| "a later release".to_owned(), |v| format!("v{v}"));
-        format!(
-            "it is not known whether the GC of v{gc} watches Events: kubernetes#{} made it \
+    (gc_monitoring_unsettled_resource(group, plural) && gc.unsettled(Change::EventsK8sIoIgnored))
+        .then(|| {
+            let row = Change::EventsK8sIoIgnored.row();
+            let until = row
+                .seen_in
+                .map_or_else(|| "a later release".to_owned(), |v| format!("v{v}"));
+            format!(
+                "it is not known whether the GC of v{gc} watches Events: kubernetes#{} made it \
              ignore events.k8s.io Events in a release from v{} to {until} that kubectl-gc has \
              not verified",
-            row.pr, row.first,
-        )
-    })
+                row.pr, row.first,
+            )
+        })
+}
+
+/// The resources whose monitoring an unverified release boundary can leave unsettled (row A10:
+/// Events, core and `events.k8s.io`).
+pub fn gc_monitoring_unsettled_resource(group: &str, plural: &str) -> bool {
+    plural == "events" && (group.is_empty() || group == "events.k8s.io")
 }

@@ -88,16 +88,16 @@ fn per_object(
     // run of a label, not one string-keyed lookup per reference.
     let mut run: Option<(&'static str, usize)> = None;
     for id in store.ids() {
-        // Objects outside the graph have no findings, unless this release may watch them
-        // after all: then their broken references are reported, with an unknown consequence.
-        if !gc.graph.monitors(id) && gc.monitoring_unsettled(&state, id).is_none() {
-            continue;
-        }
         let refs = store.owner_refs(id);
         if refs.is_empty() {
             continue;
         }
         let verdict = gc.attempt_to_delete_item_classified_into(&state, id, &mut classes);
+        // Objects outside the graph have no findings, unless this release may watch them
+        // after all (the verdict is then unknown): their broken references are reported.
+        if verdict == Verdict::NotMonitored {
+            continue;
+        }
         if gc.graph.monitors(id) {
             unquiet.note(&state, id, &classes);
         }

@@ -4,6 +4,7 @@
 use super::GarbageCollector;
 use super::classify::RefClass;
 use super::state::State;
+use crate::catalog::version::Change;
 use crate::model::{ObjId, Sym};
 use serde::Serialize;
 
@@ -174,21 +175,40 @@ impl GarbageCollector<'_> {
     /// already being deleted is left out: either GC leaves it to its finalizers (a
     /// foreground-deleted Event is the exception no model here follows).
     pub fn monitoring_unsettled(&self, state: &State, id: ObjId) -> Option<String> {
-        if state.being_deleted(id) {
+        if !self.may_be_watched(state, id) {
             return None;
         }
-        let snap = self.snap;
-        let resource = &snap.resources[snap.store.object(id).resource.index()];
-        let reason = crate::catalog::gc::gc_monitoring_unsettled(
+        self.monitoring_unsettled_with(state, id, &self.classify_references(state, id))
+    }
+
+    /// [`Self::monitoring_unsettled`] with `id`'s references already classified.
+    fn monitoring_unsettled_with(
+        &self,
+        state: &State,
+        id: ObjId,
+        classes: &[RefClass],
+    ) -> Option<String> {
+        if !self.may_be_watched(state, id)
+            || classes.iter().all(|c| matches!(c, RefClass::Solid { .. }))
+        {
+            return None;
+        }
+        let resource = &self.snap.resources[self.snap.store.object(id).resource.index()];
+        crate::catalog::gc::gc_monitoring_unsettled(
             &resource.group,
             &resource.plural,
             self.rules.version,
-        )?;
-        let classes = self.classify_references(state, id);
-        classes
-            .iter()
-            .any(|c| !matches!(c, RefClass::Solid { .. }))
-            .then_some(reason)
+        )
+    }
+
+    /// Cheap test before any classification: `id` is outside the graph, not being deleted,
+    /// and of a resource whose monitoring this release leaves unsettled.
+    fn may_be_watched(&self, state: &State, id: ObjId) -> bool {
+        if state.being_deleted(id) || !self.rules.version.unsettled(Change::EventsK8sIoIgnored) {
+            return false;
+        }
+        let resource = &self.snap.resources[self.snap.store.object(id).resource.index()];
+        crate::catalog::gc::gc_monitoring_unsettled_resource(&resource.group, &resource.plural)
     }
 
     /// `attempt_to_delete_item`, reusing `classes` (= `self.classify_references(state, id)`)
@@ -196,7 +216,11 @@ impl GarbageCollector<'_> {
     fn attempt_with(&self, state: &State, id: ObjId, classes: Option<&[RefClass]>) -> Verdict {
         let store = &self.snap.store;
         if !self.graph.monitors(id) {
-            return match self.monitoring_unsettled(state, id) {
+            let unsettled = match classes {
+                Some(classes) => self.monitoring_unsettled_with(state, id, classes),
+                None => self.monitoring_unsettled(state, id),
+            };
+            return match unsettled {
                 Some(reason) => Verdict::Unknown { reason },
                 None => Verdict::NotMonitored,
             };
