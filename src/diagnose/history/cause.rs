@@ -525,24 +525,41 @@ impl Cx<'_> {
                 );
             }
         };
+        let any = !refs.is_empty();
         let refs: Vec<OwnerRefSeen> = match &removed_uid {
             Some(u) => refs.into_iter().filter(|r| &r.uid == u).collect(),
             None => refs,
         };
         if refs.is_empty() {
-            return unknown(format!(
-                "{from} shows no ownerReference on it: the GC acted on references added after \
-                 the snapshot"
-            ));
+            return unknown(match (&removed_uid, any) {
+                (Some(u), true) => {
+                    format!("{from} shows no ownerReference with UID {u}: its owner is unknown")
+                }
+                _ if from == "the snapshot" => format!(
+                    "{from} shows no ownerReference on it: the GC acted on references added \
+                     after the snapshot"
+                ),
+                _ => format!("{from} shows no ownerReference on it: its owners are unknown"),
+            });
         }
-        // Each owner's fate; the cause is the latest deletion among them, else the worst
-        // reference found.
+        // Each owner's fate; the cause is the latest deletion among them, else the most telling
+        // of the others, whatever their order. The GC deletes an object only when no owner is
+        // solid, so for a delete an owner found present (`unexplained`) outweighs the rest; it
+        // removes a reference when its owner is gone and another remains, so there an owner
+        // proven absent (or elsewhere) outweighs an unknown one, and both a present one.
+        let deleting = it.action == "delete";
+        let rank = |c: &Cause| match (c.type_, deleting) {
+            ("unexplained", true) => 3,
+            ("unexplained", false) => 0,
+            ("unknown", _) => 1,
+            _ => 2,
+        };
         let mut best: Option<(i64, Cause)> = None;
         let mut notes: Vec<String> = Vec::new();
+        // The resource a kind maps to: either state's table knows the cluster's own kinds
+        // (custom resources included), the built-in catalogue the rest.
+        let table = self.before.or(self.after_index.map(|a| a.snap));
         for r in &refs {
-            // The resource a kind maps to: either state's table knows the cluster's own kinds
-            // (custom resources included), the built-in catalogue the rest.
-            let table = self.before.or(self.after_index.map(|a| a.snap));
             let Some(k) = owner_key(table, r, &it.object.namespace) else {
                 notes.push(format!(
                     "{}/{} ({}): a kind kubectl-gc cannot map to a resource",
@@ -599,10 +616,13 @@ impl Cx<'_> {
                 }
                 continue;
             }
-            if best.is_some() {
+            if best.as_ref().is_some_and(|(t, _)| *t > i64::MIN) {
                 continue;
             }
-            best = Some((i64::MIN, self.absent_owner_cause(&k, it)));
+            let c = self.absent_owner_cause(&k, it);
+            if best.as_ref().is_none_or(|(_, b)| rank(&c) > rank(b)) {
+                best = Some((i64::MIN, c));
+            }
         }
         match best {
             Some((_, mut c)) => {

@@ -208,6 +208,23 @@ fn an_absent_owner_is_dangling_cross_namespace_stale_or_unexplained_by_the_snaps
     assert_eq!(d4.type_, "unexplained");
     assert!(d4.root.is_none());
     assert_eq!(h.summary.unexplained, 1);
+    // Whatever the order of the references: a delete with an owner present is unexplained.
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "shop", "alive", "u-alive");
+    c.obj("v1", "ConfigMap", "shop", "d5", "u-5")
+        .owner("v1", "ConfigMap", "ghost", "u-ghost")
+        .owner("v1", "ConfigMap", "alive", "u-alive");
+    c.obj("v1", "ConfigMap", "shop", "d6", "u-6")
+        .owner("v1", "ConfigMap", "alive", "u-alive")
+        .owner("v1", "ConfigMap", "ghost", "u-ghost");
+    let two = c.build();
+    let deletes = [
+        ev(5, GC_USER, "delete", "configmaps", "shop", "d5"),
+        ev(6, GC_USER, "delete", "configmaps", "shop", "d6"),
+    ];
+    let h2 = history(&deletes, Some(&two));
+    assert_eq!(cause(&h2, "delete", "d5").type_, "unexplained");
+    assert_eq!(cause(&h2, "delete", "d6").type_, "unexplained");
     // Without the snapshot nothing is guessed.
     let h = history(&events, None);
     assert_eq!(h.items.len(), 4);
