@@ -301,17 +301,25 @@ impl Walk<'_> {
         ft: Option<std::fs::FileType>,
         v: &mut dyn Visitor,
     ) -> Result<bool> {
+        // What cannot be looked up is a problem with its own cause; only a link whose target
+        // is not found is a broken link.
+        let unreadable = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::NotFound => Problem::BrokenLink,
+            _ => Problem::Open(format!("cannot read: {e}")),
+        };
         let ft = match ft {
-            Some(ft) => Some(ft),
-            None => std::fs::symlink_metadata(path).ok().map(|m| m.file_type()),
+            Some(ft) => Ok(ft),
+            None => std::fs::symlink_metadata(path)
+                .map(|m| m.file_type())
+                .map_err(unreadable),
         };
         // Like kubectl's walk, symbolic links to directories are not followed (no cycles);
         // links to files are.
         let target = match ft {
-            Some(ft) if ft.is_symlink() => match std::fs::metadata(path) {
+            Ok(ft) if ft.is_symlink() => match std::fs::metadata(path) {
                 Ok(m) if m.is_dir() => return Ok(false),
-                Ok(m) => Some(m.file_type()),
-                Err(_) => None,
+                Ok(m) => Ok(m.file_type()),
+                Err(e) => Err(unreadable(e)),
             },
             other => other,
         };
@@ -321,13 +329,13 @@ impl Walk<'_> {
             return Ok(false);
         }
         match target {
-            Some(t) if t.is_file() => Ok(true),
-            Some(_) => {
+            Ok(t) if t.is_file() => Ok(true),
+            Ok(_) => {
                 v.event(Event::Special(&name))?;
                 Ok(false)
             }
-            None => {
-                v.event(Event::Problem(&name, Problem::BrokenLink))?;
+            Err(problem) => {
+                v.event(Event::Problem(&name, problem))?;
                 Ok(false)
             }
         }
