@@ -39,7 +39,7 @@ pub fn ordered<J: Send, R: Send>(
     std::thread::scope(|scope| {
         let (job_tx, job_rx) = mpsc::sync_channel::<(u64, J)>(in_flight);
         let job_rx = Arc::new(Mutex::new(job_rx));
-        let (done_tx, done_rx) = mpsc::channel::<(u64, R)>();
+        let (done_tx, done_rx) = mpsc::channel::<(u64, std::thread::Result<R>)>();
         let mut started = Vec::new();
         for _ in 0..workers {
             let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
@@ -53,7 +53,15 @@ pub fn ordered<J: Send, R: Send>(
                                 .map_err(|_| ())
                                 .and_then(|rx| rx.recv().map_err(|_| ()));
                             let Ok((seq, job)) = job else { break };
-                            if done_tx.send((seq, work(job))).is_err() {
+                            // A panic is handed back as the job's result, so that the caller
+                            // stops waiting for it (the other workers would keep its channel
+                            // open) and re-raises it once every worker is joined.
+                            let done =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    work(job)
+                                }));
+                            let failed = done.is_err();
+                            if done_tx.send((seq, done)).is_err() || failed {
                                 break;
                             }
                         }
@@ -65,7 +73,8 @@ pub fn ordered<J: Send, R: Send>(
             return None;
         }
         let (mut sent, mut next) = (0u64, 0u64);
-        let mut ready: BTreeMap<u64, R> = BTreeMap::new();
+        let mut ready = BTreeMap::new();
+        let mut panicked = None;
         let mut jobs_left = true;
         let result = 'run: loop {
             while jobs_left && sent - next < in_flight as u64 {
@@ -83,8 +92,13 @@ pub fn ordered<J: Send, R: Send>(
             if next == sent {
                 break Ok(Mapped::Ended);
             }
-            let Some(done) = wait_for(&done_rx, &mut ready, next) else {
-                break Err(worker_lost());
+            let done = match wait_for(&done_rx, &mut ready, next) {
+                Some(Ok(done)) => done,
+                Some(Err(panic)) => {
+                    panicked = Some(panic);
+                    break Err(worker_lost());
+                }
+                None => break Err(worker_lost()),
             };
             next += 1;
             if let Flow::More = take(done) {
@@ -92,10 +106,14 @@ pub fn ordered<J: Send, R: Send>(
             }
             let mut rest = Vec::new();
             while next < sent {
-                let Some(done) = wait_for(&done_rx, &mut ready, next) else {
-                    break 'run Err(worker_lost());
-                };
-                rest.push(done);
+                match wait_for(&done_rx, &mut ready, next) {
+                    Some(Ok(done)) => rest.push(done),
+                    Some(Err(panic)) => {
+                        panicked = Some(panic);
+                        break 'run Err(worker_lost());
+                    }
+                    None => break 'run Err(worker_lost()),
+                }
                 next += 1;
             }
             break Ok(Mapped::Stopped(rest));
@@ -103,10 +121,14 @@ pub fn ordered<J: Send, R: Send>(
         // Hung up, the workers end: each is joined, so that none outlives the map (the
         // scope's own wait ends with the closure, before the thread has exited).
         drop(job_tx);
+        drop(done_rx);
         for worker in started {
             if let Err(panic) = worker.join() {
                 std::panic::resume_unwind(panic);
             }
+        }
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
         }
         Some(result)
     })
@@ -121,8 +143,8 @@ fn wait_for<R>(rx: &mpsc::Receiver<(u64, R)>, ready: &mut BTreeMap<u64, R>, seq:
     ready.remove(&seq)
 }
 
-/// A worker ended without its result (it cannot: `work` never panics — but if it did, the
-/// rest of the input is reported lost, never skipped in silence).
+/// A worker ended without its result (a panic in `work` is re-raised after the workers are
+/// joined; the rest of the input is never skipped in silence).
 fn worker_lost() -> io::Error {
     io::Error::other("a parsing thread failed")
 }
@@ -130,6 +152,32 @@ fn worker_lost() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A panic in one worker reaches the caller (re-raised once every worker is joined)
+    /// instead of leaving it waiting for a result the other workers never send.
+    #[test]
+    fn a_panicking_job_reaches_the_caller_and_never_hangs() {
+        let outcome = std::panic::catch_unwind(|| {
+            let work = |n: u64| {
+                assert!(n != 3, "job 3 fails");
+                n
+            };
+            let mut n = 0u64;
+            let mut make = || {
+                n += 1;
+                Ok((n <= 50).then_some(n))
+            };
+            ordered("test-panic", 2, 4, &work, &mut make, &mut |_| Flow::More)
+        });
+        let Err(panic) = outcome else {
+            panic!("the worker's panic is not re-raised");
+        };
+        let text = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+        assert_eq!(text.as_deref(), Some("job 3 fails"));
+    }
 
     /// Results come back in the order the jobs were made, whatever order the workers finish
     /// in; a stop hands back the later results, in order, and makes no more jobs.
