@@ -24,6 +24,21 @@ fn main() {
         .map(|s| s.trim().to_owned())
         .unwrap_or_default();
     println!("cargo:rustc-env=KGC_RUSTC_VERSION={rustc_version}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/refs/heads");
+    // In a linked worktree `.git` is a file and HEAD lives in the worktree's own git dir; a
+    // rerun-if-changed path that does not exist makes cargo rerun this script, and rebuild the
+    // crate, on every build.
+    let git_dir = std::process::Command::new("git")
+        .args(["rev-parse", "--git-dir", "--git-common-dir"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok());
+    match git_dir.as_deref().map(|s| s.lines().collect::<Vec<_>>()) {
+        Some(dirs) if dirs.len() == 2 => {
+            println!("cargo:rerun-if-changed={}/HEAD", dirs[0]);
+            println!("cargo:rerun-if-changed={}/refs/heads", dirs[1]);
+        }
+        // Not a git checkout (a source archive): nothing to watch but this script.
+        _ => println!("cargo:rerun-if-changed=build.rs"),
+    }
 }
