@@ -109,6 +109,9 @@ pub struct Unproven {
     /// Why the input cannot tell: the kind's list was forbidden or failed, or a file does not
     /// prove it holds every object of the kind there.
     pub reason: String,
+    /// The objects of the kind the input holds whose names are nearest (`name -n ns`): a typo,
+    /// or the object in another namespace than the one asked about.
+    pub nearest: Vec<String>,
 }
 
 /// For `KIND/NAME` that the input does not hold: why the input does not prove it absent, or
@@ -128,6 +131,7 @@ pub fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Optio
         },
         name: name.to_owned(),
         reason,
+        nearest: Vec::new(),
     };
     match resolve_kind(snap, kind) {
         KindMatch::Found(rows) => rows.iter().find_map(|&row| {
@@ -166,7 +170,10 @@ pub fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Optio
                 ),
                 _ => format!("{resource}{place} were not listed"),
             };
-            Some(object(&r.group, &r.kind, r.namespaced, reason))
+            Some(Unproven {
+                nearest: nearest(snap, &rows, name, 3),
+                ..object(&r.group, &r.kind, r.namespaced, reason)
+            })
         }),
         KindMatch::NotInInput(k) if files => {
             let b = crate::catalog::builtin::all()
@@ -190,14 +197,17 @@ pub fn unproven(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Optio
 /// the input, and why the input cannot tell.
 fn unproven_error(snap: &Snapshot, target: &str, namespace: Option<&str>) -> Option<Error> {
     let u = unproven(snap, target, namespace)?;
+    let mut hint =
+        "read it with a context that can list it, or pass an input that holds it".to_owned();
+    if !u.nearest.is_empty() {
+        hint.push_str(&format!("; nearest in the input: {}", u.nearest.join(", ")));
+    }
     Some(Error::NotFound {
         message: format!(
             "{target} is not in the input, which does not prove it absent: {}",
             u.reason
         ),
-        hint: Some(
-            "read it with a context that can list it, or pass an input that holds it".to_owned(),
-        ),
+        hint: Some(hint),
     })
 }
 

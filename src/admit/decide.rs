@@ -8,8 +8,10 @@
 
 use super::clip;
 use super::review::Request;
+use crate::diagnose::judge::Judge;
+use crate::diagnose::judge::place::Break;
 use crate::diagnose::remedy;
-use crate::gc::{Dangling, GarbageCollector, RefClass, Verdict};
+use crate::gc::{GarbageCollector, RefClass, Verdict};
 use crate::model::{MetaIn, ObjId, OwnerRefIn, ResourceId, Sym};
 use crate::snapshot::ListOutcome;
 use crate::watch::Engine;
@@ -286,116 +288,18 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// One message: what is wrong and what the GC does, then the fix. The fix is the remedy
-    /// catalogue's for a write ([`remedy::for_write`]), so `why` and `admit` say the same;
-    /// `fallback` where the catalogue has no edit of the object to offer.
+    /// One message: the judgement's summary of what is wrong ([`Judge`], as `audit` and `why`
+    /// word it) and what the GC does, then the fix: the remedy catalogue's for a write
+    /// ([`remedy::for_write_break`]). Every string from the request or the cluster in it is
+    /// written as [`clip`] writes it.
     fn problem(&self, r: &crate::model::OwnerRef, class: &RefClass) -> Option<String> {
         let store = &self.gc.snap.store;
-        let owner = format!("{} \"{}\"", self.text(r.kind), self.text(r.name));
-        let uid = self.text(r.uid);
-        let here = if self.namespace.is_empty() {
-            "at cluster scope".to_owned()
-        } else {
-            format!("in namespace {}", clip(self.namespace))
-        };
-        let (what, fallback) = match class {
-            RefClass::Solid { .. } | RefClass::Unknown { .. } => return None,
-            RefClass::Waiting { .. } => (
-                format!(
-                    "ownerReference to {owner}: the owner is being deleted in the foreground, so {}",
-                    self.consequence(r.uid)
-                ),
-                "reference an owner that is not being deleted".to_owned(),
-            ),
-            RefClass::Dangling(d) => {
-                let then = self.consequence(r.uid);
-                let holder = self
-                    .gc
-                    .misdirected(&self.gc.initial_state(), self.dep, r)
-                    .map(|h| store.object(h));
-                match (holder, d) {
-                    (Some(h), _) if store.str(h.namespace) != self.namespace => {
-                        let hns = self.text(h.namespace);
-                        let hname = self.text(h.name);
-                        if hns.is_empty() {
-                            (
-                                format!(
-                                    "ownerReference to {owner}: uid {uid} is the cluster-scoped \
-                                     \"{hname}\", which the GC does not find under this kind and \
-                                     name, so {then}"
-                                ),
-                                "copy the owner's apiVersion, kind and name exactly".to_owned(),
-                            )
-                        } else {
-                            (
-                                format!(
-                                    "ownerReference to {owner}: uid {uid} is {hns}/{hname}, in \
-                                     another namespace than this object, and the GC looks owners \
-                                     up only in the object's own namespace, so {then}"
-                                ),
-                                format!(
-                                    "create this object in namespace {hns}, or drop the reference"
-                                ),
-                            )
-                        }
-                    }
-                    (Some(h), _) => (
-                        format!(
-                            "ownerReference to {owner}: uid {uid} belongs to \"{}\", not to an \
-                             object of this kind and name, so {then}",
-                            self.text(h.name)
-                        ),
-                        "copy the owner's apiVersion, kind and name exactly".to_owned(),
-                    ),
-                    (None, Dangling::UidMismatch { found }) => (
-                        format!(
-                            "ownerReference to {owner}: the owner {here} has uid {}, not {uid} \
-                             (a stale uid), so {then}",
-                            self.text(store.object(*found).uid),
-                        ),
-                        format!(
-                            "set the reference's uid to {}",
-                            self.text(store.object(*found).uid)
-                        ),
-                    ),
-                    (None, Dangling::Absent) => (
-                        format!(
-                            "ownerReference to {owner}: no such owner exists {here}, so {then}"
-                        ),
-                        "reference an existing owner by its current uid, or drop the reference"
-                            .to_owned(),
-                    ),
-                }
-            }
-            RefClass::InvalidScope => (
-                format!(
-                    "ownerReference to {owner}: this object is cluster-scoped and {} is a \
-                     namespaced kind, so the GC rejects the reference and will never collect \
-                     this object",
-                    self.text(r.kind)
-                ),
-                "use a cluster-scoped owner, or drop the reference".to_owned(),
-            ),
-            RefClass::Unresolvable { .. } => (
-                format!(
-                    "ownerReference to {owner}: the cluster does not serve kind {} in apiVersion \
-                     \"{}\", so the GC cannot look the owner up and will never collect this \
-                     object",
-                    self.text(r.kind),
-                    self.text(r.api_version)
-                ),
-                "write the owner's served apiVersion and kind (core kinds are \"v1\")".to_owned(),
-            ),
-            RefClass::Unrequestable { .. } => (
-                format!(
-                    "ownerReference to {owner}: the GC cannot request an owner by this name, so \
-                     it will never collect this object"
-                ),
-                "write the owner's name exactly".to_owned(),
-            ),
-        };
         let state = self.gc.initial_state();
-        // The strings from the request and the cluster the catalogue's sentence can name.
+        let judged = Judge::new(self.gc, &state).reference(self.dep, r, class, self.verdict)?;
+        if let Break::Unknown { .. } = judged.brk {
+            return None;
+        }
+        // The strings from the request and the cluster the sentences can name.
         let mut raw: Vec<&str> = vec![
             store.str(r.kind),
             store.str(r.name),
@@ -403,25 +307,36 @@ impl Ctx<'_, '_> {
             store.str(r.api_version),
             self.namespace,
         ];
-        if let Some(h) = self.gc.misdirected(&state, self.dep, r) {
-            let h = store.object(h);
-            raw.extend([store.str(h.namespace), store.str(h.name)]);
+        for &o in &judged.related {
+            let o = store.object(o);
+            raw.extend([store.str(o.namespace), store.str(o.name), store.str(o.uid)]);
         }
-        let fix = remedy::for_write(self.gc, &state, self.dep, r)
-            .map(|f| fix_text(&f, &mut raw))
-            .unwrap_or(fallback);
-        Some(format!("{what}. Fix: {fix}."))
+        let what = clipped(&judged.summary, &mut raw, WHAT_CLIP);
+        let then = self.consequence(r.uid);
+        let owner = format!("{} \"{}\"", self.text(r.kind), self.text(r.name));
+        Some(
+            match remedy::for_write_break(self.gc, &state, self.dep, r, &judged.brk) {
+                Some(f) => format!(
+                    "ownerReference to {owner}: {what}, so {then}. Fix: {}.",
+                    clipped(&f, &mut raw, FIX_CLIP)
+                ),
+                None => format!("ownerReference to {owner}: {what}, so {then}."),
+            },
+        )
     }
 }
+
+/// At most this many characters of what is wrong, whatever it names.
+const WHAT_CLIP: usize = 320;
 
 /// At most this many characters of a fix, whatever it names.
 const FIX_CLIP: usize = 320;
 
-/// A fix from the catalogue for a message: each string of `raw` it holds (names, namespaces
-/// and UIDs from the request and the cluster) written as [`clip`] writes it in the rest of the
-/// message (escaped, cut), any other terminal-hostile character escaped, and the whole cut to
-/// [`FIX_CLIP`] characters.
-fn fix_text(s: &str, raw: &mut [&str]) -> String {
+/// A sentence of the judgement or the catalogue for a message: each string of `raw` it holds
+/// (names, namespaces and UIDs from the request and the cluster) written as [`clip`] writes it
+/// in the rest of the message (escaped, cut), any other terminal-hostile character escaped,
+/// and the whole cut to `limit` characters.
+fn clipped(s: &str, raw: &mut [&str], limit: usize) -> String {
     // Longest first: a name that holds another is replaced whole.
     raw.sort_by_key(|r| std::cmp::Reverse(r.len()));
     let mut s = s.to_owned();
@@ -431,7 +346,7 @@ fn fix_text(s: &str, raw: &mut [&str]) -> String {
             s = s.replace(r, &shown);
         }
     }
-    super::clip_to(&s, FIX_CLIP)
+    super::clip_to(&s, limit)
 }
 
 /// A message for references the write adds that share a UID with another reference but not

@@ -85,8 +85,15 @@ fn an_owner_in_another_namespace_is_named_with_the_deletion_and_the_fix() {
         "monitoring",
         json!([oref("v1", "ConfigMap", "owner", "uid-ks")]),
     ));
-    assert!(m.contains("kube-system/owner"), "{m}");
-    assert!(m.contains("the GC will delete this object"), "{m}");
+    // The judgement's summary, as `audit` and `why` word it (GC004).
+    assert!(
+        m.starts_with(
+            "ownerReference to ConfigMap \"owner\": the reference's UID belongs to \
+             ConfigMap/owner -n kube-system, in another namespace, and an ownerReference cannot \
+             cross namespaces, so the GC will delete this object."
+        ),
+        "{m}"
+    );
     // The fix is the remedy catalogue's for a manifest, as `check apply` words it.
     assert!(
         m.ends_with(
@@ -106,7 +113,7 @@ fn an_absent_owner_and_a_stale_uid_are_told_apart() {
         json!([oref("v1", "ConfigMap", "ghost", "uid-ghost")]),
     ));
     assert!(
-        m.contains("no such owner exists in namespace monitoring"),
+        m.contains("does not exist in namespace \"monitoring\""),
         "{m}"
     );
     assert!(m.contains("the GC will delete this object"), "{m}");
@@ -119,12 +126,42 @@ fn an_absent_owner_and_a_stale_uid_are_told_apart() {
         "monitoring",
         json!([oref("v1", "ConfigMap", "cfg", "uid-old")]),
     ));
-    assert!(m.contains("has uid uid-mon, not uid-old"), "{m}");
+    assert!(
+        m.contains("was recreated: ConfigMap/cfg -n monitoring exists with uid uid-mon"),
+        "{m}"
+    );
     // The owner exists, so its current uid is the fix (what `why` offers as a patch).
     assert!(
         m.ends_with(
             "Fix: set the entry's uid to uid-mon, the owner's current uid, or delete the \
              ownerReferences entry that names ConfigMap/cfg."
+        ),
+        "{m}"
+    );
+}
+
+/// N2: a reference whose UID is an object of this namespace under another name is a
+/// coordinates mismatch (GC003), never a cross-namespace one, with `audit`'s words.
+#[test]
+fn a_uid_of_this_namespace_under_another_name_is_a_coordinates_mismatch() {
+    let e = engine();
+    let m = one(problems(
+        &e,
+        "monitoring",
+        json!([oref("v1", "ConfigMap", "cfg-old", "uid-mon")]),
+    ));
+    assert!(
+        m.starts_with(
+            "ownerReference to ConfigMap \"cfg-old\": the reference's UID belongs to \
+             ConfigMap/cfg -n monitoring, but the reference names ConfigMap/cfg-old, so"
+        ),
+        "{m}"
+    );
+    assert!(!m.contains("namespace"), "{m}");
+    assert!(
+        m.ends_with(
+            "Fix: set the entry's apiVersion to v1, kind to ConfigMap and name to cfg, or delete \
+             the ownerReferences entry that names ConfigMap/cfg-old."
         ),
         "{m}"
     );
@@ -153,7 +190,7 @@ fn a_cluster_scoped_object_naming_a_namespaced_kind_is_never_collected() {
         json!([oref("v1", "ConfigMap", "cfg", "uid-mon")]),
     ));
     assert!(
-        m.contains("this object is cluster-scoped and ConfigMap is a namespaced kind"),
+        m.contains("cluster-scoped object names a namespaced owner v1 ConfigMap/cfg"),
         "{m}"
     );
     assert!(m.contains("never collect this object"), "{m}");
@@ -169,7 +206,7 @@ fn a_kind_the_cluster_does_not_serve_is_never_collected() {
         json!([oref("core/v1", "ConfigMap", "cfg", "uid-mon")]),
     ));
     assert!(
-        m.contains("does not serve kind ConfigMap in apiVersion \"core/v1\""),
+        m.contains("owner core/v1 ConfigMap/cfg (uid uid-mon): "),
         "{m}"
     );
     assert!(m.contains("never collect this object"), "{m}");
@@ -217,9 +254,10 @@ fn hostile_names_are_escaped_and_cut() {
     ));
     assert!(!m.chars().any(crate::util::is_terminal_hostile), "{m:?}");
     assert!(m.contains("\\u{001b}[31mred\\u{202e}"), "{m}");
-    // The name is cut in the fix too, not only in the diagnosis.
-    assert_eq!(m.matches("red\\u{202e}xxx").count(), 2, "{m}");
-    assert!(m.len() < 400, "{}", m.len());
+    // The name is cut wherever it is written: the reference, the judgement's summary, the fix.
+    assert_eq!(m.matches("red\\u{202e}xxx").count(), 3, "{m}");
+    assert_eq!(m.matches("xxx…").count(), 3, "{m}");
+    assert!(m.len() < 500, "{}", m.len());
 }
 
 fn triage(body: &str, policy: &Policy) -> Result<Vec<usize>, Skip> {
@@ -425,7 +463,7 @@ async fn the_server_answers_warns_denies_and_never_waits_past_its_deadline() {
         out["response"]["warnings"][0]
             .as_str()
             .unwrap()
-            .contains("kube-system/owner"),
+            .contains("ConfigMap/owner -n kube-system"),
         "{out}"
     );
     let d = app(Some(engine()), true, Mode::Deny);

@@ -483,6 +483,14 @@ pub struct PolicyArgs {
     pub skip_namespaces: Vec<String>,
 }
 
+/// `codes` arguments.
+#[derive(Args, Debug)]
+pub struct CodesArgs {
+    /// A finding code (GC004) or its name (cross-namespace-owner); none: every code.
+    #[arg(value_name = "CODE")]
+    pub code: Option<String>,
+}
+
 /// `version` flags.
 #[derive(Args, Debug)]
 pub struct VersionArgs {

@@ -18,6 +18,14 @@ macro_rules! options_footer {
     };
 }
 
+/// Where `--help` sends a reader for the finding codes (one table: `kubectl gc codes`).
+macro_rules! codes_line {
+    () => {
+        "\n\nFinding codes: `kubectl gc codes` lists them; `kubectl gc codes GC004` explains one \
+(what the GC does, the fix)."
+    };
+}
+
 /// The exit codes of the commands that gate CI (`audit`, `check …`), with what "usage" and
 /// "bad input" mean for the command.
 macro_rules! gate_exit_codes {
@@ -223,7 +231,7 @@ impl GlobalArgs {
 pub enum Command {
     /// Classify every ownerReference as the GC would and report what is wrong.
     #[command(
-        long_about = "Classify every ownerReference as the GC would and report what is wrong.\n\n\
+        long_about = concat!("Classify every ownerReference as the GC would and report what is wrong.\n\n\
 The GC looks up each ownerReference by apiVersion/kind/name in the dependent's own namespace \
 (or at cluster scope) and compares UIDs; once a dependent has no solid owner left, it deletes \
 it. audit does the same over every object read and reports references that are dangling, point \
@@ -234,6 +242,8 @@ missing. audit only reads.\n\n\
 Input: the live cluster by default (the context's namespace; -A for all), --snapshot FILE, or \
 -f PATH. -n, -l, --kind and --field-selector choose which objects are reported; the analysis \
 always sees everything read.",
+            codes_line!()
+        ),
         after_help = concat!(
             "Examples:\n",
             "  # Every namespace of the current context\n",
@@ -289,12 +299,14 @@ the GC's cascade. Nothing is changed unless --apply is given.",
     Collect(CollectArgs),
     /// Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC.
     #[command(
-        long_about = "Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC.\n\n\
+        long_about = concat!("Safety gates for CI: what a GC restart or an upgrade would delete, and what blocks the GC.\n\n\
 restart: what a freshly started GC deletes (GC015, GC016, GC020). upgrade --to VERSION: \
 decisions that change with the GC release and ownerReferences the target no longer serves \
 (GC017, GC018). health: resources the GC cannot list or watch and deletions that do not \
 progress (GC019, GC008, GC009, GC013). `kubectl gc check SUBCOMMAND --help` explains each.\n\n\
 Without a subcommand: restart and health (plus upgrade when --to is given).",
+            codes_line!()
+        ),
         after_help = concat!(
             "Examples:\n",
             "  # Restart and health gates for the whole cluster\n",
@@ -617,6 +629,14 @@ reason, those it cannot honour).",
         after_help = "Examples:\n  kubectl gc options\n\nExit codes:\n  0  printed\n  1  output could not be written\n  2  usage"
     )]
     Options,
+    /// List the finding codes, or explain one: what it means, what the GC does, the fix.
+    #[command(
+        long_about = "List the finding codes (GC001…) that audit, check, collect, watch and admit \
+report, or explain one: its severities, what it means, what the GC does about it and how to fix \
+it. The same table is the README's \"Finding codes\" section and the SARIF rules.",
+        after_help = "Examples:\n  kubectl gc codes\n  kubectl gc codes GC004\n  kubectl gc codes cross-namespace-owner\n\nExit codes:\n  0  printed\n  1  output could not be written\n  2  usage (an unknown code)"
+    )]
+    Codes(CodesArgs),
     /// Print the version of kubectl-gc (and, with -o, its build information).
     #[command(
         long_about = "Print the version of kubectl-gc: the release, the git commit and the target it \

@@ -8,7 +8,7 @@ use super::{gate, progress};
 use crate::cli::{ApplyRestorer, CheckArgs, GlobalArgs};
 use crate::diagnose::apply::{
     Applied, Restorer, Target, apply, block_owner_deletion_findings, duplicate_findings,
-    input_findings, is_placeholder_uid, manifest_remedies, name_absent_owners,
+    input_findings, is_placeholder_uid, manifest_remedies, name_absent_owners, source_uids,
 };
 use crate::diagnose::{Code, Finding};
 use crate::error::{Error, Result};
@@ -77,6 +77,7 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         crate::diagnose::audit(&gc)
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
+    crate::diagnose::judge::rejudge_with_source(&gc, &mut all, &source_uids(&applied, &input));
     name_absent_owners(&mut all, &applied);
     let bod = block_owner_deletion_findings(&all, snap);
     all.extend(bod);

@@ -134,6 +134,24 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             out.flush()?;
             Ok(exit::OK)
         }
+        Command::Codes(args) => {
+            flags::check_global(Cmd::NoInput("codes"), g)?;
+            let text = match &args.code {
+                None => crate::diagnose::code::help_list(),
+                Some(c) => crate::diagnose::Code::parse(c)
+                    .ok_or_else(|| {
+                        crate::error::Error::usage(
+                            format!("unknown finding code {c:?}"),
+                            "kubectl gc codes lists them (GC001 … or their names)",
+                        )
+                    })?
+                    .explain(),
+            };
+            let mut out = stdout();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(exit::OK)
+        }
         Command::Version(args) => {
             flags::check_global(Cmd::NoInput("version"), g)?;
             version(args.output)

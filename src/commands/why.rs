@@ -110,6 +110,10 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                 });
             };
             let mut reason = u.reason;
+            // A typo, or the object in another namespace (NC1): what the input does hold.
+            if !u.nearest.is_empty() {
+                reason.push_str(&format!("; nearest in the input: {}", u.nearest.join(", ")));
+            }
             if let Some(n) = events {
                 reason.push_str(&format!(
                     "; the audit log ({n} event(s)) has no deletion of it"

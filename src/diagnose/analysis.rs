@@ -9,7 +9,7 @@
 
 use crate::gc::object_ref::by_group;
 use crate::gc::plan::{Alternative, EndState, OpenOrder, Plan, Verb};
-use crate::gc::{GarbageCollector, ObjectRef, Verdict};
+use crate::gc::{GarbageCollector, ObjectRef, Outcome, Verdict};
 use crate::model::ObjId;
 use serde::Serialize;
 
@@ -280,4 +280,70 @@ fn cause_before(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId, wave: u32) ->
         .filter(|a| a.wave < wave && a.verb == Verb::Delete && owners.contains(&a.target))
         .max_by_key(|a| a.wave)
         .map(|a| a.target)
+}
+
+/// Describes an end state for a finding.
+pub fn end_state_text(gc: &GarbageCollector<'_>, s: &EndState) -> String {
+    let store = &gc.snap.store;
+    match s {
+        EndState::Deleted => "deleted".into(),
+        EndState::Terminating { finalizers } => format!(
+            "terminating (held by {})",
+            finalizers
+                .iter()
+                .map(|f| store.str(*f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        EndState::Kept => "kept".into(),
+    }
+}
+
+/// Every end state an order-dependent outcome can reach, the plan's first, described (GC016,
+/// GC020, GC021).
+pub fn end_state_texts(gc: &GarbageCollector<'_>, o: &Outcome) -> Vec<String> {
+    std::iter::once(outcome_text(gc, o.target, &o.state, &o.owner_refs))
+        .chain(
+            o.alternatives
+                .iter()
+                .map(|a| outcome_text(gc, o.target, &a.state, &a.owner_refs)),
+        )
+        .collect()
+}
+
+/// Describes a possible end state of `id` with the ownerReferences it keeps (kept or
+/// terminating: two orders can differ in those alone), each named by its owner's kind and name
+/// as the object's reference spells it: a list of UIDs says nothing to a reader.
+fn outcome_text(
+    gc: &GarbageCollector<'_>,
+    id: ObjId,
+    s: &EndState,
+    refs: &[crate::model::Sym],
+) -> String {
+    let base = end_state_text(gc, s);
+    if *s == EndState::Deleted {
+        return base;
+    }
+    let store = &gc.snap.store;
+    let owners: Vec<String> = refs
+        .iter()
+        .map(|u| {
+            store
+                .owner_refs(id)
+                .iter()
+                .find(|r| r.uid == *u)
+                .map_or_else(
+                    || format!("the owner with uid {}", store.str(*u)),
+                    |r| format!("{}/{}", store.str(r.kind), store.str(r.name)),
+                )
+        })
+        .collect();
+    match owners.as_slice() {
+        [] => format!("{base} with no ownerReferences"),
+        [one] => format!("{base} with its ownerReference to {one}"),
+        [init @ .., last] => format!(
+            "{base} with its ownerReferences to {} and {last}",
+            init.join(", ")
+        ),
+    }
 }

@@ -339,6 +339,23 @@ pub fn input_findings(applied: &Applied, restorer: Restorer) -> Vec<Finding> {
     out
 }
 
+/// Where each input object's UID was in the cluster the input came from: that UID → the
+/// object of the applied cluster created (or updated) from it. Every created object gets a new
+/// UID, so a reference to one of them finds nothing by UID in the applied cluster; this says
+/// which object it meant (NC10: a reference into another namespace stays cross-namespace).
+pub fn source_uids(applied: &Applied, input: &Snapshot) -> HashMap<String, ObjId> {
+    let store = &input.store;
+    applied
+        .input_of
+        .iter()
+        .enumerate()
+        .filter_map(|(i, iid)| {
+            let uid = store.str(store.object((*iid)?).uid);
+            (!uid.is_empty()).then(|| (uid.to_owned(), ObjId(i as u32)))
+        })
+        .collect()
+}
+
 /// GC025: `blockOwnerDeletion: true` on references whose owner will not exist — those the
 /// audit of the applied cluster classified dangling. The reference holds no foreground
 /// deletion; what the GC does to the object is the dangling finding's consequence.

@@ -9,13 +9,13 @@
 
 use super::code::{Code, Severity};
 use super::finding::Finding;
+use super::judge::Judge;
 use super::{remedy, terminating};
-use crate::gc::rest_mapper::Mapping;
 use crate::gc::simulation::Unquiet;
-use crate::gc::{Dangling, GarbageCollector, Plan, RefClass, State, Verdict};
+use crate::gc::{GarbageCollector, Plan, RefClass, State, Verdict};
 use crate::model::{BitSet, ObjId, OwnerRef, Sym};
 use crate::util::fork::join;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Everything an audit produces.
 #[derive(Debug)]
@@ -82,7 +82,7 @@ fn per_object(
     let mut out = Vec::new();
     let mut classifications: BTreeMap<&'static str, usize> = BTreeMap::new();
     let store = &gc.snap.store;
-    let siblings = cluster_scoped_dependents_of_virtual_owners(gc);
+    let judge = Judge::new(gc, &state);
     let mut classes = Vec::new();
     // References are counted by label in runs (nearly all are `solid`): one map update per
     // run of a label, not one string-keyed lookup per reference.
@@ -111,13 +111,13 @@ fn per_object(
                     }
                 }
             }
-            if let Some(f) = ref_finding(gc, &state, id, r, c, &verdict, &siblings) {
-                out.push(f);
+            if let Some(j) = judge.reference(id, r, c, &verdict) {
+                out.push(j.finding(id, r));
             }
             if !matches!(c, RefClass::Unrequestable { .. })
                 && !crate::gc::classify::is_path_segment_name(store.str(r.name))
             {
-                out.push(name_finding(gc, id, r, c));
+                out.push(judge.name_not_requestable(id, r, c));
             }
         }
         duplicate_refs(gc, id, refs, &mut out);
@@ -126,234 +126,6 @@ fn per_object(
         *classifications.entry(l).or_default() += n;
     }
     (state, out, classifications, unquiet)
-}
-
-/// What the GC does to the object because of a dangling reference, and how bad that is.
-fn dangling_consequence(verdict: &Verdict) -> (String, bool) {
-    match verdict {
-        Verdict::Delete { policy, .. } => (
-            format!(
-                "the GC will delete this object (propagationPolicy={})",
-                policy.as_str()
-            ),
-            true,
-        ),
-        Verdict::RemoveRefs { .. } => (
-            "the GC will strip this reference (the object has another, valid owner)".into(),
-            false,
-        ),
-        Verdict::Terminating => ("none while the object is terminating".into(), false),
-        Verdict::NeverCollected { reason, .. } => (
-            format!("none: another reference stops the GC from acting on this object ({reason})"),
-            false,
-        ),
-        Verdict::Unknown { reason } => (
-            format!("the GC will delete this object if its other owners are gone too ({reason})"),
-            false,
-        ),
-        _ => ("the GC will act on this reference".into(), false),
-    }
-}
-
-fn ref_finding(
-    gc: &GarbageCollector<'_>,
-    state: &State,
-    id: ObjId,
-    r: &OwnerRef,
-    class: &RefClass,
-    verdict: &Verdict,
-    siblings: &HashMap<Sym, ObjId>,
-) -> Option<Finding> {
-    if let RefClass::Solid { .. } = class {
-        // Nearly every reference: decided before any text is formatted for it.
-        return None;
-    }
-    let store = &gc.snap.store;
-    let o = store.object(id);
-    let ns = store.str(o.namespace);
-    let ref_text = format!(
-        "{} {}/{} (uid {})",
-        store.str(r.api_version),
-        store.str(r.kind),
-        store.str(r.name),
-        store.str(r.uid)
-    );
-    let mk = |code, severity, consequence: String, message: String, related: Vec<ObjId>| {
-        Finding::new(code, severity, id, consequence, message)
-            .with_ref(*r, Some(class.label()))
-            .with_related(related)
-            .with_remedies(remedy::for_reference(gc, state, id, r))
-    };
-    match class {
-        RefClass::Solid { .. } => None,
-        RefClass::Waiting { owner } => Some(mk(
-            Code::WaitingOwner,
-            Severity::Info,
-            match verdict {
-                Verdict::RemoveRefs { .. } => {
-                    "the GC will strip this reference (another owner is valid)".into()
-                }
-                Verdict::Delete { policy, .. } => format!(
-                    "the GC will delete this object (propagationPolicy={}) as part of its owner's foreground deletion",
-                    policy.as_str()
-                ),
-                _ => "the owner waits for this object".into(),
-            },
-            format!("owner {ref_text} is being deleted in the foreground"),
-            vec![*owner],
-        )),
-        RefClass::Dangling(d) => {
-            let (consequence, deletes) = match verdict {
-                Verdict::Unknown { reason } if !gc.graph.monitors(id) => {
-                    (format!("unknown: {reason}"), false)
-                }
-                _ => dangling_consequence(verdict),
-            };
-            // Where does this UID really live?
-            let holder = store.by_uid(r.uid).filter(|&h| h != id);
-            let (code, message, related, base) = match (holder, d) {
-                (Some(h), _) if is_cross_namespace(gc, id, h) => {
-                    let hns = store.str(store.object(h).namespace);
-                    let mut msg = format!(
-                        "owner {ref_text} lives in namespace {hns:?}; the GC looks namespaced owners up in the dependent's namespace {ns:?}, finds nothing and treats the owner as absent"
-                    );
-                    if gc.rules.emits_invalid_namespace_events() {
-                        msg.push_str("; the GC records an OwnerRefInvalidNamespace event");
-                    }
-                    (Code::CrossNamespaceOwner, msg, vec![h], Severity::Error)
-                }
-                (Some(h), _) => (
-                    Code::OwnerCoordinatesMismatch,
-                    format!(
-                        "the reference's UID belongs to {}, but the reference names {}/{}: looked up by name and kind, the owner is absent",
-                        gc.snap.describe(h),
-                        store.str(r.kind),
-                        store.str(r.name)
-                    ),
-                    vec![h],
-                    Severity::Error,
-                ),
-                (None, Dangling::UidMismatch { found }) => (
-                    Code::OwnerUidMismatch,
-                    if super::apply::is_placeholder_uid(store.str(store.object(*found).uid)) {
-                        format!(
-                            "owner {ref_text} is not the one the apply creates: {} gets a new UID",
-                            gc.snap.describe(*found)
-                        )
-                    } else {
-                        format!(
-                            "owner {ref_text} was replaced: {} exists with uid {}",
-                            gc.snap.describe(*found),
-                            store.str(store.object(*found).uid)
-                        )
-                    },
-                    vec![*found],
-                    Severity::Warning,
-                ),
-                (None, Dangling::Absent) => {
-                    let mut msg = if o.namespace.is_empty() || !owner_kind_namespaced(gc, r) {
-                        format!("owner {ref_text} does not exist")
-                    } else {
-                        format!("owner {ref_text} does not exist in namespace {ns:?}")
-                    };
-                    let sibling = siblings
-                        .get(&r.uid)
-                        .filter(|_| !o.namespace.is_empty() && owner_kind_namespaced(gc, r));
-                    if let Some(&sibling) = sibling {
-                        msg.push_str(&format!(
-                            "; GC 1.20 may never collect it: {} references the same missing owner, and if the GC observed it first the owner's virtual node has no namespace and is never verified for namespaced dependents (kubernetes#98040, fixed in 1.20.3)",
-                            gc.snap.describe(sibling)
-                        ));
-                    }
-                    (Code::DanglingOwner, msg, vec![], Severity::Warning)
-                }
-            };
-            // A plain missing owner is ordinary garbage; a reference that points at a live
-            // object is a bug that deletes something someone meant to keep.
-            let severity = match (code, deletes) {
-                (Code::CrossNamespaceOwner | Code::OwnerCoordinatesMismatch, true) => {
-                    Severity::Critical
-                }
-                (_, true) => Severity::Error,
-                _ => base,
-            };
-            Some(mk(code, severity, consequence, message, related))
-        }
-        RefClass::InvalidScope => Some(mk(
-            Code::ClusterScopedDependentOfNamespacedOwner,
-            Severity::Warning,
-            "the GC drops this object and never collects it".into(),
-            format!(
-                "cluster-scoped object names a namespaced owner {ref_text}; owners must be cluster-scoped"
-            ),
-            store.by_uid(r.uid).into_iter().collect(),
-        )),
-        RefClass::Unresolvable { reason } => Some(mk(
-            Code::UnresolvableOwnerKind,
-            Severity::Warning,
-            "the GC retries this object forever (REST mapping fails) and never collects it".into(),
-            format!("owner {ref_text}: {reason}"),
-            vec![],
-        )),
-        RefClass::Unrequestable { reason } => Some(mk(
-            Code::OwnerNameNotRequestable,
-            Severity::Warning,
-            "the GC retries this object forever (its GET of the owner fails) and never collects it"
-                .into(),
-            format!("owner {ref_text}: {reason}"),
-            vec![],
-        )),
-        RefClass::Unknown { reason } => Some(mk(
-            Code::UnknownOwner,
-            Severity::Info,
-            format!(
-                "unknown: {} cannot tell whether the GC keeps or collects this object",
-                // Said of what was given: files are not a snapshot of the cluster.
-                match gc.snap.provenance.source {
-                    crate::snapshot::SourceKind::Files => "the input files",
-                    crate::snapshot::SourceKind::Live => "what was read from the cluster",
-                }
-            ),
-            format!("cannot check owner {ref_text}: {reason}"),
-            vec![],
-        )),
-    }
-}
-
-fn owner_kind_namespaced(gc: &GarbageCollector<'_>, r: &OwnerRef) -> bool {
-    match gc.rest_mapper.map(gc.snap, r.api_version, r.kind) {
-        Mapping::Resolved(gr) => gc.rest_mapper.gr(gr).namespaced,
-        _ => true,
-    }
-}
-
-/// The UID's real object is namespaced and lives elsewhere than the dependent.
-fn is_cross_namespace(gc: &GarbageCollector<'_>, dependent: ObjId, holder: ObjId) -> bool {
-    let store = &gc.snap.store;
-    let (d, h) = (store.object(dependent), store.object(holder));
-    !h.namespace.is_empty() && h.namespace != d.namespace
-}
-
-/// GC 1.20 only (kubernetes#98040): for each virtual owner UID, a cluster-scoped dependent
-/// of it, if any (observed first, it leaves the owner's virtual node without a namespace).
-/// One pass over the virtual nodes' dependents; empty for other GC versions.
-fn cluster_scoped_dependents_of_virtual_owners(gc: &GarbageCollector<'_>) -> HashMap<Sym, ObjId> {
-    let store = &gc.snap.store;
-    if !gc.rules.namespace_less_virtual_owner_strands() {
-        return HashMap::new();
-    }
-    gc.graph
-        .virtual_nodes()
-        .filter_map(|v| {
-            let first = gc
-                .graph
-                .dependents(v)
-                .iter()
-                .filter_map(|&d| gc.graph.object(d))
-                .find(|&d| store.object(d).namespace.is_empty())?;
-            Some((gc.graph.node(v).id.uid, first))
-        })
-        .collect()
 }
 
 fn duplicate_refs(gc: &GarbageCollector<'_>, id: ObjId, refs: &[OwnerRef], out: &mut Vec<Finding>) {
@@ -542,37 +314,9 @@ fn collateral(gc: &GarbageCollector<'_>, state: &State, out: &mut Vec<Finding>) 
             )
             .with_ref(r, Some("solid"))
             .with_related(vec![bad])
-            .with_remedies(carrier_remedies(gc, state, bad, uid)));
+            .with_remedies(remedy::for_uid(gc, state, bad, uid)));
         }
     }
-}
-
-/// GC022 for an owner name that is not a path segment but still resolves somewhere: what the
-/// GC's request for it reaches (issue 12).
-fn name_finding(gc: &GarbageCollector<'_>, id: ObjId, r: &OwnerRef, class: &RefClass) -> Finding {
-    let store = &gc.snap.store;
-    let name = store.str(r.name);
-    let consequence = match class {
-        RefClass::Solid { owner } | RefClass::Waiting { owner } => format!(
-            "the GC's request for this owner reaches {} (same UID): it counts as present",
-            gc.snap.describe(*owner)
-        ),
-        RefClass::Dangling(_) => {
-            "the GC's request for this owner reaches another path and finds nothing with its UID: it counts as absent".into()
-        }
-        RefClass::Unknown { reason } => format!("unknown: {reason}"),
-        _ => "the GC never resolves this owner".into(),
-    };
-    Finding::new(
-        Code::OwnerNameNotRequestable,
-        Severity::Warning,
-        id,
-        consequence,
-        format!(
-            "owner name {name:?} is not a valid path segment ('.', '..', '/' or '%'): the GC's metadata client joins it into the request path, so it is never requested as named"
-        ),
-    )
-    .with_ref(*r, Some(class.label()))
 }
 
 /// GC021: objects whose steady-state end state depends on an order upstream does not fix.
@@ -589,7 +333,7 @@ fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding
         .iter()
         .filter(|o| o.order_dependent() && !collateral.contains(&o.target))
     {
-        let states = super::restart::end_state_texts(gc, o);
+        let states = super::analysis::end_state_texts(gc, o);
         let deletes =
             o.state != EndState::Kept || o.alternatives.iter().any(|a| a.state != EndState::Kept);
         let which = o.alternatives[0].order.what();
@@ -608,20 +352,4 @@ fn order_dependent(gc: &GarbageCollector<'_>, plan: &Plan, out: &mut Vec<Finding
             format!("the end state depends on {which}, which upstream does not fix"),
         ));
     }
-}
-
-/// The catalogue's remedies for the references to `uid` that `carrier` holds: the fix goes on
-/// the object with the bad reference, never on a dependent it endangers.
-pub(crate) fn carrier_remedies(
-    gc: &GarbageCollector<'_>,
-    state: &State,
-    carrier: ObjId,
-    uid: Sym,
-) -> Vec<remedy::Remedy> {
-    state
-        .owner_refs(&gc.snap.store, carrier)
-        .iter()
-        .filter(|r| r.uid == uid)
-        .flat_map(|r| remedy::for_reference(gc, state, carrier, r))
-        .collect()
 }

@@ -6,7 +6,7 @@
 //! the shell by [`shell_word`]: a remedy is made to be pasted into a shell, and a crafted name
 //! or UID in a support bundle must not run a command when it is.
 
-use crate::gc::State;
+use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 use serde::Serialize;
@@ -14,7 +14,7 @@ use serde::Serialize;
 mod reference;
 pub mod wording;
 
-pub use reference::{finish_deletion, for_reference, for_write};
+pub use reference::{finish_deletion, for_break, for_reference, for_write, for_write_break};
 
 /// One remedy: what it does and when to use it, and the command that does it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -40,6 +40,17 @@ impl Remedy {
             manifest: String::new(),
         }
     }
+}
+
+/// The catalogue's remedies for the references to `uid` that `carrier` holds: the fix goes on
+/// the object with the bad reference, never on a dependent it endangers.
+pub fn for_uid(gc: &GarbageCollector<'_>, state: &State, carrier: ObjId, uid: Sym) -> Vec<Remedy> {
+    state
+        .owner_refs(&gc.snap.store, carrier)
+        .iter()
+        .filter(|r| r.uid == uid)
+        .flat_map(|r| for_reference(gc, state, carrier, r))
+        .collect()
 }
 
 /// `kubectl` target words for an object: `kind.group/name [-n ns]`.

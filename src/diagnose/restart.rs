@@ -8,12 +8,14 @@
 //! v1.20.0–v1.20.2 whether a namespace-less virtual owner strands namespaced dependents,
 //! kubernetes#98040), the plan says so, and so do the findings.
 
+use super::analysis::end_state_texts;
 use super::code::{Code, Severity};
 use super::finding::Finding;
-use super::remedy;
+use super::judge::Judge;
+use super::remedy::{self, Remedy};
 use crate::gc::graph_builder::VisitCause;
 use crate::gc::{EndState, GarbageCollector, Outcome, Plan, State, Verb, Verdict};
-use crate::model::ObjId;
+use crate::model::{ObjId, Sym};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An object whose fate after a restart depends on an order upstream does not fix.
@@ -223,23 +225,6 @@ fn visit_text(gc: &GarbageCollector<'_>, c: &VisitCause) -> String {
     }
 }
 
-/// Describes an end state for a finding.
-pub fn end_state_text(gc: &GarbageCollector<'_>, s: &EndState) -> String {
-    let store = &gc.snap.store;
-    match s {
-        EndState::Deleted => "deleted".into(),
-        EndState::Terminating { finalizers } => format!(
-            "terminating (held by {})",
-            finalizers
-                .iter()
-                .map(|f| store.str(*f))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        EndState::Kept => "kept".into(),
-    }
-}
-
 /// True when one of the object's references is dangling although its UID is a live object
 /// (cross-namespace or wrong coordinates): deleting it is deleting something meant to live.
 fn has_misdirected_ref(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> bool {
@@ -253,68 +238,66 @@ fn has_misdirected_ref(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> b
 /// Findings for a restart prediction: GC015 for what the restarted GC does, GC016 for what it
 /// may do depending on list order (< 1.20), GC020 for garbage it never evaluates.
 pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
-    let store = &gc.snap.store;
     let initial = gc.initial_state();
-    let mut out = Vec::new();
-    let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
-    // What the restart may delete: a victim's fix is looked for up through these.
-    let deleted: BTreeSet<ObjId> = r
-        .plan
-        .actions
-        .iter()
-        .filter(|a| a.verb == Verb::Delete)
-        .map(|a| a.target)
-        .chain(r.order_dependent.iter().map(|o| o.object))
-        .collect();
+    let cx = Cx {
+        gc,
+        r,
+        initial: &initial,
+        judge: Judge::new(gc, &initial),
+        // What the restart may delete: a victim's fix is looked for up through these.
+        deleted: r
+            .plan
+            .actions
+            .iter()
+            .filter(|a| a.verb == Verb::Delete)
+            .map(|a| a.target)
+            .chain(r.order_dependent.iter().map(|o| o.object))
+            .collect(),
+    };
+    let mut out = cx.actions();
     let poisoned = if r.order_dependent.is_empty() {
         BTreeMap::new()
     } else {
         gc.misdirected_owner_uids(&initial)
     };
-    let mut foreground_cascade: std::collections::BTreeSet<ObjId> = Default::default();
-    for act in &r.plan.actions {
-        let id = act.target;
-        let why = match r.visits.get(&id) {
-            Some(c) => visit_text(gc, c),
-            _ => "a change earlier in the cascade makes the GC evaluate it".into(),
-        };
-        match act.verb {
-            Verb::Delete => {
-                let misdirected = has_misdirected_ref(gc, &initial, id);
-                // A dependent of an owner the user is deleting in the foreground (or a
-                // dependent of such a dependent) is deleted because the user asked for it:
-                // the cascade a foreground deletion is, which the audit reports as GC014.
-                let asked_for = !misdirected
-                    && store.owner_refs(id).iter().any(|o| {
-                        store.by_uid(o.uid).is_some_and(|owner| {
-                            foreground_cascade.contains(&owner)
-                                || (store.object(owner).being_deleted()
-                                    && store
-                                        .has_finalizer(owner, crate::model::finalizers::FOREGROUND))
-                        })
-                    });
-                if asked_for {
-                    foreground_cascade.insert(id);
-                }
-                let base = if misdirected {
-                    Severity::Critical
-                } else if asked_for {
-                    Severity::Info
-                } else {
-                    Severity::Error
-                };
-                let inherited = store
-                    .owner_refs(id)
-                    .iter()
-                    .filter_map(|o| store.by_uid(o.uid))
-                    .filter_map(|o| severity_of_deleted.get(&o).copied())
-                    .max();
-                let sev = base.max(inherited.unwrap_or(Severity::Info));
-                if !r.plan.end.exists(id) {
-                    severity_of_deleted.insert(id, sev);
-                }
-                let remedies = carriers_remedies(gc, &initial, &deleted, id);
-                out.push(
+    out.extend(
+        r.order_dependent
+            .iter()
+            .map(|o| cx.order_dependent(o, &poisoned)),
+    );
+    out.extend(r.stranded.iter().filter_map(|st| cx.stranded(st)));
+    out
+}
+
+/// What the restart findings are made from.
+struct Cx<'a, 'g> {
+    gc: &'a GarbageCollector<'g>,
+    r: &'a Restart,
+    initial: &'a State,
+    judge: Judge<'a, 'g>,
+    deleted: BTreeSet<ObjId>,
+}
+
+impl Cx<'_, '_> {
+    /// GC015: one finding per action of the restarted GC, in the plan's order (a deletion's
+    /// severity is inherited down its cascade).
+    fn actions(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let mut severity_of_deleted: BTreeMap<ObjId, Severity> = BTreeMap::new();
+        let mut foreground_cascade: BTreeSet<ObjId> = BTreeSet::new();
+        for act in &self.r.plan.actions {
+            let id = act.target;
+            let why = match self.r.visits.get(&id) {
+                Some(c) => visit_text(self.gc, c),
+                _ => "a change earlier in the cascade makes the GC evaluate it".into(),
+            };
+            let message = format!("{why}; {}", self.judge.action_reason(act));
+            out.push(match act.verb {
+                Verb::Delete => {
+                    let sev = self.delete_severity(id, &mut foreground_cascade, &severity_of_deleted);
+                    if !self.r.plan.end.exists(id) {
+                        severity_of_deleted.insert(id, sev);
+                    }
                     Finding::new(
                         Code::RestartAction,
                         sev,
@@ -324,32 +307,78 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                             act.policy.map(|p| p.as_str()).unwrap_or("-"),
                             act.wave
                         ),
-                        format!("{why}; {}", act.detail),
+                        message,
                     )
-                    .with_remedies(remedies),
-                );
-            }
-            Verb::RemoveOwnerReferences => out.push(Finding::new(
-                Code::RestartAction,
-                Severity::Warning,
-                id,
-                "when kube-controller-manager restarts the GC strips these ownerReferences".into(),
-                format!("{why}; {}", act.detail),
-            )),
-            Verb::UnblockOwnerReferences | Verb::RemoveFinalizer => out.push(Finding::new(
-                Code::RestartAction,
-                Severity::Info,
-                id,
-                format!(
-                    "when kube-controller-manager restarts the GC sends {}",
-                    act.verb.as_str()
+                    .with_remedies(carriers_remedies(self.gc, self.initial, &self.deleted, id))
+                }
+                Verb::RemoveOwnerReferences => Finding::new(
+                    Code::RestartAction,
+                    Severity::Warning,
+                    id,
+                    "when kube-controller-manager restarts the GC strips these ownerReferences"
+                        .into(),
+                    message,
                 ),
-                format!("{why}; {}", act.detail),
-            )),
+                Verb::UnblockOwnerReferences | Verb::RemoveFinalizer => Finding::new(
+                    Code::RestartAction,
+                    Severity::Info,
+                    id,
+                    format!(
+                        "when kube-controller-manager restarts the GC sends {}",
+                        act.verb.as_str()
+                    ),
+                    message,
+                ),
+            });
         }
+        out
     }
-    for o in &r.order_dependent {
-        let outcome = r.plan.outcomes.iter().find(|x| x.target == o.object);
+
+    /// How bad the restart's deletion of `id` is: critical when one of its references is
+    /// misdirected (its owner is alive elsewhere), info when it carries on a foreground
+    /// deletion the user asked for, else error; never less than its deleted owners'.
+    fn delete_severity(
+        &self,
+        id: ObjId,
+        foreground_cascade: &mut BTreeSet<ObjId>,
+        severity_of_deleted: &BTreeMap<ObjId, Severity>,
+    ) -> Severity {
+        let store = &self.gc.snap.store;
+        let misdirected = has_misdirected_ref(self.gc, self.initial, id);
+        // A dependent of an owner the user is deleting in the foreground (or a dependent of
+        // such a dependent) is deleted because the user asked for it: the cascade a foreground
+        // deletion is, which the audit reports as GC014.
+        let asked_for = !misdirected
+            && store.owner_refs(id).iter().any(|o| {
+                store.by_uid(o.uid).is_some_and(|owner| {
+                    foreground_cascade.contains(&owner)
+                        || (store.object(owner).being_deleted()
+                            && store.has_finalizer(owner, crate::model::finalizers::FOREGROUND))
+                })
+            });
+        if asked_for {
+            foreground_cascade.insert(id);
+        }
+        let base = if misdirected {
+            Severity::Critical
+        } else if asked_for {
+            Severity::Info
+        } else {
+            Severity::Error
+        };
+        let inherited = store
+            .owner_refs(id)
+            .iter()
+            .filter_map(|o| store.by_uid(o.uid))
+            .filter_map(|o| severity_of_deleted.get(&o).copied())
+            .max();
+        base.max(inherited.unwrap_or(Severity::Info))
+    }
+
+    /// GC016: an object whose fate after the restart depends on an order upstream leaves open.
+    fn order_dependent(&self, o: &OrderDependent, poisoned: &BTreeMap<Sym, ObjId>) -> Finding {
+        let gc = self.gc;
+        let outcome = self.r.plan.outcomes.iter().find(|x| x.target == o.object);
         let possible = outcome.map(|x| end_state_texts(gc, x)).unwrap_or_default();
         let which = match outcome
             .and_then(|x| x.alternatives.first())
@@ -371,66 +400,77 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                 message.push_str(" (GC < 1.20 caches the owner UID as absent for every dependent, kubernetes#65200)");
             }
         }
-        // The fix goes on the object whose reference is bad: this one, or (GC < 1.20) the one
-        // whose bad reference poisons the cache for this one's valid reference.
-        let mut remedies = carriers_remedies(gc, &initial, &deleted, o.object);
-        if remedies.is_empty() {
-            // The poisoned UID may be this object's owner's, or an owner's further up among
-            // what the restart may delete.
-            let mut up = vec![o.object];
-            let mut i = 0;
-            while i < up.len() && up.len() < 1_000 {
-                for x in store.owner_refs(up[i]) {
-                    if let Some(h) = store.by_uid(x.uid).filter(|h| deleted.contains(h))
-                        && !up.contains(&h)
-                    {
-                        up.push(h);
-                    }
-                }
-                i += 1;
-            }
-            let uids = o.related.iter().map(|&h| store.object(h).uid).chain(
-                up.iter()
-                    .flat_map(|&a| store.owner_refs(a).iter().map(|x| x.uid)),
-            );
-            let mut seen = BTreeSet::new();
-            for uid in uids {
-                if let Some(&carrier) = poisoned.get(&uid).filter(|&&c| c != o.object)
-                    && seen.insert(uid)
+        Finding::new(
+            Code::RestartOrderDependent,
+            if o.deleted {
+                Severity::Critical
+            } else {
+                Severity::Error
+            },
+            o.object,
+            if o.states.iter().all(|s| *s != EndState::Kept) {
+                "after a restart this object ends deleted or terminating in every order; what is left of it (ownerReferences, finalizers) depends on an order upstream does not fix".into()
+            } else if o.deleted {
+                "a restarted GC may delete this object, or not, depending on an order upstream does not fix".into()
+            } else {
+                "what a restarted GC leaves of this object depends on an order upstream does not fix".into()
+            },
+            message,
+        )
+        .with_related(o.related.clone())
+        .with_remedies(self.order_dependent_remedies(o, poisoned))
+    }
+
+    /// The fix goes on the object whose reference is bad: this one, or (GC < 1.20) the one
+    /// whose bad reference poisons the cache for this one's valid reference.
+    fn order_dependent_remedies(
+        &self,
+        o: &OrderDependent,
+        poisoned: &BTreeMap<Sym, ObjId>,
+    ) -> Vec<Remedy> {
+        let (gc, store) = (self.gc, &self.gc.snap.store);
+        let mut remedies = carriers_remedies(gc, self.initial, &self.deleted, o.object);
+        if !remedies.is_empty() {
+            return remedies;
+        }
+        // The poisoned UID may be this object's owner's, or an owner's further up among what
+        // the restart may delete.
+        let mut up = vec![o.object];
+        let mut i = 0;
+        while i < up.len() && up.len() < 1_000 {
+            for x in store.owner_refs(up[i]) {
+                if let Some(h) = store.by_uid(x.uid).filter(|h| self.deleted.contains(h))
+                    && !up.contains(&h)
                 {
-                    remedies.extend(super::audit::carrier_remedies(gc, &initial, carrier, uid));
+                    up.push(h);
                 }
+            }
+            i += 1;
+        }
+        let uids = o.related.iter().map(|&h| store.object(h).uid).chain(
+            up.iter()
+                .flat_map(|&a| store.owner_refs(a).iter().map(|x| x.uid)),
+        );
+        let mut seen = BTreeSet::new();
+        for uid in uids {
+            if let Some(&carrier) = poisoned.get(&uid).filter(|&&c| c != o.object)
+                && seen.insert(uid)
+            {
+                remedies.extend(remedy::for_uid(gc, self.initial, carrier, uid));
             }
         }
-        out.push(
-            Finding::new(
-                Code::RestartOrderDependent,
-                if o.deleted {
-                    Severity::Critical
-                } else {
-                    Severity::Error
-                },
-                o.object,
-                if o.states.iter().all(|s| *s != EndState::Kept) {
-                    "after a restart this object ends deleted or terminating in every order; what is left of it (ownerReferences, finalizers) depends on an order upstream does not fix".into()
-                } else if o.deleted {
-                    "a restarted GC may delete this object, or not, depending on an order upstream does not fix".into()
-                } else {
-                    "what a restarted GC leaves of this object depends on an order upstream does not fix".into()
-                },
-                message,
-            )
-            .with_related(o.related.clone())
-            .with_remedies(remedies),
-        );
+        remedies
     }
-    for st in &r.stranded {
+
+    /// GC020: garbage a restarted GC never evaluates; `None` for what is not garbage.
+    fn stranded(&self, st: &Stranded) -> Option<Finding> {
         // Only garbage is worth reporting: the object would be collected if evaluated.
-        if matches!(
-            gc.attempt_to_delete_item(&initial, st.object),
+        matches!(
+            self.gc.attempt_to_delete_item(self.initial, st.object),
             Verdict::Delete { .. } | Verdict::RemoveRefs { .. }
-        ) {
-            out.push(Finding::new(
+        )
+        .then(|| {
+            Finding::new(
                 Code::StrandedDependent,
                 Severity::Warning,
                 st.object,
@@ -440,58 +480,8 @@ pub fn findings(gc: &GarbageCollector<'_>, r: &Restart) -> Vec<Finding> {
                     "a restarted GC may never evaluate this object (the garbage stays) or may collect it, depending on the order its informers deliver objects".into()
                 },
                 st.why.clone(),
-            ));
-        }
-    }
-    out
-}
-
-/// Every end state an order-dependent outcome can reach, the plan's first, described (GC016,
-/// GC020, GC021).
-pub(crate) fn end_state_texts(gc: &GarbageCollector<'_>, o: &Outcome) -> Vec<String> {
-    std::iter::once(outcome_text(gc, o.target, &o.state, &o.owner_refs))
-        .chain(
-            o.alternatives
-                .iter()
-                .map(|a| outcome_text(gc, o.target, &a.state, &a.owner_refs)),
-        )
-        .collect()
-}
-
-/// Describes a possible end state of `id` with the ownerReferences it keeps (kept or
-/// terminating: two orders can differ in those alone), each named by its owner's kind and name
-/// as the object's reference spells it: a list of UIDs says nothing to a reader.
-fn outcome_text(
-    gc: &GarbageCollector<'_>,
-    id: ObjId,
-    s: &EndState,
-    refs: &[crate::model::Sym],
-) -> String {
-    let base = end_state_text(gc, s);
-    if *s == EndState::Deleted {
-        return base;
-    }
-    let store = &gc.snap.store;
-    let owners: Vec<String> = refs
-        .iter()
-        .map(|u| {
-            store
-                .owner_refs(id)
-                .iter()
-                .find(|r| r.uid == *u)
-                .map_or_else(
-                    || format!("the owner with uid {}", store.str(*u)),
-                    |r| format!("{}/{}", store.str(r.kind), store.str(r.name)),
-                )
+            )
         })
-        .collect();
-    match owners.as_slice() {
-        [] => format!("{base} with no ownerReferences"),
-        [one] => format!("{base} with its ownerReference to {one}"),
-        [init @ .., last] => format!(
-            "{base} with its ownerReferences to {} and {last}",
-            init.join(", ")
-        ),
     }
 }
 

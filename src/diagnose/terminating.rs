@@ -138,6 +138,29 @@ pub(super) fn findings(
     }
 }
 
+/// The unblocking move of a foreground deletion that `blocker` holds up: its reference to
+/// `owner` set to `blockOwnerDeletion=false` (GC008's, and `why`'s on any object of the chain).
+pub fn unblock(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    owner: ObjId,
+    blocker: ObjId,
+) -> remedy::Remedy {
+    let (b_name, owner_name) = (gc.snap.describe(blocker), gc.snap.describe(owner));
+    remedy::Remedy {
+        note: format!(
+            "let {owner_name} finish now: {b_name} stops blocking it and {}",
+            if state.being_deleted(blocker) {
+                "still goes once its own finalizers do"
+            } else {
+                "is then collected as its dependent, in the background"
+            }
+        ),
+        command: remedy::unblock_ref(gc.snap, state, blocker, gc.snap.store.object(owner).uid),
+        manifest: String::new(),
+    }
+}
+
 /// GC008 for an owner whose foreground deletion cannot finish: walks blocking dependents
 /// down to the root blockers and offers the three unblocking moves of the GC's logic.
 fn blocked_foreground(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId) -> Finding {
@@ -198,18 +221,7 @@ fn blocked_foreground(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId) -> Find
         if end.being_deleted(b) && noted.insert(b) {
             remedies.push(remedy::finish_deletion(gc, end, b));
         }
-        remedies.push(remedy::Remedy {
-            note: format!(
-                "let {owner_name} finish now: {b_name} stops blocking it and {}",
-                if end.being_deleted(b) {
-                    "still goes once its own finalizers do"
-                } else {
-                    "is then collected as its dependent, in the background"
-                }
-            ),
-            command: remedy::unblock_ref(gc.snap, end, b, owner_uid),
-            manifest: String::new(),
-        });
+        remedies.push(unblock(gc, end, owner, b));
         if !end.being_deleted(b) {
             remedies.push(remedy::Remedy {
                 note: format!(

@@ -509,37 +509,41 @@ pub fn write_table_report_with(
                 // check apply: a fix in a manifest is the point of the report.
                 let in_manifest =
                     report.findings[r.index].source.is_some() && f.severity >= Severity::Error;
+                // Errors and worse come with their reason and fix in every layout (C7).
                 !f.remedies.is_empty()
                     && (wide
                         || in_manifest
                         || f.code == Code::BlockedForegroundDeletion
-                        || f.severity >= Severity::Critical)
+                        || f.severity >= Severity::Error)
             })
             .take(20)
             .collect();
+        // A block of remedies already printed for another row is named, not repeated (C8: one
+        // per owner of a blocked chain, one per GC012 row).
+        let mut printed: Vec<(&[crate::diagnose::remedy::Remedy], String)> = Vec::new();
         for r in detailed {
             let f = r.finding;
             writeln!(w)?;
-            write_line(
-                w,
-                &format!(
-                    "{} {}: {}",
-                    f.code.id(),
-                    f.object
-                        .map(|o| snap.describe(o))
-                        .or_else(|| f.resource.clone())
-                        .unwrap_or_default(),
-                    f.message
-                ),
-            )?;
+            let subject = f
+                .object
+                .map(|o| snap.describe(o))
+                .or_else(|| f.resource.clone())
+                .unwrap_or_default();
+            write_line(w, &format!("{} {subject}: {}", f.code.id(), f.message))?;
             for e in &report.findings[r.index].evidence {
                 write_line(w, &format!("  evidence: {e}"))?;
             }
-            if f.code == Code::BlockedForegroundDeletion {
-                writeln!(w, "  to unblock, safest first:")?;
+            let verb = if f.code == Code::BlockedForegroundDeletion {
+                "unblock"
             } else {
-                writeln!(w, "  to fix, safest first:")?;
+                "fix"
+            };
+            if let Some((_, first)) = printed.iter().find(|(p, _)| *p == f.remedies.as_slice()) {
+                write_line(w, &format!("  to {verb}: as for {first} above"))?;
+                continue;
             }
+            printed.push((&f.remedies, format!("{} {subject}", f.code.id())));
+            writeln!(w, "  to {verb}, safest first:")?;
             for (i, rem) in f.remedies.iter().enumerate() {
                 write_line(w, &format!("    {}. {}", i + 1, rem.note))?;
                 if !rem.command.is_empty() {
@@ -561,8 +565,8 @@ pub fn write_table_report_with(
     write_line(w, &line)
 }
 
-/// The cells of one finding: an object's namespace, `Kind/name`, its owner (for GC013, the
-/// finalizers holding it and for how long) and its age.
+/// The cells of one finding: an object's namespace, `Kind/name`, the owner its reference
+/// names and its age.
 fn finding_row<'f>(
     a: &GarbageCollector<'_>,
     f: &'f Finding,
@@ -582,27 +586,11 @@ fn finding_row<'f>(
     };
     let o = snap.store.object(obj);
     let kind = snap.kind_label(o.resource);
-    let owner = if f.code == Code::TerminatingHeldByFinalizer {
-        let fins: Vec<&str> = snap
-            .store
-            .finalizers(obj)
-            .iter()
-            .map(|s| snap.store.str(*s))
-            .collect();
-        format!(
-            "held by {} for {}",
-            if fins.is_empty() {
-                "-".to_owned()
-            } else {
-                fins.join(",")
-            },
-            super::age(snap.store.str(o.deletion_timestamp), now)
-        )
-    } else {
-        f.owner_ref
-            .map(|r| format!("{}/{}", snap.store.str(r.kind), snap.store.str(r.name)))
-            .unwrap_or_else(|| "-".into())
-    };
+    // OWNER names owners only (C9): what holds a GC013 object is in its message.
+    let owner = f
+        .owner_ref
+        .map(|r| format!("{}/{}", snap.store.str(r.kind), snap.store.str(r.name)))
+        .unwrap_or_else(|| "-".into());
     let ns = snap.store.str(o.namespace);
     FindingRow {
         finding: f,

@@ -8,7 +8,7 @@
 //! from indices, never from names.
 
 use super::audit::FindingJson;
-use super::ci::{CiReport, ClusterOutcome, SEVERITIES, help, owner_text, subject_text};
+use super::ci::{CiReport, ClusterOutcome, SEVERITIES, owner_text, subject_text};
 use super::escape::{xml, xml_line};
 use super::graph::json::{self as gjson, GraphDocument};
 use super::graph::{Direction, Selection, Subgraph, svg};
@@ -431,7 +431,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                 out.push_str("</ol>\n");
             }
             if let Some(code) = Code::parse(f.code) {
-                let _ = writeln!(out, "<p class=\"muted\">{}</p>", xml(help(code).fix));
+                let _ = writeln!(out, "<p class=\"muted\">{}</p>", xml(code.info().remedy));
             }
             if let Some(p) = picture_of(f) {
                 let _ = writeln!(out, "<p><a href=\"#{p}\">ownership picture</a></p>");
@@ -540,15 +540,15 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
     if !codes.is_empty() {
         out.push_str("<details><summary>Finding codes</summary>\n<table class=\"legend\">\n<thead><tr><th>code</th><th>meaning</th><th>fix</th></tr></thead>\n<tbody>\n");
         for c in codes {
-            let h = help(c);
+            let h = c.info();
             let _ = writeln!(
                 out,
                 "<tr><td>{} {}</td><td>{} {}</td><td>{}</td></tr>",
                 c.id(),
                 xml(c.name()),
-                xml(h.short),
-                xml(h.full),
-                xml(h.fix)
+                xml(h.title),
+                xml(h.sentence),
+                xml(h.remedy)
             );
         }
         out.push_str("</tbody>\n</table>\n</details>\n");

@@ -37,7 +37,7 @@
 //!
 //! Every string is escaped for XML; characters XML 1.0 cannot carry are shown as `\u{NNNN}`.
 
-use super::ci::{CiReport, ClusterOutcome, help, owner_text, subject_text};
+use super::ci::{CiReport, ClusterOutcome, owner_text, subject_text};
 use super::escape::{xml, xml_line};
 use crate::diagnose::Code;
 use std::fmt::Write as _;
@@ -127,7 +127,7 @@ pub fn write(w: &mut dyn Write, r: &CiReport) -> io::Result<()> {
                         }
                     }
                     if let Some(code) = code {
-                        let _ = write!(text, "\n{} {}", f.code, help(code).fix);
+                        let _ = write!(text, "\n{} {}", f.code, code.info().remedy);
                     }
                     let result = if r.fails(f.severity) {
                         CaseResult::Failure {

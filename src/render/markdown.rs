@@ -8,7 +8,7 @@
 //! breaks, no `@` mentions. Commands go into fenced blocks whose fence is longer than any
 //! backtick run inside.
 
-use super::ci::{CiReport, ClusterOutcome, SEVERITIES, help, owner_text};
+use super::ci::{CiReport, ClusterOutcome, SEVERITIES, owner_text};
 use super::escape::{markdown as md, markdown_code as code, markdown_fence};
 use crate::diagnose::{Code, Severity};
 use crate::render::audit::FindingJson;
@@ -298,14 +298,14 @@ pub fn render(r: &CiReport, limit: usize) -> String {
         "<details><summary>Finding codes</summary>\n\n| code | meaning | fix |\n|---|---|---|\n",
     );
     for c in codes {
-        let h = help(c);
+        let h = c.info();
         let _ = writeln!(
             legend,
             "| {} {} | {} | {} |",
             c.id(),
             md(c.name()),
-            md(h.short),
-            md(h.fix)
+            md(h.title),
+            md(h.remedy)
         );
     }
     legend.push_str("\n</details>\n");

@@ -168,6 +168,8 @@ pub fn request_json(a: &GarbageCollector<'_>, act: &Action) -> serde_json::Value
 pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> PlanReport {
     let snap = a.snap;
     let store = &snap.store;
+    let state = a.initial_state();
+    let judge = crate::diagnose::judge::Judge::new(a, &state);
     let action_json = |act: &crate::gc::plan::Action| ActionJson {
         wave: act.wave,
         verb: act.verb.as_str(),
@@ -176,7 +178,7 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
         owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
         rule: act.reason.rule(),
-        reason: act.detail.clone(),
+        reason: judge.action_reason(act),
         request: request_json(a, act),
     };
     let actions = plan.actions.iter().map(action_json).collect();
@@ -302,7 +304,7 @@ pub fn write_table_report_with(
         if !opts.no_headers {
             t.set_header(cells(&header));
         }
-        for act in &plan.actions {
+        for (act, json) in plan.actions.iter().zip(&r.actions) {
             let o = snap.store.object(act.target);
             let verb = match (act.verb, act.policy) {
                 (Verb::Delete, Some(p)) => format!("delete ({})", p.as_str()),
@@ -323,7 +325,7 @@ pub fn write_table_report_with(
                 },
                 format!("{}/{}", snap.kind_label(o.resource), snap.store.str(o.name)),
                 super::age(&snap.store.timestamp(o.creation_timestamp), now),
-                act.detail.clone(),
+                json.reason.clone(),
             ];
             if wide {
                 row.push(act.reason.rule().to_owned());

@@ -27,9 +27,7 @@
 //!   runs while the problem stays, and closes it when it is fixed.
 
 use super::audit::FindingJson;
-use super::ci::{
-    CiReport, ClusterOutcome, ClusterReport, fingerprint, help, owner_text, subject_text,
-};
+use super::ci::{CiReport, ClusterOutcome, ClusterReport, fingerprint, owner_text, subject_text};
 use crate::diagnose::{Code, Severity};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
@@ -71,15 +69,15 @@ fn rules() -> Vec<s::ReportingDescriptor> {
     Code::ALL
         .iter()
         .map(|&c| {
-            let h = help(c);
-            let text = format!("{}\n\n{}\n\nFix: {}", h.short, h.full, h.fix);
+            let h = c.info();
+            let text = format!("{}\n\n{}\n\nFix: {}", h.title, h.sentence, h.remedy);
             let markdown = format!(
                 "**{} {}**: {}\n\n{}\n\n**Fix:** {}",
                 c.id(),
                 c.name(),
-                h.short,
-                h.full,
-                h.fix
+                h.title,
+                h.sentence,
+                h.remedy
             );
             let mut props = BTreeMap::new();
             props.insert(
@@ -89,8 +87,8 @@ fn rules() -> Vec<s::ReportingDescriptor> {
             s::ReportingDescriptor::builder()
                 .id(c.id())
                 .name(c.name())
-                .short_description(&h.short.to_owned())
-                .full_description(&h.full.to_owned())
+                .short_description(&h.title.to_owned())
+                .full_description(&h.sentence.to_owned())
                 .help(
                     s::MultiformatMessageString::builder()
                         .text(text)

@@ -105,7 +105,7 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
             let parts: Vec<String> = ns
                 .content
                 .iter()
-                .map(|c| format!("{} {}", c.count, c.resource))
+                .map(|c| format!("{} {}", c.count, c.shown))
                 .collect();
             tree.item(1, &format!("content: {}", parts.join(", ")))?;
         }
@@ -120,11 +120,15 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
         ),
     )?;
     for r in &why.gc.owner_references {
+        let class = match r.code {
+            Some(code) => format!("{} ({code})", r.class),
+            None => r.class.to_owned(),
+        };
         tree.item(
             1,
             &format!(
-                "ownerReference {}/{} {} ({}): {} — {}",
-                r.kind, r.name, r.uid, r.api_version, r.class, r.detail
+                "ownerReference {}/{} {} ({}): {class} — {}",
+                r.kind, r.name, r.uid, r.api_version, r.detail
             ),
         )?;
     }

@@ -75,8 +75,10 @@ fn an_export_applied_to_a_new_cluster_is_deleted_where_its_references_are_stale(
             ("GC002", "web-5d4f"),
             // The ConfigMap's owner is not in the input: it will not exist.
             ("GC001", "settings"),
-            // The Secret's owner is in another namespace, where the GC never looks.
-            ("GC001", "other-ns"),
+            // The Secret's owner is in another namespace, where the GC never looks: its UID is
+            // an input object's of another namespace, so the reference crosses namespaces
+            // whatever UID the owner gets (NC10).
+            ("GC004", "other-ns"),
             ("GC024", "web-5d4f"),
             ("GC024", "settings"),
             ("GC024", "other-ns"),

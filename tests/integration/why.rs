@@ -112,7 +112,10 @@ fn a_cross_namespace_owner_is_named_where_it_is() {
     let verdict = d["verdict"].as_str().unwrap();
     assert!(
         verdict.starts_with("The GC will delete StatefulSet/redis-cache-exporter -n monitoring")
-            && verdict.contains("is in namespace kube-system"),
+            && verdict.contains(
+                "the reference's UID belongs to RedisFailover/redis-cache -n kube-system, in \
+                 another namespace, and an ownerReference cannot cross namespaces"
+            ),
         "{verdict}"
     );
 }
@@ -589,5 +592,65 @@ fn why_of_an_object_the_log_shows_deleted_is_answered_offline_whatever_the_state
     assert!(
         err.contains("the audit log (7 event(s)) has no deletion of it"),
         "{err}"
+    );
+}
+
+/// NC1: an object a kubectl file does not hold (a typo, or a missing `-n`) is unknown, not
+/// absent — and the answer names what the input does hold of that kind nearest the name.
+#[test]
+fn an_object_a_file_does_not_hold_names_the_nearest_the_file_does() {
+    let shop = example("shop-kubectl-get.yaml");
+    for (target, ns) in [("cm/web-setings", "shop"), ("cm/web-settings", "default")] {
+        let d = why_json(&["-f", &shop, target, "-n", ns]);
+        assert_eq!(d["state"], "unknown", "{d}");
+        let verdict = d["verdict"].as_str().unwrap();
+        assert!(
+            verdict.contains("nearest in the input: web-settings -n shop"),
+            "{target} -n {ns}: {verdict}"
+        );
+    }
+}
+
+/// NC3: every object of a blocked foreground chain offers the patch that unblocks it, as
+/// `audit`'s GC008 does (it worked live): the root blocker's reference set to
+/// `blockOwnerDeletion=false`.
+#[test]
+fn why_on_a_blocked_chain_offers_the_unblocking_patch_audit_offers() {
+    let stuck = example("stuck-foreground-deletion.json");
+    let unblock = r#"{"op":"replace","path":"/metadata/ownerReferences/0/blockOwnerDeletion","value":false}"#;
+    for target in [
+        "deployment/checkout",
+        "replicaset/checkout-7d9f8c6b5",
+        "pod/checkout-7d9f8c6b5-x2x9q",
+    ] {
+        let d = why_json(&["--snapshot", &stuck, target, "-n", "shop"]);
+        let patch = d["remedies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["command"].as_str().unwrap_or("").contains(unblock))
+            .unwrap_or_else(|| panic!("{target}: no unblocking patch in {}", d["remedies"]));
+        assert!(
+            patch["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("kubectl patch pods/checkout-7d9f8c6b5-x2x9q -n shop"),
+            "{target}: {patch}"
+        );
+    }
+    let (_, audit, _) = kubectl_gc(&["audit", "--snapshot", &stuck, "-o", "json"]);
+    assert!(audit.contains(&unblock.replace('"', "\\\"")), "{audit}");
+}
+
+/// NC11: a namespace's content is spelled as every other object is: the kind, qualified with
+/// its group only where two groups share the name.
+#[test]
+fn a_namespaces_content_spells_kinds_once() {
+    let stuck = example("stuck-foreground-deletion.json");
+    let (code, out, err) = kubectl_gc(&["why", "--snapshot", &stuck, "ns/shop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("content: 1 Deployment, 1 Pod, 1 ReplicaSet"),
+        "{out}"
     );
 }

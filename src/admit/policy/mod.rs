@@ -206,7 +206,7 @@ fn checks(served: &Served) -> Vec<Check> {
     // the core group's informal name.
     let shape = "(r.apiVersion.matches('^(/|[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[a-z]([-a-z0-9]*[a-z0-9])?$') \
                  && !r.apiVersion.startsWith('core/'))";
-    let fix_coordinates = format!("Fix: {}.", wording::capitalized(wording::FIX_COORDINATES));
+    let fix_coordinates = format!("Fix: {}.", wording::FIX_COORDINATES);
     let never = ", so the GC cannot look the owner up and will never collect this object. ";
     let remove_absent = format!("remove the reference {}", wording::ABSENT_WHEN);
     let scope_fix = format!(

@@ -6,7 +6,8 @@
 //! reference surgery.
 
 use super::{Remedy, json_patch, ref_index, remove_ref};
-use crate::gc::{Dangling, GarbageCollector, RefClass, State};
+use crate::diagnose::judge::place::{Break, break_of};
+use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, OwnerRef};
 use serde_json::json;
 
@@ -19,10 +20,21 @@ pub fn for_reference(
     r: &OwnerRef,
 ) -> Vec<Remedy> {
     let class = gc.classify_reference(state, carrier, r);
-    if matches!(
-        class,
-        RefClass::Solid { .. } | RefClass::Waiting { .. } | RefClass::Unknown { .. }
-    ) {
+    match break_of(gc, carrier, r, &class, None) {
+        Some(brk) => for_break(gc, state, carrier, r, &brk),
+        None => Vec::new(),
+    }
+}
+
+/// The remedies for reference `r` of `carrier`, judged to be broken as `brk`, safest first.
+pub fn for_break(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    carrier: ObjId,
+    r: &OwnerRef,
+    brk: &Break,
+) -> Vec<Remedy> {
+    if matches!(brk, Break::Waiting { .. } | Break::Unknown { .. }) {
         return Vec::new();
     }
     if state.being_deleted(carrier) {
@@ -39,83 +51,81 @@ pub fn for_reference(
         command: remove_ref(snap, state, carrier, r.uid),
         manifest: remove_entry(gc, r),
     };
-    match class {
-        RefClass::Dangling(d) => match (gc.misdirected(state, carrier, r), d) {
-            (Some(h), _) if cross_namespace(gc, carrier, h) => vec![
-                remove(
-                    "the object is kept and no longer goes with its owner (an ownerReference \
-                     cannot cross namespaces, whatever UID it holds)",
+    match brk {
+        Break::OtherNamespace { holder: h, .. } => vec![
+            remove(
+                "the object is kept and no longer goes with its owner (an ownerReference \
+                 cannot cross namespaces, whatever UID it holds)",
+            ),
+            Remedy {
+                note: format!(
+                    "if {} should own it, the two must share a namespace: create the object \
+                     in namespace {} beside its owner (or the owner in {}) and delete this one",
+                    snap.describe(*h),
+                    store.str(store.object(*h).namespace),
+                    store.str(store.object(carrier).namespace),
                 ),
-                Remedy {
-                    note: format!(
-                        "if {} should own it, the two must share a namespace: create the object \
-                         in namespace {} beside its owner (or the owner in {}) and delete this one",
-                        snap.describe(h),
-                        store.str(store.object(h).namespace),
-                        store.str(store.object(carrier).namespace),
-                    ),
-                    command: String::new(),
-                    manifest: format!(
-                        "or write this object into namespace {} beside its owner",
-                        store.str(store.object(h).namespace)
-                    ),
-                },
-            ],
-            (Some(h), _) => vec![
-                fix_coordinates(
-                    gc,
-                    state,
+                command: String::new(),
+                manifest: format!(
+                    "or write this object into namespace {} beside its owner",
+                    store.str(store.object(*h).namespace)
+                ),
+            },
+        ],
+        Break::Misnamed { holder: h } => vec![
+            fix_coordinates(
+                gc,
+                state,
+                carrier,
+                r,
+                *h,
+                format!(
+                    "the reference holds the UID of {} but names {owner}, so the GC finds \
+                     no owner",
+                    snap.describe(*h)
+                ),
+            ),
+            remove("if the object should not go with that owner, it is then kept"),
+        ],
+        Break::Recreated { found } => vec![
+            Remedy {
+                note: format!(
+                    "if {} (recreated under a new UID) should own it, re-point the reference \
+                     at its current UID; the patch refuses to apply if the reference changed",
+                    snap.describe(*found)
+                ),
+                command: json_patch(
+                    snap,
                     carrier,
-                    r,
-                    h,
-                    format!(
-                        "the reference holds the UID of {} but names {owner}, so the GC finds \
-                         no owner",
-                        snap.describe(h)
-                    ),
+                    json!([
+                        {"op": "test", "path": uid_path(snap, state, carrier, r), "value": store.str(r.uid)},
+                        {"op": "replace", "path": uid_path(snap, state, carrier, r), "value": store.str(store.object(*found).uid)},
+                    ]),
                 ),
-                remove("if the object should not go with that owner, it is then kept"),
-            ],
-            (None, Dangling::UidMismatch { found }) => vec![
-                Remedy {
-                    note: format!(
-                        "if {} (recreated under a new UID) should own it, re-point the reference \
-                         at its current UID; the patch refuses to apply if the reference changed",
-                        snap.describe(found)
-                    ),
-                    command: json_patch(
-                        snap,
-                        carrier,
-                        json!([
-                            {"op": "test", "path": uid_path(snap, state, carrier, r), "value": store.str(r.uid)},
-                            {"op": "replace", "path": uid_path(snap, state, carrier, r), "value": store.str(store.object(found).uid)},
-                        ]),
-                    ),
-                    manifest: String::new(),
-                },
-                Remedy {
-                    manifest: format!(
-                        "delete the ownerReferences entry that names {owner}: the owner gets a \
-                         new UID when it is created, which no manifest can know; its controller \
-                         adopts the object, or `kubectl gc relink` re-points it after the apply"
-                    ),
-                    ..remove("if it should no longer go with that owner, it is then kept")
-                },
-            ],
-            (None, Dangling::Absent) => vec![
-                remove(super::wording::ABSENT_WHEN),
-                Remedy {
-                    note: format!(
-                        "if {owner} should exist, recreate it first (from its manifest), then \
-                         re-point this reference at its new UID: `kubectl gc relink -f` with the \
-                         manifests writes that patch, as does `kubectl gc why` on this object"
-                    ),
-                    command: String::new(),
-                    manifest: String::new(),
-                },
-            ],
-        },
-        RefClass::Unresolvable { reason } | RefClass::Unrequestable { reason } => {
+                manifest: String::new(),
+            },
+            Remedy {
+                manifest: format!(
+                    "delete the ownerReferences entry that names {owner}: the owner gets a \
+                     new UID when it is created, which no manifest can know; its controller \
+                     adopts the object, or `kubectl gc relink` re-points it after the apply"
+                ),
+                ..remove("if it should no longer go with that owner, it is then kept")
+            },
+        ],
+        Break::Absent => vec![
+            remove(super::wording::ABSENT_WHEN),
+            Remedy {
+                note: format!(
+                    "if {owner} should exist, recreate it first (from its manifest), then \
+                     re-point this reference at its new UID: `kubectl gc relink -f` with the \
+                     manifests writes that patch"
+                ),
+                command: String::new(),
+                manifest: String::new(),
+            },
+        ],
+        Break::Unresolvable { reason } | Break::Unrequestable { reason } => {
             let why = format!("the GC cannot resolve {owner}: {reason}");
             let mut out = Vec::new();
             match store.by_uid(r.uid).filter(|&h| h != carrier) {
@@ -135,8 +145,8 @@ pub fn for_reference(
             out.push(remove("if it needs no owner, it is then kept"));
             out
         }
-        RefClass::InvalidScope => vec![remove(super::wording::INVALID_SCOPE_WHEN)],
-        RefClass::Solid { .. } | RefClass::Waiting { .. } | RefClass::Unknown { .. } => Vec::new(),
+        Break::InvalidScope => vec![remove(super::wording::INVALID_SCOPE_WHEN)],
+        Break::Waiting { .. } | Break::Unknown { .. } => Vec::new(),
     }
 }
 
@@ -151,18 +161,31 @@ pub fn for_write(
     carrier: ObjId,
     r: &OwnerRef,
 ) -> Option<String> {
+    let class = gc.classify_reference(state, carrier, r);
+    let brk = break_of(gc, carrier, r, &class, None)?;
+    for_write_break(gc, state, carrier, r, &brk)
+}
+
+/// [`for_write`] of a reference judged broken as `brk`.
+pub fn for_write_break(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    carrier: ObjId,
+    r: &OwnerRef,
+    brk: &Break,
+) -> Option<String> {
     let store = &gc.snap.store;
-    let remedies = for_reference(gc, state, carrier, r);
+    if let Break::Waiting { .. } = brk {
+        return Some("reference an owner that is not being deleted".to_owned());
+    }
+    let remedies = for_break(gc, state, carrier, r, brk);
     if remedies.is_empty() || state.being_deleted(carrier) {
         return None;
     }
-    if let RefClass::Dangling(Dangling::UidMismatch { found }) =
-        gc.classify_reference(state, carrier, r)
-        && gc.misdirected(state, carrier, r).is_none()
-    {
+    if let Break::Recreated { found } = brk {
         return Some(format!(
             "set the entry's uid to {}, the owner's current uid, or {}",
-            store.str(store.object(found).uid),
+            store.str(store.object(*found).uid),
             remove_entry(gc, r)
         ));
     }
@@ -207,7 +230,7 @@ pub fn finish_deletion(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> R
         } else {
             format!(
                 "{} is already being deleted, and no change to its ownerReferences keeps it: \
-                 it goes once its finalizers ({}) are removed, by the controllers that own them",
+                 it goes once its finalizers ({}) are removed",
                 gc.snap.describe(id),
                 fins.join(", ")
             )
@@ -215,13 +238,6 @@ pub fn finish_deletion(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> R
         command: String::new(),
         manifest: String::new(),
     }
-}
-
-/// The UID's real object is namespaced and lives in another namespace than the dependent.
-fn cross_namespace(gc: &GarbageCollector<'_>, dependent: ObjId, holder: ObjId) -> bool {
-    let store = &gc.snap.store;
-    let (d, h) = (store.object(dependent), store.object(holder));
-    !h.namespace.is_empty() && h.namespace != d.namespace
 }
 
 fn uid_path(snap: &crate::snapshot::Snapshot, state: &State, id: ObjId, r: &OwnerRef) -> String {

@@ -1,60 +1,29 @@
 //! What the GC does with the object: each reference classified, the verdict in words.
 
 use super::{GcWhy, ReferenceWhy, refs};
+use crate::diagnose::judge::place::Break;
+use crate::diagnose::judge::{Judge, SOLID};
 use crate::gc::ObjectRef;
-use crate::gc::{Dangling, GarbageCollector, RefClass, State, Verdict};
+use crate::gc::{GarbageCollector, RefClass, State, Verdict};
 use crate::model::ObjId;
 
 pub(super) fn gc_why(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> GcWhy {
     let snap = gc.snap;
     let store = &snap.store;
+    let verdict = gc.attempt_to_delete_item(state, id);
+    let judge = Judge::new(gc, state);
     let owner_references = state
         .owner_refs(store, id)
         .iter()
         .map(|r| {
             let class = gc.classify_reference(state, id, r);
-            let (detail, owner) = match &class {
-                RefClass::Solid { owner } => {
-                    ("the owner exists with this UID".to_owned(), Some(*owner))
-                }
-                RefClass::Waiting { owner } => (
-                    "the owner exists and is being deleted in the foreground".to_owned(),
-                    Some(*owner),
-                ),
-                RefClass::Dangling(Dangling::Absent) => match gc.misdirected(state, id, r) {
-                    Some(elsewhere) => (
-                        format!(
-                            "the owner with this UID is {}, but the GC looks for it only in the \
-                             dependent's own namespace (or at cluster scope): ownerReferences \
-                             cannot cross namespaces, so it treats the owner as gone",
-                            snap.describe(elsewhere)
-                        ),
-                        Some(elsewhere),
-                    ),
-                    None => (
-                        "no such owner where the GC looks (its kind and name in the dependent's \
-                         namespace, or at cluster scope): the GC treats it as gone"
-                            .to_owned(),
-                        None,
-                    ),
-                },
-                RefClass::Dangling(Dangling::UidMismatch { found }) => (
-                    format!(
-                        "an object of that kind and name exists with another UID ({}): the \
-                         owner was recreated, and the GC treats this one as gone",
-                        store.str(store.object(*found).uid)
-                    ),
-                    Some(*found),
-                ),
-                RefClass::Unresolvable { reason }
-                | RefClass::Unrequestable { reason }
-                | RefClass::Unknown { reason } => (reason.clone(), None),
-                RefClass::InvalidScope => (
-                    "a cluster-scoped object cannot have a namespaced owner: the GC drops it \
-                     and never collects it"
-                        .to_owned(),
-                    None,
-                ),
+            let judged = judge.reference(id, r, &class, &verdict);
+            let owner = match (&class, judged.as_ref().map(|j| &j.brk)) {
+                (RefClass::Solid { owner }, _) => Some(*owner),
+                (_, Some(Break::Waiting { owner })) => Some(*owner),
+                (_, Some(Break::Recreated { found })) => Some(*found),
+                (_, Some(b)) => b.holder(),
+                (_, None) => None,
             };
             ReferenceWhy {
                 api_version: store.str(r.api_version).to_owned(),
@@ -62,7 +31,14 @@ pub(super) fn gc_why(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> GcW
                 name: store.str(r.name).to_owned(),
                 uid: store.str(r.uid).to_owned(),
                 class: class.label(),
-                detail,
+                code: judged.as_ref().map(|j| j.code.id()),
+                detail: judged
+                    .as_ref()
+                    .map_or_else(|| SOLID.to_owned(), |j| j.message.clone()),
+                summary: judged
+                    .as_ref()
+                    .map_or_else(String::new, |j| j.summary.clone()),
+                brk: judged.map(|j| j.brk),
                 owner: owner.map(|o| ObjectRef::of(snap, o)),
             }
         })
@@ -76,7 +52,6 @@ pub(super) fn gc_why(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> GcW
             _ => None,
         })
         .collect();
-    let verdict = gc.attempt_to_delete_item(state, id);
     let (row, explanation) = explain_verdict(gc, &verdict);
     GcWhy {
         verdict: verdict.label(),

@@ -108,8 +108,17 @@ pub struct ReferenceWhy {
     /// `solid`, `waiting`, `dangling`, `unresolvable`, `invalid-scope`, `unrequestable`,
     /// `unknown`.
     pub class: &'static str,
-    /// Why, in words.
+    /// The finding code of its break (as `audit` reports it); absent for a solid reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+    /// Why, in words: the judgement's sentence, as `audit` words it.
     pub detail: String,
+    /// The kind of break, for the verdict's sentence.
+    #[serde(skip)]
+    pub brk: Option<crate::diagnose::judge::place::Break>,
+    /// The judgement's summary (the start of `detail`), for the verdict's sentence.
+    #[serde(skip)]
+    pub summary: String,
     /// The owner, where it exists.
     #[serde(
         skip_serializing_if = "Option::is_none",
@@ -179,6 +188,10 @@ pub struct ContentCount {
     pub resource: String,
     /// Objects of it.
     pub count: usize,
+    /// The kind as human output spells it: `Kind`, qualified only where two groups share the
+    /// name (the one spelling of an object, NC11).
+    #[serde(skip)]
+    pub shown: String,
 }
 
 /// The namespace controller's view (a Namespace target).

@@ -46,15 +46,19 @@ pub(super) fn namespace_why(
         .get(&d.name)
         .map(|s| s.spec_finalizers.clone());
     let blockers = d.blockers.iter().map(|b| blocker_why(snap, b)).collect();
-    let mut by_resource: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_resource: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for &c in content {
-        let r = snap.resource_of(snap.store.object(c));
+        let o = snap.store.object(c);
+        let r = snap.resource_of(o);
         let name = if r.group.is_empty() {
             r.kind.clone()
         } else {
             format!("{}.{}", r.kind, r.group)
         };
-        *by_resource.entry(name).or_default() += 1;
+        by_resource
+            .entry(name)
+            .or_insert_with(|| (0, snap.kind_label(o.resource).into_owned()))
+            .0 += 1;
     }
     NamespaceWhy {
         outlook: d.outlook.as_str(),
@@ -63,7 +67,11 @@ pub(super) fn namespace_why(
         failing_conditions: d.failing_conditions,
         content: by_resource
             .into_iter()
-            .map(|(resource, count)| ContentCount { resource, count })
+            .map(|(resource, (count, shown))| ContentCount {
+                resource,
+                count,
+                shown,
+            })
             .collect(),
     }
 }

@@ -5,7 +5,8 @@ use super::{FinalizerWhy, Holds, NamespaceWhy, RemedyWhy};
 use crate::catalog::finalizers as catalogue;
 use crate::catalog::managers;
 use crate::diagnose::remedy::{self, shell_word};
-use crate::gc::{GarbageCollector, State};
+use crate::diagnose::terminating;
+use crate::gc::{GarbageCollector, RefClass, State};
 use crate::model::{ObjId, finalizers};
 
 pub(super) fn remedies(
@@ -15,192 +16,247 @@ pub(super) fn remedies(
     finalizers: &[FinalizerWhy],
     namespace: Option<&NamespaceWhy>,
 ) -> Vec<RemedyWhy> {
-    let snap = gc.snap;
-    let store = &snap.store;
-    let mut out = Vec::new();
-    let mut last_resorts = Vec::new();
+    let store = &gc.snap.store;
     // 1. The API or controller first.
-    if let Some(ns) = namespace {
-        for b in &ns.blockers {
-            match b.type_ {
-                "discovery-failure" => {
-                    for a in &b.api_services {
-                        let svc = a
-                            .service
-                            .as_deref()
-                            .map(|s| format!(" (its service {s})"))
-                            .unwrap_or_default();
-                        out.push(RemedyWhy {
-                            note: format!(
-                                "make APIService {}{svc} available again; or, if that API is no \
-                                 longer wanted, delete the APIService",
-                                a.name
-                            ),
-                            command: format!("kubectl delete apiservice {}", shell_word(&a.name)),
-                            leaks: "objects of that API in the namespace are not deleted by \
-                                    the namespace controller while it cannot list them"
-                                .to_owned(),
-                        });
-                    }
-                    if b.api_services.is_empty() {
-                        out.push(RemedyWhy {
-                            note: "find the unavailable APIServices and fix or delete them"
-                                .to_owned(),
-                            command: "kubectl get apiservices | grep -v True".to_owned(),
-                            leaks: String::new(),
-                        });
-                    }
-                }
-                "content-held" => out.push(RemedyWhy {
-                    note: "run `kubectl gc why` on the objects that hold the namespace, and fix \
-                           the controllers that own their finalizers"
-                        .to_owned(),
-                    command: b
-                        .objects
-                        .first()
-                        .map(|o| {
-                            format!(
-                                "kubectl gc why {} -n {}",
-                                shell_word(&format!("{}/{}", o.kind.to_ascii_lowercase(), o.name)),
-                                shell_word(&o.namespace)
-                            )
-                        })
-                        .unwrap_or_default(),
-                    leaks: String::new(),
-                }),
-                "foreign-spec-finalizers" => out.push(RemedyWhy {
-                    note: "find who added the foreign spec.finalizers token and let it finish; \
-                           only /finalize removes it (never remove `kubernetes` with it)"
-                        .to_owned(),
-                    command: String::new(),
-                    leaks: String::new(),
-                }),
-                _ => {}
-            }
-        }
-    }
+    let mut out = namespace.map(namespace_remedies).unwrap_or_default();
+    let mut last_resorts = Vec::new();
     // 2. Finalizers: the controller first, the strip last, on this object.
     for f in finalizers.iter().filter(|f| f.holds != Holds::No) {
         if f.name == "kubernetes" && namespace.is_some() {
             continue;
         }
         if f.name == finalizers::FOREGROUND {
-            let blocking = gc.blocking_dependents(state, id);
-            for r in root_blockers(gc, state, &blocking).into_iter().take(3) {
-                out.push(RemedyWhy {
-                    note: format!(
-                        "find out what holds {}, at the bottom of the foreground chain",
-                        snap.describe(r)
-                    ),
-                    command: format!("kubectl gc why {}", remedy::kubectl_target(snap, r)),
-                    leaks: String::new(),
-                });
-            }
+            out.extend(foreground_remedies(gc, state, id));
         }
-        let info = catalogue::lookup(&f.name);
-        match info {
-            Some(i) => out.push(RemedyWhy {
-                note: format!("{}: {}", f.name, i.remedy),
-                command: String::new(),
-                leaks: String::new(),
-            }),
-            None if f.set_by.is_empty() => out.push(RemedyWhy {
-                note: format!(
-                    "find the controller that set {} (the field managers of the object) and \
-                     why it has not removed it",
-                    f.name
-                ),
-                command: format!(
-                    "kubectl get {} --show-managed-fields -o jsonpath='{{.metadata.managedFields[*].manager}}'",
-                    remedy::kubectl_target(snap, id)
-                ),
-                leaks: String::new(),
-            }),
-            None => {
-                let (clients, controllers): (Vec<&str>, Vec<&str>) = f
-                    .set_by
-                    .iter()
-                    .map(String::as_str)
-                    .partition(|m| managers::is_client(m));
-                if !controllers.is_empty() {
-                    out.push(RemedyWhy {
-                        note: format!(
-                            "{} was set by {}: check that it runs and why it has not removed it",
-                            f.name,
-                            controllers.join(", ")
-                        ),
-                        command: String::new(),
-                        leaks: String::new(),
-                    });
-                }
-                if !clients.is_empty() {
-                    out.push(RemedyWhy {
-                        note: format!(
-                            "{} was set by a client ({}): nothing removes it unless a person or \
-                             a pipeline does; find who applied it, and remove it once what it \
-                             protects is done with",
-                            f.name,
-                            clients.join(", ")
-                        ),
-                        command: String::new(),
-                        leaks: String::new(),
-                    });
-                }
-            }
-        }
-        if terminating_and_gc_free(gc, id, &f.name) {
-            let sym = store
-                .finalizers(id)
-                .iter()
-                .copied()
-                .find(|s| store.str(*s) == f.name);
-            if let Some(sym) = sym {
-                // The patch guards the finalizer's place in the list as read; removing
-                // another one first shifts it, and the guard then refuses the patch.
-                let shifts = if store.finalizers(id).len() > 1 {
-                    " (one at a time: after another removal, run why again for its new place)"
-                } else {
-                    ""
-                };
-                last_resorts.push(RemedyWhy {
-                    note: format!(
-                        "last resort, once {} cannot finish: remove {} from this object only{shifts}",
-                        if f.owner_kind == "unknown" {
-                            "its controller"
-                        } else {
-                            f.controller.as_str()
-                        },
-                        f.name
-                    ),
-                    command: remedy::remove_finalizer(snap, state, id, sym),
-                    leaks: if f.leaks.is_empty() {
-                        "whatever cleanup the finalizer guards is skipped".to_owned()
-                    } else {
-                        f.leaks.clone()
-                    },
-                });
-            }
-        }
+        out.extend(finalizer_remedies(gc, id, f));
+        last_resorts.extend(strip_last(gc, state, id, f));
+    }
+    // A foreground deletion this object holds up: the unblocking patch `audit`'s GC008 offers.
+    for owner in blocked_owners(gc, state, id) {
+        out.push(why_remedy(terminating::unblock(gc, state, owner, id)));
     }
     // 3. A reference the GC acts on: the catalogue's fix for its kind of break.
     for r in state.owner_refs(store, id) {
         for m in remedy::for_reference(gc, state, id, r) {
-            let m = RemedyWhy {
-                note: m.note,
-                command: m.command,
-                leaks: String::new(),
-            };
-            if !out
-                .iter()
-                .any(|x: &RemedyWhy| x.note == m.note && x.command == m.command)
-            {
-                out.push(m);
-            }
+            push_new(&mut out, why_remedy(m));
         }
     }
     // 4. Finalizer removals last: each skips the cleanup its finalizer guards.
     out.extend(last_resorts);
     out
+}
+
+fn why_remedy(m: remedy::Remedy) -> RemedyWhy {
+    RemedyWhy {
+        note: m.note,
+        command: m.command,
+        leaks: String::new(),
+    }
+}
+
+fn push_new(out: &mut Vec<RemedyWhy>, m: RemedyWhy) {
+    if !out
+        .iter()
+        .any(|x| x.note == m.note && x.command == m.command)
+    {
+        out.push(m);
+    }
+}
+
+/// The owners in foreground deletion that `id` holds up (its references to them with
+/// `blockOwnerDeletion=true`).
+fn blocked_owners(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> Vec<ObjId> {
+    state
+        .owner_refs(&gc.snap.store, id)
+        .iter()
+        .filter(|r| r.blocks())
+        .filter_map(|r| match gc.classify_reference(state, id, r) {
+            RefClass::Waiting { owner } => Some(owner),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What holds a namespace being deleted: the API or the controller to fix.
+fn namespace_remedies(ns: &NamespaceWhy) -> Vec<RemedyWhy> {
+    let mut out = Vec::new();
+    for b in &ns.blockers {
+        match b.type_ {
+            "discovery-failure" => {
+                for a in &b.api_services {
+                    let svc = a
+                        .service
+                        .as_deref()
+                        .map(|s| format!(" (its service {s})"))
+                        .unwrap_or_default();
+                    out.push(RemedyWhy {
+                        note: format!(
+                            "make APIService {}{svc} available again; or, if that API is no \
+                             longer wanted, delete the APIService",
+                            a.name
+                        ),
+                        command: format!("kubectl delete apiservice {}", shell_word(&a.name)),
+                        leaks: "objects of that API in the namespace are not deleted by \
+                                the namespace controller while it cannot list them"
+                            .to_owned(),
+                    });
+                }
+                if b.api_services.is_empty() {
+                    out.push(RemedyWhy {
+                        note: "find the unavailable APIServices and fix or delete them".to_owned(),
+                        command: "kubectl get apiservices | grep -v True".to_owned(),
+                        leaks: String::new(),
+                    });
+                }
+            }
+            "content-held" => out.push(RemedyWhy {
+                note: "run `kubectl gc why` on the objects that hold the namespace, and fix \
+                       the controllers that own their finalizers"
+                    .to_owned(),
+                command: b
+                    .objects
+                    .first()
+                    .map(|o| {
+                        format!(
+                            "kubectl gc why {} -n {}",
+                            shell_word(&format!("{}/{}", o.kind.to_ascii_lowercase(), o.name)),
+                            shell_word(&o.namespace)
+                        )
+                    })
+                    .unwrap_or_default(),
+                leaks: String::new(),
+            }),
+            "foreign-spec-finalizers" => out.push(RemedyWhy {
+                note: "find who added the foreign spec.finalizers token and let it finish; \
+                       only /finalize removes it (never remove `kubernetes` with it)"
+                    .to_owned(),
+                command: String::new(),
+                leaks: String::new(),
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A foreground deletion of this object that waits: what holds it at the bottom of the chain,
+/// and the patch that stops each root blocker from blocking (as `audit`'s GC008 offers it).
+fn foreground_remedies(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> Vec<RemedyWhy> {
+    let snap = gc.snap;
+    let blocking = gc.blocking_dependents(state, id);
+    let mut out = Vec::new();
+    for r in root_blockers(gc, state, &blocking).into_iter().take(3) {
+        out.push(RemedyWhy {
+            note: format!(
+                "find out what holds {}, at the bottom of the foreground chain",
+                snap.describe(r)
+            ),
+            command: format!("kubectl gc why {}", remedy::kubectl_target(snap, r)),
+            leaks: String::new(),
+        });
+        for owner in blocked_owners(gc, state, r) {
+            out.push(why_remedy(terminating::unblock(gc, state, owner, r)));
+        }
+    }
+    out
+}
+
+/// Who removes finalizer `f`, and what to check.
+fn finalizer_remedies(gc: &GarbageCollector<'_>, id: ObjId, f: &FinalizerWhy) -> Vec<RemedyWhy> {
+    let note = |note: String| RemedyWhy {
+        note,
+        command: String::new(),
+        leaks: String::new(),
+    };
+    if let Some(i) = catalogue::lookup(&f.name) {
+        return vec![note(format!("{}: {}", f.name, i.remedy))];
+    }
+    if f.set_by.is_empty() {
+        return vec![RemedyWhy {
+            command: format!(
+                "kubectl get {} --show-managed-fields -o jsonpath='{{.metadata.managedFields[*].manager}}'",
+                remedy::kubectl_target(gc.snap, id)
+            ),
+            ..note(format!(
+                "find the controller that set {} (the field managers of the object) and why it \
+                 has not removed it",
+                f.name
+            ))
+        }];
+    }
+    let (clients, controllers) = set_by(f);
+    let mut out = Vec::new();
+    if !controllers.is_empty() {
+        out.push(note(format!(
+            "{} was set by {}: check that it runs and why it has not removed it",
+            f.name,
+            controllers.join(", ")
+        )));
+    }
+    if !clients.is_empty() {
+        out.push(note(format!(
+            "{} was set by a client ({}): nothing removes it unless a person or a pipeline \
+             does; find who applied it, and remove it once what it protects is done with",
+            f.name,
+            clients.join(", ")
+        )));
+    }
+    out
+}
+
+/// The field managers that set `f`: clients (kubectl, …) and controllers.
+fn set_by(f: &FinalizerWhy) -> (Vec<&str>, Vec<&str>) {
+    f.set_by
+        .iter()
+        .map(String::as_str)
+        .partition(|m| managers::is_client(m))
+}
+
+/// The last resort for a finalizer of an object being deleted: its removal, guarded.
+fn strip_last(
+    gc: &GarbageCollector<'_>,
+    state: &State,
+    id: ObjId,
+    f: &FinalizerWhy,
+) -> Option<RemedyWhy> {
+    if !terminating_and_gc_free(gc, id, &f.name) {
+        return None;
+    }
+    let store = &gc.snap.store;
+    let sym = store
+        .finalizers(id)
+        .iter()
+        .copied()
+        .find(|s| store.str(*s) == f.name)?;
+    // The patch guards the finalizer's place in the list as read; removing another one first
+    // shifts it, and the guard then refuses the patch.
+    let shifts = if store.finalizers(id).len() > 1 {
+        " (one at a time: after another removal, run why again for its new place)"
+    } else {
+        ""
+    };
+    // Who could still finish it: a catalogued controller; for a finalizer only clients set,
+    // nobody but a person (NC4: no controller to wait for).
+    let (clients, controllers) = set_by(f);
+    let once = if f.owner_kind != "unknown" {
+        format!("once {} cannot finish", f.controller)
+    } else if !clients.is_empty() && controllers.is_empty() {
+        "once what it protects is done with".to_owned()
+    } else {
+        "once the controller that set it cannot finish".to_owned()
+    };
+    Some(RemedyWhy {
+        note: format!(
+            "last resort, {once}: remove {} from this object only{shifts}",
+            f.name
+        ),
+        command: remedy::remove_finalizer(gc.snap, state, id, sym),
+        leaks: if f.leaks.is_empty() {
+            "whatever cleanup the finalizer guards is skipped".to_owned()
+        } else {
+            f.leaks.clone()
+        },
+    })
 }
 
 /// Finalizers the GC manages are never stripped by a remedy: the GC removes them.
@@ -253,6 +309,14 @@ mod tests {
             "{n:?}"
         );
         assert!(n.iter().all(|x| !x.contains("check that it runs")), "{n:?}");
+        // NC4: no controller to wait for, so none is named in the last resort either.
+        assert!(
+            n.last()
+                .unwrap()
+                .starts_with("last resort, once what it protects is done with: remove"),
+            "{n:?}"
+        );
+        assert!(n.iter().all(|x| !x.contains("controller")), "{n:?}");
         // A GitOps controller is a controller.
         let n = notes(&["argocd-application-controller"]);
         assert!(

@@ -2,8 +2,9 @@
 //! read off the same plan `collect` prints ([`ObjectOutcome`]), with the one reason that
 //! decides it.
 
-use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ReferenceWhy};
+use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
+use crate::diagnose::judge::place::Break;
 use crate::gc::ObjectRef;
 
 /// What the sentence is about.
@@ -162,11 +163,11 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
         (None, "restart") => format!(
             "The running GC leaves {who} alone, but a GC that starts on this state deletes it: \
              {}{then}.",
-            reason(s.object, s.gc)
+            reason(s.gc)
         ),
         _ => format!(
             "The GC will delete {who} as soon as it evaluates it: {}{then}.",
-            reason(s.object, s.gc)
+            reason(s.gc)
         ),
     }
 }
@@ -188,7 +189,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
         return format!(
             "The running GC keeps {who}, but after kube-controller-manager restarts (or its \
              leader changes) the GC {at}: {}.",
-            reason(s.object, s.gc)
+            reason(s.gc)
         );
     }
     let g = s.gc;
@@ -207,7 +208,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
             join_and(
                 g.owner_references
                     .iter()
-                    .filter(|r| matches!(r.class, "dangling" | "waiting"))
+                    .filter(|r| r.brk.as_ref().is_some_and(Break::owner_gone))
                     .map(|r| format!("{}/{}", r.kind, r.name))
                     .collect()
             )
@@ -216,7 +217,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
             let solid: Vec<String> = g
                 .owner_references
                 .iter()
-                .filter(|r| r.class == "solid")
+                .filter(|r| r.brk.is_none())
                 .map(|r| {
                     r.owner
                         .as_ref()
@@ -235,41 +236,19 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
     }
 }
 
-/// Why the GC deletes the object itself: the first reference it counts as gone.
-fn reason(object: &ObjectRef, g: &GcWhy) -> String {
-    let Some(r) = g
-        .owner_references
-        .iter()
-        .find(|r| r.class == "dangling")
-        .or_else(|| g.owner_references.iter().find(|r| r.class == "waiting"))
-    else {
-        return "no owner of it is left".to_owned();
+/// Why the GC deletes the object itself: the judgement of the first reference it counts as
+/// gone (a dangling one, else one whose owner is in foreground deletion).
+fn reason(g: &GcWhy) -> String {
+    let counted_gone = |waiting: bool| {
+        g.owner_references.iter().find(|r| {
+            r.brk
+                .as_ref()
+                .is_some_and(|b| b.owner_gone() && matches!(b, Break::Waiting { .. }) == waiting)
+        })
     };
-    dangling_words(object, r)
-}
-
-fn dangling_words(object: &ObjectRef, r: &ReferenceWhy) -> String {
-    let named = format!("{}/{}", r.kind, r.name);
-    match (&r.owner, r.class) {
-        (Some(owner), "waiting") => format!(
-            "its owner {} is being deleted in the foreground and waits for it",
-            owner
-        ),
-        (Some(owner), _) if owner.namespace != object.namespace => format!(
-            "its owner {named} is in namespace {}, but an ownerReference cannot cross \
-             namespaces: the GC looks for the owner only in {}, finds none, and treats it as gone",
-            owner.namespace,
-            if object.namespace.is_empty() {
-                "cluster scope".to_owned()
-            } else {
-                format!("namespace {}", object.namespace)
-            }
-        ),
-        (Some(_), _) => format!(
-            "its owner {named} was recreated under another UID, so the owner the reference \
-             names is gone"
-        ),
-        (None, _) => format!("its owner {named} does not exist"),
+    match counted_gone(false).or_else(|| counted_gone(true)) {
+        Some(r) => r.summary.clone(),
+        None => "no owner of it is left".to_owned(),
     }
 }
 
