@@ -16,6 +16,7 @@ mod graph;
 pub mod history;
 mod input;
 mod output;
+mod permission;
 mod policy;
 pub mod progress;
 mod relink;

@@ -31,7 +31,10 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
     tg.snapshot = args.target.clone();
     let loaded = super::load_input(&tg, false).await?;
     let target = &loaded.snapshot;
-    let p = plan(&backup, target, args.include_adoptable);
+    let mut p = plan(&backup, target, args.include_adoptable);
+    if let Some(conn) = &loaded.connection {
+        predict_permission(g, conn, target, &mut p).await;
+    }
     let mut out = super::stdout();
     match args.output {
         RelinkFormat::Table => render::relink::table(&mut out, &p, Styles::for_stdout(g.color))?,
@@ -65,6 +68,44 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
         "patched",
     )?;
     apply(args, conn, target, &p).await
+}
+
+/// GC027 on each link whose patch OwnerReferencesPermissionEnforcement refuses (or cannot be
+/// told about) for the identity that will send it.
+async fn predict_permission(
+    g: &GlobalArgs,
+    conn: &crate::source::live::Connection,
+    target: &Snapshot,
+    p: &mut Relink,
+) {
+    use crate::diagnose::permission::Verdict;
+    let mapper = crate::gc::rest_mapper::RestMapper::new(target, None);
+    let writes = crate::diagnose::relink::permission_checks(p, target, &mapper);
+    if writes.is_empty() {
+        return;
+    }
+    let answers = super::permission::ask(conn, writes.iter().flat_map(|(_, c)| c)).await;
+    let (writer, _) = super::permission::writer(g, conn);
+    for (i, checks) in &writes {
+        let new = crate::diagnose::relink::new_refs(&p.links[*i], target);
+        let note = match super::permission::verdict(checks, &answers, &new, &writer) {
+            Verdict::Admitted => None,
+            Verdict::Refused(d) => Some(format!(
+                "where the API server enables {}, it refuses this patch for {writer}: {}",
+                crate::diagnose::permission::PLUGIN,
+                d.iter()
+                    .map(|d| d.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            Verdict::Unknown(why) => Some(format!(
+                "whether {} admits this patch cannot be told: {}",
+                crate::diagnose::permission::PLUGIN,
+                why.join("; ")
+            )),
+        };
+        p.links[*i].permission = note;
+    }
 }
 
 /// A record file, created new (never overwritten) with mode 0600.

@@ -18,6 +18,7 @@ pub mod code;
 pub mod finding;
 pub mod health;
 pub mod history;
+pub mod permission;
 pub mod relink;
 pub mod remedy;
 pub mod restart;

@@ -311,6 +311,12 @@ impl RestMapper {
         }
     }
 
+    /// [`RestMapper::map`] for a reference that is not in the snapshot's store (one read from
+    /// elsewhere, e.g. a backup to relink).
+    pub fn map_names(&self, api_version: &str, kind: &str) -> Mapping {
+        self.map_uncached(api_version, kind)
+    }
+
     /// The group/resource listed as `group`/`plural`, if the input has it.
     pub fn gr_by_plural(&self, group: &str, plural: &str) -> Option<GrId> {
         self.grs

@@ -304,6 +304,11 @@ pub fn help(code: Code) -> CodeHelp {
             "Two documents (or backup files) name the same group, kind, namespace and name but disagree on what the GC reads (UID, ownerReferences, finalizers, labels, deletion): which copy ends up in the cluster depends on the tool and the order it reads them in, so what the GC does to the object cannot be told. Identical copies (as Velero stores objects of several API versions) are one object and not reported.",
             "Keep one copy of the object in the input.",
         ),
+        Code::OwnerReferencePermission => (
+            "The API server refuses this write where OwnerReferencesPermissionEnforcement is enabled.",
+            "The OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and many hardened clusters) lets a write set blockOwnerDeletion=true on a reference only if the writer may update the owner's finalizers subresource, and change the references of an existing object only if the writer may delete that object. The access review of the identity that writes (SelfSubjectAccessReview) says it may not: the API server answers 403 and the object is not written.",
+            "Write the reference without blockOwnerDeletion=true (the owner's foreground deletion then does not wait for this object), or grant the writer update on the owner's finalizers (and delete on the object, for an update); the finding's commands do it.",
+        ),
         Code::StuckNamespace => (
             "A namespace being deleted that the namespace controller cannot finish.",
             "The namespace controller deletes everything in a terminating namespace and removes its `kubernetes` token from spec.finalizers only after a pass with no error and nothing left. A failed discovery of any API group-version blocks that for good, as does a token in spec.finalizers it does not own; content held by finalizers keeps the namespace until their controllers remove them.",

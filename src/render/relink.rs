@@ -55,6 +55,24 @@ pub fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<(
         }
         super::write_table(w, &t)?;
     }
+    let refused: Vec<&crate::diagnose::relink::Link> =
+        p.links.iter().filter(|l| l.permission.is_some()).collect();
+    if !refused.is_empty() {
+        writeln!(w)?;
+        for l in refused {
+            let ns = if l.namespace.is_empty() {
+                String::new()
+            } else {
+                format!(" -n {}", l.namespace)
+            };
+            writeln!(
+                w,
+                "GC027 {}: {}",
+                sanitized(&format!("{}/{}{ns}", l.kind, l.name)),
+                sanitized(l.permission.as_deref().unwrap_or_default())
+            )?;
+        }
+    }
     writeln!(
         w,
         "\n{} reference(s) to set on {} object(s) · {} skipped",

@@ -60,6 +60,9 @@ pub struct TestEnv {
     pub audit_log: Option<PathBuf>,
     /// The audit level of every request but reads (`Metadata`, `Request`, `RequestResponse`).
     audit_level: Option<&'static str>,
+    /// Admission plugins enabled beyond the API server's defaults
+    /// (`--enable-admission-plugins`).
+    admission_plugins: &'static [&'static str],
     etcd_url: String,
     api_port: u16,
     id: u64,
@@ -176,7 +179,21 @@ impl TestEnv {
         Self::start_with(false, Some(level))
     }
 
+    /// [`TestEnv::start`] (without the GC) with admission `plugins` enabled beyond the
+    /// defaults, e.g. `OwnerReferencesPermissionEnforcement`.
+    pub fn start_admitting(plugins: &'static [&'static str]) -> Result<TestEnv, String> {
+        Self::start_full(false, None, plugins)
+    }
+
     fn start_with(with_gc: bool, audit_level: Option<&'static str>) -> Result<TestEnv, String> {
+        Self::start_full(with_gc, audit_level, &[])
+    }
+
+    fn start_full(
+        with_gc: bool,
+        audit_level: Option<&'static str>,
+        admission_plugins: &'static [&'static str],
+    ) -> Result<TestEnv, String> {
         let bin = bin_dir()?;
         let etcd = etcd_bin()?;
         if on_path("kubectl").is_none() {
@@ -208,6 +225,7 @@ impl TestEnv {
             gc_url: None,
             audit_log: None,
             audit_level,
+            admission_plugins,
             etcd_url: String::new(),
             api_port: 0,
             id,
@@ -317,6 +335,12 @@ impl TestEnv {
             .args(["--disable-admission-plugins", "ServiceAccount"])
             .args(["--max-requests-inflight", "1000"])
             .args(["--max-mutating-requests-inflight", "500"]);
+        if !self.admission_plugins.is_empty() {
+            cmd.args([
+                "--enable-admission-plugins",
+                &self.admission_plugins.join(","),
+            ]);
+        }
         if self.audit_level.is_some() {
             cmd.arg("--audit-policy-file")
                 .arg(path("audit-policy.yaml"))
