@@ -18,12 +18,14 @@
 //! | [`server`] | HTTPS: `/validate`, `/healthz`, `/metrics`; certificates reloaded |
 //! | [`config`] | the `ValidatingWebhookConfiguration` to apply |
 //! | [`policy`] | the checks that need no lookup, as a `ValidatingAdmissionPolicy` |
+//! | [`permission`] | what OwnerReferencesPermissionEnforcement would refuse, asked of the authorizer |
 //!
 //! After `watch` in the pipeline: it reads the watch's engine and the GC, and renders nothing.
 
 pub mod config;
 pub mod decide;
 pub mod metrics;
+pub mod permission;
 pub mod policy;
 pub mod review;
 pub mod server;
