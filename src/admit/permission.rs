@@ -11,13 +11,13 @@
 //!
 //! The server calls [`judge`] with an [`Authorizer`] the command wires to the API server
 //! (`source::live::access::review` with `Subject::User`; the webhook's ServiceAccount then
-//! needs `create` on `subjectaccessreviews`), within the review's deadline: an answer that does not come in time
-//! leaves the write unjudged here, and nothing is said.
+//! needs `create` on `subjectaccessreviews`), within the review's deadline: an answer that
+//! does not come in time leaves the write unjudged here, and nothing is said.
 
 use super::review::Request;
 use crate::diagnose::permission::{
-    Check, Decision, OwnerMapping, PLUGIN, RefIn, ResourceAttributes, Verdict, Write,
-    judge as verdict, required,
+    Check, Decision, OwnerMapping, PLUGIN, RefIn, ResourceAttributes, Verdict, Why, Write,
+    describe, judge as verdict, required,
 };
 use std::future::Future;
 use std::pin::Pin;
@@ -122,13 +122,27 @@ pub async fn judge(
     let new = refs(request, false).unwrap_or_default();
     let writer = format!("user {:?}", super::clip(&user.username));
     match verdict(&checks, &answers, &new, &writer) {
-        Verdict::Refused(denials) => Some(super::clip_to(
-            &format!(
-                "where {PLUGIN} is enabled (OpenShift, …) the API server refuses this write: {}",
-                denials[0].message
-            ),
-            240,
-        )),
+        Verdict::Refused(denials) => {
+            // Short: the API server cuts a warning past 256 characters.
+            let d = &denials[0];
+            let what = match (&d.attrs, d.why) {
+                (Some(a), Why::Blocks(i)) => format!(
+                    "{writer} may not {} (blockOwnerDeletion=true on the reference to {})",
+                    describe(a),
+                    new.get(i)
+                        .map_or_else(String::new, |r| format!("{}/{}", r.kind, r.name))
+                ),
+                (Some(a), Why::ChangesReferences) => format!(
+                    "{writer} may not {} (changing an existing object's ownerReferences)",
+                    describe(a)
+                ),
+                (None, _) => d.message.clone(),
+            };
+            Some(super::clip_to(
+                &format!("where {PLUGIN} is enabled the API server refuses this write: {what}"),
+                250,
+            ))
+        }
         Verdict::Admitted | Verdict::Unknown(_) => None,
     }
 }
@@ -227,7 +241,12 @@ mod tests {
     async fn an_update_that_adds_a_reference_needs_delete_and_a_create_without_blocking_nothing() {
         let a = fake(vec![("update", "finalizers")], Duration::ZERO);
         let w = warn(&review("UPDATE", true, true), &a, Duration::from_secs(1)).await;
-        assert!(w.unwrap().contains("can't delete"));
+        let w = w.unwrap();
+        assert!(w.contains("may not delete configmaps \"child\""), "{w}");
+        assert!(
+            w.contains("changing an existing object's ownerReferences"),
+            "{w}"
+        );
         let a = fake(vec![], Duration::ZERO);
         assert_eq!(
             warn(&review("CREATE", false, false), &a, Duration::from_secs(1)).await,

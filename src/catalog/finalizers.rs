@@ -233,7 +233,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "csi-provisioner sidecar of the CSI driver", workload: CSI_PROVISIONER,
         pattern: Pattern::Exact("external-provisioner.volume.kubernetes.io/finalizer"),
-        source: "kubernetes-csi/external-provisioner; KEP-2644 HonorPVReclaimPolicy (alpha 1.23, beta 1.31, GA 1.33)",
+        source: "kubernetes-csi/external-provisioner: the PV deletion protection finalizer; KEP-2644 HonorPVReclaimPolicy (alpha 1.23, beta 1.31, GA 1.33)",
         applies_to: "PersistentVolume",
         removed_when: "the driver's DeleteVolume call succeeded",
         stuck_causes: "driver down, or its credentials broken",
