@@ -20,6 +20,7 @@ mod policy;
 pub mod progress;
 mod relink;
 mod select;
+mod signals;
 mod snapshot;
 mod watch;
 mod why;

@@ -95,7 +95,16 @@ async fn apply(
 ) -> Result<u8> {
     let (mut record, path) = record_file(args)?;
     let ops = KubeOps::new(conn);
-    let counts = crate::apply::relink::apply(&ops, target, p, &mut record, &mut |l, outcome| {
+    let stop = std::sync::Arc::new(crate::apply::Stop::new());
+    let tally = std::sync::Arc::new(super::signals::Tally::default());
+    let signals = super::signals::listen(
+        stop.clone(),
+        tally.clone(),
+        "object",
+        sanitized(&path.display().to_string()),
+    );
+    let counts = crate::apply::relink::apply(&ops, target, p, &stop, &mut record, &mut |l, outcome| {
+        tally.finished(matches!(outcome, Outcome::Patched(_)));
         let shown = format!(
             "{}/{}{}",
             l.kind,
@@ -115,13 +124,18 @@ async fn apply(
         }
     })
     .await?;
+    signals.abort();
+    let stopped = match &counts.stopped {
+        Some((why, left)) => format!(", {left} not attempted ({})", why.message()),
+        None => String::new(),
+    };
     eprintln!(
-        "relink: {} object(s) patched, {} not; record: {}",
+        "relink: {} object(s) patched, {} not{stopped}; record: {}",
         counts.patched,
         counts.not,
         sanitized(&path.display().to_string())
     );
-    Ok(if counts.not == 0 {
+    Ok(if counts.not == 0 && counts.stopped.is_none() {
         exit::OK
     } else {
         exit::APPLY_STOPPED
