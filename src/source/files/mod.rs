@@ -239,25 +239,13 @@ fn check(
     Ok(())
 }
 
-/// True when the stream starts like a snapshot (plain or gzip), without consuming it.
+/// True when the stream starts like a snapshot (plain or compressed: the input layer's
+/// decompression), without consuming it.
 fn starts_like_snapshot(r: &mut dyn BufRead) -> bool {
     let Ok(head) = r.fill_buf() else {
         return false;
     };
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let mut out = vec![0; 512];
-        let mut d = flate2::read::GzDecoder::new(head);
-        let mut n = 0;
-        while n < out.len() {
-            match d.read(&mut out[n..]) {
-                Ok(0) | Err(_) => break,
-                Ok(k) => n += k,
-            }
-        }
-        format::looks_like_snapshot(&out[..n])
-    } else {
-        format::looks_like_snapshot(head)
-    }
+    format::looks_like_snapshot(&crate::input::stream::text_head(head, 512))
 }
 
 /// The provenance of a file snapshot.
