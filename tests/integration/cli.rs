@@ -522,19 +522,24 @@ fn graph_with_nothing_selected_prints_no_table() {
 #[test]
 fn collect_of_a_cluster_scoped_kind_in_a_namespace_lists_what_its_summary_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let gone = |name: &str| {
-        serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": name,
+    // Owners that are gone, of kinds the input holds (so their absence is known).
+    let gone = |api: &str, kind: &str, name: &str| {
+        serde_json::json!([{"apiVersion": api, "kind": kind, "name": name,
             "uid": format!("gone-{name}")}])
     };
+    let rbac = "rbac.authorization.k8s.io/v1";
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List",
         "metadata": {"resourceVersion": "1"}, "items": [
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-         "metadata": {"name": "crb-1", "uid": "u-crb-1", "ownerReferences": gone("op")}},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-         "metadata": {"name": "crb-2", "uid": "u-crb-2", "ownerReferences": gone("op")}},
+        {"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": "kept", "uid": "u-cr"}},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "kept", "namespace": "default", "uid": "u-dep"}},
+        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": "crb-1",
+         "uid": "u-crb-1", "ownerReferences": gone(rbac, "ClusterRole", "op")}},
+        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": "crb-2",
+         "uid": "u-crb-2", "ownerReferences": gone(rbac, "ClusterRole", "op")}},
         {"apiVersion": "v1", "kind": "ConfigMap",
          "metadata": {"name": "cm", "namespace": "default", "uid": "u-cm",
-                      "ownerReferences": gone("web")}},
+                      "ownerReferences": gone("apps/v1", "Deployment", "web")}},
     ]});
     let f = dir.path().join("f14.json");
     std::fs::write(&f, list.to_string()).unwrap();

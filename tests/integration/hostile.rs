@@ -238,6 +238,9 @@ fn document_formats_show_bidi_and_zero_width_characters_escaped() {
     let list = serde_json::json!({
         "apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "1"},
         "items": [
+            // A ReplicaSet the input holds, so that the pod's owner is known to be gone.
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+                "name": "other", "namespace": ns, "uid": "u-other"}},
             {"apiVersion": "v1", "kind": "Pod", "metadata": {
                 "name": name, "namespace": ns, "uid": format!("u{hidden}1"),
                 "finalizers": [format!("example.com/{hidden}")],

@@ -22,8 +22,8 @@ pub struct Excuse {
     pub detail: &'static str,
     /// Every end state it may have, as [`end_state`] spells them: the orders the reason leaves
     /// open, written out here (not taken from the prediction under test). The real GC must
-    /// end it in one of them, and so must `collect --apply`; the prediction must give it
-    /// exactly these (at a restart; a subset in the steady state).
+    /// end it in one of them, and so must `collect --apply`; a prediction that calls it
+    /// order-dependent must give it exactly these.
     pub ends: &'static [&'static str],
 }
 
@@ -161,175 +161,262 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "ConfigMap/diff-a/f165-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f165-0 and missing ghost-165-0",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-a/f21-2",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f21-1, whose own owner f21-0 is deleted for a missing owner",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-a/f21-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs f21-2 (above) and f21-0, deleted for a missing owner",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[f21-2]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-a/f81-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs Secret f81-0, held terminating in foreground deletion",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[f81-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f109-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs missing ClusterRole ghost-109-2 and f109-2 (blockOwnerDeletion false)",
-        ends: &[],
+        ends: &[
+            "terminating fin=[example.com/hold] refs=[f109-2]",
+            "terminating fin=[example.com/hold] refs=[ghost-109-2,f109-2]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f139-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning Secret f139-2 and missing ghost-139-0",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f178-2",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing Secret ghost-178-0, whose UID ClusterRole diff-f178-0 references too",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[ghost-178-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f187-4",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-187-0, whose UID ClusterRole diff-f187-1 references too",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[ghost-187-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f19-4",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning ClusterRole diff-f19-3 with the wrong kind",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f190-4",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs Secret f190-2 (below), blocking",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[f190-2]",
+            "terminating fin=[example.com/hold] refs=[f190-2]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f199-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f199-0, whose own owner is missing",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f199-2",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs f199-1 (above)",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[f199-1]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-b/f46-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning Secret f46-3 and Secret f46-2",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f11-2",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing Secret ghost-11-0, whose UID ClusterRole diff-f11-1 references too",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[ghost-11-0]",
+            "terminating fin=[example.com/hold] refs=[ghost-11-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f119-1",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-119-0, whose UID ClusterRole diff-f119-2 references too",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[ghost-119-0]",
+            "terminating fin=[example.com/hold] refs=[ghost-119-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f17-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f17-1 and f17-0 in another namespace",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-0",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-182-0, whose UID ClusterRole diff-f182-2 references too",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[ghost-182-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-1",
         reason: INFORMER_ORDER_98040,
         detail: "its owner f182-0 is deleted or kept by the informer order (ghost-182-0)",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[f182-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-3",
         reason: INFORMER_ORDER_98040,
         detail: "its owner f182-1 is deleted or kept by the informer order (ghost-182-0)",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[f182-1]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-4",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-182-0, whose UID ClusterRole diff-f182-2 references too",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[ghost-182-0]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f41-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f41-0; held by a custom finalizer",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[]",
+            "terminating fin=[example.com/hold] refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f47-4",
         reason: INFORMER_ORDER_98040,
         detail: "its reference to missing ConfigMap ghost-47-0, whose UID ClusterRole diff-f47-3 references too, is removed or not",
-        ends: &[],
+        ends: &[
+            "present refs=[diff-f47-3,ghost-47-0]",
+            "present refs=[diff-f47-3]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f77-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f77-0, blocking; held by a custom finalizer",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[]",
+            "terminating fin=[example.com/hold] refs=[]",
+        ],
     },
     Excuse {
         object: "ConfigMap/diff-c/f86-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning ConfigMap f86-0 with the wrong kind; held by a custom finalizer",
-        ends: &[],
+        ends: &[
+            "present fin=[example.com/hold] refs=[]",
+            "terminating fin=[example.com/hold] refs=[]",
+        ],
     },
     Excuse {
         object: "Secret/diff-a/f12-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f12-3 and f12-0 in another namespace",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "Secret/diff-b/f13-2",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMaps ghost-13-0 and f13-0, whose UIDs ClusterRole diff-f13-1 references too",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[ghost-13-0,f13-0]",
+        ],
     },
     Excuse {
         object: "Secret/diff-b/f19-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning ConfigMap f19-1 with the wrong kind",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
     Excuse {
         object: "Secret/diff-b/f190-2",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs ConfigMap f190-1, held terminating in foreground deletion",
-        ends: &[],
+        ends: &[
+            "present refs=[f190-1]",
+            "terminating fin=[foregroundDeletion] refs=[f190-1]",
+        ],
     },
     Excuse {
         object: "Secret/diff-c/f83-4",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f83-3 with the wrong name",
-        ends: &[],
+        ends: &[
+            "gone",
+            "present refs=[]",
+        ],
     },
 ];
 

@@ -466,8 +466,8 @@ impl Newest {
     }
 
     fn offer(&mut self, text: &str) {
-        // The API server's own form is read by the store's strict scan (parsing every
-        // timestamp of a million objects in the general form was 2 % of reading them).
+        // The API server's own form is read by the store's strict scan (the general form
+        // for every timestamp showed in the read's profile: BENCHMARKS.md, "Figures behind the code").
         let t = match crate::model::timestamp::canonical_seconds(text) {
             Some(t) => Some(i64::from(t)),
             None => crate::snapshot::parse_rfc3339(text),
