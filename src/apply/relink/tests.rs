@@ -5,7 +5,8 @@
 use super::{Counts, Outcome, apply};
 use crate::apply::{Stop, Stopped};
 use crate::apply::fake::FakeCluster;
-use crate::apply::ops::{ApiError, LiveRef, ObjectKey};
+use crate::apply::ops::{ApiError, LiveRef};
+use crate::gc::ObjectRef;
 use crate::diagnose::relink::{Relink, plan};
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
@@ -29,13 +30,13 @@ fn restored() -> Snapshot {
     c.build()
 }
 
-fn key(snap: &Snapshot, name: &str) -> ObjectKey {
+fn key(snap: &Snapshot, name: &str) -> ObjectRef {
     let id = snap
         .store
         .ids()
         .find(|&id| snap.store.str(snap.store.object(id).name) == name)
         .unwrap_or_else(|| panic!("no {name}"));
-    ObjectKey::of(snap, id)
+    ObjectRef::of(snap, id)
 }
 
 struct Applied {
@@ -65,7 +66,7 @@ async fn relink(target: &Snapshot, p: &Relink, fake: &FakeCluster) -> Applied {
 }
 
 /// The plan, the fake holding the restored cluster, and the child's key.
-fn setup() -> (Snapshot, Relink, FakeCluster, ObjectKey, ObjectKey) {
+fn setup() -> (Snapshot, Relink, FakeCluster, ObjectRef, ObjectRef) {
     let target = restored();
     let p = plan(&backup(), &target, false);
     assert_eq!(p.links.len(), 1, "{p:#?}");
@@ -174,7 +175,7 @@ async fn a_change_between_the_re_read_and_the_patch_is_refused_by_the_version_te
 }
 
 /// Applies after `change` and expects one refusal naming `why`, with nothing written.
-async fn refused(change: impl FnOnce(&FakeCluster, &ObjectKey, &ObjectKey), why: &str) {
+async fn refused(change: impl FnOnce(&FakeCluster, &ObjectRef, &ObjectRef), why: &str) {
     let (target, p, fake, child, parent) = setup();
     change(&fake, &child, &parent);
     let before = fake.object(&child);
@@ -192,7 +193,7 @@ async fn refused(change: impl FnOnce(&FakeCluster, &ObjectKey, &ObjectKey), why:
     assert!(e.get("patch").is_none(), "{e}");
 }
 
-fn edit(fake: &FakeCluster, k: &ObjectKey, f: impl FnOnce(&mut crate::apply::ops::LiveMeta)) {
+fn edit(fake: &FakeCluster, k: &ObjectRef, f: impl FnOnce(&mut crate::apply::ops::LiveMeta)) {
     fake.with_objects(|o| {
         let mut m = o.get(k).cloned().unwrap();
         f(&mut m);
@@ -283,7 +284,7 @@ async fn an_owner_gone_is_not_linked() {
 #[tokio::test]
 async fn a_re_read_that_fails_is_not_taken_for_an_answer() {
     let forbidden = |path: String| {
-        move |f: &FakeCluster, _: &ObjectKey, _: &ObjectKey| {
+        move |f: &FakeCluster, _: &ObjectRef, _: &ObjectRef| {
             f.on_request(Box::new(move |_, r, _| {
                 (r.method == "GET" && r.key.path() == path).then(|| {
                     ApiError::status(403, "Forbidden", "configmaps is forbidden")
