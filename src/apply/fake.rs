@@ -386,20 +386,25 @@ impl FakeCluster {
 fn json_patch(current: LiveMeta, ops: &Value) -> Result<LiveMeta, ApiError> {
     let invalid = |m: String| ApiError::status(422, "", m);
     let mut doc = serde_json::json!({ "metadata": current });
-    for op in ops.as_array().ok_or_else(|| invalid("not a JSON patch".into()))? {
+    for op in ops
+        .as_array()
+        .ok_or_else(|| invalid("not a JSON patch".into()))?
+    {
         let path = op["path"].as_str().unwrap_or_default();
         let value = op.get("value").cloned().unwrap_or(Value::Null);
         match op["op"].as_str() {
             Some("test") => {
                 if doc.pointer(path) != Some(&value) {
-                    return Err(invalid(format!(
-                        "testing value {path} failed: test failed"
-                    )));
+                    return Err(invalid(format!("testing value {path} failed: test failed")));
                 }
             }
             Some("add") => {
                 let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
-                let missing = || invalid(format!("add operation does not apply: doc is missing path: \"{path}\""));
+                let missing = || {
+                    invalid(format!(
+                        "add operation does not apply: doc is missing path: \"{path}\""
+                    ))
+                };
                 match doc.pointer_mut(parent).ok_or_else(missing)? {
                     Value::Array(list) if last == "-" => list.push(value),
                     Value::Object(map) => {

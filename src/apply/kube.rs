@@ -240,7 +240,13 @@ impl KubeOps {
                 path.push_str("&continue=");
                 path.push_str(&crate::source::live::path::segment(&token));
             }
-            let req = request(http::Method::GET, &path, None, ACCEPT_METADATA_LIST, Vec::new())?;
+            let req = request(
+                http::Method::GET,
+                &path,
+                None,
+                ACCEPT_METADATA_LIST,
+                Vec::new(),
+            )?;
             let (_, body) = self.send(req).await?;
             let page: ListPage = serde_json::from_slice(&body).map_err(|e| {
                 ApiError::status(0, "", format!("GET {collection}: bad answer: {e}"))

@@ -103,27 +103,30 @@ async fn apply(
         "object",
         sanitized(&path.display().to_string()),
     );
-    let counts = crate::apply::relink::apply(&ops, target, p, &stop, &mut record, &mut |l, outcome| {
-        tally.finished(matches!(outcome, Outcome::Patched(_)));
-        let shown = format!(
-            "{}/{}{}",
-            l.kind,
-            l.name,
-            if l.namespace.is_empty() {
-                String::new()
-            } else {
-                format!(" -n {}", l.namespace)
+    let counts =
+        crate::apply::relink::apply(&ops, target, p, &stop, &mut record, &mut |l, outcome| {
+            tally.finished(matches!(outcome, Outcome::Patched(_)));
+            let shown = format!(
+                "{}/{}{}",
+                l.kind,
+                l.name,
+                if l.namespace.is_empty() {
+                    String::new()
+                } else {
+                    format!(" -n {}", l.namespace)
+                }
+            );
+            match outcome {
+                Outcome::Patched(_) => eprintln!("relinked {}", sanitized(&shown)),
+                Outcome::Skipped(why) => {
+                    eprintln!("skipped {}: {}", sanitized(&shown), sanitized(why))
+                }
+                Outcome::Failed(_, message) => {
+                    eprintln!("failed {}: {}", sanitized(&shown), sanitized(message))
+                }
             }
-        );
-        match outcome {
-            Outcome::Patched(_) => eprintln!("relinked {}", sanitized(&shown)),
-            Outcome::Skipped(why) => eprintln!("skipped {}: {}", sanitized(&shown), sanitized(why)),
-            Outcome::Failed(_, message) => {
-                eprintln!("failed {}: {}", sanitized(&shown), sanitized(message))
-            }
-        }
-    })
-    .await?;
+        })
+        .await?;
     signals.abort();
     let stopped = match &counts.stopped {
         Some((why, left)) => format!(", {left} not attempted ({})", why.message()),

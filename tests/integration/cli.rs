@@ -546,7 +546,12 @@ fn collect_of_a_cluster_scoped_kind_in_a_namespace_lists_what_its_summary_counts
     let f = f.to_str().unwrap();
     let text = |args: &[&str]| {
         let o = run(args);
-        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8(o.stdout).unwrap()
     };
     let base = ["collect", "-f", f, "--assume-complete", "-n", "default"];
@@ -562,7 +567,10 @@ fn collect_of_a_cluster_scoped_kind_in_a_namespace_lists_what_its_summary_counts
     let ns = text(&base);
     assert!(ns.contains("cm"), "{ns}");
     assert!(!ns.contains("crb-1"), "{ns}");
-    assert!(ns.contains("1 object(s) deleted (1 ConfigMap in default)"), "{ns}");
+    assert!(
+        ns.contains("1 object(s) deleted (1 ConfigMap in default)"),
+        "{ns}"
+    );
     // The JSON agrees.
     let o = run(&[&base[..], &["--kind", "clusterrolebindings", "-o", "json"]].concat());
     let r = json(&o);

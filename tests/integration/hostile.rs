@@ -222,7 +222,13 @@ fn remedies_pasted_into_a_shell_run_only_kubectl_with_the_exact_values() {
 /// embedding, an isolate, the Arabic letter mark, zero-width space and joiner, the BOM, a
 /// tag character. Written out here, not taken from the code under test.
 const INVISIBLE: &[char] = &[
-    '\u{202e}', '\u{202b}', '\u{2067}', '\u{61c}', '\u{200b}', '\u{200d}', '\u{feff}',
+    '\u{202e}',
+    '\u{202b}',
+    '\u{2067}',
+    '\u{61c}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{feff}',
     '\u{e0041}',
 ];
 
@@ -270,7 +276,10 @@ fn document_formats_show_bidi_and_zero_width_characters_escaped() {
             String::from_utf8_lossy(&o.stderr)
         );
         let out = String::from_utf8(o.stdout).unwrap();
-        assert!(out.contains("gpj.exe"), "{args:?}: the name is shown:\n{out}");
+        assert!(
+            out.contains("gpj.exe"),
+            "{args:?}: the name is shown:\n{out}"
+        );
         for c in INVISIBLE {
             // Markdown's own U+200B after `@` (no mention) is the one this output adds.
             let raw = if *c == '\u{200b}' {

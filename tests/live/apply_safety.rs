@@ -428,7 +428,12 @@ fn build_names(env: &TestEnv) {
             // GC's Go client sends it, gets NotFound and deletes the dependent).
             cm(
                 "dep-long",
-                vec![oref("v1", "ConfigMap", &LONG_NAME.repeat(300_000), &ghost(7))],
+                vec![oref(
+                    "v1",
+                    "ConfigMap",
+                    &LONG_NAME.repeat(300_000),
+                    &ghost(7),
+                )],
             ),
         ],
     );

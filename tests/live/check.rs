@@ -521,7 +521,11 @@ fn cycle_states(env: &TestEnv) -> BTreeMap<String, CmState> {
             .collect();
         out.insert(
             name,
-            Some((m.get("deletionTimestamp").is_some_and(|d| !d.is_null()), fins, refs)),
+            Some((
+                m.get("deletionTimestamp").is_some_and(|d| !d.is_null()),
+                fins,
+                refs,
+            )),
         );
     }
     out
@@ -565,7 +569,11 @@ fn cycle_predicted(env: &TestEnv) -> BTreeMap<String, CmState> {
         .arg(&env.kubeconfig)
         .output()
         .expect("run kubectl-gc snapshot");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let snap = kubectl_gc::snapshot::format::read_file(&path).expect("read the snapshot");
     let gc = kubectl_gc::gc::GarbageCollector::new(
         &snap,
@@ -634,12 +642,22 @@ fn cycle_guard_with_mixed_dependents(ctx: &Ctx) {
     cm("e", Some(("c", &c)), &["example.com/hold"]);
     for name in ["c", "a"] {
         env.kubectl(&[
-            "delete", "configmap", name, "-n", CYCLE_NS, "--cascade=foreground", "--wait=false",
+            "delete",
+            "configmap",
+            name,
+            "-n",
+            CYCLE_NS,
+            "--cascade=foreground",
+            "--wait=false",
         ])
         .expect("kubectl delete --cascade=foreground");
     }
     let predicted = cycle_predicted(env);
-    assert_eq!(predicted, cycle_expected(), "kubectl-gc's restart prediction");
+    assert_eq!(
+        predicted,
+        cycle_expected(),
+        "kubectl-gc's restart prediction"
+    );
 
     drop(guard);
     let t = Instant::now();
@@ -670,7 +688,13 @@ fn cycle_guard_with_mixed_dependents(ctx: &Ctx) {
     );
     // Released, the chain finishes: e, then c, then b.
     env.kubectl(&[
-        "patch", "configmap", "e", "-n", CYCLE_NS, "--type=merge", "-p",
+        "patch",
+        "configmap",
+        "e",
+        "-n",
+        CYCLE_NS,
+        "--type=merge",
+        "-p",
         r#"{"metadata":{"finalizers":null}}"#,
     ])
     .expect("release e");

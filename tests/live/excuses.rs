@@ -32,7 +32,11 @@ pub struct Excuse {
 /// owners its ownerReferences still name, in their order). Names, not UIDs: the tables hold
 /// across runs.
 pub fn end_state<'a>(
-    state: Option<(bool, impl IntoIterator<Item = &'a str>, impl IntoIterator<Item = &'a str>)>,
+    state: Option<(
+        bool,
+        impl IntoIterator<Item = &'a str>,
+        impl IntoIterator<Item = &'a str>,
+    )>,
 ) -> String {
     let Some((terminating, finalizers, refs)) = state else {
         return "gone".into();
@@ -40,7 +44,11 @@ pub fn end_state<'a>(
     let mut fins: Vec<&str> = finalizers.into_iter().collect();
     fins.sort_unstable();
     let refs: Vec<&str> = refs.into_iter().collect();
-    let mut s = String::from(if terminating { "terminating" } else { "present" });
+    let mut s = String::from(if terminating {
+        "terminating"
+    } else {
+        "present"
+    });
     if !fins.is_empty() {
         s.push_str(&format!(" fin=[{}]", fins.join(",")));
     }
@@ -161,37 +169,25 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "ConfigMap/diff-a/f165-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f165-0 and missing ghost-165-0",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-a/f21-2",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f21-1, whose own owner f21-0 is deleted for a missing owner",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-a/f21-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs f21-2 (above) and f21-0, deleted for a missing owner",
-        ends: &[
-            "gone",
-            "present refs=[f21-2]",
-        ],
+        ends: &["gone", "present refs=[f21-2]"],
     },
     Excuse {
         object: "ConfigMap/diff-a/f81-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs Secret f81-0, held terminating in foreground deletion",
-        ends: &[
-            "gone",
-            "present refs=[f81-0]",
-        ],
+        ends: &["gone", "present refs=[f81-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f109-3",
@@ -206,37 +202,25 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "ConfigMap/diff-b/f139-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning Secret f139-2 and missing ghost-139-0",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f178-2",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing Secret ghost-178-0, whose UID ClusterRole diff-f178-0 references too",
-        ends: &[
-            "gone",
-            "present refs=[ghost-178-0]",
-        ],
+        ends: &["gone", "present refs=[ghost-178-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f187-4",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-187-0, whose UID ClusterRole diff-f187-1 references too",
-        ends: &[
-            "gone",
-            "present refs=[ghost-187-0]",
-        ],
+        ends: &["gone", "present refs=[ghost-187-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f19-4",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning ClusterRole diff-f19-3 with the wrong kind",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f190-4",
@@ -251,28 +235,19 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "ConfigMap/diff-b/f199-1",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f199-0, whose own owner is missing",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f199-2",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs f199-1 (above)",
-        ends: &[
-            "gone",
-            "present refs=[f199-1]",
-        ],
+        ends: &["gone", "present refs=[f199-1]"],
     },
     Excuse {
         object: "ConfigMap/diff-b/f46-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning Secret f46-3 and Secret f46-2",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f11-2",
@@ -296,46 +271,31 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "ConfigMap/diff-c/f17-3",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f17-1 and f17-0 in another namespace",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-0",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-182-0, whose UID ClusterRole diff-f182-2 references too",
-        ends: &[
-            "gone",
-            "present refs=[ghost-182-0]",
-        ],
+        ends: &["gone", "present refs=[ghost-182-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-1",
         reason: INFORMER_ORDER_98040,
         detail: "its owner f182-0 is deleted or kept by the informer order (ghost-182-0)",
-        ends: &[
-            "gone",
-            "present refs=[f182-0]",
-        ],
+        ends: &["gone", "present refs=[f182-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-3",
         reason: INFORMER_ORDER_98040,
         detail: "its owner f182-1 is deleted or kept by the informer order (ghost-182-0)",
-        ends: &[
-            "gone",
-            "present refs=[f182-1]",
-        ],
+        ends: &["gone", "present refs=[f182-1]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f182-4",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMap ghost-182-0, whose UID ClusterRole diff-f182-2 references too",
-        ends: &[
-            "gone",
-            "present refs=[ghost-182-0]",
-        ],
+        ends: &["gone", "present refs=[ghost-182-0]"],
     },
     Excuse {
         object: "ConfigMap/diff-c/f41-1",
@@ -377,28 +337,19 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "Secret/diff-a/f12-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f12-3 and f12-0 in another namespace",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "Secret/diff-b/f13-2",
         reason: INFORMER_ORDER_98040,
         detail: "refs missing ConfigMaps ghost-13-0 and f13-0, whose UIDs ClusterRole diff-f13-1 references too",
-        ends: &[
-            "gone",
-            "present refs=[ghost-13-0,f13-0]",
-        ],
+        ends: &["gone", "present refs=[ghost-13-0,f13-0]"],
     },
     Excuse {
         object: "Secret/diff-b/f19-5",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning ConfigMap f19-1 with the wrong kind",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
     Excuse {
         object: "Secret/diff-b/f190-2",
@@ -413,10 +364,7 @@ const ORDER_DEPENDENT: &[Excuse] = &[
         object: "Secret/diff-c/f83-4",
         reason: ORPHAN_RACES_DELETE,
         detail: "refs orphaning f83-3 with the wrong name",
-        ends: &[
-            "gone",
-            "present refs=[]",
-        ],
+        ends: &["gone", "present refs=[]"],
     },
 ];
 
@@ -450,7 +398,10 @@ pub fn structurally_open(objs: &[crate::forests::Obj]) -> BTreeSet<String> {
                 }
             }
         }
-        by_cluster_role.intersection(&by_namespaced).copied().collect()
+        by_cluster_role
+            .intersection(&by_namespaced)
+            .copied()
+            .collect()
     };
     // Owners are generated before their dependents (`forests::generate`): one pass in order.
     let mut open = vec![false; objs.len()];

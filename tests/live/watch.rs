@@ -1019,7 +1019,10 @@ fn service_account_watch(ctx: &Ctx) {
         "the ServiceAccount can GET secrets"
     );
     // The oracle can say yes: it lists what it watches.
-    assert!(crate::probe::can_i(&env, &["list", "configmaps", "-A", "--as", sa]));
+    assert!(crate::probe::can_i(
+        &env,
+        &["list", "configmaps", "-A", "--as", sa]
+    ));
     // A token for it (TokenRequest, served by v1.20), and a kubeconfig with only that token.
     let token = env
         .kubectl(&["create", "token", "kubectl-gc-watch", "-n", "kubectl-gc"])

@@ -3,11 +3,11 @@
 //! changing the fake cluster between the plan and the apply.
 
 use super::{Counts, Outcome, apply};
-use crate::apply::{Stop, Stopped};
 use crate::apply::fake::FakeCluster;
-use crate::apply::ops::{ApiError, LiveRef};
-use crate::gc::ObjectRef;
+use crate::apply::ops::{ApiError, LiveRef, ObjectUrl};
+use crate::apply::{Stop, Stopped};
 use crate::diagnose::relink::{Relink, plan};
+use crate::gc::ObjectRef;
 use crate::snapshot::Snapshot;
 use crate::testkit::Cluster;
 use serde_json::{Value, json};
@@ -88,7 +88,14 @@ async fn a_link_still_safe_is_patched_testing_the_uid_and_the_resource_version_r
     assert_ne!(rv, p.links[0].resource_version, "the version moved on");
     let run = relink(&target, &p, &fake).await;
     assert_eq!(run.outcomes, [Outcome::Patched(200)]);
-    assert_eq!(run.counts, Counts { patched: 1, not: 0, stopped: None });
+    assert_eq!(
+        run.counts,
+        Counts {
+            patched: 1,
+            not: 0,
+            stopped: None
+        }
+    );
     let writes = fake.writes();
     assert_eq!(writes.len(), 1);
     assert_eq!(writes[0].key, child);
@@ -168,7 +175,14 @@ async fn a_change_between_the_re_read_and_the_patch_is_refused_by_the_version_te
         "{:?}",
         run.outcomes
     );
-    assert_eq!(run.counts, Counts { patched: 0, not: 1, stopped: None });
+    assert_eq!(
+        run.counts,
+        Counts {
+            patched: 0,
+            not: 1,
+            stopped: None
+        }
+    );
     assert!(fake.object(&child).unwrap().owner_references.is_empty());
     assert_eq!(run.record[0]["outcome"], "failed");
     assert_eq!(run.record[0]["code"], 422);
@@ -184,7 +198,14 @@ async fn refused(change: impl FnOnce(&FakeCluster, &ObjectRef, &ObjectRef), why:
         [Outcome::Skipped(m)] => assert_eq!(m, why),
         other => panic!("{why}: {other:?}"),
     }
-    assert_eq!(run.counts, Counts { patched: 0, not: 1, stopped: None });
+    assert_eq!(
+        run.counts,
+        Counts {
+            patched: 0,
+            not: 1,
+            stopped: None
+        }
+    );
     assert!(fake.writes().is_empty(), "{why}: {:?}", fake.writes());
     assert_eq!(fake.object(&child), before, "{why}");
     let e = &run.record[0];
@@ -224,7 +245,11 @@ async fn the_object_recreated_is_not_linked() {
 #[tokio::test]
 async fn the_object_being_deleted_is_not_linked() {
     refused(
-        |f, c, _| edit(f, c, |m| m.deletion_timestamp = Some("2026-01-01T00:00:00Z".into())),
+        |f, c, _| {
+            edit(f, c, |m| {
+                m.deletion_timestamp = Some("2026-01-01T00:00:00Z".into())
+            })
+        },
         "the object is being deleted",
     )
     .await;
@@ -264,7 +289,11 @@ async fn an_owner_recreated_is_not_linked_to_its_old_uid() {
 #[tokio::test]
 async fn an_owner_being_deleted_is_not_linked() {
     refused(
-        |f, _, o| edit(f, o, |m| m.deletion_timestamp = Some("2026-01-01T00:00:00Z".into())),
+        |f, _, o| {
+            edit(f, o, |m| {
+                m.deletion_timestamp = Some("2026-01-01T00:00:00Z".into())
+            })
+        },
         "ConfigMap/parent is being deleted",
     )
     .await;
@@ -286,9 +315,8 @@ async fn a_re_read_that_fails_is_not_taken_for_an_answer() {
     let forbidden = |path: String| {
         move |f: &FakeCluster, _: &ObjectRef, _: &ObjectRef| {
             f.on_request(Box::new(move |_, r, _| {
-                (r.method == "GET" && r.key.path() == path).then(|| {
-                    ApiError::status(403, "Forbidden", "configmaps is forbidden")
-                })
+                (r.method == "GET" && r.key.path() == path)
+                    .then(|| ApiError::status(403, "Forbidden", "configmaps is forbidden"))
             }))
         }
     };

@@ -13,17 +13,58 @@ const PLAIN: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 /// the bidirectional marks, embeddings, overrides and isolates, zero-width characters, the
 /// BOM, line and paragraph separators, tag characters.
 const INVISIBLE: &[char] = &[
-    '\u{1}', '\u{7}', '\u{8}', '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1b}', '\u{7f}',
-    '\u{85}', '\u{9b}', '\u{9d}', '\u{61c}', '\u{180e}', '\u{200b}', '\u{200c}', '\u{200d}',
-    '\u{200e}', '\u{200f}', '\u{2028}', '\u{2029}', '\u{202a}', '\u{202b}', '\u{202c}',
-    '\u{202d}', '\u{202e}', '\u{2060}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
-    '\u{feff}', '\u{e0001}', '\u{e0041}', '\u{e007f}',
+    '\u{1}',
+    '\u{7}',
+    '\u{8}',
+    '\t',
+    '\n',
+    '\u{b}',
+    '\u{c}',
+    '\r',
+    '\u{1b}',
+    '\u{7f}',
+    '\u{85}',
+    '\u{9b}',
+    '\u{9d}',
+    '\u{61c}',
+    '\u{180e}',
+    '\u{200b}',
+    '\u{200c}',
+    '\u{200d}',
+    '\u{200e}',
+    '\u{200f}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{202a}',
+    '\u{202b}',
+    '\u{202c}',
+    '\u{202d}',
+    '\u{202e}',
+    '\u{2060}',
+    '\u{2066}',
+    '\u{2067}',
+    '\u{2068}',
+    '\u{2069}',
+    '\u{feff}',
+    '\u{e0001}',
+    '\u{e0041}',
+    '\u{e007f}',
 ];
 
 /// Visible non-ASCII text, quoted (no shell splits or expands it) and kept as it is: letters,
 /// scripts, symbols, emoji (beyond the BMP), combining marks, spaces that are not ASCII.
 const VISIBLE: &[&str] = &[
-    "é", "ünï", "ж", "名前", "مرحبا", "✓", "€", "😀", "e\u{301}", "a\u{a0}b", "a\u{3000}b",
+    "é",
+    "ünï",
+    "ж",
+    "名前",
+    "مرحبا",
+    "✓",
+    "€",
+    "😀",
+    "e\u{301}",
+    "a\u{a0}b",
+    "a\u{3000}b",
 ];
 
 /// What `sh -c` prints for each word, read back through `printf '%s\0'`; also checks that
@@ -56,9 +97,17 @@ fn read_back(shell: &str, words: &[String]) -> Vec<Vec<u8>> {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
-    assert_eq!(left, ["a", "ab", "b", "x"], "{shell} ran something:\n{script}");
+    assert_eq!(
+        left,
+        ["a", "ab", "b", "x"],
+        "{shell} ran something:\n{script}"
+    );
     let mut got: Vec<Vec<u8>> = out.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
-    assert_eq!(got.pop(), Some(vec![]), "{shell}: output ends with the last NUL");
+    assert_eq!(
+        got.pop(),
+        Some(vec![]),
+        "{shell}: output ends with the last NUL"
+    );
     got
 }
 
@@ -96,7 +145,9 @@ fn a_word_stays_plain_only_when_every_character_is_in_the_written_out_set() {
         }
     }
     // The characters a quoting regression would let through first.
-    for w in ["a;b", "a`b`", "a$b", "a|b", "a&b", "a b", "a*", "~a", "a#b", "a!b", "a\\b"] {
+    for w in [
+        "a;b", "a`b`", "a$b", "a|b", "a&b", "a b", "a*", "~a", "a#b", "a!b", "a\\b",
+    ] {
         assert_ne!(shell_word(w), w, "{w:?}");
     }
     // zsh expands a leading `=` (`=ls` is ls's path); elsewhere it is plain.
@@ -134,14 +185,22 @@ fn words_without_invisible_characters_read_back_in_posix_sh_too() {
 fn unicode_reads_back_in_bash_and_invisible_characters_are_never_printed_raw() {
     let mut words: Vec<String> = VISIBLE.iter().map(|s| s.to_string()).collect();
     for &c in INVISIBLE {
-        words.extend([format!("{c}"), format!("web{c}x"), format!("it's{c}$(touch p)")]);
+        words.extend([
+            format!("{c}"),
+            format!("web{c}x"),
+            format!("it's{c}$(touch p)"),
+        ]);
     }
     let got = read_back("bash", &words);
     for (w, g) in words.iter().zip(&got) {
         assert_eq!(g, w.as_bytes(), "{w:?} quoted as {}", shell_word(w));
     }
     for v in VISIBLE {
-        assert_eq!(shell_word(v), format!("'{v}'"), "visible text is kept as it is");
+        assert_eq!(
+            shell_word(v),
+            format!("'{v}'"),
+            "visible text is kept as it is"
+        );
     }
     for &c in INVISIBLE {
         let q = shell_word(&format!("web{c}x"));
@@ -151,7 +210,11 @@ fn unicode_reads_back_in_bash_and_invisible_characters_are_never_printed_raw() {
     }
     // The escapes' forms, as bash reads them.
     assert_eq!(shell_word("esc\u{1b}x"), "$'esc\\x1bx'");
-    assert_eq!(shell_word("nel\u{85}"), "$'nel\\u0085'", "a C1 control is two bytes");
+    assert_eq!(
+        shell_word("nel\u{85}"),
+        "$'nel\\u0085'",
+        "a C1 control is two bytes"
+    );
     assert_eq!(shell_word("rtl\u{202e}x"), "$'rtl\\u202ex'");
     assert_eq!(shell_word("tag\u{e0041}"), "$'tag\\U000e0041'");
     assert_eq!(shell_word("it's\n"), "$'it\\'s\\x0a'");

@@ -518,7 +518,10 @@ fn a_single_compressed_snapshot_given_to_f_is_read_as_the_snapshot() {
     for (name, bytes) in [
         ("s.ndjson", text.clone()),
         ("s.ndjson.gz", gz.finish().unwrap()),
-        ("s.ndjson.zst", zstd::stream::encode_all(&text[..], 1).unwrap()),
+        (
+            "s.ndjson.zst",
+            zstd::stream::encode_all(&text[..], 1).unwrap(),
+        ),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
