@@ -436,7 +436,8 @@ pub const CHANGES: &[ChangeRow] = &[
         pr: 132632,
         first: KubeVersion::release(34, 0),
         backports: &[],
-        evidence: Evidence::Unverified,
+        // CHANGELOG-1.34, v1.34.0 "Bug or Regression" (src/catalog/testdata).
+        evidence: Evidence::Verified,
         seen_in: None,
         summary: "the GC's DELETE carries a resourceVersion precondition",
     },

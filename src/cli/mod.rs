@@ -63,7 +63,9 @@ output.",
         "  5  findings at or above --fail-on (watch: a transition; graph --from-gc: differences)\n",
         "  6  coverage incomplete with --strict-coverage\n",
         "  7  collect --apply or relink --apply refused, stopped early or incomplete\n",
-        "  8  the object named is not in the input (why, graph, collect --delete)",
+        "  8  the object named is not in the input (why, graph, collect --delete)\n",
+        "  130  collect --apply or relink --apply ended at once by a second Ctrl-C\n",
+        "  143  collect --apply or relink --apply ended at once by a second SIGTERM",
         options_footer!()
     )
 )]
@@ -281,8 +283,10 @@ the GC's cascade. Nothing is changed unless --apply is given.",
             "  2  usage\n",
             "  3  bad input\n",
             "  4  cluster unreachable or credentials rejected\n",
-            "  7  --apply refused, stopped early (error, Ctrl-C, stdout closed) or incomplete\n",
-            "  8  the object of --delete is not in the input (the nearest names are listed)",
+            "  7  --apply refused, stopped early (error, Ctrl-C or SIGTERM, stdout closed) or incomplete\n",
+            "  8  the object of --delete is not in the input (the nearest names are listed)\n",
+            "  130  --apply ended at once by a second Ctrl-C (what was done is printed and recorded)\n",
+            "  143  --apply ended at once by a second SIGTERM (likewise)",
             options_footer!()
         )
     )]
@@ -439,7 +443,9 @@ records every patch.",
             "  2  usage\n",
             "  3  bad input\n",
             "  4  cluster unreachable or credentials rejected\n",
-            "  7  --apply refused, stopped or incomplete",
+            "  7  --apply refused, stopped (Ctrl-C or SIGTERM: before the next object) or incomplete\n",
+            "  130  --apply ended at once by a second Ctrl-C (what was done is printed and recorded)\n",
+            "  143  --apply ended at once by a second SIGTERM (likewise)",
             options_footer!()
         )
     )]

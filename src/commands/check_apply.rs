@@ -142,9 +142,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         &args.gate,
         a,
     );
-    // The process ends with this command: a restored backup has a finding or three per object
-    // (243k on the 1 GiB bench backup), and freeing them, their strings and the two clusters
-    // one allocation at a time was ~9% of the whole command's CPU.
+    // The process ends with this command: a restored backup has a finding or three per object,
+    // and freeing them, their strings and the two clusters one allocation at a time showed in
+    // the whole command's profile (BENCHMARKS.md, "Figures behind the code").
     super::exiting(gc);
     super::exiting(all);
     super::exiting(applied);

@@ -97,19 +97,11 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
         ),
     };
     // What is shown is what --apply performs: the actions are scoped by collect_plan, the
-    // outcomes here.
+    // outcomes here, before the report counts them, so that the summary's deletions are the
+    // selection's (F14: a summary counting objects the list leaves out contradicts it).
     plan.actions.retain(|a| selection.includes(snap, a.target));
-    let keep: Vec<bool> = plan
-        .outcomes
-        .iter()
-        .map(|o| selection.includes(snap, o.target))
-        .collect();
+    plan.outcomes.retain(|o| selection.includes(snap, o.target));
     let mut report = view::report(&gc, &plan, mode);
-    let mut i = 0;
-    report.outcomes.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
     if args.apply {
         // Later rounds of --apply plan exactly as this plan was made, with the same selection.
         let planner = |gc: &GarbageCollector<'_>| collect_plan(gc, &selection);

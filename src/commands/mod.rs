@@ -21,6 +21,7 @@ mod policy;
 pub mod progress;
 mod relink;
 mod select;
+mod signals;
 mod snapshot;
 mod watch;
 mod why;
@@ -34,8 +35,7 @@ use std::io::Write;
 
 /// Leaves `value` unfreed: for what a command holds when nothing but the process's exit
 /// comes after it. A million objects' store, graph and findings are millions of allocations
-/// freed one at a time (a few percent of a whole `audit`); the OS takes the pages back at
-/// once. Never for what a loop over inputs (a fleet's contexts) holds.
+/// freed one at a time (BENCHMARKS.md, "Figures behind the code"); the OS takes the pages back at once. Never for what a loop over inputs (a fleet's contexts) holds.
 fn exiting<T>(value: T) {
     std::mem::forget(value);
 }

@@ -136,33 +136,50 @@ async fn apply(
 ) -> Result<u8> {
     let (mut record, path) = record_file(args)?;
     let ops = KubeOps::new(conn);
-    let counts = crate::apply::relink::apply(&ops, target, p, &mut record, &mut |l, outcome| {
-        let shown = format!(
-            "{}/{}{}",
-            l.kind,
-            l.name,
-            if l.namespace.is_empty() {
-                String::new()
-            } else {
-                format!(" -n {}", l.namespace)
+    let stop = std::sync::Arc::new(crate::apply::Stop::new());
+    let tally = std::sync::Arc::new(super::signals::Tally::default());
+    let signals = super::signals::listen(
+        stop.clone(),
+        tally.clone(),
+        "object",
+        sanitized(&path.display().to_string()),
+    );
+    let counts =
+        crate::apply::relink::apply(&ops, target, p, &stop, &mut record, &mut |l, outcome| {
+            tally.finished(matches!(outcome, Outcome::Patched(_)));
+            let shown = format!(
+                "{}/{}{}",
+                l.kind,
+                l.name,
+                if l.namespace.is_empty() {
+                    String::new()
+                } else {
+                    format!(" -n {}", l.namespace)
+                }
+            );
+            match outcome {
+                Outcome::Patched(_) => eprintln!("relinked {}", sanitized(&shown)),
+                Outcome::Skipped(why) => {
+                    eprintln!("skipped {}: {}", sanitized(&shown), sanitized(why))
+                }
+                Outcome::Failed(_, message) => {
+                    eprintln!("failed {}: {}", sanitized(&shown), sanitized(message))
+                }
             }
-        );
-        match outcome {
-            Outcome::Patched(_) => eprintln!("relinked {}", sanitized(&shown)),
-            Outcome::Skipped(why) => eprintln!("skipped {}: {}", sanitized(&shown), sanitized(why)),
-            Outcome::Failed(_, message) => {
-                eprintln!("failed {}: {}", sanitized(&shown), sanitized(message))
-            }
-        }
-    })
-    .await?;
+        })
+        .await?;
+    signals.abort();
+    let stopped = match &counts.stopped {
+        Some((why, left)) => format!(", {left} not attempted ({})", why.message()),
+        None => String::new(),
+    };
     eprintln!(
-        "relink: {} object(s) patched, {} not; record: {}",
+        "relink: {} object(s) patched, {} not{stopped}; record: {}",
         counts.patched,
         counts.not,
         sanitized(&path.display().to_string())
     );
-    Ok(if counts.not == 0 {
+    Ok(if counts.not == 0 && counts.stopped.is_none() {
         exit::OK
     } else {
         exit::APPLY_STOPPED

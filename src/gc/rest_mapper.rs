@@ -88,7 +88,7 @@ const NONE: u32 = u32::MAX;
 /// them: what the GC's GET of an owner by name finds. Most names belong to one object, and
 /// an array indexed by the name's symbol answers for those; only names that several objects
 /// share go through a hash map. (A hash map of every object was most of the mapper's
-/// build on the 1M-object bench, longer than the graph built beside it.)
+/// build, longer than the graph built beside it: BENCHMARKS.md, "Figures behind the code".)
 #[derive(Debug)]
 struct ByName {
     /// Per name symbol: the first object listed with that name, or [`NONE`].
@@ -129,7 +129,7 @@ impl ByName {
                 .count()
         );
         // Sized once: grown by doubling, its re-hashing and the fresh pages of each larger
-        // table were most of this pass at the 1M-object bench (half its objects share a name).
+        // table were most of this pass where many objects share a name (BENCHMARKS.md, "Figures behind the code").
         let mut shared_names = HashMap::with_capacity(sharing);
         let mut winner = BitSet::new(store.len());
         for id in store.ids() {

@@ -167,8 +167,8 @@ impl Coverage {
         // not held.
         let input_namespaces: std::collections::BTreeSet<&str> = if files {
             // Deduplicated by symbol first, one bit per symbol: a million objects in a few
-            // hundred namespaces. (A hashed set took 10-20 ms on the 1M-object bench, where
-            // the namespace changes from one object to the next more often than not.)
+            // hundred namespaces. (A hashed set was slower, the namespace changing from one
+            // object to the next more often than not: BENCHMARKS.md, "Figures behind the code".)
             let mut seen = crate::model::BitSet::new(snap.store.strings.len());
             for o in &snap.store.objects {
                 seen.insert(o.namespace.index());

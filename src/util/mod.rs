@@ -60,8 +60,11 @@ pub fn is_terminal_hostile(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
+            // Arabic letter mark (a bidirectional mark outside the U+20xx block); Mongolian
+            // vowel separator (zero-width since Unicode 6.3).
+            '\u{061C}' | '\u{180E}'
             // Zero-width space, non-joiner, joiner; left-to-right and right-to-left marks.
-            '\u{200B}'..='\u{200F}'
+            | '\u{200B}'..='\u{200F}'
             // Line and paragraph separators; bidirectional embeddings and overrides.
             | '\u{2028}'..='\u{202E}'
             // Word joiner … invisible plus; bidirectional isolates; deprecated format chars.
@@ -70,6 +73,8 @@ pub fn is_terminal_hostile(c: char) -> bool {
             | '\u{FEFF}'
             // Interlinear annotation characters.
             | '\u{FFF9}'..='\u{FFFB}'
+            // Tag characters: invisible, and they spell ASCII text a reader never sees.
+            | '\u{E0000}'..='\u{E007F}'
         )
 }
 

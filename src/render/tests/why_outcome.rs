@@ -2,6 +2,13 @@
 //! the same input (issue 56, item 1). `collect`'s side is read from its JSON report — the
 //! document users get from `collect -o json` — built from a plan simulated separately, so
 //! the test holds `why`'s reading of the plan against the report's, object by object.
+//!
+//! A **consistency** test, not an oracle of the simulation: both sides read the same
+//! `Plan::steady_state` (through `diagnose::analysis` and `render::plan::report`), so a wrong
+//! end state that both report alike passes here (engine mutants do: docs/testing.md, M1 and
+//! M14). What the engine predicts is held to independent oracles elsewhere: upstream's own
+//! cases (`gc/tests/upstream/`), literal scenarios (`gc/tests/`, `diagnose/tests/`) and the
+//! real v1.20.2 GC (`tests/live/differential.rs`, `check.rs`, `apply_safety.rs`).
 
 use crate::catalog::KubeVersion;
 use crate::diagnose::analysis::Analysis;
