@@ -284,12 +284,13 @@ impl TestEnv {
                     path("webhook-client.key")
                 ),
             )?;
+            // v1.20 knows WebhookAdmission in v1alpha1 only (v1 came later).
             self.write(
                 "admission.yaml",
                 &format!(
                     "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n\
                      plugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    \
-                     apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmission\n    \
+                     apiVersion: apiserver.config.k8s.io/v1alpha1\n    kind: WebhookAdmission\n    \
                      kubeConfigFile: {}\n",
                     path("webhook-kubeconfig")
                 ),

