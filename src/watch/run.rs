@@ -10,6 +10,12 @@
 //! being evaluated forms the next one (one event when the cluster is calm, thousands under
 //! load), and a batch is cut short before an object changes twice, so that what its first
 //! change enqueued is judged before its second (its deletion, say) is seen.
+//!
+//! What the loop keeps up to date is a [`Model`]: the [`Engine`] for `kubectl gc watch`, or
+//! `kubectl gc admit`'s shared world, which evaluates nothing and is read by the webhook's
+//! checks while the loop writes it. The loop also tells the model when a stream's watch is
+//! lost and when it is current again ([`StreamHealth`]): admit judges nothing on a resource
+//! whose events may be missing.
 
 use super::engine::Engine;
 use super::metrics::Metrics;
