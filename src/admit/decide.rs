@@ -166,7 +166,8 @@ pub struct Checked {
 }
 
 /// At most this many broken references are described in one answer; the rest are counted.
-/// The API server keeps about 4 KiB of warnings per request, each cut to 256 characters.
+/// The API server keeps 4,096 characters of warnings per request whole (past that, the first
+/// 256 of each): eight messages and the count fit.
 pub const MAX_PROBLEMS: usize = 8;
 
 /// How a lost watch's resource is marked in a check's snapshot: references into it are

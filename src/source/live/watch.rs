@@ -619,6 +619,59 @@ mod tests {
         assert_eq!((ev.kind.as_ref(), ev.object.code), ("ERROR", Some(410)));
     }
 
+    /// A watch that fails is reported lost at once, and current again once it is reopened
+    /// from its resourceVersion (before the events the server then sends).
+    #[tokio::test]
+    async fn a_lost_watch_is_said_and_so_is_its_resumption() {
+        use crate::source::live::testserver::{Reply, Script, Server};
+        let list = br#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[]}"#;
+        let event = b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"uid\":\"u1\",\"resourceVersion\":\"6\"}}}\n";
+        let server = Server::start(Script::Answer(Box::new(move |_, n| match n {
+            0 => Reply::ok("application/json", list),
+            1 => Reply::status(503, "ServiceUnavailable"),
+            2 => Reply::ok("application/json", event),
+            _ => Reply::ok("application/json", b"").after(Duration::from_secs(30)),
+        })))
+        .await;
+        let (tx, mut rx) = mpsc::channel(16);
+        let target = WatchTarget::new(7, "", "v1", "configmaps");
+        let task = tokio::spawn(watch_resource(
+            server.client(),
+            target,
+            WatchOptions::default(),
+            tx,
+        ));
+        let mut seen = Vec::new();
+        while seen.len() < 4 {
+            let u = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("an update in time")
+                .expect("the stream goes on");
+            seen.push(match u {
+                Update::Listed { .. } => "listed".to_owned(),
+                Update::Interrupted { key, message } => {
+                    assert_eq!(key, 7);
+                    assert!(message.contains("503"), "{message}");
+                    "interrupted".to_owned()
+                }
+                Update::Resumed { .. } => "resumed".to_owned(),
+                Update::Applied { meta, .. } => format!("applied {}", meta.uid),
+                other => format!("{other:?}"),
+            });
+        }
+        task.abort();
+        assert_eq!(seen, ["listed", "interrupted", "resumed", "applied u1"]);
+        // Resumed from the list's resourceVersion: nothing was missed.
+        let watches: Vec<String> = server
+            .requests()
+            .iter()
+            .filter(|r| r.line.contains("watch=1"))
+            .take(2)
+            .map(|r| r.line.clone())
+            .collect();
+        assert!(watches.iter().all(|w| w.contains("resourceVersion=5")), "{watches:?}");
+    }
+
     #[test]
     fn watch_urls_resume_with_bookmarks() {
         let t = WatchTarget::new(3, "apps", "v1", "deployments");

@@ -88,7 +88,6 @@ pub(super) fn handle(
             s.listed = true;
             s.unreadable = false;
             metrics.event("relist");
-            engine.stream_health(rid, StreamHealth::Current);
             if live && engine.pending() {
                 let ts = engine.flush(Cause::Event);
                 if !emit(sink, metrics, held_when, &ts)? {
@@ -96,6 +95,8 @@ pub(super) fn handle(
                 }
             }
             reconcile(engine, rid, &objects);
+            // Current only once what was listed is in.
+            engine.stream_health(rid, StreamHealth::Current);
             if !live {
                 engine.set_outcome(rid, ListOutcome::Complete);
                 return Ok(true);
