@@ -532,26 +532,34 @@ object naming a namespaced owner kind, a kind or apiVersion the cluster does not
 conflicting duplicates. Each message names the owner, what the GC will do and the fix. With \
 --mode warn (the default) the write is admitted and kubectl prints the warning; with --mode deny \
 it is refused. Writes that add no reference, and the GC's and the namespace controller's own \
-writes, are admitted at once; so is every write until the graph has synced, and every write the \
-graph cannot judge in time.\n\n\
+writes, are admitted at once; so is every write until the graph has synced, every write the \
+graph cannot judge in time or beyond the checks allowed at once, and every reference into a \
+resource whose watch is lost (warn mode says each was not judged). kube-system is not judged \
+unless --only-namespace names it.\n\n\
 Serves POST /validate (admission.k8s.io/v1 and v1beta1), /healthz (ready once the graph has \
-synced) and /metrics over HTTPS. --print-config prints the ValidatingWebhookConfiguration to \
-apply (failurePolicy Ignore: a webhook that is down admits everything).",
+synced, not while a watch has been lost for more than 10s), /livez and /metrics over HTTPS. \
+Without --client-ca-file anyone who reaches the port is answered, and a crafted review tells \
+whether an owner exists in any namespace and where a UID lives: restrict it to the API server \
+with --client-ca-file (the client certificate the API server presents through its admission \
+configuration) or a NetworkPolicy (README, \"Who it answers\"). --print-config prints the \
+ValidatingWebhookConfiguration to apply for the cluster's release (or --release): \
+failurePolicy Ignore (a webhook that is down admits everything), namespace selectors from 1.21, \
+matchConditions from 1.28.",
         after_help = concat!(
             "Examples:\n",
             "  # Serve, warning\n",
             "  kubectl gc admit --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
-            "  # Refuse instead, outside kube-system\n",
-            "  kubectl gc admit --mode deny --skip-namespace kube-system \\\n",
+            "  # Refuse instead, outside namespace ci; answer only the API server\n",
+            "  kubectl gc admit --mode deny --skip-namespace ci --client-ca-file apiserver-client-ca.crt \\\n",
             "      --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
-            "  # The configuration to apply\n",
+            "  # The configuration to apply, for the cluster's release\n",
             "  kubectl gc admit --print-config --url https://gc-admit.example:8443/validate \\\n",
             "      --ca-file ca.crt | kubectl apply -f -\n\n",
             "Exit codes:\n",
             "  0  stopped (SIGINT/SIGTERM), or the configuration printed\n",
             "  1  the configuration could not be written\n",
-            "  2  usage\n",
-            "  3  a certificate or key that cannot be read\n",
+            "  2  usage (also: --print-config without --release when the cluster cannot be asked)\n",
+            "  3  a certificate, key or client CA that cannot be read\n",
             "  4  cluster unreachable or credentials rejected",
             options_footer!()
         )

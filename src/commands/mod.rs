@@ -89,8 +89,9 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             watch::run(g, args).await
         }
         Command::Admit(args) => {
-            // The live graph is watch's: the same flags hold; the configuration reads nothing.
-            if args.print_config {
+            // The live graph is watch's: the same flags hold; the configuration reads nothing
+            // but the cluster's release, unless --release gives it.
+            if args.print_config && args.release.is_some() {
                 flags::check_global(Cmd::NoInput("admit --print-config"), g)?;
             } else {
                 flags::check_global(Cmd::Watch, g)?;

@@ -354,6 +354,8 @@ fn the_webhook_configuration_is_what_admit_prints() {
             "--print-config",
             "--url",
             "https://x.example:8443/validate",
+            "--release",
+            "1.20",
             "--ca-file",
         ])
         .arg(root().join("examples/webhook-ca.pem"))

@@ -1,12 +1,15 @@
 //! `kubectl gc admit` called by the real API server (v1.20.2) as a validating webhook on
 //! loopback, with the GC and the namespace controller running under their own service
-//! accounts.
+//! accounts, and kube-apiserver presenting a client certificate to webhooks (its admission
+//! configuration).
 //!
 //! The suite makes a CA and a serving certificate for 127.0.0.1 (rcgen), starts the webhook,
-//! applies what `--print-config` prints, and then writes objects with kubectl: each kind of
-//! broken ownerReference draws kubectl's `Warning:` line, a valid one draws none; in deny mode
-//! the write is refused; the GC's own patches go through; and with the webhook down writes
-//! still succeed (`failurePolicy: Ignore`).
+//! applies what `--print-config` prints for the cluster's release, and then writes objects with
+//! kubectl: each kind of broken ownerReference draws kubectl's `Warning:` line, a valid one
+//! draws none; in deny mode the write is refused; the GC's own patches go through; and with
+//! the webhook down writes still succeed (`failurePolicy: Ignore`). `faults` is the webhook
+//! under faults and load: its watch cut, slow and idle connections, 20,000 references, a flood
+//! of absent owners, client certificates, a garbage certificate, `--only-namespace` on v1.20.
 
 use crate::harness::{Suite, Test};
 use crate::testenv::TestEnv;
@@ -16,11 +19,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod faults;
+
 pub struct Ctx {
     env: TestEnv,
     ca: PathBuf,
     cert: PathBuf,
     key: PathBuf,
+    /// The CA that signed the client certificate kube-apiserver presents to webhooks, and
+    /// that certificate and its key.
+    client_ca: PathBuf,
+    client_cert: PathBuf,
+    client_key: PathBuf,
     port: u16,
     webhook: RefCell<Option<Webhook>>,
 }
@@ -58,6 +68,41 @@ pub const SUITE: Suite<Ctx> = Suite {
             name: "writes_succeed_while_the_webhook_is_down",
             needs: &["the_api_server_calls_the_webhook_once_configured"],
             run: down,
+        },
+        Test {
+            name: "a_cut_watch_admits_valid_writes_is_not_ready_and_recovers",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::cut_watch,
+        },
+        Test {
+            name: "slow_and_idle_connections_do_not_keep_the_api_server_out",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::slowloris,
+        },
+        Test {
+            name: "twenty_thousand_references_are_judged_while_small_writes_stay_fast",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::twenty_thousand,
+        },
+        Test {
+            name: "a_flood_of_absent_owners_leaves_other_writes_checked",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::flood,
+        },
+        Test {
+            name: "only_the_api_servers_client_certificate_is_answered",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::client_certificates,
+        },
+        Test {
+            name: "a_garbage_certificate_keeps_the_last_good_one_and_is_counted",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::garbage_certificate,
+        },
+        Test {
+            name: "only_namespace_works_on_v1_20",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: faults::only_namespace,
         },
     ],
 };
@@ -111,10 +156,22 @@ fn certificates(dir: &Path, prefix: &str) -> Result<(PathBuf, PathBuf, PathBuf),
 }
 
 fn setup() -> Result<Ctx, String> {
-    let mut env = TestEnv::start(false)?;
+    // The client certificate kube-apiserver presents to webhooks, from a CA of its own.
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let (client_ca, client_cert, client_key) = certificates(dir.path(), "client-")?;
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| e.to_string());
+    let mut env = TestEnv::start_with_webhook_client(&read(&client_cert)?, &read(&client_key)?)?;
     env.start_controllers(&["garbagecollector", "namespace"])?;
     let (ca, cert, key) = certificates(&env.dir, "")?;
+    let moved = |p: &Path| -> Result<PathBuf, String> {
+        let to = env.dir.join(p.file_name().unwrap_or_default());
+        std::fs::copy(p, &to).map_err(|e| e.to_string())?;
+        Ok(to)
+    };
     Ok(Ctx {
+        client_ca: moved(&client_ca)?,
+        client_cert: moved(&client_cert)?,
+        client_key: moved(&client_key)?,
         env,
         ca,
         cert,
@@ -126,12 +183,18 @@ fn setup() -> Result<Ctx, String> {
 
 /// Starts the webhook (`mode`: warn or deny) and waits until its graph has synced.
 fn start(ctx: &Ctx, mode: &str) {
+    start_with(ctx, mode, &ctx.env.kubeconfig, &[]);
+}
+
+/// [`start`] reading the cluster through `kubeconfig`, with `extra` arguments.
+fn start_with(ctx: &Ctx, mode: &str, kubeconfig: &Path, extra: &[&str]) {
     ctx.webhook.borrow_mut().take();
     let stderr = ctx.env.dir.join(format!("admit-{mode}.log"));
     let child = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
         .arg("--kubeconfig")
-        .arg(&ctx.env.kubeconfig)
+        .arg(kubeconfig)
         .args(["admit", "--mode", mode])
+        .args(extra)
         .args(["--listen", &format!("127.0.0.1:{}", ctx.port)])
         .arg("--tls-cert-file")
         .arg(&ctx.cert)
@@ -153,6 +216,11 @@ fn start(ctx: &Ctx, mode: &str) {
         std::thread::sleep(Duration::from_millis(100));
     }
     *ctx.webhook.borrow_mut() = Some(hook);
+}
+
+/// The first 160 characters of `s`, for a log line.
+fn clip_line(s: &str) -> String {
+    s.chars().take(160).collect()
 }
 
 fn curl(ctx: &Ctx, path: &str) -> Option<String> {
@@ -241,25 +309,37 @@ fn warnings_of(stderr: &str) -> Vec<String> {
         .collect()
 }
 
+/// What `admit --print-config` prints for the suite's webhook and cluster, with `extra`.
+fn print_config(ctx: &Ctx, extra: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .arg("--kubeconfig")
+        .arg(&ctx.env.kubeconfig)
+        .args(["admit", "--print-config"])
+        .args(["--url", &format!("https://127.0.0.1:{}/validate", ctx.port)])
+        .arg("--ca-file")
+        .arg(&ctx.ca)
+        .args(extra)
+        .output()
+        .expect("print-config");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "print-config failed: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn configured(ctx: &Ctx) {
     let env = &ctx.env;
     start(ctx, "warn");
-    let (ok, config, err) = {
-        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-            .args(["admit", "--print-config"])
-            .args(["--url", &format!("https://127.0.0.1:{}/validate", ctx.port)])
-            .arg("--ca-file")
-            .arg(&ctx.ca)
-            .output()
-            .expect("print-config");
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
-    assert!(ok, "print-config failed: {err}");
+    // For the cluster it reads: v1.20.2, which has neither the namespace name label nor
+    // matchConditions.
+    let config = print_config(ctx, &[]);
     assert!(config.contains("failurePolicy: Ignore"), "{config}");
+    assert!(
+        config.starts_with("# kubectl gc admit's webhook configuration for Kubernetes 1.20."),
+        "{config}"
+    );
+    let has_key = |key: &str| config.lines().any(|l| l.trim_start().starts_with(key));
+    assert!(!has_key("matchConditions:"), "{config}");
+    assert!(!has_key("namespaceSelector:"), "{config}");
     env.kubectl_stdin(&["apply", "-f", "-"], Some(&config))
         .expect("the API server takes the configuration");
     env.kubectl(&["create", "namespace", "monitoring"])

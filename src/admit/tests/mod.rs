@@ -3,19 +3,18 @@
 
 use super::config::{base64, webhook_configuration};
 use super::decide::{self, Mode, Policy, Skip};
+use super::graph::Graph;
 use super::review::{self, Answer};
 use super::server::{App, Limits, validate};
+use crate::catalog::KubeVersion;
 use crate::testkit::Cluster;
-use crate::watch::Engine;
-use crate::watch::run::Query;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// kube-system holds the owner of the incident; monitoring holds a ConfigMap and a
 /// Deployment; a PersistentVolume is cluster-scoped; GC 1.20.
-fn engine() -> Engine {
+fn cluster() -> Cluster {
     let mut c = Cluster::new();
     c.server_version("v1.20.2");
     c.obj("v1", "ConfigMap", "kube-system", "owner", "uid-ks");
@@ -24,7 +23,11 @@ fn engine() -> Engine {
     c.obj("v1", "PersistentVolume", "", "pv", "uid-pv");
     c.obj("v1", "ConfigMap", "monitoring", "dep", "uid-dep")
         .owner("v1", "ConfigMap", "cfg", "uid-mon");
-    Engine::new(c.build(), None)
+    c
+}
+
+fn engine() -> Graph {
+    Graph::from_snapshot(cluster().build(), None)
 }
 
 fn oref(av: &str, kind: &str, name: &str, uid: &str) -> Value {
@@ -65,11 +68,13 @@ fn review_of(
 }
 
 /// The problems the webhook finds in a CREATE in `ns` with `refs`.
-fn problems(e: &Engine, ns: &str, refs: Value) -> Vec<String> {
+fn problems(e: &Graph, ns: &str, refs: Value) -> Vec<String> {
     let body = review_of("admission.k8s.io/v1", "CREATE", ns, "new", refs, None);
     let r = review::parse(body.as_bytes()).expect("a review");
     let added = decide::triage(&r.request, &Policy::default()).expect("judged");
-    decide::check(e, &r.request, &added).problems
+    decide::check(e, &r.request, &added, None, |_| ())
+        .expect("synced")
+        .problems
 }
 
 fn one(mut p: Vec<String>) -> String {
@@ -247,7 +252,12 @@ fn writes_that_add_no_reference_and_the_control_plane_are_admitted_at_once() {
     assert_eq!(triage(&body, &p), Err(Skip::NoNewReferences));
     let body = review_of(v1, "DELETE", "monitoring", "x", bad.clone(), None);
     assert_eq!(triage(&body, &p), Err(Skip::Operation));
-    for user in decide::CONTROL_PLANE_USERS {
+    // The users as literal strings: a name dropped from (or misspelt in) the list fails here.
+    for user in [
+        "system:serviceaccount:kube-system:generic-garbage-collector",
+        "system:serviceaccount:kube-system:namespace-controller",
+        "system:kube-controller-manager",
+    ] {
         let body = review_of(
             v1,
             "UPDATE",
@@ -258,6 +268,24 @@ fn writes_that_add_no_reference_and_the_control_plane_are_admitted_at_once() {
         )
         .replace("\"alice\"", &format!("{user:?}"));
         assert_eq!(triage(&body, &p), Err(Skip::ControlPlane), "{user}");
+    }
+    // Near misses are anyone's writes: judged.
+    for user in [
+        "system:serviceaccount:kube-system:generic-garbage-collectorx",
+        "system:serviceaccount:default:generic-garbage-collector",
+        "system:kube-scheduler",
+        "generic-garbage-collector",
+    ] {
+        let body = review_of(
+            v1,
+            "UPDATE",
+            "monitoring",
+            "x",
+            bad.clone(),
+            Some(json!([])),
+        )
+        .replace("\"alice\"", &format!("{user:?}"));
+        assert_eq!(triage(&body, &p), Ok(vec![0]), "{user}");
     }
     // A reference the update adds is judged; the same write by alice on CREATE too.
     let body = review_of(
@@ -337,7 +365,7 @@ fn malformed_bodies_are_refused_with_a_reason_never_a_panic() {
         if let Ok(r) = review::parse(&good.as_bytes()[..n])
             && let Ok(added) = decide::triage(&r.request, &Policy::default())
         {
-            decide::check(&e, &r.request, &added);
+            decide::check(&e, &r.request, &added, None, |_| ());
         }
     }
 }
@@ -361,39 +389,65 @@ fn answers_echo_the_review_version_and_refuse_in_deny_mode() {
     }
 }
 
-/// An app whose queries are answered on `engine` by a task, as the watch loop answers them
-/// (`None`: nobody answers).
-fn app(engine: Option<Engine>, synced: bool, mode: Mode) -> Arc<App> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Query>(8);
-    if let Some(engine) = engine {
-        tokio::spawn(async move {
-            while let Some(q) = rx.recv().await {
-                q(&engine);
-            }
-        });
-    } else {
-        // Keep the receiver alive and unread.
-        tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_secs(60)).await;
-            drop(rx);
-        });
-    }
+/// An app on `graph` in `mode`, answering within 200 ms.
+fn app(graph: Graph, mode: Mode) -> Arc<App> {
+    app_with(
+        Arc::new(graph),
+        mode,
+        Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        },
+    )
+}
+
+fn app_with(graph: Arc<Graph>, mode: Mode, limits: Limits) -> Arc<App> {
     Arc::new(App::new(
         Policy {
             mode,
             ..Policy::default()
         },
         Arc::new(super::metrics::Metrics::new()),
-        Arc::new(AtomicBool::new(synced)),
-        tx,
-        Limits {
-            timeout: Duration::from_millis(200),
-            ..Limits::default()
-        },
+        graph,
+        limits,
     ))
 }
 
-async fn call(app: &App, body: String) -> (u16, Value) {
+/// `graph`'s write lock held by a thread of its own until this is dropped: no check can read
+/// the graph meanwhile.
+struct LockedOut {
+    release: Option<std::sync::mpsc::Sender<()>>,
+    holder: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LockedOut {
+    fn new(graph: &Arc<Graph>) -> LockedOut {
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (held, is_held) = std::sync::mpsc::channel();
+        let g = graph.clone();
+        let holder = std::thread::spawn(move || {
+            let _guard = g.lock_out();
+            let _ = held.send(());
+            let _ = released.recv();
+        });
+        is_held.recv().expect("the lock is taken");
+        LockedOut {
+            release: Some(release),
+            holder: Some(holder),
+        }
+    }
+}
+
+impl Drop for LockedOut {
+    fn drop(&mut self) {
+        self.release.take();
+        if let Some(h) = self.holder.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+async fn call(app: &Arc<App>, body: String) -> (u16, Value) {
     let r = validate(app, body.into(), Instant::now() + app.limits.timeout).await;
     let status = r.status().as_u16();
     let bytes = http_body_util::BodyExt::collect(r.into_body())
@@ -416,7 +470,7 @@ async fn the_server_answers_warns_denies_and_never_waits_past_its_deadline() {
         json!([oref("v1", "ConfigMap", "owner", "uid-ks")]),
         None,
     );
-    let a = app(Some(engine()), true, Mode::Warn);
+    let a = app(engine(), Mode::Warn);
     let (status, out) = call(&a, broken.clone()).await;
     assert_eq!(status, 200);
     assert_eq!(out["apiVersion"], "admission.k8s.io/v1beta1");
@@ -428,22 +482,34 @@ async fn the_server_answers_warns_denies_and_never_waits_past_its_deadline() {
             .contains("kube-system/owner"),
         "{out}"
     );
-    let d = app(Some(engine()), true, Mode::Deny);
+    let d = app(engine(), Mode::Deny);
     let (_, out) = call(&d, broken.clone()).await;
     assert_eq!(out["response"]["allowed"], false, "{out}");
-    // Not synced: admitted at once, counted.
-    let n = app(Some(engine()), false, Mode::Deny);
+    // Not synced: admitted at once, counted; in warn mode the warning says it was not judged.
+    let n = app(Graph::default(), Mode::Deny);
     let (_, out) = call(&n, broken.clone()).await;
     assert_eq!(out["response"]["allowed"], true);
+    assert_eq!(out["response"]["warnings"], Value::Null, "{out}");
     assert!(
         n.metrics.encode().contains("verdict=\"not-synced\""),
         "{}",
         n.metrics.encode()
     );
-    // A graph that does not answer: admitted by the deadline, counted.
-    let t = app(None, true, Mode::Deny);
+    let n = app(Graph::default(), Mode::Warn);
+    let (_, out) = call(&n, broken.clone()).await;
+    assert!(
+        out["response"]["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("did not judge the ownerReferences this write adds: its graph of the cluster has not synced yet"),
+        "{out}"
+    );
+    // A graph that does not answer (its lock held): admitted by the deadline, counted.
+    let t = app(engine(), Mode::Deny);
+    let held = LockedOut::new(&t.graph);
     let started = Instant::now();
     let (_, out) = call(&t, broken).await;
+    drop(held);
     assert_eq!(out["response"]["allowed"], true);
     assert!(
         started.elapsed() < Duration::from_secs(1),
@@ -468,7 +534,8 @@ fn the_configuration_never_blocks_the_cluster() {
         exclude_namespaces: vec!["kube-system".into()],
         ..Policy::default()
     };
-    let c = webhook_configuration("https://127.0.0.1:8443/validate", b"PEM", &p, 3);
+    let url = "https://127.0.0.1:8443/validate";
+    let c = webhook_configuration(url, b"PEM", &p, 3, KubeVersion::v1(21));
     let w = &c["webhooks"][0];
     assert_eq!(c["kind"], "ValidatingWebhookConfiguration");
     assert_eq!(w["failurePolicy"], "Ignore");
@@ -478,9 +545,106 @@ fn the_configuration_never_blocks_the_cluster() {
     assert_eq!(w["clientConfig"]["caBundle"], "UEVN");
     assert_eq!(w["rules"][0]["operations"], json!(["CREATE", "UPDATE"]));
     assert_eq!(
-        w["namespaceSelector"]["matchExpressions"][0]["values"],
-        json!(["kube-system"])
+        w["namespaceSelector"]["matchExpressions"][0],
+        json!({"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system"]})
     );
+    assert_eq!(w["matchConditions"], Value::Null);
+}
+
+#[test]
+fn the_configuration_fits_its_release() {
+    let only = Policy {
+        namespaces: vec!["shop".into()],
+        exclude_namespaces: vec!["kube-system".into()],
+        ..Policy::default()
+    };
+    let url = "https://127.0.0.1:8443/validate";
+    // v1.20 has no kubernetes.io/metadata.name: a selector on it would match no namespace
+    // (In) — the webhook would never be called — so none is written; the webhook skips the
+    // namespaces itself, and the header says so.
+    let c = webhook_configuration(url, b"PEM", &only, 3, KubeVersion::v1(20));
+    assert_eq!(c["webhooks"][0]["namespaceSelector"], Value::Null, "{c}");
+    assert_eq!(c["webhooks"][0]["matchConditions"], Value::Null);
+    let h = super::config::header(KubeVersion::v1(20), &only);
+    assert!(h.starts_with("# kubectl gc admit's webhook configuration for Kubernetes 1.20.\n"));
+    assert!(h.contains("skips the namespaces"), "{h}");
+    assert!(h.lines().all(|l| l.starts_with("# ")), "{h}");
+    let c = webhook_configuration(url, b"PEM", &only, 3, KubeVersion::v1(27));
+    assert_eq!(
+        c["webhooks"][0]["namespaceSelector"]["matchExpressions"][0],
+        json!({"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop"]})
+    );
+    assert_eq!(c["webhooks"][0]["matchConditions"], Value::Null);
+    // 1.28+: matchConditions keep what the webhook admits at once off the wire.
+    let c = webhook_configuration(url, b"PEM", &only, 3, KubeVersion::v1(28));
+    let conditions = c["webhooks"][0]["matchConditions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(conditions.len(), 3);
+    assert!(!super::config::header(KubeVersion::v1(28), &only).contains("matchConditions"));
+    let sent = |user: &str, object: Value, old: Value| -> bool {
+        let env = cel::Env::stdlib();
+        let mut ctx = cel::Context::default();
+        ctx.add_variable("object", cel::to_value(&object).unwrap())
+            .unwrap();
+        ctx.add_variable("oldObject", cel::to_value(&old).unwrap())
+            .unwrap();
+        let request = json!({"userInfo": {"username": user}});
+        ctx.add_variable("request", cel::to_value(&request).unwrap())
+            .unwrap();
+        conditions.iter().all(|c| {
+            let e = c["expression"].as_str().unwrap();
+            let program = env.compile(e).unwrap_or_else(|err| panic!("{e}: {err:?}"));
+            program
+                .execute(&ctx)
+                .unwrap_or_else(|err| panic!("{e}: {err:?}"))
+                == cel::Value::Bool(true)
+        })
+    };
+    let with = |refs: Value| json!({"metadata": {"name": "x", "ownerReferences": refs}});
+    let a = json!([oref("v1", "ConfigMap", "a", "uid-a")]);
+    let ab = json!([
+        oref("v1", "ConfigMap", "a", "uid-a"),
+        oref("v1", "ConfigMap", "b", "uid-b")
+    ]);
+    let alice = "alice";
+    assert!(
+        sent(alice, with(a.clone()), Value::Null),
+        "a CREATE with a reference"
+    );
+    assert!(
+        sent(alice, with(ab.clone()), with(a.clone())),
+        "an UPDATE adding one"
+    );
+    assert!(sent(
+        alice,
+        with(a.clone()),
+        json!({"metadata": {"name": "x"}})
+    ));
+    assert!(
+        !sent(alice, json!({"metadata": {"name": "x"}}), Value::Null),
+        "no reference"
+    );
+    assert!(!sent(alice, with(json!([])), Value::Null), "an empty list");
+    assert!(
+        !sent(alice, with(a.clone()), with(a.clone())),
+        "references kept as they were"
+    );
+    // Removing one is sent (the webhook admits it at once): the conditions only err that way.
+    assert!(sent(alice, with(a.clone()), with(ab.clone())));
+    for user in [
+        "system:serviceaccount:kube-system:generic-garbage-collector",
+        "system:serviceaccount:kube-system:namespace-controller",
+        "system:kube-controller-manager",
+    ] {
+        assert!(!sent(user, with(ab.clone()), with(a.clone())), "{user}");
+    }
+    assert!(sent(
+        "system:serviceaccount:kube-system:deployment-controller",
+        with(a),
+        Value::Null
+    ));
 }
 
 /// A self-signed certificate for 127.0.0.1 and its key, as PEM.
@@ -494,61 +658,85 @@ fn pair() -> (String, String) {
 }
 
 #[test]
-fn the_certificate_is_read_again_when_it_changes_and_a_mismatch_keeps_the_old_one() {
-    use super::server::ReloadingCert;
+fn the_certificate_is_read_again_when_its_content_changes_and_a_bad_file_keeps_the_old_one() {
+    use super::tls::ReloadingCert;
     let dir = tempfile::tempdir().unwrap();
     let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
     let (c1, k1) = pair();
     let (c2, k2) = pair();
     std::fs::write(&cert, &c1).unwrap();
     std::fs::write(&key, &k1).unwrap();
-    let r = ReloadingCert::new(cert.clone(), key.clone()).unwrap();
-    let first = r.get().unwrap();
-    assert!(
-        Arc::ptr_eq(&first, &r.get().unwrap()),
-        "read again without a change"
-    );
+    let metrics = Arc::new(super::metrics::Metrics::new());
+    let r = ReloadingCert::new(cert.clone(), key.clone(), Some(metrics.clone())).unwrap();
+    let first = r.get();
+    assert!(Arc::ptr_eq(&first, &r.get()), "read again without a change");
+    let stamp = |p: &std::path::Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let (cert_time, key_time) = (stamp(&cert), stamp(&key));
+    let keep_times = || {
+        for (p, t) in [(&cert, cert_time), (&key, key_time)] {
+            std::fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+    };
     // Half a rotation: the new key beside the old certificate is not served.
-    std::thread::sleep(Duration::from_millis(20));
     std::fs::write(&key, &k2).unwrap();
-    assert!(Arc::ptr_eq(&first, &r.get().unwrap()));
+    keep_times();
+    assert!(Arc::ptr_eq(&first, &r.get()));
+    // The whole rotation, with the old files' mtimes (a tool that keeps them): served.
     std::fs::write(&cert, &c2).unwrap();
-    let second = r.get().unwrap();
+    keep_times();
+    assert_eq!((stamp(&cert), stamp(&key)), (cert_time, key_time));
+    let second = r.get();
     assert!(!Arc::ptr_eq(&first, &second));
     assert_ne!(first.cert[0], second.cert[0]);
+    // Garbage: the last good pair stays in service, the failure is counted once (the half
+    // rotation above was the first) and flagged.
+    std::fs::write(&cert, "garbage").unwrap();
+    assert!(Arc::ptr_eq(&second, &r.get()));
+    assert!(Arc::ptr_eq(&second, &r.get()));
+    let text = metrics.encode();
+    assert!(
+        text.contains("kubectl_gc_admit_certificate_reloads_total{result=\"failed\"} 2\n")
+            && text.contains("kubectl_gc_admit_certificate_reload_failing 1\n"),
+        "{text}"
+    );
+    // Undone: the served pair back on disk, nothing is failing.
+    std::fs::write(&cert, &c2).unwrap();
+    assert!(Arc::ptr_eq(&second, &r.get()));
+    assert!(
+        metrics
+            .encode()
+            .contains("kubectl_gc_admit_certificate_reload_failing 0\n")
+    );
+    // Rotated again: loaded.
+    std::fs::write(&cert, "garbage").unwrap();
+    r.get();
+    std::fs::write(&cert, &c1).unwrap();
+    std::fs::write(&key, &k1).unwrap();
+    assert_eq!(r.get().cert[0], first.cert[0]);
+    assert!(
+        metrics
+            .encode()
+            .contains("kubectl_gc_admit_certificate_reload_failing 0\n")
+    );
     // Files that are not PEM are refused at start with the path.
     std::fs::write(&cert, "garbage").unwrap();
-    let err = ReloadingCert::new(cert.clone(), key.clone()).unwrap_err();
+    let err = ReloadingCert::new(cert.clone(), key.clone(), None).unwrap_err();
     assert!(err.contains("tls.crt"), "{err}");
 }
 
 #[tokio::test]
 async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_graph() {
-    // The graph without the owner answers the first check, the graph with it every later one:
-    // the owner's creation was in flight on the watch when the dependent was written.
-    let mut c = Cluster::new();
-    c.server_version("v1.20.2");
-    c.obj("v1", "ConfigMap", "monitoring", "cfg", "uid-mon");
-    let before = engine();
-    c.obj("v1", "ConfigMap", "monitoring", "fresh", "uid-fresh");
-    let after = Engine::new(c.build(), None);
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Query>(8);
-    tokio::spawn(async move {
-        if let Some(q) = rx.recv().await {
-            q(&before);
-        }
-        while let Some(q) = rx.recv().await {
-            q(&after);
-        }
-    });
-    let a = App::new(
-        Policy {
-            mode: Mode::Deny,
-            ..Policy::default()
-        },
-        Arc::new(super::metrics::Metrics::new()),
-        Arc::new(AtomicBool::new(true)),
-        tx,
+    // The graph without the owner answers the first look; the owner's creation, in flight
+    // on the watch when the dependent was written, reaches the graph before the second.
+    let graph = Arc::new(engine());
+    let a = app_with(
+        graph.clone(),
+        Mode::Deny,
         Limits {
             timeout: Duration::from_secs(2),
             ..Limits::default()
@@ -562,7 +750,9 @@ async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_g
         json!([oref("v1", "ConfigMap", "fresh", "uid-fresh")]),
         None,
     );
+    let arrives = tokio::spawn(watch_brings(graph.clone(), "fresh", "uid-fresh", 100));
     let (_, out) = call(&a, body).await;
+    arrives.await.unwrap();
     assert_eq!(out["response"]["allowed"], true, "{out}");
     assert!(a.metrics.encode().contains("verdict=\"allowed\""));
     // A reference into another namespace cannot be mended by waiting: no second look.
@@ -583,6 +773,36 @@ async fn an_owner_created_a_moment_before_the_write_is_given_time_to_reach_the_g
         started.elapsed()
     );
 }
+
+/// After `after_ms`, the watch loop applies the creation of ConfigMap monitoring/`name`.
+async fn watch_brings(graph: Arc<Graph>, name: &str, uid: &str, after_ms: u64) {
+    use crate::watch::run::Model;
+    tokio::time::sleep(Duration::from_millis(after_ms)).await;
+    let rid = configmaps(&graph);
+    let meta = crate::model::MetaIn {
+        namespace: "monitoring".into(),
+        name: name.to_owned().into(),
+        uid: uid.to_owned().into(),
+        resource_version: "2".into(),
+        creation_timestamp: "2026-12-07T00:00:00Z".into(),
+        ..Default::default()
+    };
+    super::graph::Writer(graph).apply(rid, &meta, None);
+}
+
+/// The resource-table row of v1 ConfigMaps.
+fn configmaps(graph: &Graph) -> crate::model::ResourceId {
+    let state = graph.read().expect("synced");
+    let i = state
+        .world
+        .resources()
+        .iter()
+        .position(|r| r.group.is_empty() && r.plural == "configmaps")
+        .expect("configmaps are listed");
+    crate::model::ResourceId(i as u32)
+}
+
+mod faults;
 
 #[test]
 fn metrics_carry_the_build_information_under_its_own_name() {
