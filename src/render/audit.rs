@@ -55,6 +55,14 @@ pub struct FindingJson {
     pub classification: Option<&'static str>,
     /// What the GC does about it.
     pub consequence: String,
+    /// When the GC does it (`crate::diagnose::timeline`): now, restart, now-or-restart,
+    /// now-or-never, never, unknown; absent when the GC does nothing about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<crate::diagnose::timeline::When>,
+    /// Why then: written, in-flight, owner-gone, sitting, edited-in-place, not-rechecked,
+    /// start-only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<crate::diagnose::timeline::Reason>,
     /// What is wrong.
     pub message: String,
     /// Other objects involved.
@@ -270,6 +278,8 @@ pub fn report_of_kind(
             owner_reference: f.owner_ref.as_ref().map(|r| owner_ref_json(snap, r)),
             classification: f.classification,
             consequence: f.consequence.clone(),
+            when: f.when.map(|t| t.when),
+            when_reason: f.when.and_then(|t| t.reason),
             message: f.message.clone(),
             related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
             remedies: f.commands(),

@@ -343,6 +343,7 @@ pub async fn run_serving(
                 id: id.clone(),
                 finding: h.finding.clone(),
                 when: h.when,
+                reason: h.reason,
                 action: h.action,
                 if_read_before: None,
                 previous: None,

@@ -1,0 +1,1 @@
+//! The timeline against the GC's cases.
