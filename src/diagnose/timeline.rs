@@ -110,6 +110,9 @@ pub enum Reason {
     NotRechecked,
     /// Only what a start enqueues reaches it (gc-model §6.22).
     StartOnly,
+    /// Its decision table would act, but nothing puts it on a queue: the running GC does not
+    /// check the reference again, and a start does not reach it either.
+    Unreached,
 }
 
 impl Reason {
@@ -123,6 +126,7 @@ impl Reason {
             Reason::EditedInPlace => "edited-in-place",
             Reason::NotRechecked => "not-rechecked",
             Reason::StartOnly => "start-only",
+            Reason::Unreached => "unreached",
         }
     }
 
@@ -153,6 +157,10 @@ impl Reason {
                  namespace and coordinates; only a start may act on it"
             }
             Reason::StartOnly => "only what a starting GC enqueues reaches it",
+            Reason::Unreached => {
+                "nothing puts it on the GC's queues: the running GC does not check the \
+                 reference again, and a starting GC does not reach it"
+            }
         }
     }
 }
@@ -225,6 +233,7 @@ pub fn because(when: When, reason: Option<Reason>) -> String {
                 | Reason::StartOnly),
             ),
         ) => format!("; {}", r.words()),
+        (When::Never, Some(r @ Reason::Unreached)) => format!("; {}", r.words()),
         _ => String::new(),
     }
 }
@@ -338,7 +347,7 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
     /// An object the steady plan acts on in `wave`.
     fn acted(&self, id: ObjId, wave: u32) -> Timing {
         if self.written.contains(&id) {
-            return Timing::new(When::Now, Some(Reason::Written));
+            return self.trigger(id);
         }
         if let Some(owner) = self.cause_before(id, wave) {
             let t = self.timing(owner);
@@ -363,15 +372,15 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
         self.trigger(id)
     }
 
-    /// What puts the object on the running GC's queue, read off the object as it sits.
+    /// What puts the object on the running GC's queue, read off the object as it sits (and
+    /// whether it was just written: a write enqueues what §2.10 says it does).
     fn trigger(&self, id: ObjId) -> Timing {
         let gc = self.gc;
         let store = &gc.snap.store;
-        if self.written.contains(&id) {
-            return Timing::new(When::Now, Some(Reason::Written));
-        }
+        let written = self.written.contains(&id);
+        let now = |r| Timing::new(When::Now, Some(if written { Reason::Written } else { r }));
         if store.object(id).being_deleted() {
-            return Timing::new(When::Now, Some(Reason::InFlight));
+            return now(Reason::InFlight);
         }
         let initial = self.initial();
         let classes = gc.classify_references(initial, id);
@@ -379,7 +388,7 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
         let (mut absent, mut misdirected, mut unknown) = (false, false, false);
         for (r, c) in refs.iter().zip(&classes) {
             match c {
-                RefClass::Waiting { .. } => return Timing::new(When::Now, Some(Reason::InFlight)),
+                RefClass::Waiting { .. } => return now(Reason::InFlight),
                 RefClass::Dangling(_) if gc.misdirected(initial, id, r).is_some() => {
                     misdirected = true;
                 }
@@ -387,6 +396,12 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
                 RefClass::Unknown { .. } => unknown = true,
                 _ => {}
             }
+        }
+        // A write links every reference (§2.6): an owner UID with no node makes a virtual
+        // node, verified at once; from 1.20 an owner at other coordinates flags the dependent.
+        let checks_coordinates = gc.rules.emits_invalid_namespace_events();
+        if written && (absent || checks_coordinates || !misdirected) && !unknown {
+            return now(Reason::Written);
         }
         let at_start = self.restart_acts(id);
         if absent {
@@ -397,18 +412,16 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
             };
             return Timing::new(when, Some(Reason::OwnerGone));
         }
-        let not_checked = || {
-            if gc.rules.emits_invalid_namespace_events() {
-                Reason::Sitting
-            } else {
-                Reason::NotRechecked
-            }
+        let not_checked = if checks_coordinates {
+            Reason::Sitting
+        } else {
+            Reason::NotRechecked
         };
         if misdirected {
             return if at_start {
-                Timing::new(When::Restart, Some(not_checked()))
+                Timing::new(When::Restart, Some(not_checked))
             } else {
-                Timing::never()
+                Timing::new(When::Never, Some(Reason::Unreached))
             };
         }
         if unknown {
@@ -417,7 +430,7 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
         // Sound references, yet an order can delete it: before 1.20 another object's
         // misdirected reference poisons the UID-keyed absent cache (kubernetes#65200), which
         // only a start's evaluation of that reference does.
-        if !gc.rules.coordinate_keyed_absent_cache() && at_start {
+        if !checks_coordinates && at_start {
             return Timing::new(When::Restart, Some(Reason::NotRechecked));
         }
         Timing::new(When::Now, None)

@@ -173,6 +173,10 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
             "The GC will delete {who}{clause}, not before: {}{because}{then}.",
             reason(s.object, s.gc)
         ),
+        (None, When::Never) => format!(
+            "The GC would delete {who} if it evaluated it ({}), but it never gets to it{because}{then}.",
+            reason(s.object, s.gc)
+        ),
         _ => format!(
             "The GC will delete {who}{clause}: {}{then}.",
             reason(s.object, s.gc)
