@@ -436,13 +436,14 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
         Timing::new(When::Now, None)
     }
 
-    /// A start acts on `id`: a request of its own, or an end state other than kept in some
-    /// order.
+    /// A start acts on `id`: a request of its own, or one in some order upstream leaves open
+    /// (an end state that is not the same in every order). An end state alone is no act: an
+    /// object already terminating ends terminating whoever starts.
     pub fn restart_acts(&self, id: ObjId) -> bool {
-        let (state, _, alternatives) = end_state(self.gc, self.restart, id);
-        state != EndState::Kept
-            || alternatives.iter().any(|a| a.state != EndState::Kept)
-            || self.restart_targets.contains(&id)
+        self.restart_targets.contains(&id) || {
+            let (_, _, alternatives) = end_state(self.gc, self.restart, id);
+            !alternatives.is_empty()
+        }
     }
 
     /// The owner whose deletion (or start of a foreground deletion) the steady plan sends
