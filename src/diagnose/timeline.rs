@@ -397,11 +397,12 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
                 _ => {}
             }
         }
-        // A write links every reference (§2.6): an owner UID with no node makes a virtual
-        // node, verified at once; from 1.20 an owner at other coordinates flags the dependent.
         let checks_coordinates = gc.rules.emits_invalid_namespace_events();
-        if written && (absent || checks_coordinates || !misdirected) && !unknown {
-            return now(Reason::Written);
+        if written && !unknown {
+            let t = of_write(gc, absent || !misdirected);
+            if t.when == When::Now {
+                return t;
+            }
         }
         let at_start = self.restart_acts(id);
         if absent {
@@ -560,6 +561,19 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
     /// The steady plan or a start sends a request about `id`.
     fn acts_on(&self, id: ObjId) -> bool {
         self.steady_acts.contains_key(&id) || self.restart_acts(id)
+    }
+}
+
+/// When the GC acts on a reference it is handed in a write (`admit`, `check apply`, a watch
+/// event): the graph builder links every reference (§2.6), and an owner UID with no node
+/// (`absent`) makes a virtual node, verified at once; an owner at other coordinates (another
+/// namespace, another name or kind) flags the dependent from 1.20 (§1.5), and before that is
+/// never checked.
+pub fn of_write(gc: &GarbageCollector<'_>, absent: bool) -> Timing {
+    if absent || gc.rules.emits_invalid_namespace_events() {
+        Timing::new(When::Now, Some(Reason::Written))
+    } else {
+        Timing::new(When::Restart, Some(Reason::NotRechecked))
     }
 }
 

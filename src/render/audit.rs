@@ -138,6 +138,10 @@ pub struct Coverage {
     pub discovery_failures: Vec<crate::snapshot::DiscoveryFailure>,
     /// Input documents that were skipped.
     pub skipped_inputs: Vec<crate::snapshot::Skipped>,
+    /// A live read scoped by `-n`: the namespaces its namespaced resources were listed in,
+    /// completely. That is the selection, not a gap (newcomer N6): what is judged is read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
     /// A new cluster (`check apply --target empty`): nothing in it is unknown, whatever the
     /// input was read from. Said in the summary line; `complete` carries it in JSON.
     #[serde(skip)]
@@ -189,15 +193,17 @@ impl Coverage {
             Default::default()
         };
         let mut gaps = Vec::new();
+        let mut selected = std::collections::BTreeSet::new();
         for g in a.rest_mapper.grs() {
             let mut not_held_in = Vec::new();
             let (outcome, message) = match &g.coverage {
                 ListOutcome::Forbidden { message } => ("forbidden", Some(message.clone())),
                 ListOutcome::Failed { message } => ("failed", Some(message.clone())),
-                ListOutcome::Partial { namespaces } if !files => (
-                    "partial",
-                    Some(format!("listed only in: {}", namespaces.join(", "))),
-                ),
+                // A live list is partial only where `-n` asked for one namespace.
+                ListOutcome::Partial { namespaces } if !files => {
+                    selected.extend(namespaces.iter().cloned());
+                    continue;
+                }
                 ListOutcome::Partial { namespaces } => {
                     let wanted: Vec<&str> = if g.namespaced {
                         input_namespaces.iter().copied().collect()
@@ -247,6 +253,7 @@ impl Coverage {
             gaps,
             discovery_failures: snap.discovery_failures.clone(),
             skipped_inputs: snap.skipped.clone(),
+            namespaces: selected.into_iter().collect(),
             new_cluster: snap.new_cluster,
         }
     }
@@ -711,6 +718,11 @@ pub fn summary_line(r: &AuditReport) -> String {
         if let Some(hint) = assume_complete_hint(r) {
             line.push_str(&format!(" ({hint})"));
         }
+    } else if c.complete && !c.namespaces.is_empty() {
+        line.push_str(&format!(
+            " · coverage complete in namespace {}",
+            c.namespaces.join(", ")
+        ));
     } else if c.complete {
         line.push_str(" · coverage complete");
     } else {
