@@ -81,6 +81,15 @@ impl When {
         }
     }
 
+    /// The word of a table cell: `now`, `restart`, `now or restart`, `now or never`, …
+    pub fn short(self) -> &'static str {
+        match self {
+            When::NowOrRestart => "now or restart",
+            When::NowOrNever => "now or never",
+            w => w.as_str(),
+        }
+    }
+
     /// A restart is what makes the GC act (alone, or as one of the two cases).
     pub fn waits_for_restart(self) -> bool {
         matches!(self, When::Restart | When::NowOrRestart)
@@ -209,12 +218,9 @@ pub fn clause(when: When, reason: Option<Reason>) -> &'static str {
     match when {
         When::Now if reason == Some(Reason::Written) => " at once",
         When::Now => " now",
-        When::Restart => " at the next kube-controller-manager restart (or leader change)",
-        When::NowOrRestart => {
-            " now if the running GC saw the owner go, else at the next kube-controller-manager \
-             restart (or leader change)"
-        }
-        When::NowOrNever => " now if the running GC saw the owner go, else never",
+        When::Restart => " at the next kube-controller-manager restart",
+        When::NowOrRestart => " now, or at the next restart if the GC missed the owner's deletion",
+        When::NowOrNever => " now, or never if the GC missed the owner's deletion",
         When::Never => " never",
         When::Unknown => "",
     }

@@ -331,7 +331,7 @@ pub fn write_table_report_with(
                 .actions
                 .get(i)
                 .and_then(|j| j.when)
-                .map_or("-", When::words);
+                .map_or("-", When::short);
             let verb = match (act.verb, act.policy) {
                 (Verb::Delete, Some(p)) => format!("delete ({})", p.as_str()),
                 (Verb::RemoveFinalizer, _) => format!(
@@ -361,7 +361,7 @@ pub fn write_table_report_with(
             row.extend(opts.label_cells(snap, Some(act.target)));
             t.add_row(cells(row));
         }
-        fit(&mut t, opts, &[0, 1, 2, 5]);
+        fit(&mut t, opts, &[0, 2, 5]);
         write_table(w, &t)?;
     }
     if opts.no_headers {

@@ -139,7 +139,7 @@ fn audit_findings_carry_the_timeline_and_say_it() {
     assert_eq!(f.when.map(|t| t.when), Some(When::Restart));
     assert!(
         f.consequence
-            .ends_with(" at the next kube-controller-manager restart (or leader change)"),
+            .ends_with(" at the next kube-controller-manager restart"),
         "{}",
         f.consequence
     );
