@@ -390,10 +390,14 @@ impl Ctx<'_, '_> {
 
     /// What the GC does to the object, as the end of a sentence.
     fn consequence(&self, uid: Sym) -> String {
+        // When: the timeline's, for a reference being written (an owner UID no object
+        // holds is verified at once; one at other coordinates from 1.20).
+        let absent = self.gc.snap.store.by_uid(uid).is_none_or(|h| h == self.dep);
+        let when = crate::diagnose::timeline::of_write(self.gc, absent);
         match self.verdict {
-            Verdict::Delete { .. } => "the GC will delete this object".into(),
+            Verdict::Delete { .. } => format!("the GC will delete this object{}", when.clause()),
             Verdict::RemoveRefs { uids, .. } if uids.contains(&uid) => {
-                "the GC will remove this ownerReference".into()
+                format!("the GC will remove this ownerReference{}", when.clause())
             }
             Verdict::NeverCollected { .. } => "the GC will never collect this object".into(),
             _ => "the GC will not keep this ownerReference as written".into(),

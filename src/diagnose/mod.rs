@@ -24,6 +24,7 @@ pub mod remedy;
 pub mod restart;
 pub mod suppress;
 pub mod terminating;
+pub mod timeline;
 pub mod upgrade;
 pub mod why;
 

@@ -332,6 +332,7 @@ pub async fn run_model<M: Model>(
                 id: id.clone(),
                 finding: h.finding.clone(),
                 when: h.when,
+                reason: h.reason,
                 action: h.action,
                 if_read_before: None,
                 previous: None,

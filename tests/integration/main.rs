@@ -12,6 +12,7 @@ mod deploy;
 mod distribution;
 mod exit_codes;
 mod fidelity;
+mod four_way;
 mod from_gc;
 mod graph_render;
 mod history;

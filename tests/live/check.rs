@@ -42,6 +42,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             },
         },
         Test {
+            name: "one_namespace_read_completely_passes_strict_coverage",
+            needs: &["restart_prediction_matches_real_gc"],
+            run: one_namespace_strict_coverage,
+        },
+        Test {
             name: "audit_events_shows_the_gcs_owner_ref_invalid_namespace_event",
             needs: &["restart_prediction_matches_real_gc"],
             run: audit_events_shows_the_gcs_event,
@@ -246,6 +251,11 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
         ])
     );
 
+    // The bundled incident's shape: a cross-namespace reference sitting in the cluster waits
+    // for the next start, in every view; a missing owner cannot tell whether the running GC
+    // saw it go.
+    crate::timeline::all_say(env, "monitoring", "bad", "GC004", "restart sitting");
+    crate::timeline::all_say(env, "default", "orphaned", "GC001", "now-or-restart owner-gone");
     // Nothing happens while no GC runs.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(existing(env, &all).len(), all.len());
@@ -332,6 +342,29 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
     }
 
     eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
+}
+
+/// Newcomer N6: `-n NS` lists the namespaced resources in NS only, which is the selection,
+/// not a gap: on a cluster the admin reads completely, `--strict-coverage` passes (it exited 6),
+/// and the coverage says what was read.
+fn one_namespace_strict_coverage(ctx: &Ctx) {
+    let env = &*plane(ctx);
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(["audit", "-n", "default", "--strict-coverage", "--fail-on", "never"])
+        .args(["-o", "json", "--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .output()
+        .expect("run kubectl-gc audit");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let coverage = &report["summary"]["coverage"];
+    assert_eq!(coverage["complete"], true, "{coverage:#}");
+    assert_eq!(coverage["namespaces"], serde_json::json!(["default"]), "{coverage:#}");
+    assert_eq!(coverage["gaps"], serde_json::json!([]), "{coverage:#}");
 }
 
 /// `audit --events` attaches the GC's OwnerRefInvalidNamespace event (from

@@ -17,6 +17,7 @@ mod gc_dot;
 mod harness;
 mod probe;
 mod testenv;
+mod timeline;
 
 mod admit;
 mod apply;

@@ -461,7 +461,11 @@ fn edited_reference_restart(ctx: &Ctx) {
         l.code() == "GC003" && l.name() == "managed" && l.transition() == "appeared"
     });
     assert_eq!((l.when(), l.verb()), ("restart", "delete"), "{:#}", l.v);
+    assert_eq!(l.v["whenReason"], "edited-in-place", "{:#}", l.v);
     assert!(l.at.saturating_duration_since(written) < Duration::from_secs(1));
+    // The views that read the cluster as it sits say the same moment (the newcomer's N1):
+    // a reference the running GC checks only when it is written, sitting there broken.
+    crate::timeline::all_say(&env, "wa", "managed", "GC003", "restart sitting");
     // The running GC leaves it alone…
     std::thread::sleep(Duration::from_secs(5));
     assert!(exists(&env, "wa", "managed"), "the running GC deleted it");

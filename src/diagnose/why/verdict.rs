@@ -5,6 +5,7 @@
 use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ReferenceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
 use crate::gc::ObjectRef;
+use crate::diagnose::timeline::{self, When};
 
 /// What the sentence is about.
 pub(super) struct Subject<'a> {
@@ -154,18 +155,31 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
             "{who} goes with its namespace: the namespace controller deletes it{then}."
         );
     }
+    let clause = timeline::clause(o.when, o.when_reason);
+    let because = timeline::because(o.when, o.when_reason);
     match (&o.after, o.when) {
-        (Some(owner), _) => format!(
+        (Some(owner), When::Now) => format!(
             "The GC will delete {who} in the cascade, after it deletes its owner {}{then}.",
             owner
         ),
-        (None, "restart") => format!(
-            "The running GC leaves {who} alone, but a GC that starts on this state deletes it: \
-             {}{then}.",
+        (Some(owner), _) => format!(
+            "The GC will delete {who} in the cascade, after it deletes its owner {},{clause}{then}.",
+            owner
+        ),
+        (None, When::Now) if o.when_reason != Some(timeline::Reason::Written) => format!(
+            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            reason(s.object, s.gc)
+        ),
+        (None, When::Restart) => format!(
+            "The GC will delete {who}{clause}, not before: {}{because}{then}.",
+            reason(s.object, s.gc)
+        ),
+        (None, When::Never) => format!(
+            "The GC would delete {who} if it evaluated it ({}), but it never gets to it{because}{then}.",
             reason(s.object, s.gc)
         ),
         _ => format!(
-            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            "The GC will delete {who}{clause}: {}{then}.",
             reason(s.object, s.gc)
         ),
     }
@@ -173,7 +187,7 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
 
 fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
     let o = s.outcome;
-    if o.when == "restart" {
+    if o.when == When::Restart {
         let at = o
             .at_restart
             .as_ref()
@@ -187,8 +201,9 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
             });
         return format!(
             "The running GC keeps {who}, but after kube-controller-manager restarts (or its \
-             leader changes) the GC {at}: {}.",
-            reason(s.object, s.gc)
+             leader changes) the GC {at}: {}{}.",
+            reason(s.object, s.gc),
+            timeline::because(o.when, o.when_reason)
         );
     }
     let g = s.gc;
