@@ -1,6 +1,6 @@
 //! The states around the log, indexed: objects by coordinates and by UID.
 
-use super::Obj;
+use super::types::{Fate, Obj};
 use crate::snapshot::Snapshot;
 use std::collections::HashMap;
 
@@ -60,7 +60,7 @@ impl<'s> SnapIndex<'s> {
     /// What became of `o`, acted on at `at_us`, in this (later) state: `gone`,
     /// `terminating`, `present`, `recreated` (another UID at its coordinates — or, where the
     /// log names no UID, an object created after the action) or `unknown` (not read).
-    pub(super) fn fate(&self, o: &Obj, at_us: i64) -> &'static str {
+    pub(super) fn fate(&self, o: &Obj, at_us: i64) -> Fate {
         let store = &self.snap.store;
         match self.find(o) {
             Some(id) => {
@@ -73,21 +73,16 @@ impl<'s> SnapIndex<'s> {
                     }
                 };
                 if recreated {
-                    "recreated"
+                    Fate::Recreated
                 } else if obj.being_deleted() {
-                    "terminating"
+                    Fate::Terminating
                 } else {
-                    "present"
+                    Fate::Present
                 }
             }
-            None if self.covers(o) => "gone",
-            None => "unknown",
+            None if self.covers(o) => Fate::Gone,
+            None => Fate::Unknown,
         }
-    }
-
-    /// The object with this UID, anywhere in the snapshot.
-    pub(super) fn by_uid(&self, uid: &str) -> Option<crate::model::ObjId> {
-        self.snap.store.by_uid_text(uid)
     }
 
     /// The snapshot object at these coordinates.
