@@ -3,8 +3,9 @@
 //! the full object for servers that cannot convert) and are retried a few times on 5xx, 429 and
 //! timeouts; writes are never retried here (the executor decides what a failed write means).
 
-use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectKey, PatchType};
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectUrl, PatchType};
 use crate::error::cause_chain;
+use crate::gc::ObjectRef;
 use crate::source::live::Connection;
 use crate::util::{Backoff, human_duration};
 use kube::client::Body;
@@ -161,15 +162,15 @@ impl KubeOps {
 }
 
 impl ClusterOps for KubeOps {
-    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+    async fn get(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
         self.get_path(&key.path()).await
     }
 
-    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+    async fn get_owner(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
         self.get_path(&key.gc_get_path()).await
     }
 
-    async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
+    async fn delete(&self, key: &ObjectRef, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::DELETE,
             &key.path(),
@@ -180,7 +181,7 @@ impl ClusterOps for KubeOps {
         self.send(req).await.map(|(s, _)| s)
     }
 
-    async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
+    async fn patch(&self, key: &ObjectRef, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::PATCH,
             &key.path(),

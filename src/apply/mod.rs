@@ -27,7 +27,7 @@
 //!   every request (no answer, 401, 403, 429, 5xx) stop the apply; the rest is reported as
 //!   not done.
 //! - **Owners looked up where the GC looks.** The GC's metadata client joins an owner's name
-//!   into the path unchecked ([`ops::ObjectKey::gc_get_path`]): `..` reaches the namespace,
+//!   into the path unchecked ([`ops::ObjectUrl::gc_get_path`]): `..` reaches the namespace,
 //!   `.` the collection, `a/b` another path, and a `%` is refused by the server. Apply sends
 //!   the same GET and reads the answer as the GC does; a lookup that fails for the GC (a
 //!   refusal, a list) is never taken for absent: the action is skipped, as the GC keeps the
@@ -59,7 +59,7 @@ mod verbs;
 mod verify;
 
 pub use converge::{MAX_ROUNDS, Relist, converge};
-pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
+pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectUrl, PatchType};
 pub use record::{
     Entry, EntryResult, Header, NotDone, Record, RequestRecord, SkipCause, SummaryLine,
 };

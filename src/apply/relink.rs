@@ -3,7 +3,7 @@
 //! re-read first, a JSON patch that `test`s the resourceVersion and the list it extends, and
 //! one record entry per object, written as it goes.
 
-use super::{ClusterOps, LiveObject, ObjectKey, PatchType, kube::KubeOps};
+use super::{ClusterOps, LiveObject, ObjectRef, PatchType, kube::KubeOps};
 use crate::diagnose::relink::{Link, Relink, json_patch};
 use crate::snapshot::Snapshot;
 use std::io::Write;
@@ -34,7 +34,7 @@ async fn recheck(
     target: &Snapshot,
     l: &Link,
 ) -> std::result::Result<LiveObject, String> {
-    let key = ObjectKey::of(target, l.target);
+    let key = ObjectRef::of(target, l.target);
     let live = match ops.get(&key).await {
         Ok(Some(o)) => o,
         Ok(None) => return Err("the object is gone".into()),
@@ -55,7 +55,7 @@ async fn recheck(
         {
             return Err(format!("it references {}/{} already", r.kind, r.name));
         }
-        let okey = ObjectKey::of(target, r.owner);
+        let okey = ObjectRef::of(target, r.owner);
         match ops.get_owner(&okey).await {
             Ok(Some(o)) if o.meta.uid == r.uid && o.meta.deletion_timestamp.is_none() => {}
             Ok(Some(o)) if o.meta.uid != r.uid => {
@@ -99,7 +99,7 @@ pub async fn apply(
                 entry["patch"] = body.clone();
                 match ops
                     .patch(
-                        &ObjectKey::of(target, l.target),
+                        &ObjectRef::of(target, l.target),
                         PatchType::Json,
                         body.to_string().as_bytes(),
                     )

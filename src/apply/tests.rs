@@ -1,7 +1,7 @@
 //! `--apply` against the in-memory API server: request bytes, fallbacks, re-verification
 //! skips, stops, the record, and end states equal to the plan's prediction.
 
-use super::ObjectKey;
+use super::ObjectRef;
 use super::fake::{FakeCluster, Recorded};
 use super::*;
 use crate::catalog::KubeVersion;
@@ -21,8 +21,8 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
         .unwrap_or_else(|| panic!("no object {name}"))
 }
 
-fn key(snap: &Snapshot, name: &str) -> ObjectKey {
-    ObjectKey::of(snap, obj(snap, name))
+fn key(snap: &Snapshot, name: &str) -> ObjectRef {
+    ObjectRef::of(snap, obj(snap, name))
 }
 
 struct Run {
@@ -85,7 +85,7 @@ fn assert_matches_plan(snap: &Snapshot, plan: &Plan, fake: &FakeCluster) {
     let s = &snap.store;
     for id in s.ids() {
         let name = s.str(s.object(id).name);
-        let live = fake.object(&ObjectKey::of(snap, id));
+        let live = fake.object(&ObjectRef::of(snap, id));
         if !plan.end.exists(id) {
             assert!(
                 live.is_none(),
@@ -318,7 +318,7 @@ async fn object_recreated_before_apply_is_skipped_without_writes() {
 async fn owner_that_reappeared_is_respected() {
     let snap = dangling().build();
     let fake = FakeCluster::from_snapshot(&snap);
-    let owner = ObjectKey {
+    let owner = ObjectRef {
         name: "gone".into(),
         ..key(&snap, "orphaned")
     };
@@ -1086,13 +1086,7 @@ fn the_record_keeps_only_what_re_verification_needs() {
         round: 1,
         wave: 1,
         verb: "delete",
-        target: crate::gc::ObjectRef {
-            api_version: "v1".into(),
-            kind: "Secret".into(),
-            namespace: "ns".into(),
-            name: "db".into(),
-            uid: "u-db".into(),
-        },
+        target: crate::gc::ObjectRef::from_api_version("v1", "Secret", "ns", "db", "u-db"),
         rule: "x",
         reason: String::new(),
         propagation_policy: None,
@@ -1324,7 +1318,7 @@ async fn rounds_are_bounded() {
     // again. The apply stops after MAX_ROUNDS, not converged.
     struct Resurrect<'f> {
         inner: fake::FakeRelist<'f>,
-        key: ObjectKey,
+        key: ObjectRef,
         meta: LiveMeta,
     }
     impl Relist for Resurrect<'_> {
@@ -1510,7 +1504,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
             .count();
         let fake = FakeCluster::from_snapshot(&snap);
         let (s, _, _) = converge_on_fake(&snap, &fake).await;
-        let all: Vec<(ObjectKey, LiveMeta)> =
+        let all: Vec<(ObjectRef, LiveMeta)> =
             fake.with_objects(|o| o.all().map(|(k, m)| (k.clone(), m.clone())).collect());
         for (k, m) in &all {
             let held_by = |blocking: bool| {
@@ -1520,7 +1514,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
                             .iter()
                             .any(|r| r.uid == m.uid && (!blocking || r.blocks()))
                     })
-                    .map(|(dk, _)| dk.describe())
+                    .map(|(dk, _)| dk.to_string())
                     .collect::<Vec<_>>()
             };
             let short = if m.has_finalizer("orphan") {
@@ -1536,7 +1530,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
                 !s.complete() && named,
                 "seed {seed}: {} ends with {:?} (dependents still referencing it: {deps:?}); \
                  complete {}, left {:?}",
-                k.describe(),
+                k,
                 m.finalizers,
                 s.complete(),
                 s.left

@@ -3,8 +3,9 @@
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
 use crate::diagnose::history::{self, Story};
-use crate::diagnose::why::{Extras, GroupObjectRef, Why, unread, why};
+use crate::diagnose::why::{Extras, Why, unread, why};
 use crate::error::{Error, Result, exit};
+use crate::gc::ObjectRef;
 use crate::lookup::{self, KindMatch};
 use crate::model::ObjId;
 use crate::render::sink::Sink;
@@ -116,12 +117,12 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     "; the audit log ({n} event(s)) has no deletion of it"
                 ));
             }
-            let object = GroupObjectRef {
+            let object = ObjectRef {
                 group: u.group,
                 kind: u.kind,
                 namespace: u.namespace,
                 name: u.name,
-                uid: String::new(),
+                ..ObjectRef::default()
             };
             write(g, args, &unread(object, reason), &mut sink)?;
             sink.commit()?;

@@ -7,9 +7,9 @@
 //! owners' (a cascade), on the order the GC takes (order-dependent outcomes) and on the release
 //! (the pre-1.20 UID-keyed absent cache), which only the simulation sees.
 
-use super::why::GroupObjectRef;
+use crate::gc::object_ref::by_group;
 use crate::gc::plan::{Alternative, EndState, OpenOrder, Plan, Verb};
-use crate::gc::{GarbageCollector, Verdict};
+use crate::gc::{GarbageCollector, ObjectRef, Verdict};
 use crate::model::ObjId;
 use serde::Serialize;
 
@@ -67,8 +67,11 @@ pub struct ObjectOutcome {
     /// restart or leader change), `never`, or `unknown`.
     pub when: &'static str,
     /// For `when: after`: the owner whose deletion the GC's action follows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "by_group::option"
+    )]
+    pub after: Option<ObjectRef>,
     /// The time step (API round trip, from 1) of the action that decides it, as `collect`
     /// numbers its waves.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -219,7 +222,7 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
         out.when = "now";
         if let Some(owner) = cause_before(gc, steady, id, act.wave) {
             out.when = "after";
-            out.after = Some(GroupObjectRef::of(snap, owner));
+            out.after = Some(ObjectRef::of(snap, owner));
         }
         return out;
     }

@@ -13,6 +13,7 @@
 //! is solid the moment it is written (its owner exists with that UID in the same namespace), so
 //! the GC never acts on it at once. Each skipped reference says why.
 
+use crate::gc::object_ref::{ObjectRef, Place};
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 use serde::Serialize;
@@ -88,9 +89,6 @@ pub struct Relink {
     pub skipped: Vec<Skip>,
 }
 
-/// (group, kind lower-case, namespace, name).
-type Key = (String, String, String, String);
-
 fn group_of(api_version: &str) -> &str {
     api_version.split_once('/').map_or("", |(g, _)| g)
 }
@@ -110,20 +108,10 @@ const ADOPTERS: &[(&str, &str, &str, &str)] = &[
 /// Plans the relink of `target` from `backup`.
 pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Relink {
     let ts = &target.store;
-    let mut by_key: HashMap<Key, ObjId> = HashMap::new();
-    for id in ts.ids() {
-        let o = ts.object(id);
-        let r = target.resource_of(o);
-        by_key.insert(
-            (
-                r.group.clone(),
-                r.kind.to_ascii_lowercase(),
-                ts.str(o.namespace).to_owned(),
-                ts.str(o.name).to_owned(),
-            ),
-            id,
-        );
-    }
+    let by_place: HashMap<Place, ObjId> = ts
+        .ids()
+        .map(|id| (ObjectRef::of(target, id).place(), id))
+        .collect();
     // Served kinds and their scope, by (group, kind lower-case).
     let scope: HashMap<(String, String), bool> = target
         .resources
@@ -139,19 +127,8 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
         }
         let bo = bs.object(bid);
         let br = backup.resource_of(bo);
-        let ns = bs.str(bo.namespace).to_owned();
-        let name = bs.str(bo.name).to_owned();
-        let shown = if ns.is_empty() {
-            format!("{}/{name}", br.kind)
-        } else {
-            format!("{}/{name} -n {ns}", br.kind)
-        };
-        let key = (
-            br.group.clone(),
-            br.kind.to_ascii_lowercase(),
-            ns.clone(),
-            name,
-        );
+        let me = ObjectRef::of(backup, bid);
+        let (shown, place, ns) = (me.to_string(), me.place(), me.namespace);
         let skip_all = |out: &mut Relink, reason: &str| {
             for r in refs {
                 out.skipped.push(Skip {
@@ -161,7 +138,7 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
                 });
             }
         };
-        let Some(&tid) = by_key.get(&key) else {
+        let Some(&tid) = by_place.get(&place) else {
             skip_all(&mut out, "not in the target (not restored)");
             continue;
         };
@@ -215,9 +192,10 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
             } else {
                 String::new()
             };
-            let Some(&oid) =
-                by_key.get(&(group.clone(), lkind.clone(), owner_ns, rname.to_owned()))
-            else {
+            let owner_place =
+                ObjectRef::from_api_version(bs.str(r.api_version), kind, &owner_ns, rname, "")
+                    .place();
+            let Some(&oid) = by_place.get(&owner_place) else {
                 skip(if owner_namespaced {
                     format!("no {kind} {rname} in namespace {ns} of the target")
                 } else {

@@ -120,7 +120,7 @@ pub fn identity(f: &FindingJson) -> (&'static str, String, String) {
         // An object not created yet (check apply) has no UID: its coordinates identify it.
         .map(|o| {
             if o.uid.is_empty() {
-                format!("{}/{}/{}/{}", o.api_version, o.kind, o.namespace, o.name)
+                format!("{}/{}/{}/{}", o.api_version(), o.kind, o.namespace, o.name)
             } else {
                 o.uid.clone()
             }
@@ -150,8 +150,7 @@ pub fn fingerprint(f: &FindingJson) -> String {
 /// `Kind/name -n namespace` (or the resource) of a finding, for people.
 pub fn subject_text(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) if o.namespace.is_empty() => format!("{}/{}", o.kind, o.name),
-        (Some(o), _) => format!("{}/{} -n {}", o.kind, o.name, o.namespace),
+        (Some(o), _) => o.to_string(),
         (None, Some(r)) => format!("resource {r}"),
         (None, None) => "-".into(),
     }
@@ -332,11 +331,12 @@ mod tests {
             name: "dangling-owner",
             severity: Severity::Error,
             object: Some(ObjectRef {
-                api_version: "v1".into(),
+                version: "v1".into(),
                 kind: "ConfigMap".into(),
                 namespace: "shop".into(),
                 name: "x".into(),
                 uid: uid.into(),
+                ..Default::default()
             }),
             resource: None,
             owner_reference: owner

@@ -440,15 +440,6 @@ pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
     )
 }
 
-/// `kind/name [-n namespace]` of an object in `--apply`'s lines.
-pub fn describe_target(t: &ObjectRef) -> String {
-    if t.namespace.is_empty() {
-        format!("{}/{}", t.kind, t.name)
-    } else {
-        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
-    }
-}
-
 /// Where an action stands in `collect --apply`: its round (apply re-plans until the GC would
 /// do nothing more), its number among the round's `total` actions, and its wave.
 #[derive(Debug, Clone, Copy)]
@@ -488,7 +479,7 @@ pub fn apply_progress_line(
     };
     super::text::sanitized(&format!(
         "[{round}{seq:>width$}/{total}] wave {wave} {verb} {}: {result} — {message}",
-        describe_target(target)
+        target
     ))
 }
 
@@ -500,10 +491,7 @@ pub fn write_apply_not_performed(
     target: &ObjectRef,
     message: &str,
 ) -> std::io::Result<()> {
-    write_line(
-        w,
-        &format!("  {result} {verb} {}: {message}", describe_target(target)),
-    )
+    write_line(w, &format!("  {result} {verb} {}: {message}", target))
 }
 
 #[cfg(test)]
@@ -742,8 +730,9 @@ mod tests {
             kind: "Pod".into(),
             name: "web\r\nFAKE\u{1b}]0;title\u{7}".into(),
             namespace: "shop\u{1b}[2J".into(),
-            api_version: "v1".into(),
+            version: "v1".into(),
             uid: "u".into(),
+            ..Default::default()
         };
         // A webhook's denial message is server text too.
         let msg = "denied\u{1b}[2K\rby webhook";

@@ -232,11 +232,12 @@ mod tests {
                 code: Code::CrossNamespaceOwner,
                 severity: Severity::Critical,
                 object: Some(ObjectRef {
-                    api_version: "v1".into(),
+                    version: "v1".into(),
                     kind: "ConfigMap".into(),
                     namespace: "monitoring".into(),
                     name: "bad\u{1b}[2J".into(),
                     uid: "u1".into(),
+                    ..Default::default()
                 }),
                 resource: None,
                 owner_reference: None,

@@ -42,7 +42,7 @@ pub struct Entry {
     /// What it does: `delete:<policy>`, `remove-owner-references`, `orphan`.
     pub action: Option<String>,
     /// The object.
-    pub object: Option<ObjectState>,
+    pub object: Option<ObjectRef>,
     /// The resource of resource-level findings.
     #[serde(default)]
     pub resource: Option<String>,
@@ -56,18 +56,6 @@ pub struct Entry {
     pub consequence: String,
     /// Message.
     pub message: String,
-}
-
-/// An object reference.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjectState {
-    api_version: String,
-    kind: String,
-    #[serde(default)]
-    namespace: String,
-    name: String,
-    uid: String,
 }
 
 fn action_text(a: GcAction) -> String {
@@ -120,13 +108,7 @@ impl Entry {
             severity: f.severity.as_str().to_owned(),
             when: h.when,
             action: h.action.map(action_text),
-            object: f.object.as_ref().map(|o| ObjectState {
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                uid: o.uid.clone(),
-            }),
+            object: f.object.clone(),
             resource: f.resource.clone(),
             owner_reference: f.owner_reference.clone(),
             classification: f.classification.map(str::to_owned),
@@ -142,13 +124,7 @@ impl Entry {
         let finding = WatchFinding {
             code,
             severity,
-            object: self.object.as_ref().map(|o| ObjectRef {
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                uid: o.uid.clone(),
-            }),
+            object: self.object.clone(),
             resource: self.resource.clone(),
             owner_reference: self.owner_reference.clone(),
             classification: self.classification.as_deref().and_then(static_label),

@@ -51,7 +51,7 @@ fn shown(s: &str) -> String {
 }
 
 fn describe_target(t: &ObjectRef) -> String {
-    shown(&view::describe_target(t))
+    shown(&t.to_string())
 }
 
 fn result_label(e: &Entry) -> String {

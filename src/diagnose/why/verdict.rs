@@ -2,12 +2,13 @@
 //! read off the same plan `collect` prints ([`ObjectOutcome`]), with the one reason that
 //! decides it.
 
-use super::{FinalizerWhy, GcWhy, GroupObjectRef, Holds, NamespaceWhy, ReferenceWhy};
+use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ReferenceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
+use crate::gc::ObjectRef;
 
 /// What the sentence is about.
 pub(super) struct Subject<'a> {
-    pub object: &'a GroupObjectRef,
+    pub object: &'a ObjectRef,
     pub terminating: bool,
     /// How long it has been terminating.
     pub age: Option<&'a str>,
@@ -21,7 +22,7 @@ pub(super) struct Subject<'a> {
 }
 
 pub(super) fn verdict(s: &Subject<'_>) -> String {
-    let who = s.object.display();
+    let who = s.object.to_string();
     let since = s.age.map(|a| format!(" for {a}")).unwrap_or_default();
     if let Some(ns) = s.namespace {
         return namespace_sentence(&who, &since, s.terminating, ns);
@@ -156,7 +157,7 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
     match (&o.after, o.when) {
         (Some(owner), _) => format!(
             "The GC will delete {who} in the cascade, after it deletes its owner {}{then}.",
-            owner.display()
+            owner
         ),
         (None, "restart") => format!(
             "The running GC leaves {who} alone, but a GC that starts on this state deletes it: \
@@ -219,7 +220,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
                 .map(|r| {
                     r.owner
                         .as_ref()
-                        .map_or(format!("{}/{}", r.kind, r.name), GroupObjectRef::display)
+                        .map_or(format!("{}/{}", r.kind, r.name), ToString::to_string)
                 })
                 .collect();
             match solid.as_slice() {
@@ -235,7 +236,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
 }
 
 /// Why the GC deletes the object itself: the first reference it counts as gone.
-fn reason(object: &GroupObjectRef, g: &GcWhy) -> String {
+fn reason(object: &ObjectRef, g: &GcWhy) -> String {
     let Some(r) = g
         .owner_references
         .iter()
@@ -247,12 +248,12 @@ fn reason(object: &GroupObjectRef, g: &GcWhy) -> String {
     dangling_words(object, r)
 }
 
-fn dangling_words(object: &GroupObjectRef, r: &ReferenceWhy) -> String {
+fn dangling_words(object: &ObjectRef, r: &ReferenceWhy) -> String {
     let named = format!("{}/{}", r.kind, r.name);
     match (&r.owner, r.class) {
         (Some(owner), "waiting") => format!(
             "its owner {} is being deleted in the foreground and waits for it",
-            owner.display()
+            owner
         ),
         (Some(owner), _) if owner.namespace != object.namespace => format!(
             "its owner {named} is in namespace {}, but an ownerReference cannot cross \
@@ -298,7 +299,7 @@ fn blocks_words(g: &GcWhy) -> String {
     }
     format!(
         ", and it blocks the foreground deletion of {}",
-        join_and(g.blocks.iter().map(GroupObjectRef::display).collect())
+        join_and(g.blocks.iter().map(ToString::to_string).collect())
     )
 }
 

@@ -65,7 +65,7 @@ fn check(snap: &Snapshot, version: KubeVersion, what: &str) -> HashMap<String, u
         let uid = answer.object.uid.as_str();
         let (state, listed) = collect_says(&by_uid, uid);
         let got = &answer.outcome;
-        let at = format!("{what} at {version}: {} ({uid})", answer.object.display());
+        let at = format!("{what} at {version}: {} ({uid})", answer.object);
         assert_eq!(
             got.state, state,
             "{at}: why says {got:?}, collect {listed:?}"
