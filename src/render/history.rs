@@ -8,7 +8,9 @@
 use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
-use crate::diagnose::history::{ActorKind, Answer, History, Item, Read, Summary, Unlogged, Verb};
+use crate::diagnose::history::{
+    ActorKind, Answer, History, Item, Read, Spelt, Summary, Unlogged, Verb,
+};
 use owo_colors::OwoColorize;
 use std::io::Write;
 

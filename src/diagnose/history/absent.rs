@@ -3,7 +3,7 @@
 
 use super::cause::Cx;
 use super::model::{Judged, RefText};
-use super::types::{Cause, CauseKind, Obj, Policy, Verb, format_us};
+use super::types::{Cause, CauseKind, ObjectRef, Policy, Spelt, Verb, format_us};
 use crate::model::ObjId;
 
 impl Cx<'_> {
@@ -12,7 +12,7 @@ impl Cx<'_> {
     pub(super) fn absent_owner(
         &self,
         i: usize,
-        owner: &Obj,
+        owner: &ObjectRef,
         r: RefText<'_>,
         dependent: Option<ObjId>,
     ) -> Cause {
@@ -30,7 +30,7 @@ impl Cx<'_> {
     fn judged_absent(
         &self,
         i: usize,
-        owner: &Obj,
+        owner: &ObjectRef,
         r: RefText<'_>,
         dependent: Option<ObjId>,
     ) -> Cause {
@@ -52,8 +52,8 @@ impl Cx<'_> {
         if let Some(v) = &self.f.before
             && let Some(id) = v.index.find(owner)
         {
-            let name_only = Obj {
-                uid: None,
+            let name_only = ObjectRef {
+                uid: String::new(),
                 ..owner.clone()
             };
             if let Some(why) = self

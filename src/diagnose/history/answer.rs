@@ -5,7 +5,7 @@ use super::cause::Cx;
 use super::facts::Facts;
 use super::index::SnapIndex;
 use super::record::Recorder;
-use super::types::{Cause, History, Item, Obj, Root, Summary, Unlogged, Verb, format_us};
+use super::types::{Cause, History, Item, ObjectRef, Root, Summary, Unlogged, Verb, format_us};
 use crate::catalog::KubeVersion;
 use crate::snapshot::Snapshot;
 use crate::source::audit::Level;
@@ -153,13 +153,7 @@ fn unlogged(before: &SnapIndex<'_>, after: &SnapIndex<'_>, f: &Facts<'_>) -> Vec
         if kept_or_unknown {
             continue;
         }
-        let obj = Obj {
-            group: res.group.clone(),
-            resource: res.plural.clone(),
-            namespace: ns.to_owned(),
-            name: name.to_owned(),
-            uid: Some(store.str(o.uid).to_owned()),
-        };
+        let obj = ObjectRef::of(before.snap, id);
         let deleted = f
             .key(&obj)
             .and_then(|k| f.by_key.get(&k))

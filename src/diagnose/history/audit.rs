@@ -150,10 +150,15 @@ impl Recorder {
         let fields = query_param(&e.request_uri, "fieldSelector").is_some_and(|s| !s.is_empty());
         let who = self.who_of(&e, actor);
         let source = self.intern(&e.position.source);
+        let version = e
+            .object
+            .as_ref()
+            .map_or(Sym::EMPTY, |o| self.intern(&o.api_version));
         self.action(Action {
             time_us: e.time_us,
             verb,
             key,
+            version,
             uid,
             who,
             evidence: Evidence {

@@ -6,7 +6,9 @@
 use super::facts::Facts;
 use super::model::RefText;
 use super::record::Action;
-use super::types::{ActorKind, Cause, CauseKind, Item, Obj, Policy, Root, Verb, format_us};
+use super::types::{
+    ActorKind, Cause, CauseKind, Item, ObjectRef, Policy, Root, Spelt, Verb, format_us,
+};
 use std::collections::HashMap;
 
 /// A deletion's propagation policy, whether it is inferred, and the evidence in words (`None`:
@@ -245,11 +247,7 @@ impl<'a> Cx<'a> {
         refs.refs.iter().any(|r| {
             self.f.owner_obj(&x.object.namespace, *r).is_some_and(|k| {
                 k.key() == owner.object.key()
-                    && owner
-                        .object
-                        .uid
-                        .as_deref()
-                        .is_none_or(|u| Some(u) == k.uid.as_deref())
+                    && (owner.object.uid.is_empty() || owner.object.uid == k.uid)
             })
         })
     }
@@ -261,11 +259,7 @@ impl<'a> Cx<'a> {
         } else {
             it.object.namespace.clone()
         };
-        let ns = Obj {
-            resource: "namespaces".into(),
-            name: ns_name.clone(),
-            ..Obj::default()
-        };
+        let ns = super::types::named("", "v1", "namespaces", "", &ns_name, "");
         let d = self.f.deletion_before(&ns, it.time_us, i);
         let detail = match d {
             Some(d) => format!(
@@ -431,7 +425,7 @@ impl<'a> Cx<'a> {
     fn deleted_owner(
         &self,
         i: usize,
-        owner: &Obj,
+        owner: &ObjectRef,
         r: &RefText<'_>,
         created_us: Option<i64>,
         depth: usize,
@@ -451,8 +445,8 @@ impl<'a> Cx<'a> {
                 format_us(c)
             )));
         }
-        let deleted_uid = del.object.uid.as_deref();
-        let stale = deleted_uid.is_some_and(|u| u != r.uid);
+        let deleted_uid = del.object.uid.as_str();
+        let stale = !deleted_uid.is_empty() && deleted_uid != r.uid;
         let p = self.policy_of(d);
         let orphaned = it.action == Verb::RemoveOwnerReferences && p.policy == Policy::Orphan;
         let (kind, detail) = if stale {
@@ -463,7 +457,7 @@ impl<'a> Cx<'a> {
                     r.uid,
                     owner.display(),
                     del.time,
-                    deleted_uid.unwrap_or_default()
+                    deleted_uid
                 ),
             )
         } else if orphaned {

@@ -5,7 +5,7 @@
 
 use super::facts::Facts;
 use super::index::SnapIndex;
-use super::types::{Fate, Obj, Taken, Verb};
+use super::types::{Fate, ObjectRef, Taken, Verb};
 use crate::model::ObjId;
 use std::collections::HashSet;
 
@@ -44,7 +44,6 @@ pub(super) fn taken(
             .flat_map(|(_, ids)| ids.iter().copied());
         for id in ids {
             let o = store.object(id);
-            let res = &snap.resources[o.resource.0 as usize];
             let ns = store.str(o.namespace);
             if (!it.object.namespace.is_empty() && ns != it.object.namespace)
                 || claimed.contains(&id)
@@ -57,22 +56,12 @@ pub(super) fn taken(
                 Some(Some(sel)) if !sel.matches(store, id) => continue,
                 _ => {}
             }
-            let obj = Obj {
-                group: res.group.clone(),
-                resource: res.plural.clone(),
-                namespace: ns.to_owned(),
-                name: store.str(o.name).to_owned(),
-                uid: Some(store.str(o.uid).to_owned()),
-            };
+            let obj = ObjectRef::of(snap, id);
             let deleted_before = f.key(&obj).and_then(|k| f.by_key.get(&k)).is_some_and(|v| {
                 v.iter().any(|&j| {
                     items[j].action == Verb::Delete
                         && items[j].time_us <= it.time_us
-                        && items[j]
-                            .object
-                            .uid
-                            .as_deref()
-                            .is_none_or(|u| Some(u) == obj.uid.as_deref())
+                        && (items[j].object.uid.is_empty() || items[j].object.uid == obj.uid)
                 })
             });
             if deleted_before {

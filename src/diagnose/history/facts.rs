@@ -6,7 +6,7 @@ use super::cause::PolicyFound;
 use super::index::SnapIndex;
 use super::model::{Judged, Model, RefText};
 use super::record::{Action, Create, ObjKey, Recorder};
-use super::types::{Actor, ActorKind, Fate, Item, Obj, Policy, Verb, format_us};
+use super::types::{Actor, ActorKind, Fate, Item, ObjectRef, Policy, Spelt, Verb, format_us};
 use crate::catalog::KubeVersion;
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
@@ -126,7 +126,7 @@ impl<'a> Facts<'a> {
     }
 
     /// The recorder's key of an object the answer names (`None`: the log names nothing there).
-    pub fn key(&self, o: &Obj) -> Option<ObjKey> {
+    pub fn key(&self, o: &ObjectRef) -> Option<ObjKey> {
         let s = &self.rec.strings;
         let sym = |t: &str| {
             if t.is_empty() {
@@ -144,7 +144,7 @@ impl<'a> Facts<'a> {
     }
 
     /// The last deletion of `o` at or before `t` (not item `not`).
-    pub fn deletion_before(&self, o: &Obj, t: i64, not: usize) -> Option<usize> {
+    pub fn deletion_before(&self, o: &ObjectRef, t: i64, not: usize) -> Option<usize> {
         let key = self.key(o)?;
         self.by_key
             .get(&key)?
@@ -175,14 +175,14 @@ impl<'a> Facts<'a> {
     }
 
     /// The GC's last 404 read of `o` at or before `t`.
-    pub fn absent_before(&self, o: &Obj, t: i64) -> Option<i64> {
+    pub fn absent_before(&self, o: &ObjectRef, t: i64) -> Option<i64> {
         let v = self.absent.get(&self.key(o)?)?;
         v.iter().copied().rfind(|x| *x <= t)
     }
 
     /// A create of `o`'s coordinates at or before `t` naming another UID than `uid`: when,
     /// and that UID.
-    pub fn recreated(&self, o: &Obj, uid: &str, t: i64) -> Option<(i64, &'a str)> {
+    pub fn recreated(&self, o: &ObjectRef, uid: &str, t: i64) -> Option<(i64, &'a str)> {
         let v = self.created.get(&self.key(o)?)?;
         v.iter().find_map(|c| {
             let u = self.rec.str(c.uid);
@@ -224,7 +224,7 @@ impl<'a> Facts<'a> {
     /// The owner a reference of a dependent in `namespace` names, as the GC maps its kind (the
     /// states' tables know the cluster's own kinds, custom resources included; the built-in
     /// catalogue the rest).
-    pub fn owner_obj(&self, namespace: &str, r: RefText<'_>) -> Option<Obj> {
+    pub fn owner_obj(&self, namespace: &str, r: RefText<'_>) -> Option<ObjectRef> {
         for v in [&self.before, &self.after].into_iter().flatten() {
             if let Some(o) = v.model.owner_at(namespace, r) {
                 return Some(o);
@@ -235,8 +235,11 @@ impl<'a> Facts<'a> {
         let b = crate::catalog::builtin::all()
             .iter()
             .find(|b| b.group == group && b.kind.eq_ignore_ascii_case(r.kind))?;
-        Some(Obj {
+        let (_, version) = crate::snapshot::split_api_version(r.api_version).unwrap_or(("", ""));
+        Some(ObjectRef {
             group: group.to_owned(),
+            version: version.to_owned(),
+            kind: b.kind.to_owned(),
             resource: b.plural.to_owned(),
             namespace: if b.namespaced {
                 namespace.to_owned()
@@ -244,7 +247,7 @@ impl<'a> Facts<'a> {
                 String::new()
             },
             name: r.name.to_owned(),
-            uid: Some(r.uid.to_owned()),
+            uid: r.uid.to_owned(),
         })
     }
 
@@ -332,12 +335,13 @@ impl<'a> Facts<'a> {
         &self,
         index: &SnapIndex<'_>,
         id: ObjId,
-        o: &Obj,
+        o: &ObjectRef,
         at_us: i64,
     ) -> Option<String> {
         let store = &index.snap.store;
         let uid = store.str(store.object(id).uid);
-        if let Some(u) = o.uid.as_deref() {
+        if !o.uid.is_empty() {
+            let u = &o.uid;
             return (u != uid).then(|| {
                 format!(
                     "the state before holds {} with UID {uid}, but the log names UID {u}: \
@@ -386,13 +390,14 @@ fn item_of(rec: &Recorder, a: &Action) -> Item {
         time: format_us(a.time_us),
         time_us: a.time_us,
         action: a.verb,
-        object: Obj {
-            group: text(a.key.group),
-            resource: text(a.key.resource),
-            namespace: text(a.key.namespace),
-            name: text(a.key.name),
-            uid: (!a.uid.is_empty()).then(|| text(a.uid)),
-        },
+        object: super::types::named(
+            rec.str(a.key.group),
+            rec.str(a.version),
+            rec.str(a.key.resource),
+            rec.str(a.key.namespace),
+            rec.str(a.key.name),
+            rec.str(a.uid),
+        ),
         resources: Vec::new(),
         actor: Actor {
             kind: who.kind,

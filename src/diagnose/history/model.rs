@@ -10,7 +10,7 @@
 //! store before the model is built ([`prepare`]), so every reference is asked the same way.
 
 use super::record::{Recorder, RefSeen};
-use super::types::{CauseKind, Obj};
+use super::types::{CauseKind, ObjectRef, Spelt};
 use crate::catalog::KubeVersion;
 use crate::gc::rest_mapper::Mapping;
 use crate::gc::{Dangling, GarbageCollector, RefClass, State};
@@ -79,7 +79,7 @@ pub(super) enum Judged {
     /// the object its UID is, in its own namespace), and the evidence in words.
     Broken {
         kind: CauseKind,
-        owner: Obj,
+        owner: ObjectRef,
         detail: String,
     },
     /// The GC never acts on this reference (its kind is not served, its scope invalid, its
@@ -112,43 +112,48 @@ impl<'s> Model<'s> {
     }
 
     /// `id` as the history names objects.
-    pub fn obj(&self, id: ObjId) -> Obj {
-        let snap = self.gc.snap;
-        let o = snap.store.object(id);
-        let r = snap.resource_of(o);
-        Obj {
-            group: r.group.clone(),
-            resource: r.plural.clone(),
-            namespace: snap.store.str(o.namespace).to_owned(),
-            name: snap.store.str(o.name).to_owned(),
-            uid: Some(snap.store.str(o.uid).to_owned()),
-        }
+    pub fn obj(&self, id: ObjId) -> ObjectRef {
+        ObjectRef::of(self.gc.snap, id)
     }
 
     /// Where the GC looks reference `r` of a dependent in `namespace` up: the owner's group,
     /// resource and namespace as it maps them (`None`: it cannot map the kind).
-    pub fn owner_at(&self, namespace: &str, r: RefText<'_>) -> Option<Obj> {
+    pub fn owner_at(&self, namespace: &str, r: RefText<'_>) -> Option<ObjectRef> {
         let store = &self.gc.snap.store;
         let (av, kind) = (
             store.strings.get(r.api_version)?,
             store.strings.get(r.kind)?,
         );
-        let (group, plural, namespaced) = match self.gc.rest_mapper.map(self.gc.snap, av, kind) {
-            Mapping::Resolved(gr) => {
-                let g = self.gc.rest_mapper.gr(gr);
-                (g.group.clone(), g.plural.clone(), g.namespaced)
-            }
-            _ => {
-                let (group, _) = crate::snapshot::split_api_version(r.api_version)
-                    .unwrap_or(("", r.api_version));
-                let b = crate::catalog::builtin::all()
-                    .iter()
-                    .find(|b| b.group == group && b.kind.eq_ignore_ascii_case(r.kind))?;
-                (group.to_owned(), b.plural.to_owned(), b.namespaced)
-            }
-        };
-        Some(Obj {
+        let (group, plural, kind, namespaced) =
+            match self.gc.rest_mapper.map(self.gc.snap, av, kind) {
+                Mapping::Resolved(gr) => {
+                    let g = self.gc.rest_mapper.gr(gr);
+                    (
+                        g.group.clone(),
+                        g.plural.clone(),
+                        g.kind.clone(),
+                        g.namespaced,
+                    )
+                }
+                _ => {
+                    let (group, _) = crate::snapshot::split_api_version(r.api_version)
+                        .unwrap_or(("", r.api_version));
+                    let b = crate::catalog::builtin::all()
+                        .iter()
+                        .find(|b| b.group == group && b.kind.eq_ignore_ascii_case(r.kind))?;
+                    (
+                        group.to_owned(),
+                        b.plural.to_owned(),
+                        b.kind.to_owned(),
+                        b.namespaced,
+                    )
+                }
+            };
+        let (_, version) = crate::snapshot::split_api_version(r.api_version).unwrap_or(("", ""));
+        Some(ObjectRef {
             group,
+            version: version.to_owned(),
+            kind,
             resource: plural,
             namespace: if namespaced {
                 namespace.to_owned()
@@ -156,7 +161,7 @@ impl<'s> Model<'s> {
                 String::new()
             },
             name: r.name.to_owned(),
-            uid: Some(r.uid.to_owned()),
+            uid: r.uid.to_owned(),
         })
     }
 
@@ -219,10 +224,11 @@ impl<'s> Model<'s> {
         let store = &snap.store;
         let holder = store.by_uid(uid).filter(|&h| Some(h) != dependent);
         let named = || {
-            self.owner_at(namespace, r).unwrap_or_else(|| Obj {
+            self.owner_at(namespace, r).unwrap_or_else(|| ObjectRef {
+                kind: r.kind.to_owned(),
                 name: r.name.to_owned(),
-                uid: Some(r.uid.to_owned()),
-                ..Obj::default()
+                uid: r.uid.to_owned(),
+                ..ObjectRef::default()
             })
         };
         match (holder, d) {

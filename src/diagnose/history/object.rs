@@ -109,7 +109,8 @@ pub fn deleted_later(
             && target.is(&it.object)
             && target.namespace.as_deref() == Some(it.object.namespace.as_str())
     }) {
-        match (&it.object.uid, captured) {
+        let logged_uid = (!it.object.uid.is_empty()).then_some(&it.object.uid);
+        match (logged_uid, captured) {
             (Some(u), _) if *u == uid => told.push(it.clone()),
             (Some(_), _) => {}
             (None, Some(c)) if it.time_us >= c => told.push(it.clone()),
@@ -125,7 +126,7 @@ pub fn deleted_later(
 }
 
 impl Target {
-    fn is(&self, o: &super::types::Obj) -> bool {
+    fn is(&self, o: &super::types::ObjectRef) -> bool {
         o.name == self.name
             && self
                 .resources

@@ -97,6 +97,8 @@ pub struct Action {
     pub verb: Verb,
     /// On what.
     pub key: ObjKey,
+    /// The API version the record names it at (empty: not named).
+    pub version: Sym,
     /// The object's UID where the record names it (empty: not named).
     pub uid: Sym,
     /// Who: an index into [`Recorder::actors`].

@@ -6,7 +6,7 @@
 //! deletions — one per resource the cluster serves — for as long as it stays: hundreds of rows
 //! that say the same thing.
 
-use super::types::{ActorKind, History, Item, Key, Obj, Verb};
+use super::types::{ActorKind, History, Item, Key, ObjectRef, Spelt, Verb};
 use std::collections::HashMap;
 
 impl History {
@@ -97,9 +97,9 @@ fn group_namespace_content(rows: Vec<Item>) -> Vec<Item> {
             }
             Some(_) => {
                 it.resources.push(resource_name(&it.object));
-                it.object = Obj {
+                it.object = ObjectRef {
                     namespace: std::mem::take(&mut it.object.namespace),
-                    ..Obj::default()
+                    ..ObjectRef::default()
                 };
                 at.insert(i, out.len());
                 out.push(it);
@@ -116,7 +116,7 @@ fn group_namespace_content(rows: Vec<Item>) -> Vec<Item> {
 }
 
 /// `plural`, or `plural.group`: kubectl's spelling of a resource, one per group.
-fn resource_name(o: &Obj) -> String {
+fn resource_name(o: &ObjectRef) -> String {
     if o.group.is_empty() {
         o.resource.clone()
     } else {

@@ -3,7 +3,7 @@
 //! everything; the selection only chooses rows, and the counts and notes follow it.
 
 use super::index::SnapIndex;
-use super::types::{ActorKind, History, Obj};
+use super::types::{ActorKind, History, ObjectRef};
 use crate::error::{Error, Result};
 use crate::model::selector::Selector;
 use crate::snapshot::Snapshot;
@@ -51,7 +51,7 @@ pub struct Select {
 }
 
 impl Select {
-    fn kind_ok(&self, o: &Obj) -> bool {
+    fn kind_ok(&self, o: &ObjectRef) -> bool {
         self.kinds.is_empty()
             || self.kinds.iter().any(|k| {
                 *k == o.resource
@@ -65,7 +65,7 @@ impl Select {
             })
     }
 
-    fn ns_ok(&self, o: &Obj) -> bool {
+    fn ns_ok(&self, o: &ObjectRef) -> bool {
         self.namespace.as_deref().is_none_or(|ns| o.namespace == ns)
     }
 
@@ -74,7 +74,7 @@ impl Select {
     /// the input does not hold: "no action" would claim the log shows none, when the filter
     /// removed them all.
     pub(super) fn apply(&self, h: &mut History, states: [Option<&Snapshot>; 2]) -> Result<()> {
-        let named = |o: &Obj| self.ns_ok(o) && self.kind_ok(o);
+        let named = |o: &ObjectRef| self.ns_ok(o) && self.kind_ok(o);
         if !h.items.is_empty()
             && !h.items.iter().any(|it| named(&it.object))
             && !h.unlogged.iter().any(|u| named(&u.object))
@@ -88,7 +88,7 @@ impl Select {
             None => Vec::new(),
         };
         let mut unlabelled = 0usize;
-        let mut labels_ok = |o: &Obj| {
+        let mut labels_ok = |o: &ObjectRef| {
             let Some(sel) = &self.labels else { return true };
             match indexes.iter().find_map(|ix| ix.find(o).map(|id| (ix, id))) {
                 Some((ix, id)) => sel.matches(&ix.snap.store, id),

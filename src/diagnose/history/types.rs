@@ -5,41 +5,23 @@
 use crate::snapshot::format_rfc3339;
 use serde::Serialize;
 
-/// An object as the log names it.
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[serde(rename_all = "camelCase")]
-pub struct Obj {
-    /// API group (`""` for core).
-    pub group: String,
-    /// Resource (plural).
-    pub resource: String,
-    /// Namespace (`""` when cluster-scoped or a collection across namespaces).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    /// Name (`""` for a collection).
-    pub name: String,
-    /// UID, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-}
+pub use crate::gc::ObjectRef;
 
-impl Obj {
-    pub(super) fn key(&self) -> Key {
-        (
-            self.group.clone(),
-            self.resource.clone(),
-            self.namespace.clone(),
-            self.name.clone(),
-        )
-    }
-
+/// How the history names an object (a [`ObjectRef`] as the log names it: by resource).
+pub trait Spelt {
     /// `Kind/name -n ns`, for people ([`crate::model::spell_object`]): the log names a
     /// resource, whose kind comes from the built-in catalog (`Kind.group` where another
     /// built-in group has a kind of that name: `Ingress.networking.k8s.io`); other resources
-    /// (CRDs) keep kubectl's `plural.group`. A collection is `Kind (all) -n ns`.
-    pub fn display(&self) -> String {
+    /// (CRDs) keep kubectl's `plural.group`. A collection is `Kind (all) -n ns`; a namespace's
+    /// content (no resource, no name), `content of Namespace/ns`.
+    fn display(&self) -> String;
+    /// Group, resource, namespace, name.
+    fn key(&self) -> Key;
+}
+
+impl Spelt for ObjectRef {
+    fn display(&self) -> String {
         if self.resource.is_empty() && self.name.is_empty() {
-            // A row of a namespace's content (several resources: `Item::resources`).
             return match self.namespace.as_str() {
                 "" => "everything".to_owned(),
                 ns => format!("content of Namespace/{ns}"),
@@ -53,6 +35,85 @@ impl Obj {
             };
         }
         crate::model::spell_object(&kind, &self.name, &self.namespace)
+    }
+
+    fn key(&self) -> Key {
+        (
+            self.group.clone(),
+            self.resource.clone(),
+            self.namespace.clone(),
+            self.name.clone(),
+        )
+    }
+}
+
+/// An object the log names by group, version and resource: its kind from the built-in
+/// catalog (empty where the catalog does not know the resource).
+pub(super) fn named(
+    group: &str,
+    version: &str,
+    resource: &str,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+) -> ObjectRef {
+    let kind = crate::catalog::builtin::all()
+        .iter()
+        .find(|b| b.group == group && b.plural == resource)
+        .map_or("", |b| b.kind);
+    ObjectRef {
+        group: group.to_owned(),
+        version: version.to_owned(),
+        kind: kind.to_owned(),
+        resource: resource.to_owned(),
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+        uid: uid.to_owned(),
+    }
+}
+
+/// The history's JSON spelling of an object: `{group, resource, namespace (omitted when
+/// cluster-scoped), name, uid (omitted when unknown)}` (`schemas/history.schema.json`), for
+/// `#[serde(serialize_with = "by_resource::one")]`.
+pub(super) mod by_resource {
+    use super::ObjectRef;
+    use serde::Serializer;
+    use serde::ser::SerializeStruct;
+
+    pub struct View<'a>(pub &'a ObjectRef);
+
+    impl serde::Serialize for View<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let o = self.0;
+            let mut st = s.serialize_struct("Obj", 5)?;
+            st.serialize_field("group", &o.group)?;
+            st.serialize_field("resource", &o.resource)?;
+            if o.namespace.is_empty() {
+                st.skip_field("namespace")?;
+            } else {
+                st.serialize_field("namespace", &o.namespace)?;
+            }
+            st.serialize_field("name", &o.name)?;
+            if o.uid.is_empty() {
+                st.skip_field("uid")?;
+            } else {
+                st.serialize_field("uid", &o.uid)?;
+            }
+            st.end()
+        }
+    }
+
+    /// One object.
+    pub fn one<S: Serializer>(o: &ObjectRef, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&View(o), s)
+    }
+
+    /// An optional object (with `skip_serializing_if = "Option::is_none"`).
+    pub fn option<S: Serializer>(o: &Option<ObjectRef>, s: S) -> Result<S::Ok, S::Error> {
+        match o {
+            Some(o) => s.serialize_some(&View(o)),
+            None => s.serialize_none(),
+        }
     }
 }
 
@@ -222,7 +283,8 @@ pub struct Root {
     /// What.
     pub action: Verb,
     /// On what.
-    pub object: Obj,
+    #[serde(serialize_with = "by_resource::one")]
+    pub object: ObjectRef,
 }
 
 impl Root {
@@ -354,8 +416,11 @@ pub struct Cause {
     pub code: CauseKind,
     /// The owner (or namespace) behind it, where there is one: for a reference whose UID is
     /// another object's (GC003, GC004), that object, in its own namespace.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owner: Option<Obj>,
+    #[serde(
+        serialize_with = "by_resource::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub owner: Option<ObjectRef>,
     /// The propagation policy of the deletion behind it.
     pub policy: Policy,
     /// True when the policy is not read from the request but inferred from what followed.
@@ -370,7 +435,7 @@ pub struct Cause {
 
 impl Cause {
     /// A cause of this kind; the code follows the kind.
-    pub(super) fn new(type_: CauseKind, owner: Option<Obj>, detail: String) -> Cause {
+    pub(super) fn new(type_: CauseKind, owner: Option<ObjectRef>, detail: String) -> Cause {
         Cause {
             type_,
             code: type_,
@@ -411,7 +476,8 @@ pub struct Item {
     /// What was done.
     pub action: Verb,
     /// The object.
-    pub object: Obj,
+    #[serde(serialize_with = "by_resource::one")]
+    pub object: ObjectRef,
     /// Collapsed collection deletions of one namespace's content ([`History::collapse`]): each
     /// resource (`plural` or `plural.group`) the row stands for; the object is then the
     /// namespace's content (no resource, no name).
@@ -491,7 +557,8 @@ impl Fate {
 #[serde(rename_all = "camelCase")]
 pub struct Taken {
     /// The object (as the state before had it).
-    pub object: Obj,
+    #[serde(serialize_with = "by_resource::one")]
+    pub object: ObjectRef,
     /// How sure: `confirmed` (the state after no longer holds it), `likely` (no state after
     /// read it), `possible` (the request had a field selector, which is not evaluated).
     pub sure: &'static str,
@@ -503,7 +570,8 @@ pub struct Taken {
 #[serde(rename_all = "camelCase")]
 pub struct Unlogged {
     /// The object (as the state before had it).
-    pub object: Obj,
+    #[serde(serialize_with = "by_resource::one")]
+    pub object: ObjectRef,
     /// The collection deletion of the log that took it (its resource in its namespace), if
     /// any; absent: it went in a gap of the log or outside its window.
     #[serde(skip_serializing_if = "Option::is_none")]

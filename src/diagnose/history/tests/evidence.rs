@@ -85,7 +85,7 @@ fn a_state_object_with_another_uid_than_the_log_names_is_not_used() {
     let c = cause(&h, "delete", "dep");
     assert_eq!(
         c.type_, "unknown",
-        "not stale-owner-uid of another incarnation: {c:?}"
+        "not owner-uid-mismatch of another incarnation: {c:?}"
     );
     assert!(
         c.detail.contains("u-dep-1") && c.detail.contains("u-dep-2"),

@@ -225,11 +225,11 @@ fn a_namespaces_content_is_one_row_naming_its_resources() {
     assert!(other.resources.is_empty());
     assert_eq!(other.object.display(), "ConfigMap (all) -n other");
     // Two groups' kinds are spelt apart.
-    let ing = |g: &str| Obj {
+    let ing = |g: &str| ObjectRef {
         group: g.into(),
         resource: "ingresses".into(),
         namespace: "orph".into(),
-        ..Obj::default()
+        ..ObjectRef::default()
     };
     assert_ne!(
         ing("extensions").display(),
