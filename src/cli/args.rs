@@ -572,12 +572,12 @@ pub struct HistoryArgs {
     #[arg(long, value_enum, default_value_t = HistoryActor::All)]
     pub actor: HistoryActor,
     /// Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m,
-    /// 1h, 2d), as kubectl logs --since takes one.
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    /// 1h30m, 2d), as kubectl logs --since takes one.
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub since: Option<crate::diagnose::history::TimeArg>,
     /// Only actions at or before this time: RFC 3339, or a duration back from now.
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub until: Option<crate::diagnose::history::TimeArg>,
     /// The state after the log: a snapshot FILE or a path as -f takes it (a must-gather's
     /// resources, a kubectl dump), or `cluster` for the live cluster now (connection flags
     /// then apply). It shows what became of each object, owners that still exist, and — with

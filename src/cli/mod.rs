@@ -388,9 +388,11 @@ webhook EventLists; OpenShift must-gathers; EKS CloudWatch, GKE Cloud Logging an
 diagnostic exports — recognised by content) and lists, in time order, every deletion, \
 ownerReference removal and finalizer removal, by the garbage collector, the namespace \
 controller, people and other controllers. For each action of the GC or the namespace controller \
-it gives the cause — the owner deleted (by whom, with which policy), an owner that never existed, \
-one in another namespace, one recreated under the same name, a foreground deletion or an \
-orphaning that finished, a namespace deleted — chained back to the action that started it. A GC \
+it gives the cause — the owner deleted (by whom, with which policy: read from the request, or \
+marked inferred), or the broken reference as `audit` names it on the GC model of the state \
+around the log (GC001 dangling, GC002 recreated under the same name, GC003 a name or kind that \
+does not match its UID, GC004 in another namespace), a foreground deletion or an orphaning that \
+finished, a namespace deleted — chained back to the action that started it. A GC \
 deletion that nothing in the inputs accounts for is 'unexplained', listed first. Owners come \
 from the log's bodies (Request level and above) or from --snapshot/-f, the state before; what \
 neither shows is 'unknown', never guessed. --after adds the state after the log (a file, or \
@@ -412,7 +414,7 @@ cluster is given.",
             "  0  listed\n",
             "  1  an unexpected failure while running\n",
             "  2  usage, or -n/--kind match none of the log's actions\n",
-            "  3  an input cannot be opened\n",
+            "  3  an input cannot be opened, is no audit log, or holds more than history's caps\n",
             "  4  --after cluster: cluster unreachable or credentials rejected",
             options_footer!()
         )

@@ -575,7 +575,7 @@ fn why_of_an_object_the_log_shows_deleted_is_answered_offline_whatever_the_state
     let (_, table, _) = kubectl_gc(&["history", "--audit-log", &log, "--snapshot", &before]);
     assert!(
         table.contains(
-            "ConfigMap/web-config -n shop      owner-deleted ConfigMap/owner -n shop (Background)"
+            "ConfigMap/web-config -n shop      owner-deleted ConfigMap/owner -n shop (Background, inferred)"
         ),
         "{table}"
     );
