@@ -15,6 +15,7 @@ mod generate;
 mod graph;
 pub mod history;
 mod input;
+mod mcp;
 mod output;
 mod policy;
 pub mod progress;
@@ -120,6 +121,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             flags::check_global(Cmd::Why, g)?;
             why::run(g, args).await
         }
+        Command::Mcp(args) => mcp::run(g, args).await,
         Command::Completion(args) => {
             flags::check_global(Cmd::NoInput("completion"), g)?;
             let mut out = std::io::stdout().lock();

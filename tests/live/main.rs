@@ -30,6 +30,7 @@ mod generate;
 mod graph;
 mod history;
 mod lists;
+mod mcp;
 mod remedy;
 mod source;
 mod watch;
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 17] = [
+    let suites: [&dyn harness::AnySuite; 18] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
         &history::REQUEST,
         &differential::SUITE,
         &admit::SUITE,
+        &mcp::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
