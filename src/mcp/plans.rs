@@ -92,7 +92,7 @@ struct Read {
 }
 
 /// One line from an error of the library.
-fn line(e: &crate::Error) -> String {
+fn line(e: &crate::error::Error) -> String {
     let mut s = e.lines().join("; ");
     if let Some(h) = e.hint() {
         s.push_str("; hint: ");
