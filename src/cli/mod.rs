@@ -601,6 +601,28 @@ expressions cannot be evaluated.",
         )
     )]
     Policy(PolicyArgs),
+    /// Serve the GC model as Model Context Protocol tools for AI agents (read-only unless
+    /// --allow-apply).
+    #[command(
+        long_about = mcp::long_about(),
+        after_help = concat!(
+            "Examples:\n",
+            "  # Register with an agent host (stdio)\n",
+            "  claude mcp add kubectl-gc -- kubectl gc mcp\n\n",
+            "  # Files of one incident only, offline\n",
+            "  kubectl gc mcp --root ./incident-42\n\n",
+            "  # Let the agent carry out plans it previewed, on one context\n",
+            "  kubectl gc mcp --allow-apply --context staging\n\n",
+            "  # Streamable HTTP on loopback, with a bearer token\n",
+            "  kubectl gc mcp --listen 127.0.0.1:8765 --token-file ~/.kube/gc-mcp-token\n\n",
+            "Exit codes:\n",
+            "  0  the client closed the connection (stdio), or SIGINT/SIGTERM\n",
+            "  1  an unexpected failure while running\n",
+            "  2  usage (a bad flag, --root not a directory, --listen not on loopback)",
+            options_footer!()
+        )
+    )]
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \
@@ -737,6 +759,8 @@ pub struct GenerateCli {
     pub args: GenerateArgs,
 }
 
+pub mod mcp;
+pub use mcp::McpArgs;
 pub mod output;
 // After `options_footer!` (macros are visible to the modules declared below them).
 mod args;

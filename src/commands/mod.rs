@@ -15,6 +15,7 @@ mod generate;
 mod graph;
 pub mod history;
 mod input;
+mod mcp;
 mod output;
 mod permission;
 mod policy;
@@ -122,6 +123,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             flags::check_global(Cmd::Why, g)?;
             why::run(g, args).await
         }
+        Command::Mcp(args) => mcp::run(g, args).await,
         Command::Completion(args) => {
             flags::check_global(Cmd::NoInput("completion"), g)?;
             let mut out = std::io::stdout().lock();

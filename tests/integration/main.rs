@@ -19,6 +19,7 @@ mod history;
 mod hostile;
 mod html_pictures;
 mod inputs;
+mod mcp;
 mod readme;
 mod realdata;
 mod realdata_audit;

@@ -31,6 +31,7 @@ mod generate;
 mod graph;
 mod history;
 mod lists;
+mod mcp;
 mod permission;
 mod remedy;
 mod source;
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
         &differential::SUITE,
         &admit::SUITE,
         &permission::SUITE,
+        &mcp::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }
