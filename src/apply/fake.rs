@@ -1,7 +1,8 @@
 //! An in-memory API server for `--apply` tests: objects' metadata, with the API server's
 //! semantics for the requests the GC sends (DELETE preconditions and deletion finalizers,
 //! strategic merge patches of ownerReferences with the `uid` check (422, as kube-apiserver), JSON merge patches with the
-//! resourceVersion check, 415 for strategic merge patches of custom resources). Every request is
+//! resourceVersion check, 415 for strategic merge patches of custom resources, JSON patches with
+//! their `test` operations). Every request is
 //! recorded with its exact body; faults and hooks let tests change the cluster between requests.
 
 use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectUrl, PatchType};
@@ -368,9 +369,54 @@ impl FakeCluster {
                 set(objs, key, m);
                 Ok(objs.get(key).cloned())
             }
+            ("PATCH", Some(PatchType::Json)) => {
+                let m = json_patch(current, &body)?;
+                set(objs, key, m);
+                Ok(objs.get(key).cloned())
+            }
             _ => Err(ApiError::status(405, "MethodNotAllowed", method)),
         }
     }
+}
+
+/// An RFC 6902 JSON patch of the object's metadata, as kube-apiserver applies one (the
+/// `jsonPatcher` of its patch handler): the operations in order on the object as JSON, the
+/// first that fails (a `test` that does not match, an `add` whose parent is missing) answers
+/// 422 and nothing is written. The fake knows `test` and `add` (what `relink` sends).
+fn json_patch(current: LiveMeta, ops: &Value) -> Result<LiveMeta, ApiError> {
+    let invalid = |m: String| ApiError::status(422, "", m);
+    let mut doc = serde_json::json!({ "metadata": current });
+    for op in ops
+        .as_array()
+        .ok_or_else(|| invalid("not a JSON patch".into()))?
+    {
+        let path = op["path"].as_str().unwrap_or_default();
+        let value = op.get("value").cloned().unwrap_or(Value::Null);
+        match op["op"].as_str() {
+            Some("test") => {
+                if doc.pointer(path) != Some(&value) {
+                    return Err(invalid(format!("testing value {path} failed: test failed")));
+                }
+            }
+            Some("add") => {
+                let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+                let missing = || {
+                    invalid(format!(
+                        "add operation does not apply: doc is missing path: \"{path}\""
+                    ))
+                };
+                match doc.pointer_mut(parent).ok_or_else(missing)? {
+                    Value::Array(list) if last == "-" => list.push(value),
+                    Value::Object(map) => {
+                        map.insert(last.to_owned(), value);
+                    }
+                    _ => return Err(missing()),
+                }
+            }
+            other => return Err(invalid(format!("the fake does not apply op {other:?}"))),
+        }
+    }
+    serde_json::from_value(doc["metadata"].take()).map_err(|e| invalid(e.to_string()))
 }
 
 fn conflict(message: String) -> ApiError {

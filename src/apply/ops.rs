@@ -269,14 +269,14 @@ impl ApiError {
     }
 
     /// True when the error concerns this one object or request only — the request could not be
-    /// built, the server refused it as malformed (400, 422), the resource is no longer served
+    /// built, the server refused it as malformed (400, 422) or too long (431), the resource is no longer served
     /// (a 404 without a `NotFound` status) or does not take the verb (405), the path is not
     /// one object's (a list answered 406 to a metadata GET, or answered at all) — so the apply
     /// fails this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
     /// later request too: the apply stops.
     pub fn concerns_one_object(&self) -> bool {
         (self.code == 0 && (self.reason == Self::NOT_SENT || self.reason == Self::NOT_AN_OBJECT))
-            || matches!(self.code, 400 | 405 | 406 | 422)
+            || matches!(self.code, 400 | 405 | 406 | 422 | 431)
             || (self.code == 404 && !self.is_object_not_found())
     }
 

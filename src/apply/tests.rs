@@ -1313,6 +1313,93 @@ async fn an_object_left_alone_is_not_retried_and_is_reported_left() {
 }
 
 #[tokio::test]
+async fn later_rounds_leave_alone_objects_created_after_the_first_read() {
+    // The promise (converge.rs): only objects of the first read are ever touched — what
+    // appeared since was never shown to the user. After round 1 deletes `orphaned`, something
+    // creates a new garbage object `late` and recreates `orphaned` (same name, new UID), both
+    // with a dangling owner: the re-plan predicts the GC deletes them, and the apply must not.
+    // Two first-read objects keep a second round going, so the filter is what decides.
+    struct Newcomers<'f> {
+        inner: fake::FakeRelist<'f>,
+        added: bool,
+        template: LiveMeta,
+        ns_key: ObjectRef,
+    }
+    impl Relist for Newcomers<'_> {
+        async fn relist(&mut self) -> Result<Snapshot, String> {
+            if !std::mem::replace(&mut self.added, true) {
+                let (k, m) = (self.ns_key.clone(), self.template.clone());
+                self.inner.fake.with_objects(|o| {
+                    let mut late = m.clone();
+                    late.uid = "u-late".into();
+                    o.put(
+                        ObjectRef {
+                            name: "late".into(),
+                            ..k.clone()
+                        },
+                        late,
+                    );
+                    let mut again = m;
+                    again.uid = "u-orphaned-again".into();
+                    o.put(k, again);
+                });
+            }
+            self.inner.relist().await
+        }
+    }
+    let mut c = dangling();
+    // An orphan patch first, then (round 2, re-planned) the GC's delete of `x`: two rounds.
+    c.obj("v1", "ConfigMap", "ns", "o1", "u-o1")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "x", "u-x")
+        .owner("v1", "ConfigMap", "o1", "u-o1")
+        .owner("v1", "ConfigMap", "o2", "u-o2");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let k = key(&snap, "orphaned");
+    let mut relist = Newcomers {
+        template: fake.object(&k).unwrap(),
+        ns_key: k.clone(),
+        added: false,
+        inner: fake::FakeRelist {
+            fake: &fake,
+            template: &snap,
+            count: 0,
+        },
+    };
+    let (s, lines) = converge_with(&snap, &fake, &mut relist).await;
+    assert_eq!(s.rounds, 2, "{lines:#?}");
+    assert!(fake.object(&key(&snap, "x")).is_none(), "round 2 deleted x");
+    let late = ObjectRef {
+        name: "late".into(),
+        ..k.clone()
+    };
+    assert_eq!(fake.object(&late).map(|m| m.uid), Some("u-late".into()));
+    assert_eq!(
+        fake.object(&k).map(|m| m.uid),
+        Some("u-orphaned-again".into())
+    );
+    let touched: Vec<String> = fake
+        .writes()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.key.name))
+        .collect();
+    assert_eq!(
+        touched,
+        // Round 1: the orphan patch, the garbage, the orphan finalizer; round 2: x.
+        ["PATCH x", "DELETE orphaned", "PATCH o1", "DELETE x"].map(String::from),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l["target"]["name"] == "late" || l["target"]["uid"] == "u-orphaned-again"),
+        "nothing recorded about objects the user never saw: {lines:#?}"
+    );
+}
+
+#[tokio::test]
 async fn rounds_are_bounded() {
     // Something puts the object back (same UID) after each round: every round deletes it
     // again. The apply stops after MAX_ROUNDS, not converged.

@@ -98,6 +98,9 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 }
             };
             out.push(match owner {
+                Err(msg) if msg.contains(super::kube::CANNOT_SEND) => LiveClass::Unverifiable(
+                    format!("{msg}; left alone (the GC's own lookup may resolve it)"),
+                ),
                 Err(msg) => LiveClass::Unverifiable(format!(
                     "{msg}; the GC's lookup fails the same way: it never resolves this owner and keeps the object"
                 )),

@@ -420,6 +420,11 @@ pub struct AdmitArgs {
     /// Its private key (PEM); read again when it changes.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub tls_private_key_file: Option<PathBuf>,
+    /// Answer reviews only over connections that present a client certificate this CA (PEM)
+    /// signed: the one the API server presents through its admission configuration. Without
+    /// it, anyone who reaches the port is answered, and learns which owners exist where.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub client_ca_file: Option<PathBuf>,
     /// Answer every review within this time (a check the graph has not answered by then is
     /// admitted).
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
@@ -427,6 +432,10 @@ pub struct AdmitArgs {
     /// Checks on the graph in flight at once (beyond it, writes are admitted unchecked).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max_in_flight: usize,
+    /// Connections served at once; a new one beyond them takes the place of the oldest idle
+    /// or slow connection.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    pub max_connections: usize,
     /// Judge only writes in this namespace (repeatable; default: every namespace and
     /// cluster-scoped objects).
     #[arg(long = "only-namespace", value_name = "NAMESPACE")]
@@ -443,6 +452,10 @@ pub struct AdmitArgs {
     /// The CA certificate (PEM) that signed the serving certificate.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "print_config")]
     pub ca_file: Option<PathBuf>,
+    /// The Kubernetes release the configuration is for (what it can keep off the wire depends
+    /// on it) [default: the connected cluster's].
+    #[arg(long, value_name = "VERSION", value_parser = parse_version, requires = "print_config")]
+    pub release: Option<KubeVersion>,
 }
 
 /// `policy --validation-actions`.
@@ -567,12 +580,12 @@ pub struct HistoryArgs {
     #[arg(long, value_enum, default_value_t = HistoryActor::All)]
     pub actor: HistoryActor,
     /// Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m,
-    /// 1h, 2d), as kubectl logs --since takes one.
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    /// 1h30m, 2d), as kubectl logs --since takes one.
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub since: Option<crate::diagnose::history::TimeArg>,
     /// Only actions at or before this time: RFC 3339, or a duration back from now.
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub until: Option<crate::diagnose::history::TimeArg>,
     /// The state after the log: a snapshot FILE or a path as -f takes it (a must-gather's
     /// resources, a kubectl dump), or `cluster` for the live cluster now (connection flags
     /// then apply). It shows what became of each object, owners that still exist, and — with

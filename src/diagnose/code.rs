@@ -343,6 +343,18 @@ codes! {
         sentence: "Two documents (or backup files) name the same group, kind, namespace and name but disagree on what the GC reads (UID, ownerReferences, finalizers, labels, deletion): which copy ends up in the cluster depends on the tool and the order it reads them in, so what the GC does to the object cannot be told. Identical copies (as Velero stores objects of several API versions) are one object and not reported.",
         remedy: "Keep one copy of the object in the input.",
     }
+    /// GC027: `check apply`, `relink`: where the API server enables
+    /// OwnerReferencesPermissionEnforcement (OpenShift and others), it refuses this write for
+    /// the identity that sends it (`blockOwnerDeletion: true` without `update` on the owner's
+    /// `finalizers`, or changed references without `delete` on the object).
+    OwnerReferencePermission {
+        id: "GC027",
+        name: "owner-reference-permission",
+        severity: "warning (info: cannot tell)",
+        title: "The API server refuses this write where OwnerReferencesPermissionEnforcement is enabled.",
+        sentence: "The OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and many hardened clusters) lets a write set blockOwnerDeletion=true on a reference only if the writer may update the owner's finalizers subresource, and change the references of an existing object only if the writer may delete that object. The access review of the identity that writes (SelfSubjectAccessReview) says it may not: the API server answers 403 and the object is not written.",
+        remedy: "Write the reference without blockOwnerDeletion=true (the owner's foreground deletion then does not wait for this object), or grant the writer update on the owner's finalizers (and delete on the object, for an update); the finding's commands do it.",
+    }
 }
 
 impl Code {

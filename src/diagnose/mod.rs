@@ -19,11 +19,13 @@ pub mod finding;
 pub mod health;
 pub mod history;
 pub mod judge;
+pub mod permission;
 pub mod relink;
 pub mod remedy;
 pub mod restart;
 pub mod suppress;
 pub mod terminating;
+pub mod timeline;
 pub mod upgrade;
 pub mod why;
 

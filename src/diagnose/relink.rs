@@ -66,6 +66,11 @@ pub struct Link {
     pub resource_version: String,
     /// The references to add, in the backup's order.
     pub add: Vec<RefOut>,
+    /// GC027: what OwnerReferencesPermissionEnforcement, where the API server enables it,
+    /// makes of the patch for the identity that sends it (refused, or cannot be told); set
+    /// by the command, which asks the API server. `None`: admitted, or not asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission: Option<String>,
 }
 
 /// A reference left out, and why.
@@ -241,10 +246,46 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
                 uid: ts.str(to.uid).to_owned(),
                 resource_version: ts.str(to.resource_version).to_owned(),
                 add,
+                permission: None,
             });
         }
     }
     out
+}
+
+/// OwnerReferencesPermissionEnforcement's checks on each link's patch (an UPDATE from the
+/// object's references in `target` to those plus the link's), by the link's index.
+pub fn permission_checks(
+    p: &Relink,
+    target: &Snapshot,
+    mapper: &crate::gc::rest_mapper::RestMapper,
+) -> Vec<(usize, Vec<super::permission::Check>)> {
+    use super::permission::{owner_mapping, refs_of, required, write_of};
+    let mut out = Vec::new();
+    for (i, l) in p.links.iter().enumerate() {
+        let old = refs_of(target, l.target);
+        let new = new_refs(l, target);
+        let w = write_of(target, l.target, Some(&old), &new);
+        let checks = required(&w, &|r| owner_mapping(mapper, r));
+        if !checks.is_empty() {
+            out.push((i, checks));
+        }
+    }
+    out
+}
+
+/// The new references of link `l` (the object's in `target`, then the link's).
+pub fn new_refs<'a>(l: &'a Link, target: &'a Snapshot) -> Vec<super::permission::RefIn<'a>> {
+    let mut new = super::permission::refs_of(target, l.target);
+    new.extend(l.add.iter().map(|r| super::permission::RefIn {
+        api_version: &r.api_version,
+        kind: &r.kind,
+        name: &r.name,
+        uid: &r.uid,
+        controller: r.controller,
+        block_owner_deletion: r.block_owner_deletion,
+    }));
+    new
 }
 
 /// The JSON patch that adds a link's references: a `test` of the object's UID and

@@ -194,6 +194,8 @@ mod tests {
                 .map(|o| serde_json::json!({"kind": "ReplicaSet", "name": "rs", "uid": o})),
             classification: None,
             consequence: String::new(),
+            when: None,
+            when_reason: None,
             message: String::new(),
             related: Vec::new(),
             remedies: Vec::new(),

@@ -4,6 +4,9 @@ use super::{
     ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table,
 };
 use crate::diagnose::analysis::{StateWhy, state_why};
+use crate::diagnose::timeline::{Reason, Timing, When};
+use crate::model::ObjId;
+use std::collections::HashMap;
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
 use serde::Serialize;
@@ -56,6 +59,13 @@ pub struct ActionJson {
     /// For finalizer removal.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finalizer: Option<String>,
+    /// When the GC sends it (`crate::diagnose::timeline`): now, restart, now-or-restart,
+    /// now-or-never.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<When>,
+    /// Why then: written, in-flight, owner-gone, sitting, not-rechecked, start-only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<Reason>,
     /// The GC rule.
     pub rule: &'static str,
     /// Why.
@@ -177,6 +187,8 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
         propagation_policy: act.policy.map(|p| p.as_str()),
         owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
+        when: None,
+        when_reason: None,
         rule: act.reason.rule(),
         reason: judge.action_reason(act),
         request: request_json(a, act),
@@ -261,6 +273,16 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
     }
 }
 
+/// Tells each action of `r` (made from `plan`, in its order) when the GC sends it.
+pub fn time_actions(r: &mut PlanReport, plan: &Plan, timings: &HashMap<ObjId, Timing>) {
+    for (json, act) in r.actions.iter_mut().zip(&plan.actions) {
+        if let Some(t) = timings.get(&act.target) {
+            json.when = Some(t.when);
+            json.when_reason = t.reason;
+        }
+    }
+}
+
 /// Writes the plan as tables: actions, then objects left stuck, then a summary.
 pub fn write_table_report(
     w: &mut dyn Write,
@@ -294,9 +316,10 @@ pub fn write_table_report_with(
         }
     } else {
         let mut t = table(styles);
-        let mut header: Vec<String> = ["WAVE", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
-            .map(String::from)
-            .to_vec();
+        let mut header: Vec<String> =
+            ["WAVE", "WHEN", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
+                .map(String::from)
+                .to_vec();
         if wide {
             header.extend(["RULE", "UID"].map(String::from));
         }
@@ -306,6 +329,7 @@ pub fn write_table_report_with(
         }
         for (act, json) in plan.actions.iter().zip(&r.actions) {
             let o = snap.store.object(act.target);
+            let when = json.when.map_or("-", When::short);
             let verb = match (act.verb, act.policy) {
                 (Verb::Delete, Some(p)) => format!("delete ({})", p.as_str()),
                 (Verb::RemoveFinalizer, _) => format!(
@@ -317,6 +341,7 @@ pub fn write_table_report_with(
             let ns = snap.store.str(o.namespace);
             let mut row = vec![
                 act.wave.to_string(),
+                when.to_owned(),
                 verb,
                 if ns.is_empty() {
                     "-".into()
@@ -334,7 +359,7 @@ pub fn write_table_report_with(
             row.extend(opts.label_cells(snap, Some(act.target)));
             t.add_row(cells(row));
         }
-        fit(&mut t, opts, &[0, 1, 4]);
+        fit(&mut t, opts, &[0, 2, 5]);
         write_table(w, &t)?;
     }
     if opts.no_headers {
@@ -423,8 +448,10 @@ pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
     } else {
         format!(" · {} withheld (GC021)", r.withheld.len())
     };
+    // What --apply is about to perform is no dry run (newcomer NC7).
+    let lead = if r.dry_run { "dry run" } else { "to apply" };
     format!(
-        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer{withheld} · {} object(s) deleted{} · {} left terminating · GC {}",
+        "{lead}: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer{withheld} · {} object(s) deleted{} · {} left terminating · GC {}",
         plan.actions.len(),
         s.waves,
         s.actions["delete"],

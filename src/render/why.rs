@@ -8,6 +8,7 @@ use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
 use crate::diagnose::analysis::ObjectOutcome;
+use crate::diagnose::timeline::{self, When};
 use crate::diagnose::why::{FinalizerWhy, Holds, Why};
 use crate::gc::ObjectRef;
 use owo_colors::OwoColorize;
@@ -188,23 +189,33 @@ fn outcome_words(o: &ObjectOutcome) -> String {
         ),
         other => other.to_owned(),
     };
+    let clause = timeline::clause(o.when, o.when_reason);
     let when = match (o.when, &o.after) {
-        ("after", Some(owner)) => {
+        (When::Now, Some(owner)) => {
             format!(", by the GC{wave}, after it deletes {}", owner)
         }
-        ("now", _) if o.by == Some("namespace-controller") => {
+        (_, Some(owner)) => {
+            format!(", by the GC{wave}, after it deletes {},{clause}", owner)
+        }
+        (When::Now, _) if o.by == Some("namespace-controller") => {
             ", by the namespace controller with its namespace".to_owned()
         }
-        ("now", _) if o.state != "order-dependent" => {
+        (When::Now, _) if o.when_reason == Some(timeline::Reason::Written) => {
+            format!(", by the GC{wave},{clause}")
+        }
+        (When::Now, _) if o.state != "order-dependent" => {
             format!(", by the GC{wave}, as soon as it evaluates it")
         }
-        ("restart", _) => format!(
+        (When::Restart, _) if o.state == "kept" => format!(
             "; after a kube-controller-manager restart the GC {}{wave}",
             match o.at_restart.as_ref().map(|a| a.state) {
                 Some("kept") | None => "acts on it",
                 _ => "deletes it",
             }
         ),
+        (When::Restart | When::NowOrRestart | When::NowOrNever, _) => {
+            format!(", by the GC{wave},{clause}")
+        }
         _ => String::new(),
     };
     format!("end state (as collect predicts it): {end}{when}")

@@ -39,6 +39,9 @@ pub struct Entry {
     pub severity: String,
     /// When the GC acts.
     pub when: Option<When>,
+    /// Why then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<crate::diagnose::timeline::Reason>,
     /// What it does: `delete:<policy>`, `remove-owner-references`, `orphan`.
     pub action: Option<String>,
     /// The object.
@@ -107,6 +110,7 @@ impl Entry {
             code: f.code.id().to_owned(),
             severity: f.severity.as_str().to_owned(),
             when: h.when,
+            when_reason: h.reason,
             action: h.action.map(action_text),
             object: f.object.clone(),
             resource: f.resource.clone(),
@@ -137,7 +141,9 @@ impl Entry {
             Some(a) => Some(parse_action(a)?),
             None => None,
         };
-        Some(Held::new(finding, self.when, action, self.subject.clone()))
+        let mut held = Held::new(finding, self.when, action, self.subject.clone());
+        held.reason = self.when_reason;
+        Some(held)
     }
 }
 

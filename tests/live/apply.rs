@@ -291,10 +291,7 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
         wait_until(
             Duration::from_secs(120),
             "the GC to collect the probe widget",
-            || {
-                env.kubectl(&["get", "widgets.example.com", "probe", "-n", "gcx-probe"])
-                    .is_err()
-            },
+            || !crate::probe::exists(env, &["widgets.example.com", "probe", "-n", "gcx-probe"]),
         );
         println!(
             "  (the GC monitors widgets after {:.1}s)",

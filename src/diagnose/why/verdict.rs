@@ -5,6 +5,7 @@
 use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
 use crate::diagnose::judge::place::Break;
+use crate::diagnose::timeline::{self, When};
 use crate::gc::ObjectRef;
 
 /// What the sentence is about.
@@ -155,18 +156,31 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
             "{who} goes with its namespace: the namespace controller deletes it{then}."
         );
     }
+    let clause = timeline::clause(o.when, o.when_reason);
+    let because = timeline::because(o.when, o.when_reason);
     match (&o.after, o.when) {
-        (Some(owner), _) => format!(
+        (Some(owner), When::Now) => format!(
             "The GC will delete {who} in the cascade, after it deletes its owner {}{then}.",
             owner
         ),
-        (None, "restart") => format!(
-            "The running GC leaves {who} alone, but a GC that starts on this state deletes it: \
-             {}{then}.",
+        (Some(owner), _) => format!(
+            "The GC will delete {who} in the cascade, after it deletes its owner {},{clause}{then}.",
+            owner
+        ),
+        (None, When::Now) if o.when_reason != Some(timeline::Reason::Written) => format!(
+            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            reason(s.gc)
+        ),
+        (None, When::Restart) => format!(
+            "The GC will delete {who}{clause}, not before: {}{because}{then}.",
+            reason(s.gc)
+        ),
+        (None, When::Never) => format!(
+            "The GC would delete {who} if it evaluated it ({}), but it never gets to it{because}{then}.",
             reason(s.gc)
         ),
         _ => format!(
-            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            "The GC will delete {who}{clause}: {}{then}.",
             reason(s.gc)
         ),
     }
@@ -174,7 +188,7 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
 
 fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
     let o = s.outcome;
-    if o.when == "restart" {
+    if o.when == When::Restart {
         let at = o
             .at_restart
             .as_ref()
@@ -188,8 +202,9 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
             });
         return format!(
             "The running GC keeps {who}, but after kube-controller-manager restarts (or its \
-             leader changes) the GC {at}: {}.",
-            reason(s.gc)
+             leader changes) the GC {at}: {}{}.",
+            reason(s.gc),
+            timeline::because(o.when, o.when_reason)
         );
     }
     let g = s.gc;
