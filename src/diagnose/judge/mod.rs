@@ -10,6 +10,7 @@ pub mod place;
 use super::code::{Code, Severity};
 use super::finding::Finding;
 use super::remedy::{self, Remedy};
+use super::timeline::Timing;
 use crate::gc::plan::{Action, Verb};
 use crate::gc::{GarbageCollector, RefClass, State, Verdict};
 use crate::model::{ObjId, OwnerRef, Sym};
@@ -52,17 +53,27 @@ pub struct Judgement {
     pub evidence: Evidence,
     /// The fixes, on the object that carries the reference, safest first.
     pub remedies: Vec<Remedy>,
-    /// When the GC acts on it (`now`, `restart`, …), where the caller's timeline says.
-    pub when: Option<&'static str>,
+    /// When the GC acts on it, and why then: the timeline's ([`super::timeline`]), where the
+    /// caller has one (`None` until it is stamped: the judgement never words *when* itself).
+    pub when: Option<Timing>,
 }
 
 impl Judgement {
     /// The finding of this judgement about reference `r` of object `id`.
     pub fn finding(self, id: ObjId, r: &OwnerRef) -> Finding {
-        Finding::new(self.code, self.severity, id, self.consequence, self.message)
+        let mut f = Finding::new(self.code, self.severity, id, self.consequence, self.message)
             .with_ref(*r, Some(self.class))
             .with_related(self.related)
-            .with_remedies(self.remedies)
+            .with_remedies(self.remedies);
+        f.when = self.when;
+        f
+    }
+
+    /// The judgement with the timeline's *when*.
+    #[must_use]
+    pub fn at(mut self, when: Option<Timing>) -> Judgement {
+        self.when = when;
+        self
     }
 }
 
