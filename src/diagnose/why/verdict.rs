@@ -4,8 +4,8 @@
 
 use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ReferenceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
-use crate::gc::ObjectRef;
 use crate::diagnose::timeline::{self, When};
+use crate::gc::ObjectRef;
 
 /// What the sentence is about.
 pub(super) struct Subject<'a> {
