@@ -76,7 +76,11 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         ..
     } = progress::step("judging the created objects", || {
         // The apply writes them: the running GC acts on what they break at once.
-        let written: Vec<_> = snap.store.ids().filter(|&o| applied.from_input(o)).collect();
+        let written: Vec<_> = snap
+            .store
+            .ids()
+            .filter(|&o| applied.from_input(o))
+            .collect();
         crate::diagnose::audit::audit_written(&gc, &written)
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));

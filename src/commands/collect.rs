@@ -3,13 +3,13 @@
 use super::select::Selection;
 use super::{flags, output, progress};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs};
+use crate::diagnose::timeline::Timeline;
 use crate::error::{Error, Result, exit};
 use crate::gc::plan::{Plan, UserDelete};
-use crate::diagnose::timeline::Timeline;
 use crate::gc::{GarbageCollector, Policy};
-use crate::util::fork::join;
 use crate::render::sink::Sink;
 use crate::render::{list, plan as view};
+use crate::util::fork::join;
 
 mod apply;
 

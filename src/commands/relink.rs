@@ -37,7 +37,9 @@ pub async fn run(g: &GlobalArgs, args: &RelinkArgs) -> Result<u8> {
     }
     let mut out = super::stdout();
     match args.output {
-        RelinkFormat::Table => render::relink::table(&mut out, &p, Styles::for_stdout(g.color), args.apply)?,
+        RelinkFormat::Table => {
+            render::relink::table(&mut out, &p, Styles::for_stdout(g.color), args.apply)?
+        }
         RelinkFormat::Json | RelinkFormat::Yaml => {
             let doc = render::relink::document(&p, !args.apply);
             if args.output == RelinkFormat::Json {

@@ -146,7 +146,9 @@ impl Reason {
                 "the write that broke the reference put the object on the running GC's work \
                  queue"
             }
-            Reason::InFlight => "a deletion is in progress, and the running GC is working through it",
+            Reason::InFlight => {
+                "a deletion is in progress, and the running GC is working through it"
+            }
             Reason::OwnerGone => {
                 "its owner is gone: if it was deleted moments ago, the running GC is working \
                  through its dependents now; if the GC did not see the deletion (it was down), \
@@ -547,7 +549,9 @@ impl<'p, 'g, 'a> Timeline<'p, 'g, 'a> {
                 When::Now => f.consequence.push_str(&format!(
                     "; the running GC does not wait for a restart: it acts{}{}",
                     t.clause(),
-                    t.reason.map(|r| format!(" ({})", r.words())).unwrap_or_default()
+                    t.reason
+                        .map(|r| format!(" ({})", r.words()))
+                        .unwrap_or_default()
                 )),
                 When::NowOrRestart | When::NowOrNever => f.consequence.push_str(
                     "; if the running GC saw the owner go, it does not wait for a restart: it \

@@ -5,13 +5,13 @@ use super::{
 };
 use crate::diagnose::analysis::{StateWhy, state_why};
 use crate::diagnose::timeline::{Reason, Timing, When};
-use crate::model::ObjId;
-use std::collections::HashMap;
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
+use crate::model::ObjId;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::Write;
 
 /// The JSON/YAML plan.
@@ -316,10 +316,17 @@ pub fn write_table_report_with(
         }
     } else {
         let mut t = table(styles);
-        let mut header: Vec<String> =
-            ["WAVE", "WHEN", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
-                .map(String::from)
-                .to_vec();
+        let mut header: Vec<String> = [
+            "WAVE",
+            "WHEN",
+            "ACTION",
+            "NAMESPACE",
+            "OBJECT",
+            "AGE",
+            "DETAIL",
+        ]
+        .map(String::from)
+        .to_vec();
         if wide {
             header.extend(["RULE", "UID"].map(String::from));
         }

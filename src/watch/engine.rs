@@ -687,10 +687,10 @@ fn diagnose(
                     Some(GcAction::RemoveOwnerReferences),
                     WhenRule::Acts(timeline),
                 ),
-                Verdict::Unknown { .. } => {
-                    (None, WhenRule::Fixed(Some((When::Unknown, None))))
+                Verdict::Unknown { .. } => (None, WhenRule::Fixed(Some((When::Unknown, None)))),
+                Verdict::NeverCollected { .. } => {
+                    (None, WhenRule::Fixed(Some((When::Never, None))))
                 }
-                Verdict::NeverCollected { .. } => (None, WhenRule::Fixed(Some((When::Never, None)))),
                 _ => (None, WhenRule::Fixed(timeline)),
             },
         };

@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Codes whose *when* is the object's own (the GC acting on it); the others answer a fixed
 /// *when* about the finding (stuck: never; unknown; a start's order-dependent risk).
-const OBJECT_CODES: &[&str] = &["GC001", "GC002", "GC003", "GC004", "GC009", "GC014", "GC021"];
+const OBJECT_CODES: &[&str] = &[
+    "GC001", "GC002", "GC003", "GC004", "GC009", "GC014", "GC021",
+];
 
 fn run(file: &Path, version: Option<&str>, args: &[&str]) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"));
@@ -82,7 +84,9 @@ fn objects(text: &str) -> Vec<Obj> {
     // Two objects under one name (a fixture of two captures) are no object `why` can name.
     let mut names: BTreeMap<(String, String), usize> = BTreeMap::new();
     for o in &out {
-        *names.entry((o.namespace.clone(), o.name.clone())).or_default() += 1;
+        *names
+            .entry((o.namespace.clone(), o.name.clone()))
+            .or_default() += 1;
     }
     out.retain(|o| names[&(o.namespace.clone(), o.name.clone())] == 1);
     out
@@ -95,7 +99,12 @@ fn collect_says(doc: &Value, uid: &str) -> (String, Vec<String>) {
         .unwrap()
         .iter()
         .filter(|a| a["target"]["uid"] == uid)
-        .map(|a| a["when"].as_str().expect("every request says when").to_owned())
+        .map(|a| {
+            a["when"]
+                .as_str()
+                .expect("every request says when")
+                .to_owned()
+        })
         .collect();
     let listed = doc["outcomes"]
         .as_array()
@@ -108,7 +117,8 @@ fn collect_says(doc: &Value, uid: &str) -> (String, Vec<String>) {
             "order-dependent".to_owned()
         }
         Some(o)
-            if o["state"] == "kept" && o["why"].as_str().is_some_and(|w| w.starts_with("unknown")) =>
+            if o["state"] == "kept"
+                && o["why"].as_str().is_some_and(|w| w.starts_with("unknown")) =>
         {
             "unknown".to_owned()
         }
@@ -134,7 +144,11 @@ fn findings_on(doc: &Value, uid: &str) -> Vec<(String, Option<String>)> {
 }
 
 /// Every disagreement of the four views on one snapshot at one release.
-fn disagreements(file: &Path, version: Option<&str>, seen: &Mutex<BTreeMap<String, usize>>) -> Vec<String> {
+fn disagreements(
+    file: &Path,
+    version: Option<&str>,
+    seen: &Mutex<BTreeMap<String, usize>>,
+) -> Vec<String> {
     let text = std::fs::read_to_string(file).expect("corpus file");
     let collect = run(file, version, &["collect", "-A"]);
     let audit = run(file, version, &["audit", "-A"]);
@@ -157,7 +171,11 @@ fn disagreements(file: &Path, version: Option<&str>, seen: &Mutex<BTreeMap<Strin
             o.name,
             o.namespace
         );
-        *seen.lock().unwrap().entry(format!("{state} {when}")).or_default() += 1;
+        *seen
+            .lock()
+            .unwrap()
+            .entry(format!("{state} {when}"))
+            .or_default() += 1;
         let (c_state, c_whens) = collect_says(&collect, &o.uid);
         if c_state != state {
             out.push(format!("{at}: why says {state}, collect {c_state}"));
@@ -166,7 +184,9 @@ fn disagreements(file: &Path, version: Option<&str>, seen: &Mutex<BTreeMap<Strin
         // references) or goes with its namespace.
         if why["outcome"]["by"] == "garbage-collector" {
             for w in c_whens.iter().filter(|w| **w != when) {
-                out.push(format!("{at}: why says {when}, collect sends a request {w}"));
+                out.push(format!(
+                    "{at}: why says {when}, collect sends a request {w}"
+                ));
             }
         }
         for (code, w) in findings_on(&audit, &o.uid) {
@@ -182,11 +202,11 @@ fn disagreements(file: &Path, version: Option<&str>, seen: &Mutex<BTreeMap<Strin
         }
         // Waiting for a start is what check restart reports: GC015 (what the start does) or
         // GC016 (what it may do, by order).
-        let listed = at_start
-            .iter()
-            .any(|(c, _)| c == "GC015" || c == "GC016");
+        let listed = at_start.iter().any(|(c, _)| c == "GC015" || c == "GC016");
         if when == "restart" && state != "kept" && !listed {
-            out.push(format!("{at}: why says restart, check restart lists nothing"));
+            out.push(format!(
+                "{at}: why says restart, check restart lists nothing"
+            ));
         }
     }
     out
@@ -209,7 +229,11 @@ fn corpus() -> Vec<PathBuf> {
 #[test]
 fn why_collect_audit_and_check_restart_agree_on_every_object_of_the_scenario_corpus() {
     let files = corpus();
-    assert!(files.len() > 80, "the corpus holds the scenarios: {}", files.len());
+    assert!(
+        files.len() > 80,
+        "the corpus holds the scenarios: {}",
+        files.len()
+    );
     let jobs: Vec<(&PathBuf, Option<&str>)> = files
         .iter()
         .flat_map(|f| [(f, None), (f, Some("1.20.2"))])
@@ -217,7 +241,9 @@ fn why_collect_audit_and_check_restart_agree_on_every_object_of_the_scenario_cor
     let next = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
     let seen = Mutex::new(BTreeMap::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -229,11 +255,24 @@ fn why_collect_audit_and_check_restart_agree_on_every_object_of_the_scenario_cor
         }
     });
     let found = found.into_inner().unwrap();
-    assert!(found.is_empty(), "{} disagreement(s):\n{}", found.len(), found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "{} disagreement(s):\n{}",
+        found.len(),
+        found.join("\n")
+    );
     // The corpus exercises the timeline's answers, not one of them.
     let seen = seen.into_inner().unwrap();
-    eprintln!("four-way: {} snapshot(s), two releases; objects by answer: {seen:?}", files.len());
-    for answer in ["deleted restart", "deleted now-or-restart", "deleted now", "kept never"] {
+    eprintln!(
+        "four-way: {} snapshot(s), two releases; objects by answer: {seen:?}",
+        files.len()
+    );
+    for answer in [
+        "deleted restart",
+        "deleted now-or-restart",
+        "deleted now",
+        "kept never",
+    ] {
         assert!(seen.contains_key(answer), "{answer}: {seen:?}");
     }
 }

@@ -255,7 +255,13 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
     // for the next start, in every view; a missing owner cannot tell whether the running GC
     // saw it go.
     crate::timeline::all_say(env, "monitoring", "bad", "GC004", "restart sitting");
-    crate::timeline::all_say(env, "default", "orphaned", "GC001", "now-or-restart owner-gone");
+    crate::timeline::all_say(
+        env,
+        "default",
+        "orphaned",
+        "GC001",
+        "now-or-restart owner-gone",
+    );
     // Nothing happens while no GC runs.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(existing(env, &all).len(), all.len());
@@ -350,8 +356,20 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
 fn one_namespace_strict_coverage(ctx: &Ctx) {
     let env = &*plane(ctx);
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(["audit", "-n", "default", "--strict-coverage", "--fail-on", "never"])
-        .args(["-o", "json", "--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .args([
+            "audit",
+            "-n",
+            "default",
+            "--strict-coverage",
+            "--fail-on",
+            "never",
+        ])
+        .args([
+            "-o",
+            "json",
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+        ])
         .output()
         .expect("run kubectl-gc audit");
     assert_eq!(
@@ -363,7 +381,11 @@ fn one_namespace_strict_coverage(ctx: &Ctx) {
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     let coverage = &report["summary"]["coverage"];
     assert_eq!(coverage["complete"], true, "{coverage:#}");
-    assert_eq!(coverage["namespaces"], serde_json::json!(["default"]), "{coverage:#}");
+    assert_eq!(
+        coverage["namespaces"],
+        serde_json::json!(["default"]),
+        "{coverage:#}"
+    );
     assert_eq!(coverage["gaps"], serde_json::json!([]), "{coverage:#}");
 }
 

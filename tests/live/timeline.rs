@@ -11,7 +11,12 @@ use std::process::Command;
 fn json(env: &TestEnv, args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
         .args(args)
-        .args(["-o", "json", "--kubeconfig", env.kubeconfig.to_str().unwrap()])
+        .args([
+            "-o",
+            "json",
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+        ])
         .output()
         .expect("run kubectl-gc");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -53,7 +58,9 @@ pub fn views(env: &TestEnv, ns: &str, name: &str, code: &str) -> Vec<(&'static s
         ),
         (
             "audit",
-            pick(&audit, "findings", &|f| f["code"] == code && named(&f["object"])),
+            pick(&audit, "findings", &|f| {
+                f["code"] == code && named(&f["object"])
+            }),
         ),
         (
             "check restart",

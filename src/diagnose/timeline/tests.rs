@@ -48,7 +48,11 @@ fn a_cross_namespace_reference_that_sits_waits_for_the_next_start_and_so_does_it
     // The Pod goes after its StatefulSet, at the same moment: the start.
     assert_eq!(
         (t[1].when, t[1].reason, t[1].after),
-        (When::Restart, Some(Reason::Sitting), Some(id(&snap, "exporter")))
+        (
+            When::Restart,
+            Some(Reason::Sitting),
+            Some(id(&snap, "exporter"))
+        )
     );
     assert_eq!(t[2].when, When::Never);
 }
@@ -89,16 +93,27 @@ fn a_reference_edited_in_place_waits_for_the_next_start() {
         .owner("v1", "ConfigMap", "localowner-old", "u-local");
     let snap = c.build();
     let t = timings(&snap, "1.20.2", &[], &["inplace"]);
-    assert_eq!((t[0].when, t[0].reason), (When::Restart, Some(Reason::Sitting)));
+    assert_eq!(
+        (t[0].when, t[0].reason),
+        (When::Restart, Some(Reason::Sitting))
+    );
 }
 
 #[test]
 fn a_missing_owner_cannot_tell_whether_the_running_gc_saw_it_go() {
     let mut c = Cluster::new();
-    c.obj("v1", "ConfigMap", "shop", "orphaned", "u-dep")
-        .owner("apps/v1", "ReplicaSet", "gone", "u-gone");
-    c.obj("v1", "ConfigMap", "shop", "child", "u-child")
-        .owner("v1", "ConfigMap", "orphaned", "u-dep");
+    c.obj("v1", "ConfigMap", "shop", "orphaned", "u-dep").owner(
+        "apps/v1",
+        "ReplicaSet",
+        "gone",
+        "u-gone",
+    );
+    c.obj("v1", "ConfigMap", "shop", "child", "u-child").owner(
+        "v1",
+        "ConfigMap",
+        "orphaned",
+        "u-dep",
+    );
     let snap = c.build();
     let t = timings(&snap, "1.30", &[], &["orphaned", "child"]);
     assert_eq!(
@@ -122,8 +137,14 @@ fn a_foreground_deletion_in_progress_is_worked_through_now() {
         .block(true);
     let snap = c.build();
     let t = timings(&snap, "1.30", &[], &["web", "web-1"]);
-    assert_eq!((t[0].when, t[0].reason), (When::Now, Some(Reason::InFlight)));
-    assert_eq!((t[1].when, t[1].reason), (When::Now, Some(Reason::InFlight)));
+    assert_eq!(
+        (t[0].when, t[0].reason),
+        (When::Now, Some(Reason::InFlight))
+    );
+    assert_eq!(
+        (t[1].when, t[1].reason),
+        (When::Now, Some(Reason::InFlight))
+    );
 }
 
 #[test]
@@ -158,11 +179,19 @@ fn audit_findings_carry_the_timeline_and_say_it() {
 #[test]
 fn check_restart_says_when_the_running_gc_does_not_wait() {
     let mut c = Cluster::new();
-    c.obj("v1", "ConfigMap", "shop", "orphaned", "u-dep")
-        .owner("apps/v1", "ReplicaSet", "gone", "u-gone");
+    c.obj("v1", "ConfigMap", "shop", "orphaned", "u-dep").owner(
+        "apps/v1",
+        "ReplicaSet",
+        "gone",
+        "u-gone",
+    );
     c.obj("v1", "ConfigMap", "kube-system", "owner", "u-owner");
-    c.obj("v1", "ConfigMap", "shop", "cross", "u-cross")
-        .owner("v1", "ConfigMap", "owner", "u-owner");
+    c.obj("v1", "ConfigMap", "shop", "cross", "u-cross").owner(
+        "v1",
+        "ConfigMap",
+        "owner",
+        "u-owner",
+    );
     let snap = c.build();
     let gc = GarbageCollector::new(&snap, KubeVersion::parse("1.30").expect("version"));
     let f = crate::diagnose::restart::timed_findings(&gc);
@@ -173,7 +202,10 @@ fn check_restart_says_when_the_running_gc_does_not_wait() {
     };
     assert_eq!(on("cross").when.map(|t| t.when), Some(When::Restart));
     assert!(!on("cross").consequence.contains("running GC"));
-    assert_eq!(on("orphaned").when.map(|t| t.when), Some(When::NowOrRestart));
+    assert_eq!(
+        on("orphaned").when.map(|t| t.when),
+        Some(When::NowOrRestart)
+    );
     assert!(
         on("orphaned")
             .consequence

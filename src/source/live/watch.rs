@@ -669,7 +669,10 @@ mod tests {
             .take(2)
             .map(|r| r.line.clone())
             .collect();
-        assert!(watches.iter().all(|w| w.contains("resourceVersion=5")), "{watches:?}");
+        assert!(
+            watches.iter().all(|w| w.contains("resourceVersion=5")),
+            "{watches:?}"
+        );
     }
 
     #[test]
