@@ -492,7 +492,8 @@ fn summaries_say_what_they_leave_out() {
     assert!(!gc013.contains("held by"), "{gc013}");
     let gc013 = wide.lines().find(|l| l.contains("GC013")).expect(&wide);
     assert!(
-        gc013.contains("terminating for") && gc013.contains("held by finalizer(s) example.com/drain"),
+        gc013.contains("terminating for")
+            && gc013.contains("held by finalizer(s) example.com/drain"),
         "{gc013}"
     );
     // collect: "… and N more".

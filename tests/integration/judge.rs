@@ -202,7 +202,9 @@ fn the_audit_table_details_errors_once_per_block_of_remedies() {
     let shop = examples.join("shop-kubectl-get.yaml");
     let (_, out, err) = kubectl_gc(&["audit", "-f", shop.to_str().unwrap(), "--assume-complete"]);
     assert!(
-        out.contains("\nGC001 ConfigMap/web-settings -n shop: owner apps/v1 ReplicaSet/web-58b6c4f9d7"),
+        out.contains(
+            "\nGC001 ConfigMap/web-settings -n shop: owner apps/v1 ReplicaSet/web-58b6c4f9d7"
+        ),
         "{out}{err}"
     );
     assert!(out.contains("  to fix, safest first:"), "{out}");

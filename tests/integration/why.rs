@@ -622,7 +622,8 @@ fn an_object_a_file_does_not_hold_names_the_nearest_the_file_does() {
 #[test]
 fn why_on_a_blocked_chain_offers_the_unblocking_patch_audit_offers() {
     let stuck = example("stuck-foreground-deletion.json");
-    let unblock = r#"{"op":"replace","path":"/metadata/ownerReferences/0/blockOwnerDeletion","value":false}"#;
+    let unblock =
+        r#"{"op":"replace","path":"/metadata/ownerReferences/0/blockOwnerDeletion","value":false}"#;
     for target in [
         "deployment/checkout",
         "replicaset/checkout-7d9f8c6b5",

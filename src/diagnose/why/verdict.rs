@@ -179,10 +179,7 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
             "The GC would delete {who} if it evaluated it ({}), but it never gets to it{because}{then}.",
             reason(s.gc)
         ),
-        _ => format!(
-            "The GC will delete {who}{clause}: {}{then}.",
-            reason(s.gc)
-        ),
+        _ => format!("The GC will delete {who}{clause}: {}{then}.", reason(s.gc)),
     }
 }
 
