@@ -185,7 +185,7 @@ async fn a_flood_of_absent_owners_leaves_the_other_writes_their_checks() {
         others.push(tokio::spawn(async move {
             let (_, out) = call(&a, cross_namespace()).await;
             let w = out["response"]["warnings"][0].as_str().unwrap_or("");
-            if w.contains("kube-system/owner") {
+            if w.contains("ConfigMap/owner -n kube-system") {
                 warned.fetch_add(1, Ordering::Relaxed);
             }
         }));
@@ -461,7 +461,7 @@ async fn slow_and_idle_connections_make_room_for_new_ones_and_a_slow_body_times_
     // Every place is taken, by slow bodies: a review still gets through.
     let (status, body) = post(addr, "/validate", &cross_namespace()).await;
     assert_eq!(status, 200, "{body}");
-    assert!(body.contains("kube-system/owner"), "{body}");
+    assert!(body.contains("ConfigMap/owner -n kube-system"), "{body}");
     assert!(
         counter(
             &a,

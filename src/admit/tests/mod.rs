@@ -90,12 +90,13 @@ fn an_owner_in_another_namespace_is_named_with_the_deletion_and_the_fix() {
         "monitoring",
         json!([oref("v1", "ConfigMap", "owner", "uid-ks")]),
     ));
-    // The judgement's summary, as `audit` and `why` word it (GC004).
+    // The judgement's summary, as `audit` and `why` word it (GC004), and when from the
+    // timeline: a reference written into another namespace is verified at once (1.20+).
     assert!(
         m.starts_with(
             "ownerReference to ConfigMap \"owner\": the reference's UID belongs to \
              ConfigMap/owner -n kube-system, in another namespace, and an ownerReference cannot \
-             cross namespaces, so the GC will delete this object."
+             cross namespaces, so the GC will delete this object at once."
         ),
         "{m}"
     );

@@ -402,7 +402,8 @@ fn warnings(ctx: &Ctx) {
         ),
     );
     assert!(
-        w.contains("is kube-system/owner") && w.contains("the GC will delete this object"),
+        w.contains("ConfigMap/owner -n kube-system")
+            && w.contains("the GC will delete this object"),
         "{w}"
     );
     assert!(
@@ -424,7 +425,7 @@ fn warnings(ctx: &Ctx) {
         ),
     );
     assert!(
-        w.contains("no such owner exists in namespace monitoring"),
+        w.contains("does not exist in namespace \"monitoring\""),
         "{w}"
     );
     // The owner, under another uid.
@@ -442,7 +443,9 @@ fn warnings(ctx: &Ctx) {
         ),
     );
     assert!(
-        w.contains(&format!("has uid {cfg}")) && w.contains("stale"),
+        w.contains(&format!(
+            "was recreated: ConfigMap/cfg -n monitoring exists with uid {cfg}"
+        )),
         "{w}"
     );
     // A kind the cluster does not serve (kubernetes#137008).
@@ -455,7 +458,7 @@ fn warnings(ctx: &Ctx) {
         ),
     );
     assert!(
-        w.contains("does not serve kind ConfigMap in apiVersion \"core/v1\""),
+        w.contains(&format!("owner core/v1 ConfigMap/cfg (uid {cfg}): ")),
         "{w}"
     );
     // A cluster-scoped object naming a namespaced kind.
@@ -463,7 +466,7 @@ fn warnings(ctx: &Ctx) {
         "metadata": {"name": "scoped", "ownerReferences": [oref("v1", "ConfigMap", "cfg", &cfg)]}});
     let w = one_warning(ctx, &role);
     assert!(
-        w.contains("this object is cluster-scoped and ConfigMap is a namespaced kind"),
+        w.contains("cluster-scoped object names a namespaced owner v1 ConfigMap/cfg"),
         "{w}"
     );
     // Two references to one uid, one of them with a wrong name.
