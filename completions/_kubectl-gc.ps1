@@ -74,8 +74,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)')
             [CompletionResult]::new('admit', 'admit', [CompletionResultType]::ParameterValue, 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written')
             [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the GC model as Model Context Protocol tools for AI agents (read-only unless --allow-apply)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global command-line options (they apply to every command)')
+            [CompletionResult]::new('codes', 'codes', [CompletionResultType]::ParameterValue, 'List the finding codes, or explain one: what it means, what the GC does, the fix')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version of kubectl-gc (and, with -o, its build information)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -595,7 +597,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         'kubectl-gc;history' {
             [CompletionResult]::new('--audit-log', '--audit-log', [CompletionResultType]::ParameterName, 'API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable). JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are recognised by content')
             [CompletionResult]::new('--actor', '--actor', [CompletionResultType]::ParameterName, 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h, 2d), as kubectl logs --since takes one')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h30m, 2d), as kubectl logs --since takes one')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only actions at or before this time: RFC 3339, or a duration back from now')
             [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'The state after the log: a snapshot FILE or a path as -f takes it (a must-gather''s resources, a kubectl dump), or `cluster` for the live cluster now (connection flags then apply). It shows what became of each object, owners that still exist, and — with the state before — what went without a deletion of its own in the log')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml or html')
@@ -795,12 +797,15 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve HTTPS here')
             [CompletionResult]::new('--tls-cert-file', '--tls-cert-file', [CompletionResultType]::ParameterName, 'The serving certificate (PEM, chain first); read again when it changes')
             [CompletionResult]::new('--tls-private-key-file', '--tls-private-key-file', [CompletionResultType]::ParameterName, 'Its private key (PEM); read again when it changes')
+            [CompletionResult]::new('--client-ca-file', '--client-ca-file', [CompletionResultType]::ParameterName, 'Answer reviews only over connections that present a client certificate this CA (PEM) signed: the one the API server presents through its admission configuration. Without it, anyone who reaches the port is answered, and learns which owners exist where')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Answer every review within this time (a check the graph has not answered by then is admitted)')
             [CompletionResult]::new('--max-in-flight', '--max-in-flight', [CompletionResultType]::ParameterName, 'Checks on the graph in flight at once (beyond it, writes are admitted unchecked)')
+            [CompletionResult]::new('--max-connections', '--max-connections', [CompletionResultType]::ParameterName, 'Connections served at once; a new one beyond them takes the place of the oldest idle or slow connection')
             [CompletionResult]::new('--only-namespace', '--only-namespace', [CompletionResultType]::ParameterName, 'Judge only writes in this namespace (repeatable; default: every namespace and cluster-scoped objects)')
             [CompletionResult]::new('--skip-namespace', '--skip-namespace', [CompletionResultType]::ParameterName, 'Never judge writes in this namespace (repeatable)')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The webhook''s URL as the API server reaches it (https://HOST:PORT/validate)')
             [CompletionResult]::new('--ca-file', '--ca-file', [CompletionResultType]::ParameterName, 'The CA certificate (PEM) that signed the serving certificate')
+            [CompletionResult]::new('--release', '--release', [CompletionResultType]::ParameterName, 'The Kubernetes release the configuration is for (what it can keep off the wire depends on it) [default: the connected cluster''s]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
@@ -891,6 +896,58 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'kubectl-gc;mcp' {
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The directory file arguments are confined to (default: the working directory). Paths are resolved against it; `..`, absolute paths and links leading out of it are refused')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765) instead of stdio. Requests need `Authorization: Bearer TOKEN`')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'With --listen: the file holding the bearer token (default: $KUBECTL_GC_MCP_TOKEN, else a random token printed once on stderr)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time limit of one tool call (the command is stopped and the call answers an error)')
+            [CompletionResult]::new('--max-answer-size', '--max-answer-size', [CompletionResultType]::ParameterName, 'Largest answer (the JSON document) of one call; a larger one comes in pages with a continuation')
+            [CompletionResult]::new('--max-concurrency', '--max-concurrency', [CompletionResultType]::ParameterName, 'Tool calls run at once; further calls wait')
+            [CompletionResult]::new('--plan-ttl', '--plan-ttl', [CompletionResultType]::ParameterName, 'How long a planId stays valid')
+            [CompletionResult]::new('--qps', '--qps', [CompletionResultType]::ParameterName, 'apply_plan: requests per second')
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate authority file for the API server''s certificate')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for the API server''s certificate check (default: the server''s host)')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Resources listed concurrently from a live cluster')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]')
+            [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--allow-apply', '--allow-apply', [CompletionResultType]::ParameterName, 'Offer apply_plan: carry out a plan that plan or delete_preview returned, after a re-read shows nothing it read has changed. Without it the server never writes to a cluster')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--skip-broken-input', '--skip-broken-input', [CompletionResultType]::ParameterName, '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown')
+            [CompletionResult]::new('--assume-complete', '--assume-complete', [CompletionResultType]::ParameterName, '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'kubectl-gc;completion' {
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
@@ -935,6 +992,49 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             break
         }
         'kubectl-gc;options' {
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
+            [CompletionResult]::new('--max-input-size', '--max-input-size', [CompletionResultType]::ParameterName, '-f, --snapshot, --audit-log: read at most this much from one decompressed file, archive member or pipe (e.g. 512Mi, 20Gi)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only this namespace (default: the context''s namespace for live clusters, all for files)')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'All namespaces (`-A`, `-A=true`, `-A=false`)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only objects matching this label selector (`app=web,tier!=db`, `env in (a,b)`, `!key`)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only objects of these kinds, as kubectl names them: kind, plural, singular, short name or `kind.group` (repeatable or comma-separated). A kind the input does not hold is an error')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Only objects whose fields match: `metadata.name` and `metadata.namespace` with `=`, `==` or `!=` (comma-separated; the input holds metadata only)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use (audit and check: several, comma-separated, are audited concurrently into one report)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the Kubernetes API server (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server (overrides the kubeconfig user''s)')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate authority file for the API server''s certificate')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to use for the API server''s certificate check (default: the server''s host)')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the API server''s certificate (insecure: anyone on the path can read and change what is sent)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time to wait for one API request (e.g. 30s, 2m; 0 = no limit; default 30s, at most 24h)')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Resources listed concurrently from a live cluster')
+            [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per list page [default: 500, growing to 10000 while the server answers pages within 0.5s]')
+            [CompletionResult]::new('--gc-version', '--gc-version', [CompletionResultType]::ParameterName, 'Emulate this kube-controller-manager release''s GC (default: the cluster''s version, else the newest). GC behaviour differs before 1.20 (UID-keyed absent cache, issue #65200)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (only on a terminal and without NO_COLOR), always, never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Walk directories given with -f recursively')
+            [CompletionResult]::new('--skip-broken-input', '--skip-broken-input', [CompletionResultType]::ParameterName, '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown')
+            [CompletionResult]::new('--assume-complete', '--assume-complete', [CompletionResultType]::ParameterName, '-f: declare the input complete: every kind it holds counts as listed in full in every namespace it holds, so a missing owner of such a kind is reported as absent. Only for whole-kind dumps (`kubectl get KIND,KIND -A -o json`): after `kubectl get pod/a`, -l or a partial copy, owners left out would be reported missing and planned for deletion')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kubectl-gc;codes' {
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read a snapshot written by `kubectl gc snapshot` instead of the cluster')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o json|yaml` output, support bundles or must-gathers (files, directories, `-` for stdin; repeatable)')
@@ -1034,8 +1134,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch the cluster like a shadow GC: report findings as they appear, change or resolve, with what the GC will do and when (now, at its next restart, never)')
             [CompletionResult]::new('admit', 'admit', [CompletionResultType]::ParameterValue, 'Serve a validating admission webhook that warns about (or refuses) ownerReferences the GC will act on, as they are written')
             [CompletionResult]::new('policy', 'policy', [CompletionResultType]::ParameterValue, 'Print the checks that need no lookup as a ValidatingAdmissionPolicy and its binding (Kubernetes 1.30+): the API server warns about (or refuses) such ownerReferences itself')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the GC model as Model Context Protocol tools for AI agents (read-only unless --allow-apply)')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell, elvish)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global command-line options (they apply to every command)')
+            [CompletionResult]::new('codes', 'codes', [CompletionResultType]::ParameterValue, 'List the finding codes, or explain one: what it means, what the GC does, the fix')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version of kubectl-gc (and, with -o, its build information)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -1089,10 +1191,16 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-gc' -ScriptBlock {
         'kubectl-gc;help;policy' {
             break
         }
+        'kubectl-gc;help;mcp' {
+            break
+        }
         'kubectl-gc;help;completion' {
             break
         }
         'kubectl-gc;help;options' {
+            break
+        }
+        'kubectl-gc;help;codes' {
             break
         }
         'kubectl-gc;help;version' {

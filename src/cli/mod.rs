@@ -674,7 +674,11 @@ reason, those it cannot honour).",
         long_about = "List the finding codes (GC001…) that audit, check, collect, watch and admit \
 report, or explain one: its severities, what it means, what the GC does about it and how to fix \
 it. The same table is the README's \"Finding codes\" section and the SARIF rules.",
-        after_help = "Examples:\n  kubectl gc codes\n  kubectl gc codes GC004\n  kubectl gc codes cross-namespace-owner\n\nExit codes:\n  0  printed\n  1  output could not be written\n  2  usage (an unknown code)"
+        after_help = concat!(
+            "Examples:\n  kubectl gc codes\n  kubectl gc codes GC004\n  kubectl gc codes cross-namespace-owner\n\n",
+            "Exit codes:\n  0  printed\n  1  output could not be written\n  2  usage (an unknown code)",
+            options_footer!()
+        )
     )]
     Codes(CodesArgs),
     /// Print the version of kubectl-gc (and, with -o, its build information).
