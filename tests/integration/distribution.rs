@@ -521,7 +521,7 @@ complete -p kubectl-gc"#,
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "collect completion");
+    assert_eq!(lines[0], "collect completion codes");
     assert_eq!(
         lines[1],
         "table wide json yaml name sarif junit markdown html jsonpath= custom-columns="
