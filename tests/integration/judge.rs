@@ -95,6 +95,14 @@ fn a_same_namespace_name_uid_mismatch_is_gc003_everywhere_never_cross_namespace(
         assert!(!text.contains("cross namespaces"), "{text}");
         assert!(!text.contains("recreated"), "{text}");
     }
+    // The evidence: the input holds the object with the reference's UID, which proves it.
+    let why = json_of(&["why", "pod/p", "-n", "shop", "-f", file, "-o", "json"]);
+    let e = &why["gc"]["ownerReferences"][0]["evidence"];
+    assert_eq!(e["proven"], true, "{e}");
+    assert_eq!(
+        e["basis"], "the input holds ReplicaSet/web-abc -n shop with the reference's UID",
+        "{e}"
+    );
 }
 
 #[test]

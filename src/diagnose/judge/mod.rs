@@ -18,8 +18,8 @@ use crate::snapshot::SourceKind;
 use place::{Break, SourceUids, break_of};
 use std::collections::HashMap;
 
-/// What the judgement rests on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What the judgement rests on (`why`'s JSON prints it per reference).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Evidence {
     /// True when what was read proves it; false when it is inferred (from files taken to be
     /// complete, or from what an apply will create).
@@ -67,13 +67,6 @@ impl Judgement {
             .with_remedies(self.remedies);
         f.when = self.when;
         f
-    }
-
-    /// The judgement with the timeline's *when*.
-    #[must_use]
-    pub fn at(mut self, when: Option<Timing>) -> Judgement {
-        self.when = when;
-        self
     }
 }
 

@@ -38,6 +38,7 @@ pub(super) fn gc_why(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> GcW
                 summary: judged
                     .as_ref()
                     .map_or_else(String::new, |j| j.summary.clone()),
+                evidence: judged.as_ref().map(|j| j.evidence.clone()),
                 brk: judged.map(|j| j.brk),
                 owner: owner.map(|o| ObjectRef::of(snap, o)),
             }

@@ -113,6 +113,10 @@ pub struct ReferenceWhy {
     pub code: Option<&'static str>,
     /// Why, in words: the judgement's sentence, as `audit` words it.
     pub detail: String,
+    /// What the judgement of its break rests on, and whether that is proven or inferred;
+    /// absent for a solid reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::diagnose::judge::Evidence>,
     /// The kind of break, for the verdict's sentence.
     #[serde(skip)]
     pub brk: Option<crate::diagnose::judge::place::Break>,
