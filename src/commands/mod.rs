@@ -140,21 +140,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
         }
         Command::Codes(args) => {
             flags::check_global(Cmd::NoInput("codes"), g)?;
-            let text = match &args.code {
-                None => crate::diagnose::code::help_list(),
-                Some(c) => crate::diagnose::Code::parse(c)
-                    .ok_or_else(|| {
-                        crate::error::Error::usage(
-                            format!("unknown finding code {c:?}"),
-                            "kubectl gc codes lists them (GC001 … or their names)",
-                        )
-                    })?
-                    .explain(),
-            };
-            let mut out = stdout();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-            Ok(exit::OK)
+            codes(args.code.as_deref())
         }
         Command::Version(args) => {
             flags::check_global(Cmd::NoInput("version"), g)?;
@@ -313,4 +299,23 @@ pub(crate) fn refuse_ci_format(format: crate::cli::ReportFormat) -> crate::error
 /// Buffered stdout; flushing reports a closed pipe as an error the binary treats as success.
 pub(crate) fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock())
+}
+
+/// `kubectl gc codes [CODE]`: the code table's list, or one code's row in full.
+fn codes(code: Option<&str>) -> Result<u8> {
+    let text = match code {
+        None => crate::diagnose::code::help_list(),
+        Some(c) => crate::diagnose::Code::parse(c)
+            .ok_or_else(|| {
+                crate::error::Error::usage(
+                    format!("unknown finding code {c:?}"),
+                    "kubectl gc codes lists them (GC001 … or their names)",
+                )
+            })?
+            .explain(),
+    };
+    let mut out = stdout();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(exit::OK)
 }

@@ -96,7 +96,17 @@ fn a_same_namespace_name_uid_mismatch_is_gc003_everywhere_never_cross_namespace(
         assert!(!text.contains("recreated"), "{text}");
     }
     // The evidence: the input holds the object with the reference's UID, which proves it.
-    let why = json_of(&["why", "pod/p", "-n", "shop", "-f", file, "-o", "json"]);
+    let why = json_of(&[
+        "why",
+        "pod/p",
+        "-n",
+        "shop",
+        "-f",
+        file,
+        "--assume-complete",
+        "-o",
+        "json",
+    ]);
     let e = &why["gc"]["ownerReferences"][0]["evidence"];
     assert_eq!(e["proven"], true, "{e}");
     assert_eq!(
