@@ -48,6 +48,56 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         None => None,
         Some(path) => Some(load_after(g, path).await?),
     };
+    let states = States {
+        before: before.as_ref(),
+        after: after.as_ref(),
+    };
+    let (mut h, mut read) = if args.audit_log.is_empty() {
+        (
+            crate::diagnose::history_merge::empty(),
+            render::history::Read::default(),
+        )
+    } else {
+        audit_history(g, args, states)?
+    };
+    if !args.controller_manager_log.is_empty() {
+        let near_us = window_middle(&h).or_else(|| {
+            before
+                .as_ref()
+                .and_then(|s| crate::snapshot::parse_rfc3339(&s.provenance.captured_at))
+                .map(|secs| secs * 1_000_000)
+        });
+        let (log, log_read) =
+            super::history_sources::controller_manager_log(g, args, near_us, h.items.is_empty())?;
+        read.controller_manager_log = Some(log_read);
+        if args.audit_log.is_empty() && (before.is_some() || after.is_some()) {
+            h = crate::diagnose::history_merge::from_log_with_states(&log, states);
+        }
+        crate::diagnose::history_merge::merge_log(&mut h, log);
+    }
+    let states = [before.as_ref(), after.as_ref()];
+    let logged = h.items.len();
+    select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
+    h.collapse();
+    let w = sink.writer();
+    let styles = Styles::for_stdout(g.color);
+    match args.output {
+        HistoryFormat::Table => render::history::table(w, &h, &read, logged, false, styles)?,
+        HistoryFormat::Wide => render::history::table(w, &h, &read, logged, true, styles)?,
+        HistoryFormat::Json => render::write_json(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h, &read))?,
+        HistoryFormat::Html => render::history::html(w, &h, &read)?,
+    }
+    sink.commit()?;
+    Ok(exit::OK)
+}
+
+/// The audit logs' history, with the states around it; and what was read.
+fn audit_history(
+    g: &GlobalArgs,
+    args: &HistoryArgs,
+    states: States<'_>,
+) -> Result<(History, render::history::Read)> {
     // The log is streamed: the recorder keeps only the events the history uses.
     let mut recorder = Recorder::default();
     let stats = audit::read(
@@ -72,10 +122,7 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
     if bad > 20 {
         eprintln!("warning: … {} more unreadable record(s)", bad - 20);
     }
-    let mut h = recorder.finish(States {
-        before: before.as_ref(),
-        after: after.as_ref(),
-    });
+    let mut h = recorder.finish(states);
     if bad > 0 {
         h.summary.notes.push(format!(
             "{bad} record(s) of the log could not be read (listed on stderr): actions in them \
@@ -89,28 +136,21 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
             stats.out_of_order
         ));
     }
-    let read = read_counts(&stats);
-    let states = [before.as_ref(), after.as_ref()];
-    let logged = h.items.len();
-    select(&mut h, g, args, since, until, selector.as_ref(), &states)?;
-    h.collapse();
-    let w = sink.writer();
-    let styles = Styles::for_stdout(g.color);
-    match args.output {
-        HistoryFormat::Table => render::history::table(w, &h, &read, logged, false, styles)?,
-        HistoryFormat::Wide => render::history::table(w, &h, &read, logged, true, styles)?,
-        HistoryFormat::Json => render::write_json(w, &render::history::document(&h, &read))?,
-        HistoryFormat::Yaml => render::write_yaml(w, &render::history::document(&h, &read))?,
-        HistoryFormat::Html => render::history::html(w, &h, &read)?,
-    }
-    sink.commit()?;
-    Ok(exit::OK)
+    Ok((h, read_counts(&stats)))
+}
+
+/// The middle of the history's window (µs): the instant the controller manager's yearless
+/// times are read nearest to.
+fn window_middle(h: &History) -> Option<i64> {
+    let (first, last) = (h.items.first()?.time_us, h.items.last()?.time_us);
+    Some(first + (last - first) / 2)
 }
 
 /// What the reader read, for the renderer (`read` of the History document).
 pub fn read_counts(stats: &audit::ReadStats) -> render::history::Read {
     let skipped_by = stats.skipped();
     render::history::Read {
+        controller_manager_log: None,
         events: stats.events,
         skipped: skipped_by.values().sum(),
         skipped_by,

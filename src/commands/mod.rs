@@ -14,6 +14,7 @@ mod gate;
 mod generate;
 mod graph;
 pub mod history;
+mod history_sources;
 mod input;
 mod output;
 mod policy;

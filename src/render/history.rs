@@ -28,6 +28,22 @@ pub struct Read {
     /// Events read by the audit level they were recorded at (all of them, not only those
     /// the history uses): `unknown` where the format drops the level.
     pub levels: std::collections::BTreeMap<&'static str, u64>,
+    /// Lines of kube-controller-manager's log read (`--controller-manager-log`), and how many
+    /// of them were the GC's or the namespace controller's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_manager_log: Option<LogRead>,
+}
+
+/// What was read of kube-controller-manager's log.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogRead {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines of the GC and the namespace controller among them.
+    pub controller_lines: u64,
+    /// The highest `--v` of a line read (the log's verbosity is at least this).
+    pub verbosity: u8,
 }
 
 /// The JSON document: `{"apiVersion", "kind": "History", "items": […], "unlogged": […],
@@ -58,6 +74,23 @@ pub fn document<'h>(h: &'h History, read: &'h Read) -> Document<'h> {
 
 /// `N event(s) read (M skipped: …)`.
 fn read_line(read: &Read) -> String {
+    let log = read.controller_manager_log.as_ref().map(|l| {
+        format!(
+            "{} controller-manager log line(s) read ({} of the GC and the namespace controller, \
+             --v={} or more)",
+            l.lines, l.controller_lines, l.verbosity
+        )
+    });
+    match (log, read.events) {
+        (Some(l), 0) => return l,
+        (Some(l), _) => return format!("{}; {l}", audit_read_line(read)),
+        (None, _) => {}
+    }
+    audit_read_line(read)
+}
+
+/// `N event(s) read (M skipped: …)`.
+fn audit_read_line(read: &Read) -> String {
     let why: Vec<String> = read
         .skipped_by
         .iter()
@@ -76,6 +109,14 @@ fn read_line(read: &Read) -> String {
 }
 
 fn cause_text(it: &Item, wide: bool) -> String {
+    if it.action == "gc-start" {
+        // The row of a start: what it says (the release), and what a start means.
+        return it
+            .evidence
+            .first()
+            .and_then(|e| e.says.clone())
+            .unwrap_or_else(|| "the garbage collector started".to_owned());
+    }
     let Some(c) = &it.cause else {
         return "-".to_owned();
     };
@@ -100,10 +141,36 @@ fn cause_text(it: &Item, wide: bool) -> String {
         )),
         None => s.push_str(" ← root not in the inputs"),
     }
+    if let Some(ms) = it.after_gc_start_ms {
+        s.push_str(&format!(
+            " · {}.{:03}s after a GC start",
+            ms / 1000,
+            ms % 1000
+        ));
+    }
     if wide {
         s.push_str(&format!(" — {}", c.detail));
     }
     s
+}
+
+/// The sources that show a row (`PROVEN BY`): the audit log, the controller manager's log, an
+/// Event, the watch journal.
+fn proven_by(it: &Item) -> String {
+    let mut names: Vec<&str> = it
+        .evidence
+        .iter()
+        .map(|e| match e.source {
+            "controller-manager-log" => "kcm-log",
+            other => other,
+        })
+        .collect();
+    names.dedup();
+    if names.is_empty() {
+        "audit-log".to_owned()
+    } else {
+        names.join("+")
+    }
 }
 
 /// Writes the table (`wide`: full causes, user agents and sources). `logged`: the actions in
@@ -155,6 +222,14 @@ pub fn table(
     if repeated {
         header.push("REPEATED");
     }
+    // Sources besides the audit log: which of them show each row.
+    let proven = h
+        .items
+        .iter()
+        .any(|it| it.evidence.iter().any(|e| e.source != "audit-log"));
+    if proven {
+        header.push("PROVEN BY");
+    }
     if wide {
         header.extend(["USER", "SOURCE"]);
     }
@@ -176,6 +251,9 @@ pub fn table(
                 Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
                 _ => "-".to_owned(),
             });
+        }
+        if proven {
+            row.push(proven_by(it));
         }
         if wide {
             row.push(sanitize(&it.actor.display()).into_owned());

@@ -73,6 +73,9 @@ impl Obj {
     /// resource, whose kind comes from the built-in catalog; other resources (CRDs) keep
     /// kubectl's `plural.group`. A collection is `Kind (all) -n ns`.
     pub fn display(&self) -> String {
+        if self.resource.is_empty() && self.name.is_empty() {
+            return "-".to_owned();
+        }
         let kind = crate::catalog::builtin::all()
             .iter()
             .find(|b| b.group == self.group && b.plural == self.resource)
@@ -222,6 +225,28 @@ pub struct Item {
     /// there with another UID), or `unknown` (the state after did not read it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<&'static str>,
+    /// Each source that shows this action, and where (the audit log's event, the controller
+    /// manager's line, an Event, the watch journal): one row for one action, however many
+    /// sources saw it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+    /// Within a minute after a start of the garbage collector (a restart: a new graph from
+    /// fresh lists), how long after it, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_gc_start_ms: Option<i64>,
+}
+
+/// Where a source shows an action.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    /// `audit-log`, `controller-manager-log`, `events`, `journal`.
+    pub source: &'static str,
+    /// `file:line`.
+    pub at: String,
+    /// What it says, where that adds to the row (the cause's proof).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
 }
 
 /// An object a collection deletion took: one of the state before in its namespace and

@@ -283,6 +283,8 @@ pub(super) fn actions(kept: &[AuditEvent]) -> Actions<'_> {
             level: level_str(e.level),
             source: format!("{}:{}", e.position.source, e.position.line),
             after: None,
+            evidence: Vec::new(),
+            after_gc_start_ms: None,
         });
         sources.push(e);
     }

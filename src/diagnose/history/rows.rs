@@ -37,7 +37,9 @@ impl History {
 
 /// True when `b` repeats row `a`.
 fn retry_of(a: &Item, b: &Item) -> bool {
-    a.actor == b.actor
+    // Each start of the GC is a row of its own (controller-manager log).
+    a.action != "gc-start"
+        && a.actor == b.actor
         && a.action == b.action
         && a.object == b.object
         && a.cause == b.cause
