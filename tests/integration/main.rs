@@ -18,6 +18,7 @@ mod history;
 mod hostile;
 mod html_pictures;
 mod inputs;
+mod kcm_log;
 mod readme;
 mod realdata;
 mod realdata_audit;

@@ -380,3 +380,68 @@ fn bytes_that_are_no_log_are_an_input_error_and_hostile_bytes_never_panic() {
     let (_, stats) = read_text(&hostile, Some(2026)).unwrap();
     assert_eq!(stats.long_lines, 1);
 }
+
+/// A row of `line-table.tsv` rendered as the klog line upstream's call would print.
+fn render_row(format: &str, sample: &str) -> String {
+    let samples: Vec<&str> = if sample.is_empty() {
+        Vec::new()
+    } else {
+        sample.split(" | ").collect()
+    };
+    if let Some(rest) = format.strip_prefix('"') {
+        let msg = &rest[..rest.find('"').expect("a quoted message")];
+        let mut line = serde_json::to_string(msg).unwrap();
+        for s in samples {
+            line.push(' ');
+            line.push_str(s);
+        }
+        return line;
+    }
+    let mut out = String::new();
+    let mut rest = format;
+    let mut values = samples.into_iter();
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let verb_len = rest[at + 1..]
+            .find(|c: char| c.is_ascii_alphabetic())
+            .expect("a verb")
+            + 2;
+        out.push_str(values.next().expect("a sample per verb"));
+        rest = &rest[at + verb_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn line_table_wordings_are_read() {
+    let table = std::fs::read_to_string(data("line-table.tsv")).unwrap();
+    let mut rows = 0;
+    for row in table.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cols.len(), 7, "{row}");
+        let (kind, v, format, sample) = (cols[0], cols[1], cols[4], cols[5]);
+        let line = format!(
+            "I1207 13:46:25.028002    5430 garbagecollector.go:1] {}\n",
+            render_row(format, sample)
+        );
+        let (recs, _) = read_text(&line, Some(2026)).unwrap_or_else(|e| panic!("{row}: {e}"));
+        assert_eq!(recs.len(), 1, "{row}\n{line}");
+        let got = serde_json::to_value(recs[0].kind).unwrap();
+        assert_eq!(got, kind, "{line}");
+        assert_eq!(recs[0].v.to_string(), v, "{line}");
+        if recs[0].kind.is_work()
+            && !matches!(
+                recs[0].kind,
+                Kind::NamespaceGone
+                    | Kind::NamespaceContent
+                    | Kind::NamespaceContentDone
+                    | Kind::NamespaceCollection
+            )
+        {
+            assert!(recs[0].object.is_some(), "{line}: {:?}", recs[0]);
+        }
+        rows += 1;
+    }
+    assert!(rows >= 45, "{rows}");
+}
