@@ -176,15 +176,7 @@ fn item_of(a: &LogAction) -> Item {
 /// Adds the controller manager's log to `h`: its actions (one row with the audit log's where
 /// both show one), its GC starts, its notes.
 pub fn merge_log(h: &mut History, log: LogHistory) {
-    for it in &mut h.items {
-        if it.evidence.is_empty() {
-            it.evidence.push(Evidence {
-                source: "audit-log",
-                at: it.source.clone(),
-                says: None,
-            });
-        }
-    }
+    audit_evidence(h);
     let mut taken = vec![false; h.items.len()];
     let mut added = Vec::new();
     for a in &log.actions {
@@ -264,6 +256,19 @@ pub fn merge_log(h: &mut History, log: LogHistory) {
     let items = std::mem::take(&mut h.items);
     h.summary.count(&items);
     h.items = items;
+}
+
+/// The audit log's rows say that it shows them, before another source adds its evidence.
+fn audit_evidence(h: &mut History) {
+    for it in &mut h.items {
+        if it.evidence.is_empty() {
+            it.evidence.push(Evidence {
+                source: "audit-log",
+                at: it.source.clone(),
+                says: None,
+            });
+        }
+    }
 }
 
 /// A history with no action yet (when the audit log is not among the sources).
@@ -353,4 +358,294 @@ pub fn from_log_with_states(log: &LogHistory, states: super::history::States<'_>
             && !n.contains("no write of the garbage collector")
     });
     h
+}
+
+/// Adds Events as evidence: each of the GC's `OwnerRefInvalidNamespace` warnings to the
+/// deletion of the object it is about (whose cause it proves: an owner reference whose UID is
+/// an object of another namespace), the namespace controller's to its rows of that namespace.
+/// An Event with no action in the other sources is said in a note: the GC found that object's
+/// owner absent, and deletes it unless another owner is there.
+pub fn merge_events(h: &mut History, events: &[crate::source::events::EventRecord]) {
+    use crate::source::events::OWNER_REF_INVALID_NAMESPACE;
+    audit_evidence(h);
+    let mut unmatched = Vec::new();
+    for e in events {
+        let [api_version, kind, namespace, name, uid] = e.involved.clone();
+        let object = Ident { api_version, kind, namespace, name, uid };
+        let o = obj_of(&object, None);
+        let invalid = e.reason == OWNER_REF_INVALID_NAMESPACE;
+        let mut matched = false;
+        for it in &mut h.items {
+            let same = match (&it.object.uid, &o.uid) {
+                (Some(x), Some(y)) => x == y,
+                _ => it.object.resource == o.resource && it.object.namespace == o.namespace && it.object.name == o.name,
+            };
+            let ns_row = !invalid && it.actor.kind == "namespace-controller" && it.object.namespace == o.namespace;
+            if !(same && (!invalid || it.action == "delete") || ns_row) {
+                continue;
+            }
+            matched = true;
+            it.evidence.push(Evidence {
+                source: "events",
+                at: e.at.clone(),
+                says: Some(format!("{} ({}, ×{}): {}", e.reason, e.component, e.count, e.message)),
+            });
+            if invalid && it.cause.as_ref().is_none_or(|c| matches!(c.type_, "unknown" | "dangling-owner")) {
+                // The message names the reference as the GC looked for it (in the dependent's
+                // namespace), not the namespace its UID is in: no owner is named.
+                let named = owner_in_message(&e.message)
+                    .map_or_else(String::new, |o| format!(" (its reference names {} {}, uid {})", o.kind, o.name, o.uid));
+                it.cause = Some(Cause {
+                    type_: "cross-namespace-owner",
+                    owner: None,
+                    policy: "unknown",
+                    root: it.cause.as_ref().and_then(|c| c.root.clone()),
+                    detail: format!(
+                        "the GC recorded OwnerRefInvalidNamespace for it: its owner reference's UID \
+                         is an object of another namespace, which the GC treats as absent{named} ({})",
+                        e.at
+                    ),
+                });
+            }
+        }
+        if !matched && invalid {
+            unmatched.push(crate::model::spell_object(&object.kind, &object.name, &object.namespace));
+        }
+    }
+    if !unmatched.is_empty() {
+        h.summary.notes.push(format!(
+            "{} OwnerRefInvalidNamespace Event(s) about objects with no deletion in the other \
+             sources: the GC found their owner absent (its UID is in another namespace) and \
+             deletes them unless another owner is there: {}",
+            unmatched.len(),
+            crate::lookup::join_some(&unmatched, 8)
+        ));
+    }
+}
+
+/// The owner an `OwnerRefInvalidNamespace` message names (`ownerRef [v1/ConfigMap, namespace:
+/// ns, name: n, uid: u] does not exist in namespace "ns"`).
+fn owner_in_message(m: &str) -> Option<Ident> {
+    let at = m.find('[')?;
+    let body = &m[at + 1..];
+    let end = body.find(']')?;
+    let inner = &body[..end];
+    let (gvk, rest) = inner.split_once(", namespace: ")?;
+    let (namespace, rest) = rest.split_once(", name: ")?;
+    let (name, uid) = rest.split_once(", uid: ")?;
+    let (api_version, kind) = gvk.rsplit_once('/')?;
+    Some(Ident {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        namespace: namespace.into(),
+        name: name.into(),
+        uid: uid.into(),
+    })
+}
+
+/// The cause a finding of the watch's shadow GC names, by its code.
+fn cause_of_code(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "GC001" => "dangling-owner",
+        "GC002" => "stale-owner-uid",
+        "GC003" => "owner-coordinates-mismatch",
+        "GC004" => "cross-namespace-owner",
+        _ => return None,
+    })
+}
+
+/// Adds `watch --journal`'s entries: an object deleted, a GC finalizer removed, references
+/// removed — each matched to the other sources' row of it (one row, the journal's evidence
+/// added), or a row of its own. The journal sees what happened, not who did it (the actor is
+/// `unknown`); the cause comes from the shadow GC's finding open on the object at the time
+/// (its prediction, said as such), or from an owner the journal saw deleted before.
+pub fn merge_journal(h: &mut History, entries: &[(String, crate::source::journal::JournalEntry)]) {
+    use crate::source::journal::JournalEntry;
+    audit_evidence(h);
+    let mut last: std::collections::HashMap<String, &JournalEntry> = std::collections::HashMap::new();
+    let mut finding: std::collections::HashMap<String, (&str, &crate::source::journal::JournalFinding)> =
+        std::collections::HashMap::new();
+    let mut deleted: std::collections::HashMap<String, (&str, i64)> = std::collections::HashMap::new();
+    let mut added = Vec::new();
+    let mut taken = vec![false; h.items.len()];
+    for (at, e) in entries {
+        let Some(us) = crate::snapshot::parse_rfc3339(&e.time).map(|s| s * 1_000_000 + micros(&e.time)) else {
+            continue;
+        };
+        let uid = e.object.uid.clone();
+        let action = match e.event.as_str() {
+            "finding" => {
+                if let Some(f) = &e.finding {
+                    if f.transition == "resolved" {
+                        finding.remove(&uid);
+                    } else {
+                        finding.insert(uid.clone(), (at.as_str(), f));
+                    }
+                }
+                continue;
+            }
+            "deleted" => {
+                deleted.insert(uid.clone(), (at.as_str(), us));
+                Some("delete")
+            }
+            _ => {
+                let prev = last.get(&uid);
+                let lost = |f: &str| prev.is_some_and(|p| p.finalizers.iter().any(|x| x == f)) && !e.finalizers.iter().any(|x| x == f);
+                if lost("foregroundDeletion") || lost("orphan") {
+                    Some("remove-finalizer")
+                } else if prev.is_some_and(|p| p.owner_references.len() > e.owner_references.len()) {
+                    Some("remove-owner-references")
+                } else {
+                    None
+                }
+            }
+        };
+        let prev = last.insert(uid.clone(), e);
+        let Some(action) = action else { continue };
+        let object = Ident {
+            api_version: e.object.api_version.clone(),
+            kind: e.object.kind.clone(),
+            namespace: e.object.namespace.clone(),
+            name: e.object.name.clone(),
+            uid: uid.clone(),
+        };
+        let o = obj_of(&object, None);
+        let refs = prev.map_or(&e.owner_references, |p| &p.owner_references);
+        let cause = journal_cause(action, prev, refs, finding.get(&uid).copied(), &deleted, us);
+        let evidence = Evidence {
+            source: "journal",
+            at: at.clone(),
+            says: Some(cause.detail.clone()),
+        };
+        let matched = h.items.iter().enumerate().position(|(i, it)| {
+            !taken[i]
+                && it.action == action
+                && match (&it.object.uid, &o.uid) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => it.object.resource == o.resource && it.object.namespace == o.namespace && it.object.name == o.name,
+                }
+                && (0..=10 * SAME_ACTION_US).contains(&(us - it.time_us))
+        });
+        match matched {
+            Some(i) => {
+                taken[i] = true;
+                let it = &mut h.items[i];
+                it.evidence.push(evidence);
+                if it.cause.as_ref().is_none_or(|c| c.type_ == "unknown") && cause.type_ != "unknown" {
+                    it.cause = Some(cause);
+                }
+            }
+            None => added.push(Item {
+                time: format_us(us),
+                time_us: us,
+                action,
+                object: o,
+                actor: Actor {
+                    kind: "unknown",
+                    user: "(not in the journal: it records what changed, not who changed it)".into(),
+                    impersonated_by: None,
+                    user_agent: String::new(),
+                },
+                cause: Some(cause),
+                level: "journal",
+                source: at.clone(),
+                count: 1,
+                last: None,
+                last_us: us,
+                taken: Vec::new(),
+                after: None,
+                evidence: vec![evidence],
+                after_gc_start_ms: None,
+            }),
+        }
+    }
+    h.items.extend(added);
+    h.items.sort_by_key(|it| it.time_us);
+    h.summary.logged = h.items.len();
+    let items = std::mem::take(&mut h.items);
+    h.summary.count(&items);
+    h.items = items;
+    if let (Some(f), Some(l)) = (h.items.first(), h.items.last()) {
+        h.summary.from = Some(f.time.clone());
+        h.summary.to = Some(l.time.clone());
+    }
+}
+
+/// µs after the second of an RFC 3339 time (`…:05.123456Z`).
+fn micros(t: &str) -> i64 {
+    let Some(frac) = t.split_once('.').map(|(_, f)| f) else { return 0 };
+    let digits: String = frac.chars().take_while(char::is_ascii_digit).take(6).collect();
+    format!("{digits:0<6}").parse().unwrap_or(0)
+}
+
+fn journal_cause(
+    action: &str,
+    prev: Option<&crate::source::journal::JournalEntry>,
+    refs: &[crate::source::journal::JournalRef],
+    finding: Option<(&str, &crate::source::journal::JournalFinding)>,
+    deleted: &std::collections::HashMap<String, (&str, i64)>,
+    us: i64,
+) -> Cause {
+    let policy = |p: Option<&crate::source::journal::JournalEntry>| -> &'static str {
+        match p {
+            Some(e) if e.finalizers.iter().any(|f| f == "foregroundDeletion") => "Foreground",
+            Some(e) if e.finalizers.iter().any(|f| f == "orphan") => "Orphan",
+            _ => "unknown",
+        }
+    };
+    if action == "remove-finalizer" {
+        let orphan = prev.is_some_and(|p| p.finalizers.iter().any(|f| f == "orphan"));
+        return Cause {
+            type_: if orphan { "orphaned" } else { "foreground-finished" },
+            owner: None,
+            policy: if orphan { "Orphan" } else { "Foreground" },
+            root: None,
+            detail: "the watch saw the GC's finalizer go from the object being deleted".into(),
+        };
+    }
+    if let Some((at, f)) = finding
+        && let Some(type_) = cause_of_code(&f.code)
+    {
+        return Cause {
+            type_,
+            owner: None,
+            policy: "unknown",
+            root: None,
+            detail: format!(
+                "the watch's shadow GC predicted it ({} {}, when {}: {}; {at}): the journal shows \
+                 the object gone, not who removed it",
+                f.code,
+                f.severity,
+                if f.when.is_empty() { "-" } else { &f.when },
+                f.message
+            ),
+        };
+    }
+    if let Some((r, (at, t))) = refs.iter().find_map(|r| deleted.get(&r.uid).map(|d| (r, d)))
+        && *t <= us
+    {
+        return Cause {
+            type_: "owner-deleted",
+            owner: Some(obj_of(
+                &Ident {
+                    api_version: r.api_version.clone(),
+                    kind: r.kind.clone(),
+                    namespace: prev.map(|p| p.object.namespace.clone()).unwrap_or_default(),
+                    name: r.name.clone(),
+                    uid: r.uid.clone(),
+                },
+                None,
+            )),
+            policy: policy(prev),
+            root: None,
+            detail: format!("the watch saw its owner {} {} deleted before ({at})", r.kind, r.name),
+        };
+    }
+    Cause {
+        type_: "unknown",
+        owner: None,
+        policy: "unknown",
+        root: None,
+        detail: "the journal shows the change, and no finding or owner deletion before it".into(),
+    }
 }
