@@ -393,17 +393,6 @@ pub struct WatchArgs {
     /// changed while it was not running.
     #[arg(long, value_name = "FILE")]
     pub state_file: Option<std::path::PathBuf>,
-    /// Append every GC-relevant transition to FILE as a JSON line (a flight recorder: objects
-    /// with references, being deleted or holding the GC's finalizers; deletions; findings
-    /// with their prediction), for `history --journal FILE` after an incident.
-    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
-    pub journal: Option<std::path::PathBuf>,
-    /// Rotate the journal past this size (FILE.1 … FILE.N, the oldest dropped).
-    #[arg(long, value_name = "SIZE", default_value = "64Mi", value_parser = parse_size, requires = "journal")]
-    pub journal_max_size: u64,
-    /// Rotated journal files kept.
-    #[arg(long, value_name = "N", default_value_t = 3, requires = "journal")]
-    pub journal_keep: usize,
 }
 
 /// `admit --mode`.
@@ -566,7 +555,7 @@ pub struct HistoryArgs {
     #[arg(
         long = "audit-log",
         value_name = "PATH",
-        required_unless_present_any = ["controller_manager_log", "journal", "events"],
+        required_unless_present_any = ["controller_manager_log", "journal"],
         value_hint = ValueHint::AnyPath
     )]
     pub audit_log: Vec<std::path::PathBuf>,

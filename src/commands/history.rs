@@ -75,21 +75,6 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         }
         crate::diagnose::history_merge::merge_log(&mut h, log);
     }
-    if !args.journal.is_empty() {
-        let (entries, problems) = crate::source::journal::read(&args.journal)?;
-        for p in problems.iter().take(20) {
-            eprintln!(
-                "warning: {}: {}",
-                render::text::sanitized(&p.at),
-                render::text::sanitized(&p.cause)
-            );
-        }
-        crate::diagnose::history_merge::merge_journal(&mut h, &entries);
-    }
-    if !args.events.is_empty() {
-        let (events, _) = crate::source::events::read(&args.events, g.max_input_size)?;
-        crate::diagnose::history_merge::merge_events(&mut h, &events);
-    }
     let states = [before.as_ref(), after.as_ref()];
     let logged = h.items.len();
     select(&mut h, g, args, since, until, selector.as_ref(), &states)?;

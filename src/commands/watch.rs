@@ -18,14 +18,6 @@ struct Out {
     failed: bool,
     /// stderr is a terminal.
     progress: bool,
-    /// `--journal`.
-    journal: Option<crate::watch::journal::Journal>,
-}
-
-/// A journal that could not be written stops the watch: a flight recorder that silently
-/// stopped recording would read, afterwards, as "nothing happened".
-fn journal_error(e: std::io::Error) -> std::io::Error {
-    std::io::Error::new(e.kind(), format!("writing the journal: {e}"))
 }
 
 impl Sink for Out {
@@ -37,9 +29,6 @@ impl Sink for Out {
                 .is_some_and(|o| &o.namespace != ns)
         {
             return Ok(true);
-        }
-        if let Some(j) = self.journal.as_mut() {
-            j.finding(t).map_err(journal_error)?;
         }
         let mut out = std::io::stdout().lock();
         match self.format {
@@ -64,21 +53,6 @@ impl Sink for Out {
     fn progress(&mut self, text: &str) {
         if self.progress {
             eprintln!("watch: {}", view::sanitize(text));
-        }
-    }
-
-    fn object(
-        &mut self,
-        api_version: &str,
-        kind: &str,
-        meta: &crate::source::live::OwnedMeta,
-        deleted: bool,
-    ) -> std::io::Result<()> {
-        match self.journal.as_mut() {
-            Some(j) => j
-                .object(api_version, kind, meta, deleted)
-                .map_err(journal_error),
-            None => Ok(()),
         }
     }
 }
@@ -134,13 +108,6 @@ pub async fn run(g: &GlobalArgs, args: &WatchArgs) -> Result<u8> {
         namespace: g.namespace.clone().filter(|_| !g.all_namespaces),
         failed: false,
         progress: std::io::stderr().is_terminal(),
-        journal: match &args.journal {
-            Some(path) => Some(
-                crate::watch::journal::Journal::open(path, args.journal_max_size, args.journal_keep)
-                    .map_err(|e| Error::input(path, crate::input::read_error(&e), Some("give a file watch may write (--journal FILE)".into())))?,
-            ),
-            None => None,
-        },
     };
     match crate::watch::run::run(&conn, &cfg, &mut out, stop_signal()).await? {
         Exit::SinkStopped if out.failed => Ok(exit::FINDINGS),

@@ -14,7 +14,5 @@
 
 pub mod audit;
 pub mod controller_log;
-pub mod events;
-pub mod journal;
 pub mod files;
 pub mod live;

@@ -21,7 +21,6 @@
 //! `diagnose` and `source`, and nothing that renders.
 
 pub mod engine;
-pub mod journal;
 pub mod metrics;
 pub mod queue;
 pub mod run;

@@ -75,17 +75,6 @@ pub trait Sink {
     fn notice(&mut self, text: &str);
     /// Progress (stderr, shown on a terminal only).
     fn progress(&mut self, text: &str);
-    /// An object one of the streams applied (or deleted), of `api_version` and `kind`
-    /// (`watch --journal` records the GC-relevant ones).
-    fn object(
-        &mut self,
-        _api_version: &str,
-        _kind: &str,
-        _meta: &OwnedMeta,
-        _deleted: bool,
-    ) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Why the watch ended.

@@ -259,14 +259,3 @@ fn the_table_says_which_source_proves_each_row() {
         "{cross}"
     );
 }
-
-#[test]
-fn the_gcs_events_prove_a_cross_namespace_owner() {
-    let doc = history(&["--audit-log", &data("v2/audit.log"), "--events", &data("v2/events.json")]);
-    let cross = row(&doc, "delete", "cross/dep")[0];
-    assert_eq!(cross["cause"]["type"], "cross-namespace-owner");
-    assert!(cross["cause"]["owner"].is_null(), "the Event does not say where the owner's UID lives");
-    let sources: Vec<&str> = cross["evidence"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
-    assert_eq!(sources, ["audit-log", "events"]);
-    assert!(says(cross).contains("OwnerRefInvalidNamespace (garbage-collector-controller, ×1)"), "{}", says(cross));
-}

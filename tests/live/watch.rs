@@ -66,14 +66,6 @@ pub const SUITE: Suite<Ctx> = Suite {
             run: orphan_finalizer,
         },
         Test {
-            name: "journal_round_trips_through_history",
-            needs: &[
-                "dangling_owner_the_running_gc_deletes_now",
-                "cross_namespace_reference_gc_1_20_deletes_now",
-            ],
-            run: journal_round_trips,
-        },
-        Test {
             name: "a_crd_that_appears_is_watched_after_the_next_resync",
             needs: &["becomes_ready_once_the_initial_lists_are_in"],
             run: crd_appears,
@@ -167,9 +159,6 @@ impl Watcher {
             .arg(kubeconfig)
             .args(["watch", "-o", "json", "--resync", "5s"])
             .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
-            // The flight recorder, read back by `journal_round_trips_through_history`.
-            .arg("--journal")
-            .arg(stderr.with_extension("journal"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("stderr file"))
@@ -433,43 +422,6 @@ fn cross_namespace_now(ctx: &Ctx) {
     assert!(l.at.saturating_duration_since(written) < Duration::from_secs(1));
     wait_gone(&env, "wb", "exporter", Duration::from_secs(30));
     assert!(exists(&env, "wa", "redis"), "the owner stays");
-}
-
-/// `watch --journal`'s file, read by `history --journal`: the GC's deletions the watch saw,
-/// each with the cause its shadow GC predicted (and said to be a prediction).
-fn journal_round_trips(ctx: &Ctx) {
-    let env = env(ctx);
-    let journal = env.dir.join("watch.journal");
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
-        .args(["history", "-o", "json", "--journal"])
-        .arg(&journal)
-        .output()
-        .expect("run history");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let items = doc["items"].as_array().expect("items");
-    let row = |ns: &str, name: &str| {
-        items
-            .iter()
-            .find(|it| it["action"] == "delete" && it["object"]["namespace"] == ns && it["object"]["name"] == name)
-            .unwrap_or_else(|| panic!("no deletion of {ns}/{name} in {doc:#}"))
-    };
-    for (ns, name, cause, code) in [
-        ("wa", "dangling", "dangling-owner", "GC001"),
-        ("wb", "exporter", "cross-namespace-owner", "GC004"),
-    ] {
-        let r = row(ns, name);
-        assert_eq!(r["cause"]["type"], cause, "{r:#}");
-        assert_eq!(r["evidence"][0]["source"], "journal");
-        let says = r["evidence"][0]["says"].as_str().unwrap_or("");
-        assert!(says.contains(code) && says.contains("predicted"), "{says}");
-        assert_eq!(r["actor"]["kind"], "unknown", "the journal does not see who deletes");
-        assert!(r["object"]["uid"].as_str().is_some_and(|u| !u.is_empty()));
-    }
-    // Every line is an entry; the journal is bounded by its rotation size (64 MiB default).
-    let text = std::fs::read_to_string(&journal).expect("journal");
-    assert!(text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v["kind"] == "JournalEntry")));
 }
 
 fn edited_reference_restart(ctx: &Ctx) {

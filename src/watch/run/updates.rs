@@ -19,25 +19,6 @@ pub(super) fn unreadable_notice(r: &Resource, forbidden: bool, message: &str) ->
     }
 }
 
-/// Tells the sink of an object applied or deleted, with its resource's apiVersion and kind.
-fn object_seen(
-    engine: &Engine,
-    sink: &mut dyn Sink,
-    rid: ResourceId,
-    meta: &OwnedMeta,
-    deleted: bool,
-) -> Result<()> {
-    let Some(r) = engine.world().resources().get(rid.index()) else {
-        return Ok(());
-    };
-    let api_version = match r.group.as_str() {
-        "" => r.version.clone(),
-        g => format!("{g}/{}", r.version),
-    };
-    sink.object(&api_version, &r.kind, meta, deleted)
-        .map_err(|e| Error::Io(e))
-}
-
 /// Applies one update from a stream. `live`: after the initial sync (relists and readability
 /// changes are evaluated at once).
 pub(super) fn handle(
@@ -74,22 +55,20 @@ pub(super) fn handle(
                 return Ok(false);
             }
             engine.apply(rid, &meta, Some(received));
-            object_seen(engine, sink, rid, &meta, false)?;
         }
         Update::Deleted {
             key,
             meta,
             received,
         } => {
-            let Some(rid) = lp.streams.get(&key).map(|s| s.resource) else {
+            if !lp.streams.contains_key(&key) {
                 return Ok(true);
-            };
+            }
             metrics.event("deleted");
             if !flush_first(engine, sink, held_when, &meta.uid)? {
                 return Ok(false);
             }
             engine.delete(&meta.uid, Some(received));
-            object_seen(engine, sink, rid, &meta, true)?;
         }
         Update::Progress { .. } => metrics.event("bookmark"),
         Update::Listed {
