@@ -1,8 +1,8 @@
 //! Latency of `kubectl gc admit`'s `POST /validate` at a sustained request rate:
 //! `cargo bench --bench admit` (see BENCHMARKS.md, "admit").
 //!
-//! The graph is a synthetic cluster (default 50k objects, `KGC_BENCH_ADMIT_OBJECTS`) held by a
-//! watch engine; a task answers the webhook's queries on it as the watch loop does. The server
+//! The graph is a synthetic cluster (default 50k objects, `KGC_BENCH_ADMIT_OBJECTS`) in the
+//! webhook's shared graph, as the watch loop leaves it after the initial lists. The server
 //! is the webhook's own (HTTPS with a certificate made here, on loopback); the client sends
 //! AdmissionReviews at a fixed rate (`KGC_BENCH_ADMIT_RATE` per second, default 500) for
 //! `KGC_BENCH_ADMIT_SECS` (default 10) over 8 kept-alive connections, open loop (a request
@@ -14,13 +14,13 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use kubectl_gc::admit::server::{App, Limits, ReloadingCert, serve, tls_config};
+use kubectl_gc::admit::conns::serve;
+use kubectl_gc::admit::graph::Graph;
+use kubectl_gc::admit::server::{App, Limits};
+use kubectl_gc::admit::tls::{ReloadingCert, tls_config};
 use kubectl_gc::admit::{Policy, metrics::Metrics};
 use kubectl_gc::testkit::generate::{GenOptions, generate};
-use kubectl_gc::watch::Engine;
-use kubectl_gc::watch::run::Query;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 fn env_num(name: &str, default: u64) -> u64 {
@@ -47,9 +47,7 @@ fn certificates(dir: &std::path::Path) -> (String, std::path::PathBuf, std::path
 }
 
 /// Review bodies: (body, broken).
-fn reviews(engine: &Engine, n: usize) -> Vec<(Vec<u8>, bool)> {
-    let w = engine.world();
-    let snap = &w.snap;
+fn reviews(snap: &kubectl_gc::snapshot::Snapshot, n: usize) -> Vec<(Vec<u8>, bool)> {
     let namespaces: Vec<&str> = snap
         .store
         .ids()
@@ -146,9 +144,10 @@ fn main() {
         objects,
         ..GenOptions::default()
     });
-    let engine = Engine::new(g.to_snapshot(), None);
+    let snap = g.to_snapshot();
     let total = (rate * secs) as usize;
-    let bodies = Arc::new(reviews(&engine, total.min(20_000)));
+    let bodies = Arc::new(reviews(&snap, total.min(20_000)));
+    let graph = Arc::new(Graph::from_snapshot(snap, None));
     let dir = tempfile::tempdir().unwrap();
     let (ca, cert, key) = certificates(dir.path());
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -157,21 +156,13 @@ fn main() {
         .build()
         .unwrap();
     rt.block_on(async move {
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Query>(64);
-        // The watch loop's part: one task owns the engine and answers queries in order.
-        tokio::spawn(async move {
-            while let Some(q) = rx.recv().await {
-                q(&engine);
-            }
-        });
         let app = Arc::new(App::new(
             Policy::default(),
             Arc::new(Metrics::new()),
-            Arc::new(AtomicBool::new(true)),
-            tx,
+            graph,
             Limits::default(),
         ));
-        let tls = tls_config(Arc::new(ReloadingCert::new(cert, key).unwrap())).unwrap();
+        let tls = tls_config(Arc::new(ReloadingCert::new(cert, key, None).unwrap()), None).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(serve(listener, Some(tls), app));

@@ -494,31 +494,28 @@ fn child(phase: &str, path: &Path) {
         // The whole `history` command but its flag parsing: the read (dropping on the parsing
         // threads what the history does not use), the explanation, the JSON written out.
         "history" => {
-            use kubectl_gc::diagnose::history::{Recorder, States, used_by_history};
-            let mut recorder = Recorder::default();
-            let stats = read(
-                &AuditOptions {
+            use kubectl_gc::diagnose::history::{Caps, Logs, Query, Select, from_logs};
+            let a = from_logs(Query {
+                logs: Logs {
                     paths: vec![path.to_path_buf()],
-                    keep: Some(used_by_history),
                     max_input_bytes: 0,
                 },
-                &mut |e| recorder.push(e),
-            )
-            .expect("read");
-            recorder.read_all(&stats);
-            let kept = recorder.kept();
-            let h = recorder.finish(States::default());
+                before: None,
+                after: None,
+                gc_version: kubectl_gc::catalog::KubeVersion::NEWEST,
+                select: Select::default(),
+                caps: Caps::default(),
+            })
+            .expect("history");
             let mut out = std::io::BufWriter::new(std::io::sink());
-            let counts = kubectl_gc::commands::history::read_counts(&stats);
             kubectl_gc::render::write_json(
                 &mut out,
-                &kubectl_gc::render::history::document(&h, &counts),
+                &kubectl_gc::render::history::document(&a.history, &a.read),
             )
             .expect("write");
             format!(
-                "{} events, {kept} kept, {} actions",
-                stats.events,
-                h.items.len()
+                "{} events, {} actions",
+                a.read.events, a.history.summary.logged
             )
         }
         other => panic!("unknown phase {other}"),

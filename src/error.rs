@@ -30,6 +30,11 @@ pub mod exit {
     pub const APPLY_STOPPED: u8 = 7;
     /// The object named (`why`, `graph`, `collect --delete` KIND/NAME) is not in the input.
     pub const NOT_FOUND: u8 = 8;
+    /// `collect --apply` or `relink --apply` exited at once on a second Ctrl-C (128 + SIGINT,
+    /// as a shell reports a process SIGINT ends); the first one stops it with 7.
+    pub const INTERRUPTED_NOW: u8 = 130;
+    /// The same on a second SIGTERM (128 + SIGTERM).
+    pub const TERMINATED_NOW: u8 = 143;
 }
 
 /// Library error type.

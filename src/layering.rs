@@ -119,9 +119,19 @@ const LAYERS: &[(&str, &[&str])] = &[
             "build_info",
         ],
     ),
+    // `kubectl gc mcp`: runs the commands as child processes; in process only the read, the
+    // plan and the apply of `apply_plan`. Beside the commands, which wire it.
+    (
+        "mcp",
+        &[
+            "run", "apply", "render", "cli", "gc", "lookup", "source", "snapshot", "model",
+            "catalog", "error", "util",
+        ],
+    ),
     (
         "commands",
         &[
+            "mcp",
             "run",
             "admit",
             "watch",

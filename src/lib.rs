@@ -29,7 +29,8 @@
 //!    [`apply`] — `collect --apply`: a plan's actions performed on a live cluster, each
 //!    re-verified first, with the GC's own requests and a record of every change.
 //! 7. [`cli`] and [`commands`] — the command line, and for each subcommand the wiring of
-//!    input → stages → output.
+//!    input → stages → output; [`mcp`] — `kubectl gc mcp`: the commands' documents as Model
+//!    Context Protocol tools, each call run as a child process of this binary.
 //!
 //! Under every file reader, [`input`]: the one walker (paths, globs, directories, archives,
 //! decompression, size caps) and the memory maps.
@@ -57,6 +58,7 @@ pub mod input;
 #[cfg(test)]
 mod layering;
 pub mod lookup;
+pub mod mcp;
 pub mod model;
 pub mod namespace;
 pub mod render;

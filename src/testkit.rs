@@ -9,6 +9,8 @@
 //! assert_eq!(snap.store.len(), 2);
 //! ```
 
+#[cfg(test)]
+pub mod corpus;
 pub mod forests;
 pub mod generate;
 pub mod load;
@@ -334,6 +336,9 @@ impl Cluster {
                 .unwrap_or_else(|| panic!("unregistered kind {}/{}", o.api_version, o.kind));
             b.add_object(rid, &o.meta);
         }
-        b.finish()
+        let snap = b.finish();
+        #[cfg(test)]
+        corpus::record(&snap);
+        snap
     }
 }

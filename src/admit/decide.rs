@@ -7,14 +7,17 @@
 //! admitted before anything else is read.
 
 use super::clip;
-use super::review::Request;
+use super::graph::{Graph, State};
+use super::review::{ObjectIn, Request};
+use crate::catalog::KubeVersion;
 use crate::diagnose::remedy;
 use crate::gc::{Dangling, GarbageCollector, RefClass, Verdict};
 use crate::model::{MetaIn, ObjId, OwnerRefIn, ResourceId, Sym};
-use crate::snapshot::ListOutcome;
-use crate::watch::Engine;
-use hashbrown::HashSet;
+use crate::snapshot::{ListOutcome, Snapshot};
+use crate::watch::world::World;
+use hashbrown::{HashMap, HashSet};
 use std::borrow::Cow;
+use std::time::Instant;
 
 /// Warn (admit, with warnings) or deny (refuse with the message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,25 +119,31 @@ pub fn triage(req: &Request<'_>, policy: &Policy) -> Result<Vec<usize>, Skip> {
     if skip_label(&new.metadata) {
         return Err(Skip::Label);
     }
-    let same = |a: &OwnerRefIn<'_>, b: &OwnerRefIn<'_>| {
-        a.uid == b.uid && a.name == b.name && a.kind == b.kind && a.api_version == b.api_version
-    };
     let old: &[OwnerRefIn<'_>] = req
         .old_object
         .as_ref()
         .map_or(&[], |o| &o.metadata.owner_references);
+    // Old and new as sets: an UPDATE of 20,000 references to 20,000 is linear.
+    let old: HashSet<RefKey<'_>> = old.iter().map(ref_key).collect();
     let added: Vec<usize> = new
         .metadata
         .owner_references
         .iter()
         .enumerate()
-        .filter(|(_, r)| !old.iter().any(|o| same(o, r)))
+        .filter(|(_, r)| !old.contains(&ref_key(r)))
         .map(|(i, _)| i)
         .collect();
     if added.is_empty() {
         return Err(Skip::NoNewReferences);
     }
     Ok(added)
+}
+
+/// What identifies a reference for [`triage`]: UID, name, kind, apiVersion.
+type RefKey<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+fn ref_key<'a>(r: &'a OwnerRefIn<'_>) -> RefKey<'a> {
+    (&r.uid, &r.name, &r.kind, &r.api_version)
 }
 
 /// What the checks found.
@@ -151,15 +160,28 @@ pub struct Checked {
     /// this write (a controller creating an object and then its dependents) may not have
     /// reached the graph yet, so such a verdict is checked again after a short wait.
     pub absence: bool,
+    /// Resources (`plural.group`) whose lost watch made a reference unknown: the graph may be
+    /// stale there, so the write is admitted unjudged.
+    pub lost: Vec<String>,
 }
+
+/// At most this many broken references are described in one answer; the rest are counted.
+/// The API server keeps 4,096 characters of warnings per request whole (past that, the first
+/// 256 of each): eight messages and the count fit.
+pub const MAX_PROBLEMS: usize = 8;
+
+/// How a lost watch's resource is marked in a check's snapshot: references into it are
+/// unknown (the GC's classification says so of a resource whose listing failed), and the
+/// reason names it.
+const LOST_WATCH: &str = "its watch is lost";
 
 /// The UID the object under review gets in the snapshot when the request carries none (a
 /// CREATE): not a UID any object can hold (it has a `/`).
 const NEW_OBJECT_UID: &str = "kubectl-gc/admit/new-object";
 
 /// The row of the resource table the request's resource is listed under.
-fn resource_row(engine: &Engine, req: &Request<'_>) -> Option<ResourceId> {
-    let rows = engine.world().resources();
+fn resource_row(world: &World, req: &Request<'_>) -> Option<ResourceId> {
+    let rows = world.resources();
     let (g, v, p) = (
         req.resource.group.as_ref(),
         req.resource.version.as_ref(),
@@ -172,26 +194,8 @@ fn resource_row(engine: &Engine, req: &Request<'_>) -> Option<ResourceId> {
     exact.or_else(any_version).map(|i| ResourceId(i as u32))
 }
 
-/// The GC's verdict on the references `added` (from [`triage`]) of the request's object,
-/// judged on the engine's graph.
-pub fn check(engine: &Engine, req: &Request<'_>, added: &[usize]) -> Checked {
-    let mut out = Checked::default();
-    let Some(object) = &req.object else {
-        return out;
-    };
-    let world = engine.world();
-    let Some(row) = resource_row(engine, req) else {
-        out.not_monitored = true;
-        return out;
-    };
-    if matches!(
-        world.resources()[row.index()].list,
-        ListOutcome::Ignored { .. }
-    ) {
-        out.not_monitored = true;
-        return out;
-    }
-    // The object as the write leaves it, where the API server puts it.
+/// The object as the write leaves it, where the API server puts it.
+fn written<'a>(req: &'a Request<'a>, object: &'a ObjectIn<'a>) -> MetaIn<'a> {
     let mut meta = object.metadata.clone();
     meta.namespace = Cow::Borrowed(req.namespace.as_ref());
     if meta.name.is_empty() {
@@ -203,6 +207,61 @@ pub fn check(engine: &Engine, req: &Request<'_>, added: &[usize]) -> Checked {
     }
     if meta.uid.is_empty() {
         meta.uid = Cow::Borrowed(NEW_OBJECT_UID);
+    }
+    meta
+}
+
+/// The GC's verdict on the references `added` (from [`triage`]) of the request's object,
+/// judged on `graph`; `None` when the graph has not synced or `deadline` passed first.
+/// `on_read` is told when the graph's read lock was taken.
+pub fn check(
+    graph: &Graph,
+    req: &Request<'_>,
+    added: &[usize],
+    deadline: Option<Instant>,
+    on_read: impl FnOnce(Instant),
+) -> Option<Checked> {
+    let Some(object) = &req.object else {
+        return Some(Checked::default());
+    };
+    let meta = written(req, object);
+    let gathered = {
+        let state = graph.read()?;
+        on_read(Instant::now());
+        gather(&state, req, &meta)
+    };
+    let Some(gathered) = gathered else {
+        return Some(Checked {
+            not_monitored: true,
+            ..Checked::default()
+        });
+    };
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return None;
+    }
+    judge(&gathered, graph.gc_version(), &meta, added, deadline)
+}
+
+/// What a check copies out of the graph under its read lock.
+pub struct Gathered {
+    /// The object as written beside the objects an owner lookup can reach, with the resource
+    /// rows they reach (a lost watch's row marked failed).
+    snap: Snapshot,
+    /// The resources marked so (`plural.group`).
+    lost: Vec<String>,
+}
+
+/// Copies out what judging `meta` (the request's object as written) reads: linear in its
+/// references (an index lookup by name and by UID each). `None`: the GC does not monitor the
+/// object's resource.
+fn gather(state: &State, req: &Request<'_>, meta: &MetaIn<'_>) -> Option<Gathered> {
+    let world = &state.world;
+    let row = resource_row(world, req)?;
+    if matches!(
+        world.resources()[row.index()].list,
+        ListOutcome::Ignored { .. }
+    ) {
+        return None;
     }
     let own_uid = world.sym(&meta.uid);
     // What an owner lookup can reach: the owner by name, in the object's namespace and at
@@ -226,15 +285,51 @@ pub fn check(engine: &Engine, req: &Request<'_>, added: &[usize]) -> Checked {
         reach.remove(&own);
     }
     let uids: Vec<Sym> = reach.into_iter().collect();
-    let (snap, _) = world.mini_with(&uids, Some((row, &meta)));
+    let (mut snap, _) = world.mini_with(&uids, Some((row, meta)));
+    let mut lost = Vec::new();
+    for (r, l) in &state.lost {
+        let Some(w) = world.resources().get(r.index()) else {
+            continue;
+        };
+        if let Some(m) = snap
+            .resources
+            .iter_mut()
+            .find(|m| m.group == w.group && m.version == w.version && m.plural == w.plural)
+        {
+            m.list = ListOutcome::Failed {
+                message: format!(
+                    "{LOST_WATCH} since {} ago ({})",
+                    crate::util::human_duration(l.since.elapsed()),
+                    crate::error::one_line(&l.message)
+                ),
+            };
+            lost.push(w.plural_group());
+        }
+    }
+    Some(Gathered { snap, lost })
+}
+
+/// The GC's verdict on `added`, judged on what [`gather`] copied out (no lock held).
+fn judge(
+    g: &Gathered,
+    gc_version: KubeVersion,
+    meta: &MetaIn<'_>,
+    added: &[usize],
+    deadline: Option<Instant>,
+) -> Option<Checked> {
+    let mut out = Checked::default();
+    let snap = &g.snap;
     let Some(dep) = snap.store.by_uid_text(&meta.uid) else {
         out.not_monitored = true;
-        return out;
+        return Some(out);
     };
-    let gc = GarbageCollector::new(&snap, engine.gc_version());
+    let gc = GarbageCollector::new(snap, gc_version);
     let state = gc.initial_state();
     let mut classes = Vec::new();
     let verdict = gc.attempt_to_delete_item_classified_into(&state, dep, &mut classes);
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return None;
+    }
     let refs = snap.store.owner_refs(dep);
     let ctx = Ctx {
         gc: &gc,
@@ -242,24 +337,43 @@ pub fn check(engine: &Engine, req: &Request<'_>, added: &[usize]) -> Checked {
         verdict: &verdict,
         namespace: &meta.namespace,
     };
+    let mut undescribed = 0;
     for &i in added {
         let (Some(r), Some(class)) = (refs.get(i), classes.get(i)) else {
             continue;
         };
-        match ctx.problem(r, class) {
-            Some(p) => {
-                out.absence |= matches!(class, RefClass::Dangling(_))
-                    && gc.misdirected(&state, dep, r).is_none();
-                out.problems.push(p);
+        match class {
+            RefClass::Unknown { reason } => {
+                out.unknown += 1;
+                if reason.contains(LOST_WATCH) && out.lost.is_empty() {
+                    out.lost.clone_from(&g.lost);
+                }
+                continue;
             }
-            None if matches!(class, RefClass::Unknown { .. }) => out.unknown += 1,
-            None => {}
+            RefClass::Solid { .. } => continue,
+            RefClass::Dangling(_) if !out.absence => {
+                out.absence = gc.misdirected(&state, dep, r).is_none();
+            }
+            _ => {}
         }
+        if out.problems.len() == MAX_PROBLEMS {
+            undescribed += 1;
+            continue;
+        }
+        if let Some(p) = ctx.problem(r, class) {
+            out.problems.push(p);
+        }
+    }
+    if undescribed > 0 {
+        out.problems.push(format!(
+            "{undescribed} more ownerReferences of this write the GC will act on are not \
+             described here (only the first {MAX_PROBLEMS} are)."
+        ));
     }
     if let Some(p) = conflicting_duplicates(&meta.owner_references, added) {
         out.problems.push(p);
     }
-    out
+    Some(out)
 }
 
 struct Ctx<'a, 'g> {
@@ -276,10 +390,14 @@ impl Ctx<'_, '_> {
 
     /// What the GC does to the object, as the end of a sentence.
     fn consequence(&self, uid: Sym) -> String {
+        // When: the timeline's, for a reference being written (an owner UID no object
+        // holds is verified at once; one at other coordinates from 1.20).
+        let absent = self.gc.snap.store.by_uid(uid).is_none_or(|h| h == self.dep);
+        let when = crate::diagnose::timeline::of_write(self.gc, absent);
         match self.verdict {
-            Verdict::Delete { .. } => "the GC will delete this object".into(),
+            Verdict::Delete { .. } => format!("the GC will delete this object{}", when.clause()),
             Verdict::RemoveRefs { uids, .. } if uids.contains(&uid) => {
-                "the GC will remove this ownerReference".into()
+                format!("the GC will remove this ownerReference{}", when.clause())
             }
             Verdict::NeverCollected { .. } => "the GC will never collect this object".into(),
             _ => "the GC will not keep this ownerReference as written".into(),
@@ -436,17 +554,18 @@ fn fix_text(s: &str, raw: &mut [&str]) -> String {
 
 /// A message for references the write adds that share a UID with another reference but not
 /// its kind, name or apiVersion: the API server keeps both, and the GC judges each one alone.
+/// Linear: the references are grouped by UID once (a UID's group conflicts when its members
+/// differ, and then each member differs from another).
 fn conflicting_duplicates(refs: &[OwnerRefIn<'_>], added: &[usize]) -> Option<String> {
+    let mut groups: HashMap<&str, (RefKey<'_>, bool)> = HashMap::with_capacity(refs.len());
+    for r in refs {
+        let key = ref_key(r);
+        let group = groups.entry(&r.uid).or_insert((key, false));
+        group.1 |= group.0 != key;
+    }
     let conflict = added.iter().find_map(|&i| {
         let r = refs.get(i)?;
-        refs.iter()
-            .enumerate()
-            .any(|(j, o)| {
-                j != i
-                    && o.uid == r.uid
-                    && (o.name != r.name || o.kind != r.kind || o.api_version != r.api_version)
-            })
-            .then_some(r)
+        groups.get(r.uid.as_ref())?.1.then_some(r)
     })?;
     Some(format!(
         "Two ownerReferences name uid {} with different kinds, names or apiVersions; the GC \

@@ -14,19 +14,27 @@
 //! |---|---|
 //! | [`review`] | `AdmissionReview` v1 and v1beta1 in, the answer out |
 //! | [`decide`] | the fast paths that admit at once, and the checks on the graph |
+//! | [`graph`] | the world the checks read while the watch loop writes it; lost watches |
 //! | [`metrics`] | requests, verdicts, latency, how long a request waited for the graph |
-//! | [`server`] | HTTPS: `/validate`, `/healthz`, `/metrics`; certificates reloaded |
+//! | [`server`] | `/validate`, `/healthz`, `/metrics`: deadlines, permits per kind of work |
+//! | [`conns`] | connections: the cap, shedding the oldest idle or slow one, timeouts |
+//! | [`tls`] | the serving certificate reloaded by content, client certificates |
 //! | [`config`] | the `ValidatingWebhookConfiguration` to apply |
 //! | [`policy`] | the checks that need no lookup, as a `ValidatingAdmissionPolicy` |
+//! | [`permission`] | what OwnerReferencesPermissionEnforcement would refuse, asked of the authorizer |
 //!
 //! After `watch` in the pipeline: it reads the watch's engine and the GC, and renders nothing.
 
 pub mod config;
+pub mod conns;
 pub mod decide;
+pub mod graph;
 pub mod metrics;
+pub mod permission;
 pub mod policy;
 pub mod review;
 pub mod server;
+pub mod tls;
 
 #[cfg(test)]
 mod tests;

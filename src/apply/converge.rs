@@ -22,9 +22,9 @@ use super::{
 };
 use crate::catalog::KubeVersion;
 use crate::gc::GarbageCollector;
-use crate::gc::ObjectRef;
+use crate::gc::object_ref::{ObjectRef, Place};
 use crate::gc::plan::{Action, Plan};
-use crate::snapshot::{Snapshot, split_api_version};
+use crate::snapshot::Snapshot;
 use std::collections::HashSet;
 use std::future::Future;
 use std::io::Write;
@@ -41,20 +41,6 @@ pub trait Relist {
 /// What a round plans on a fresh snapshot: the command's own planner (scope included), so
 /// that later rounds plan exactly as the first one did.
 pub type Planner<'p> = dyn Fn(&GarbageCollector<'_>) -> Plan + 'p;
-
-type Place = (String, String, String, String);
-
-/// An object's place (group, kind, namespace, name): independent of its UID and of the
-/// version it was read at.
-fn place(t: &ObjectRef) -> Place {
-    let group = split_api_version(&t.api_version).map_or("", |(g, _)| g);
-    (
-        group.to_owned(),
-        t.kind.clone(),
-        t.namespace.clone(),
-        t.name.clone(),
-    )
-}
 
 /// Runs the first round (`actions` of `plan`, made from `first`), then re-reads, re-plans and
 /// applies until nothing is left (see the module). The summary's `left` and `converged` say
@@ -97,7 +83,7 @@ pub async fn converge<C: ClusterOps, W: Write, R: Relist>(
                         Some(SkipCause::Changed | SkipCause::GcWouldNot)
                     )
             })
-            .map(|x| place(&x.entry.target))
+            .map(|x| x.entry.target.place())
             .collect();
         let snap = match relist.relist().await {
             Ok(s) => s,
@@ -120,7 +106,7 @@ pub async fn converge<C: ClusterOps, W: Write, R: Relist>(
                 continue;
             }
             let target = ObjectRef::of(&snap, act.target);
-            if !excluded.contains(&place(&target)) {
+            if !excluded.contains(&target.place()) {
                 selected.push(act);
             }
             remaining.push(NotDone {

@@ -3,7 +3,9 @@
 //! `verify.rs`; what each verb does is in `verbs.rs`.
 
 use super::limiter::Limiter;
-use super::{ApiError, ClusterOps, Entry, LiveObject, MAX_ATTEMPTS, ObjectKey, Options, PatchType};
+use super::{
+    ApiError, ClusterOps, Entry, LiveObject, MAX_ATTEMPTS, ObjectRef, ObjectUrl, Options, PatchType,
+};
 use super::{RequestRecord, SkipCause};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, Verb};
@@ -80,15 +82,15 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
 
     /// GETs `key`. Errors that may hit every request stop the apply (`Err`); an error about
     /// this object only is `Ok(Err(message))`.
-    pub(super) async fn get(&mut self, key: &ObjectKey, entry: &mut Entry) -> Res<Got> {
+    pub(super) async fn get(&mut self, key: &ObjectRef, entry: &mut Entry) -> Res<Got> {
         self.limiter.acquire().await;
         entry.reads += 1;
         let r = self.ops.get(key).await;
         Self::got(&key.path(), r)
     }
 
-    /// GETs an owner the way the GC looks it up ([`ObjectKey::gc_get_path`]).
-    pub(super) async fn get_owner(&mut self, key: &ObjectKey, entry: &mut Entry) -> Res<Got> {
+    /// GETs an owner the way the GC looks it up ([`ObjectRef::gc_get_path`]).
+    pub(super) async fn get_owner(&mut self, key: &ObjectRef, entry: &mut Entry) -> Res<Got> {
         self.limiter.acquire().await;
         entry.reads += 1;
         let r = self.ops.get_owner(key).await;
@@ -108,7 +110,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     pub(super) async fn read_target(
         &mut self,
         id: ObjId,
-        key: &ObjectKey,
+        key: &ObjectRef,
         uid: &str,
         entry: &mut Entry,
     ) -> Res<Result<LiveObject, Step>> {
@@ -116,7 +118,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             // Never the case for a listed object; a plan from elsewhere could name one. No
             // write ever goes to such a key (its path could resolve to another object).
             return Ok(Err(Step::Skip(
-                format!("{} cannot be an object: {why}", key.describe()),
+                format!("{} cannot be an object: {why}", key),
                 SkipCause::GcWouldNot,
             )));
         }
@@ -124,7 +126,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             Ok(Some(o)) => o,
             Ok(None) => {
                 return Ok(Err(Step::Skip(
-                    format!("gone: {} no longer exists", key.describe()),
+                    format!("gone: {} no longer exists", key),
                     self.cause(id, None),
                 )));
             }
@@ -135,8 +137,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
             return Ok(Err(Step::Skip(
                 format!(
                     "recreated: {} now has uid {}, the plan was for uid {uid}",
-                    key.describe(),
-                    obj.meta.uid
+                    key, obj.meta.uid
                 ),
                 SkipCause::Changed,
             )));
@@ -146,7 +147,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
 
     pub(super) async fn write(
         &mut self,
-        key: &ObjectKey,
+        key: &ObjectRef,
         patch: Option<PatchType>,
         body: Vec<u8>,
         entry: &mut Entry,
@@ -172,7 +173,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
 
     /// A write's unexpected answer: this action fails when the error concerns this object
     /// only, otherwise the apply stops.
-    pub(super) fn unexpected(&self, method: &str, key: &ObjectKey, e: &ApiError) -> Res<Step> {
+    pub(super) fn unexpected(&self, method: &str, key: &ObjectRef, e: &ApiError) -> Res<Step> {
         let msg = format!("{method} {}: {}", key.path(), e.describe());
         if e.concerns_one_object() {
             Ok(Step::Failed(msg))
@@ -185,7 +186,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     pub(super) async fn after_invalid(
         &mut self,
         id: ObjId,
-        key: &ObjectKey,
+        key: &ObjectRef,
         uid: &str,
         e: &ApiError,
         entry: &mut Entry,
@@ -198,8 +199,8 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
 
     // -- coordinates -----------------------------------------------------------------------
 
-    pub(super) fn target(&self, id: ObjId) -> (ObjectKey, String) {
-        let key = ObjectKey::of(self.a.snap, id);
+    pub(super) fn target(&self, id: ObjId) -> (ObjectRef, String) {
+        let key = ObjectRef::of(self.a.snap, id);
         let uid = self
             .a
             .snap

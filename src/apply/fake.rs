@@ -1,10 +1,12 @@
 //! An in-memory API server for `--apply` tests: objects' metadata, with the API server's
 //! semantics for the requests the GC sends (DELETE preconditions and deletion finalizers,
 //! strategic merge patches of ownerReferences with the `uid` check (422, as kube-apiserver), JSON merge patches with the
-//! resourceVersion check, 415 for strategic merge patches of custom resources). Every request is
+//! resourceVersion check, 415 for strategic merge patches of custom resources, JSON patches with
+//! their `test` operations). Every request is
 //! recorded with its exact body; faults and hooks let tests change the cluster between requests.
 
-use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectUrl, PatchType};
+use crate::gc::ObjectRef;
 use crate::model::MetaIn;
 use crate::snapshot::{Snapshot, SnapshotBuilder};
 use serde_json::Value;
@@ -17,7 +19,7 @@ pub struct Recorded {
     /// GET, DELETE or PATCH.
     pub method: &'static str,
     /// The object's key.
-    pub key: ObjectKey,
+    pub key: ObjectRef,
     /// PATCH content type.
     pub patch: Option<PatchType>,
     /// The exact body (empty for GET).
@@ -32,14 +34,14 @@ pub type Hook = Box<dyn FnMut(usize, &Recorded, &mut Objects) -> Option<ApiError
 /// The stored objects, by (group, plural, namespace, name) — versions share objects.
 #[derive(Clone, Debug, Default)]
 pub struct Objects {
-    map: BTreeMap<(String, String, String, String), (ObjectKey, LiveMeta)>,
+    map: BTreeMap<(String, String, String, String), (ObjectRef, LiveMeta)>,
     next_rv: u64,
 }
 
-fn slot(key: &ObjectKey) -> (String, String, String, String) {
+fn slot(key: &ObjectRef) -> (String, String, String, String) {
     (
         key.group.clone(),
-        key.plural.clone(),
+        key.resource.clone(),
         key.namespace.clone(),
         key.name.clone(),
     )
@@ -47,7 +49,7 @@ fn slot(key: &ObjectKey) -> (String, String, String, String) {
 
 impl Objects {
     /// Adds or replaces an object (a new resourceVersion is assigned).
-    pub fn put(&mut self, key: ObjectKey, mut meta: LiveMeta) {
+    pub fn put(&mut self, key: ObjectRef, mut meta: LiveMeta) {
         self.next_rv += 1;
         meta.resource_version = self.next_rv.to_string();
         meta.name = key.name.clone();
@@ -56,21 +58,21 @@ impl Objects {
     }
 
     /// The object, if present.
-    pub fn get(&self, key: &ObjectKey) -> Option<&LiveMeta> {
+    pub fn get(&self, key: &ObjectRef) -> Option<&LiveMeta> {
         self.map.get(&slot(key)).map(|(_, m)| m)
     }
 
     /// Removes an object.
-    pub fn remove(&mut self, key: &ObjectKey) -> Option<LiveMeta> {
+    pub fn remove(&mut self, key: &ObjectRef) -> Option<LiveMeta> {
         self.map.remove(&slot(key)).map(|(_, m)| m)
     }
 
     /// Every object.
-    pub fn all(&self) -> impl Iterator<Item = (&ObjectKey, &LiveMeta)> {
+    pub fn all(&self) -> impl Iterator<Item = (&ObjectRef, &LiveMeta)> {
         self.map.values().map(|(k, m)| (k, m))
     }
 
-    fn bump(&mut self, key: &ObjectKey) {
+    fn bump(&mut self, key: &ObjectRef) {
         self.next_rv += 1;
         let rv = self.next_rv.to_string();
         if let Some((_, m)) = self.map.get_mut(&slot(key)) {
@@ -132,7 +134,7 @@ impl FakeCluster {
                         .collect(),
                     ..LiveMeta::default()
                 };
-                objs.put(ObjectKey::of(snap, id), meta);
+                objs.put(ObjectRef::of(snap, id), meta);
             }
         }
         fake
@@ -155,7 +157,7 @@ impl FakeCluster {
     }
 
     /// The object, if present.
-    pub fn object(&self, key: &ObjectKey) -> Option<LiveMeta> {
+    pub fn object(&self, key: &ObjectRef) -> Option<LiveMeta> {
         self.objects.lock().expect("fake lock").get(key).cloned()
     }
 
@@ -175,7 +177,7 @@ impl FakeCluster {
     fn handle(
         &self,
         method: &'static str,
-        key: &ObjectKey,
+        key: &ObjectRef,
         patch: Option<PatchType>,
         body: &[u8],
     ) -> Result<Option<LiveMeta>, ApiError> {
@@ -211,7 +213,7 @@ impl FakeCluster {
         &self,
         objs: &mut Objects,
         method: &'static str,
-        key: &ObjectKey,
+        key: &ObjectRef,
         patch: Option<PatchType>,
         body: &[u8],
     ) -> Result<Option<LiveMeta>, ApiError> {
@@ -219,7 +221,7 @@ impl FakeCluster {
             ApiError::status(
                 404,
                 "NotFound",
-                format!("{} {:?} not found", key.plural, key.name),
+                format!("{} {:?} not found", key.resource, key.name),
             )
         };
         if method == "GET" {
@@ -367,16 +369,61 @@ impl FakeCluster {
                 set(objs, key, m);
                 Ok(objs.get(key).cloned())
             }
+            ("PATCH", Some(PatchType::Json)) => {
+                let m = json_patch(current, &body)?;
+                set(objs, key, m);
+                Ok(objs.get(key).cloned())
+            }
             _ => Err(ApiError::status(405, "MethodNotAllowed", method)),
         }
     }
+}
+
+/// An RFC 6902 JSON patch of the object's metadata, as kube-apiserver applies one (the
+/// `jsonPatcher` of its patch handler): the operations in order on the object as JSON, the
+/// first that fails (a `test` that does not match, an `add` whose parent is missing) answers
+/// 422 and nothing is written. The fake knows `test` and `add` (what `relink` sends).
+fn json_patch(current: LiveMeta, ops: &Value) -> Result<LiveMeta, ApiError> {
+    let invalid = |m: String| ApiError::status(422, "", m);
+    let mut doc = serde_json::json!({ "metadata": current });
+    for op in ops
+        .as_array()
+        .ok_or_else(|| invalid("not a JSON patch".into()))?
+    {
+        let path = op["path"].as_str().unwrap_or_default();
+        let value = op.get("value").cloned().unwrap_or(Value::Null);
+        match op["op"].as_str() {
+            Some("test") => {
+                if doc.pointer(path) != Some(&value) {
+                    return Err(invalid(format!("testing value {path} failed: test failed")));
+                }
+            }
+            Some("add") => {
+                let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+                let missing = || {
+                    invalid(format!(
+                        "add operation does not apply: doc is missing path: \"{path}\""
+                    ))
+                };
+                match doc.pointer_mut(parent).ok_or_else(missing)? {
+                    Value::Array(list) if last == "-" => list.push(value),
+                    Value::Object(map) => {
+                        map.insert(last.to_owned(), value);
+                    }
+                    _ => return Err(missing()),
+                }
+            }
+            other => return Err(invalid(format!("the fake does not apply op {other:?}"))),
+        }
+    }
+    serde_json::from_value(doc["metadata"].take()).map_err(|e| invalid(e.to_string()))
 }
 
 fn conflict(message: String) -> ApiError {
     ApiError::status(409, "Conflict", message)
 }
 
-fn set(objs: &mut Objects, key: &ObjectKey, meta: LiveMeta) {
+fn set(objs: &mut Objects, key: &ObjectRef, meta: LiveMeta) {
     if let Some((_, m)) = objs.map.get_mut(&slot(key)) {
         *m = meta;
     }
@@ -426,7 +473,7 @@ impl super::Relist for FakeRelist<'_> {
 }
 
 impl ClusterOps for FakeCluster {
-    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+    async fn get(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
         match self.handle("GET", key, None, b"") {
             Ok(m) => Ok(m.map(live)),
             Err(e) if e.is_object_not_found() => Ok(None),
@@ -434,7 +481,7 @@ impl ClusterOps for FakeCluster {
         }
     }
 
-    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+    async fn get_owner(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
         // Where the GC's lookup lands: an object whose path it is, a collection (a list: not
         // an object), the server's refusal of a `%`, or nothing.
         let path = key.gc_get_path();
@@ -450,7 +497,7 @@ impl ClusterOps for FakeCluster {
         let collection = {
             let objs = self.objects.lock().expect("fake lock");
             objs.all().any(|(k, _)| {
-                ObjectKey {
+                ObjectRef {
                     name: String::new(),
                     ..k.clone()
                 }
@@ -491,11 +538,11 @@ impl ClusterOps for FakeCluster {
         }
     }
 
-    async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
+    async fn delete(&self, key: &ObjectRef, body: &[u8]) -> Result<u16, ApiError> {
         self.handle("DELETE", key, None, body).map(|_| 200)
     }
 
-    async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
+    async fn patch(&self, key: &ObjectRef, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
         self.handle("PATCH", key, Some(patch), body).map(|_| 200)
     }
 }

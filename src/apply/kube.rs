@@ -3,8 +3,9 @@
 //! the full object for servers that cannot convert) and are retried a few times on 5xx, 429 and
 //! timeouts; writes are never retried here (the executor decides what a failed write means).
 
-use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectKey, PatchType};
+use super::ops::{ApiError, ClusterOps, LiveMeta, LiveObject, ObjectUrl, PatchType};
 use crate::error::cause_chain;
+use crate::gc::ObjectRef;
 use crate::source::live::Connection;
 use crate::util::{Backoff, human_duration};
 use kube::client::Body;
@@ -23,6 +24,29 @@ const ACCEPT_METADATA: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 /// Retries of a GET on 5xx / 429 / no answer.
 const GET_RETRIES: u32 = 3;
+
+/// The longest URI the `http` crate builds (its parser keeps offsets in a `u16`). The GC's Go
+/// client has no such limit: an owner whose lookup is longer is looked up another way
+/// ([`KubeOps::owner_in_collection`]).
+const MAX_URI: usize = 65_534;
+
+/// What kube-apiserver reads of a request's line and headers (Go's `http.Server`
+/// `MaxHeaderBytes`, 1 MiB, which the API server keeps): a lookup longer than this is refused
+/// (431) for the GC too, which then never resolves the owner. The GC's own headers (its token,
+/// user agent, Accept) take a few hundred bytes more; a lookup within that margin of the limit
+/// is not re-checked either way.
+const SERVER_MAX_REQUEST_LINE: usize = (1 << 20) - 8192;
+
+/// Says, in a lookup's error, that this client could not send what the GC sends (so the GC's
+/// answer is not known to be the same): `verify` words the skip accordingly.
+pub(super) const CANNOT_SEND: &str = "more than this client can send";
+
+/// The metadata-only Accept header of a list, with the plain JSON fallback.
+const ACCEPT_METADATA_LIST: &str =
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
+/// Items per page when a collection stands in for one owner's GET.
+const PAGE: u32 = 500;
 
 /// The kube-rs implementation.
 #[derive(Clone)]
@@ -160,16 +184,100 @@ impl KubeOps {
     }
 }
 
+/// One page of a metadata list: the items' metadata and the continue token.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct ListPage {
+    metadata: ListMeta,
+    items: Vec<Envelope>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct ListMeta {
+    #[serde(rename = "continue")]
+    continue_token: String,
+}
+
+impl KubeOps {
+    /// An owner whose lookup URI this client cannot send (F10: a 300,000-character name; the
+    /// real GC sends it, gets NotFound and deletes the dependent): the collection the GC's GET
+    /// would read from, listed page by page, answers the same question — an object of that
+    /// name exists, or not. Not for a name the API server resolves as a path (`/`, `.`, `..`)
+    /// or refuses (`%`), nor for a lookup the API server itself refuses as too long: those are
+    /// reported as lookups that cannot be re-checked, and the object is left alone.
+    async fn owner_in_collection(
+        &self,
+        key: &ObjectRef,
+        len: usize,
+    ) -> Result<Option<LiveObject>, ApiError> {
+        if len > SERVER_MAX_REQUEST_LINE {
+            return Err(ApiError::status(
+                431,
+                "RequestHeaderFieldsTooLarge",
+                format!(
+                    "the GC's lookup of this owner is {len} bytes long: the API server refuses \
+                     a request line over 1 MiB"
+                ),
+            ));
+        }
+        if let Some(problem) = super::ops::path_segment_problem(&key.name) {
+            return Err(ApiError::not_sent(format!(
+                "the lookup of this owner is {len} bytes long, {CANNOT_SEND}, and its name \
+                 {problem}: it cannot be re-checked by listing its collection"
+            )));
+        }
+        let collection = crate::source::live::path::collection(
+            &key.group,
+            &key.version,
+            (!key.namespace.is_empty()).then_some(key.namespace.as_str()),
+            &key.resource,
+        );
+        let mut token = String::new();
+        loop {
+            let mut path = format!("{collection}?limit={PAGE}");
+            if !token.is_empty() {
+                path.push_str("&continue=");
+                path.push_str(&crate::source::live::path::segment(&token));
+            }
+            let req = request(
+                http::Method::GET,
+                &path,
+                None,
+                ACCEPT_METADATA_LIST,
+                Vec::new(),
+            )?;
+            let (_, body) = self.send(req).await?;
+            let page: ListPage = serde_json::from_slice(&body).map_err(|e| {
+                ApiError::status(0, "", format!("GET {collection}: bad answer: {e}"))
+            })?;
+            if let Some(item) = page.items.into_iter().find(|i| i.metadata.name == key.name) {
+                return Ok(Some(LiveObject {
+                    meta: item.metadata,
+                }));
+            }
+            if page.metadata.continue_token.is_empty() {
+                return Ok(None);
+            }
+            token = page.metadata.continue_token;
+        }
+    }
+}
+
 impl ClusterOps for KubeOps {
-    async fn get(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
+    async fn get(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
         self.get_path(&key.path()).await
     }
 
-    async fn get_owner(&self, key: &ObjectKey) -> Result<Option<LiveObject>, ApiError> {
-        self.get_path(&key.gc_get_path()).await
+    async fn get_owner(&self, key: &ObjectRef) -> Result<Option<LiveObject>, ApiError> {
+        let path = key.gc_get_path();
+        if path.len() <= MAX_URI {
+            return self.get_path(&path).await;
+        }
+        self.owner_in_collection(key, path.len()).await
     }
 
-    async fn delete(&self, key: &ObjectKey, body: &[u8]) -> Result<u16, ApiError> {
+    async fn delete(&self, key: &ObjectRef, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::DELETE,
             &key.path(),
@@ -180,7 +288,7 @@ impl ClusterOps for KubeOps {
         self.send(req).await.map(|(s, _)| s)
     }
 
-    async fn patch(&self, key: &ObjectKey, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
+    async fn patch(&self, key: &ObjectRef, patch: PatchType, body: &[u8]) -> Result<u16, ApiError> {
         let req = request(
             http::Method::PATCH,
             &key.path(),

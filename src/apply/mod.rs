@@ -27,7 +27,7 @@
 //!   every request (no answer, 401, 403, 429, 5xx) stop the apply; the rest is reported as
 //!   not done.
 //! - **Owners looked up where the GC looks.** The GC's metadata client joins an owner's name
-//!   into the path unchecked ([`ops::ObjectKey::gc_get_path`]): `..` reaches the namespace,
+//!   into the path unchecked ([`ops::ObjectUrl::gc_get_path`]): `..` reaches the namespace,
 //!   `.` the collection, `a/b` another path, and a `%` is refused by the server. Apply sends
 //!   the same GET and reads the answer as the GC does; a lookup that fails for the GC (a
 //!   refusal, a list) is never taken for absent: the action is skipped, as the GC keeps the
@@ -59,7 +59,7 @@ mod verbs;
 mod verify;
 
 pub use converge::{MAX_ROUNDS, Relist, converge};
-pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectKey, PatchType};
+pub use ops::{ApiError, ClusterOps, LiveMeta, LiveObject, LiveRef, ObjectUrl, PatchType};
 pub use record::{
     Entry, EntryResult, Header, NotDone, Record, RequestRecord, SkipCause, SummaryLine,
 };
@@ -123,18 +123,21 @@ impl Options {
 pub enum Stopped {
     /// An unexpected error (the message says which request and what).
     Error(String),
-    /// Ctrl-C.
+    /// Ctrl-C (SIGINT).
     Interrupted,
+    /// SIGTERM (a Job's or CI runner's cancellation, `systemctl stop`, `kill`).
+    Terminated,
     /// Standard output was closed (`… | head`): nobody reads the report any more.
     OutputClosed,
 }
 
 impl Stopped {
-    /// `error`, `interrupted`, `output-closed` (the record's `stopped`).
+    /// `error`, `interrupted`, `terminated`, `output-closed` (the record's `stopped`).
     pub fn as_str(&self) -> &'static str {
         match self {
             Stopped::Error(_) => "error",
             Stopped::Interrupted => "interrupted",
+            Stopped::Terminated => "terminated",
             Stopped::OutputClosed => "output-closed",
         }
     }
@@ -144,6 +147,7 @@ impl Stopped {
         match self {
             Stopped::Error(m) => m.clone(),
             Stopped::Interrupted => "interrupted (Ctrl-C) before the next action".to_owned(),
+            Stopped::Terminated => "terminated (SIGTERM) before the next action".to_owned(),
             Stopped::OutputClosed => {
                 "standard output was closed (nobody reads the report) before the next action"
                     .to_owned()
@@ -160,6 +164,7 @@ impl Stop {
     const NONE: u8 = 0;
     const INTERRUPTED: u8 = 1;
     const OUTPUT_CLOSED: u8 = 2;
+    const TERMINATED: u8 = 3;
 
     /// No stop requested.
     pub const fn new() -> Stop {
@@ -171,6 +176,16 @@ impl Stop {
         let _ = self.0.compare_exchange(
             Self::NONE,
             Self::INTERRUPTED,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+
+    /// SIGTERM.
+    pub fn terminate(&self) {
+        let _ = self.0.compare_exchange(
+            Self::NONE,
+            Self::TERMINATED,
             Ordering::SeqCst,
             Ordering::SeqCst,
         );
@@ -190,6 +205,7 @@ impl Stop {
     pub fn requested(&self) -> Option<Stopped> {
         match self.0.load(Ordering::SeqCst) {
             Self::INTERRUPTED => Some(Stopped::Interrupted),
+            Self::TERMINATED => Some(Stopped::Terminated),
             Self::OUTPUT_CLOSED => Some(Stopped::OutputClosed),
             _ => None,
         }

@@ -5,58 +5,19 @@
 //! Writes take the request body as exact bytes (built by [`super::patch`]), so what the tests
 //! check is byte for byte what is sent.
 
-use crate::model::ObjId;
-use crate::snapshot::Snapshot;
+use crate::gc::ObjectRef;
 use crate::source::live::path::{self, segment};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;
 use std::future::Future;
 
-/// Where an object lives: its resource (group/version/plural, as the API server serves it),
-/// namespace (`""` for cluster-scoped objects) and name.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObjectKey {
-    /// API group (`""` for core).
-    pub group: String,
-    /// Version used in the URL.
-    pub version: String,
-    /// Plural resource name.
-    pub plural: String,
-    /// Kind (for messages).
-    pub kind: String,
-    /// Namespace, `""` for cluster-scoped objects.
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-}
-
-impl ObjectKey {
-    /// The key of a snapshot object (at the version it was listed with).
-    pub fn of(snap: &Snapshot, id: ObjId) -> ObjectKey {
-        let o = snap.store.object(id);
-        let r = snap.resource_of(o);
-        ObjectKey {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            plural: r.plural.clone(),
-            kind: r.kind.clone(),
-            namespace: snap.store.str(o.namespace).to_owned(),
-            name: snap.store.str(o.name).to_owned(),
-        }
-    }
-
+/// The URL parts of an object ([`ObjectRef`]: group, version, resource, namespace, name), as
+/// `--apply` requests it.
+pub trait ObjectUrl {
     /// The object's URL path (`/api/v1/namespaces/ns/configmaps/name`), every segment escaped
     /// by [`segment`]: no name, namespace or discovery string can add a segment, a query or a
     /// fragment, or make the request fail to build.
-    pub fn path(&self) -> String {
-        path::object(
-            &self.group,
-            &self.version,
-            Some(&self.namespace),
-            &self.plural,
-            &self.name,
-        )
-    }
+    fn path(&self) -> String;
 
     /// The path the GC's metadata client GETs to look this object up as an owner (`isDangling`,
     /// §3.3): client-go's metadata client joins the URL segments and the name with Go's
@@ -66,7 +27,26 @@ impl ObjectKey {
     /// escaped by [`segment`] (the server decodes it to the same bytes as Go's escaping), so
     /// `%` arrives as `%` (and the server refuses the name), `?` and `#` stay in the name.
     /// For a name that is a valid path segment (every stored object's) this is [`Self::path`].
-    pub fn gc_get_path(&self) -> String {
+    fn gc_get_path(&self) -> String;
+
+    /// Why this is not the address of an object the API server can store, if it is not: a name
+    /// or namespace that is not a valid path segment ([`path_segment_problem`]). Never the case
+    /// for a listed object; apply never writes to such an address.
+    fn not_storable(&self) -> Option<String>;
+}
+
+impl ObjectUrl for ObjectRef {
+    fn path(&self) -> String {
+        path::object(
+            &self.group,
+            &self.version,
+            Some(&self.namespace),
+            &self.resource,
+            &self.name,
+        )
+    }
+
+    fn gc_get_path(&self) -> String {
         let mut raw: Vec<&str> = Vec::with_capacity(7);
         if self.group.is_empty() {
             raw.push("api");
@@ -77,7 +57,7 @@ impl ObjectKey {
         if !self.namespace.is_empty() {
             raw.extend(["namespaces", &self.namespace]);
         }
-        raw.push(&self.plural);
+        raw.push(&self.resource);
         if !self.name.is_empty() {
             raw.push(&self.name);
         }
@@ -96,10 +76,7 @@ impl ObjectKey {
         format!("/{}", escaped.join("/"))
     }
 
-    /// Why this is not the key of an object the API server can store, if it is not: a name or
-    /// namespace that is not a valid path segment ([`path_segment_problem`]). Never the case
-    /// for a listed object; apply never writes to such a key.
-    pub fn not_storable(&self) -> Option<String> {
+    fn not_storable(&self) -> Option<String> {
         if let Some(p) = path_segment_problem(&self.name) {
             return Some(format!("name {:?} {p}", self.name));
         }
@@ -110,21 +87,12 @@ impl ObjectKey {
         }
         None
     }
-
-    /// `Kind/name -n ns` (or `Kind/name`).
-    pub fn describe(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{}/{}", self.kind, self.name)
-        } else {
-            format!("{}/{} -n {}", self.kind, self.name, self.namespace)
-        }
-    }
 }
 
 /// Why a name is not a valid path segment, if it is not (apimachinery's
 /// `IsValidPathSegmentName`): `.`, `..`, or containing `/` or `%`. The API server stores no
 /// object under such a name. (The GC's owner lookups do not check it: see
-/// [`ObjectKey::gc_get_path`].)
+/// [`ObjectUrl::gc_get_path`].)
 pub fn path_segment_problem(name: &str) -> Option<&'static str> {
     match name {
         "." => Some("may not be '.'"),
@@ -301,14 +269,14 @@ impl ApiError {
     }
 
     /// True when the error concerns this one object or request only — the request could not be
-    /// built, the server refused it as malformed (400, 422), the resource is no longer served
+    /// built, the server refused it as malformed (400, 422) or too long (431), the resource is no longer served
     /// (a 404 without a `NotFound` status) or does not take the verb (405), the path is not
     /// one object's (a list answered 406 to a metadata GET, or answered at all) — so the apply
     /// fails this action and goes on. Anything else (no answer, 401, 403, 429, 5xx) may hit every
     /// later request too: the apply stops.
     pub fn concerns_one_object(&self) -> bool {
         (self.code == 0 && (self.reason == Self::NOT_SENT || self.reason == Self::NOT_AN_OBJECT))
-            || matches!(self.code, 400 | 405 | 406 | 422)
+            || matches!(self.code, 400 | 405 | 406 | 422 | 431)
             || (self.code == 404 && !self.is_object_not_found())
     }
 
@@ -338,27 +306,27 @@ pub trait ClusterOps {
     /// GET the object's metadata.
     fn get(
         &self,
-        key: &ObjectKey,
+        key: &ObjectRef,
     ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
 
-    /// GET an owner's metadata the way the GC looks it up: at [`ObjectKey::gc_get_path`], and
+    /// GET an owner's metadata the way the GC looks it up: at [`ObjectUrl::gc_get_path`], and
     /// an answer that is not one object's metadata is an error ([`ApiError::not_an_object`]).
     fn get_owner(
         &self,
-        key: &ObjectKey,
+        key: &ObjectRef,
     ) -> impl Future<Output = Result<Option<LiveObject>, ApiError>> + Send;
 
     /// DELETE with a `DeleteOptions` body.
     fn delete(
         &self,
-        key: &ObjectKey,
+        key: &ObjectRef,
         body: &[u8],
     ) -> impl Future<Output = Result<u16, ApiError>> + Send;
 
     /// PATCH with a body of the given type.
     fn patch(
         &self,
-        key: &ObjectKey,
+        key: &ObjectRef,
         patch: PatchType,
         body: &[u8],
     ) -> impl Future<Output = Result<u16, ApiError>> + Send;
@@ -366,7 +334,7 @@ pub trait ClusterOps {
 
 #[cfg(test)]
 mod tests {
-    use super::{ApiError, ObjectKey, path_segment_problem, segment};
+    use super::{ApiError, ObjectRef, ObjectUrl, path_segment_problem, segment};
     use std::borrow::Cow;
 
     #[test]
@@ -390,13 +358,14 @@ mod tests {
             ("a;b,c:d@e", "a%3Bb%2Cc%3Ad%40e"),
         ] {
             assert_eq!(segment(raw), want, "{raw:?}");
-            let key = ObjectKey {
+            let key = ObjectRef {
                 group: raw.into(),
                 version: raw.into(),
-                plural: raw.into(),
+                resource: raw.into(),
                 kind: "K".into(),
                 namespace: raw.into(),
                 name: raw.into(),
+                uid: String::new(),
             };
             let path = key.path();
             assert!(http::Uri::try_from(path.as_str()).is_ok(), "{path}");
@@ -416,13 +385,14 @@ mod tests {
 
     #[test]
     fn the_gcs_owner_lookup_path_is_joined_and_cleaned_like_client_gos() {
-        let key = |ns: &str, name: &str| ObjectKey {
+        let key = |ns: &str, name: &str| ObjectRef {
             group: String::new(),
             version: "v1".into(),
-            plural: "configmaps".into(),
+            resource: "configmaps".into(),
             kind: "ConfigMap".into(),
             namespace: ns.into(),
             name: name.into(),
+            uid: String::new(),
         };
         let cases = [
             ("plain", "/api/v1/namespaces/ns/configmaps/plain"),
@@ -444,9 +414,9 @@ mod tests {
         for name in ["plain", "a?x=1", "é", "c\u{1}d", "..."] {
             assert_eq!(key("ns", name).gc_get_path(), key("ns", name).path());
         }
-        let cluster = ObjectKey {
+        let cluster = ObjectRef {
             group: "rbac.authorization.k8s.io".into(),
-            plural: "clusterroles".into(),
+            resource: "clusterroles".into(),
             ..key("", "..")
         };
         assert_eq!(cluster.gc_get_path(), "/apis/rbac.authorization.k8s.io/v1");

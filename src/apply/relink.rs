@@ -3,7 +3,7 @@
 //! re-read first, a JSON patch that `test`s the resourceVersion and the list it extends, and
 //! one record entry per object, written as it goes.
 
-use super::{ClusterOps, LiveObject, ObjectKey, PatchType, kube::KubeOps};
+use super::{ClusterOps, LiveObject, ObjectRef, PatchType, Stop, Stopped};
 use crate::diagnose::relink::{Link, Relink, json_patch};
 use crate::snapshot::Snapshot;
 use std::io::Write;
@@ -20,21 +20,23 @@ pub enum Outcome {
 }
 
 /// Counts of an apply.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Counts {
     /// Objects patched.
     pub patched: usize,
     /// Objects skipped or refused.
     pub not: usize,
+    /// Objects never attempted: the apply was stopped before them (why).
+    pub stopped: Option<(Stopped, usize)>,
 }
 
 /// Why a link is not safe to write any more, re-read from the cluster; `None`: safe.
 async fn recheck(
-    ops: &KubeOps,
+    ops: &impl ClusterOps,
     target: &Snapshot,
     l: &Link,
 ) -> std::result::Result<LiveObject, String> {
-    let key = ObjectKey::of(target, l.target);
+    let key = ObjectRef::of(target, l.target);
     let live = match ops.get(&key).await {
         Ok(Some(o)) => o,
         Ok(None) => return Err("the object is gone".into()),
@@ -55,7 +57,7 @@ async fn recheck(
         {
             return Err(format!("it references {}/{} already", r.kind, r.name));
         }
-        let okey = ObjectKey::of(target, r.owner);
+        let okey = ObjectRef::of(target, r.owner);
         match ops.get_owner(&okey).await {
             Ok(Some(o)) if o.meta.uid == r.uid && o.meta.deletion_timestamp.is_none() => {}
             Ok(Some(o)) if o.meta.uid != r.uid => {
@@ -75,16 +77,23 @@ async fn recheck(
 }
 
 /// Applies the plan's links one object at a time, writing a `RelinkEntry` line to `record` for
-/// each and telling `progress` what became of it.
+/// each and telling `progress` what became of it; a stop requested (Ctrl-C, SIGTERM) is
+/// honoured before the next object. `ops` is the cluster (`KubeOps`; the tests drive it with
+/// `apply::fake`).
 pub async fn apply(
-    ops: &KubeOps,
+    ops: &impl ClusterOps,
     target: &Snapshot,
     p: &Relink,
+    stop: &Stop,
     record: &mut dyn Write,
     progress: &mut dyn FnMut(&Link, &Outcome),
 ) -> std::io::Result<Counts> {
     let mut counts = Counts::default();
-    for l in &p.links {
+    for (i, l) in p.links.iter().enumerate() {
+        if let Some(why) = stop.requested() {
+            counts.stopped = Some((why, p.links.len() - i));
+            break;
+        }
         let mut entry = serde_json::json!({
             "kind": "RelinkEntry", "object": {"group": l.group, "kind": l.kind,
                 "namespace": l.namespace, "name": l.name, "uid": l.uid},
@@ -99,7 +108,7 @@ pub async fn apply(
                 entry["patch"] = body.clone();
                 match ops
                     .patch(
-                        &ObjectKey::of(target, l.target),
+                        &ObjectRef::of(target, l.target),
                         PatchType::Json,
                         body.to_string().as_bytes(),
                     )
@@ -134,3 +143,6 @@ pub async fn apply(
     }
     Ok(counts)
 }
+
+#[cfg(test)]
+mod tests;

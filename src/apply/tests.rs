@@ -1,7 +1,7 @@
 //! `--apply` against the in-memory API server: request bytes, fallbacks, re-verification
 //! skips, stops, the record, and end states equal to the plan's prediction.
 
-use super::ObjectKey;
+use super::ObjectRef;
 use super::fake::{FakeCluster, Recorded};
 use super::*;
 use crate::catalog::KubeVersion;
@@ -21,8 +21,8 @@ fn obj(snap: &Snapshot, name: &str) -> ObjId {
         .unwrap_or_else(|| panic!("no object {name}"))
 }
 
-fn key(snap: &Snapshot, name: &str) -> ObjectKey {
-    ObjectKey::of(snap, obj(snap, name))
+fn key(snap: &Snapshot, name: &str) -> ObjectRef {
+    ObjectRef::of(snap, obj(snap, name))
 }
 
 struct Run {
@@ -85,7 +85,7 @@ fn assert_matches_plan(snap: &Snapshot, plan: &Plan, fake: &FakeCluster) {
     let s = &snap.store;
     for id in s.ids() {
         let name = s.str(s.object(id).name);
-        let live = fake.object(&ObjectKey::of(snap, id));
+        let live = fake.object(&ObjectRef::of(snap, id));
         if !plan.end.exists(id) {
             assert!(
                 live.is_none(),
@@ -318,7 +318,7 @@ async fn object_recreated_before_apply_is_skipped_without_writes() {
 async fn owner_that_reappeared_is_respected() {
     let snap = dangling().build();
     let fake = FakeCluster::from_snapshot(&snap);
-    let owner = ObjectKey {
+    let owner = ObjectRef {
         name: "gone".into(),
         ..key(&snap, "orphaned")
     };
@@ -1086,13 +1086,7 @@ fn the_record_keeps_only_what_re_verification_needs() {
         round: 1,
         wave: 1,
         verb: "delete",
-        target: crate::gc::ObjectRef {
-            api_version: "v1".into(),
-            kind: "Secret".into(),
-            namespace: "ns".into(),
-            name: "db".into(),
-            uid: "u-db".into(),
-        },
+        target: crate::gc::ObjectRef::from_api_version("v1", "Secret", "ns", "db", "u-db"),
         rule: "x",
         reason: String::new(),
         propagation_policy: None,
@@ -1319,12 +1313,99 @@ async fn an_object_left_alone_is_not_retried_and_is_reported_left() {
 }
 
 #[tokio::test]
+async fn later_rounds_leave_alone_objects_created_after_the_first_read() {
+    // The promise (converge.rs): only objects of the first read are ever touched — what
+    // appeared since was never shown to the user. After round 1 deletes `orphaned`, something
+    // creates a new garbage object `late` and recreates `orphaned` (same name, new UID), both
+    // with a dangling owner: the re-plan predicts the GC deletes them, and the apply must not.
+    // Two first-read objects keep a second round going, so the filter is what decides.
+    struct Newcomers<'f> {
+        inner: fake::FakeRelist<'f>,
+        added: bool,
+        template: LiveMeta,
+        ns_key: ObjectRef,
+    }
+    impl Relist for Newcomers<'_> {
+        async fn relist(&mut self) -> Result<Snapshot, String> {
+            if !std::mem::replace(&mut self.added, true) {
+                let (k, m) = (self.ns_key.clone(), self.template.clone());
+                self.inner.fake.with_objects(|o| {
+                    let mut late = m.clone();
+                    late.uid = "u-late".into();
+                    o.put(
+                        ObjectRef {
+                            name: "late".into(),
+                            ..k.clone()
+                        },
+                        late,
+                    );
+                    let mut again = m;
+                    again.uid = "u-orphaned-again".into();
+                    o.put(k, again);
+                });
+            }
+            self.inner.relist().await
+        }
+    }
+    let mut c = dangling();
+    // An orphan patch first, then (round 2, re-planned) the GC's delete of `x`: two rounds.
+    c.obj("v1", "ConfigMap", "ns", "o1", "u-o1")
+        .finalizers(&["orphan"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "x", "u-x")
+        .owner("v1", "ConfigMap", "o1", "u-o1")
+        .owner("v1", "ConfigMap", "o2", "u-o2");
+    let snap = c.build();
+    let fake = FakeCluster::from_snapshot(&snap);
+    let k = key(&snap, "orphaned");
+    let mut relist = Newcomers {
+        template: fake.object(&k).unwrap(),
+        ns_key: k.clone(),
+        added: false,
+        inner: fake::FakeRelist {
+            fake: &fake,
+            template: &snap,
+            count: 0,
+        },
+    };
+    let (s, lines) = converge_with(&snap, &fake, &mut relist).await;
+    assert_eq!(s.rounds, 2, "{lines:#?}");
+    assert!(fake.object(&key(&snap, "x")).is_none(), "round 2 deleted x");
+    let late = ObjectRef {
+        name: "late".into(),
+        ..k.clone()
+    };
+    assert_eq!(fake.object(&late).map(|m| m.uid), Some("u-late".into()));
+    assert_eq!(
+        fake.object(&k).map(|m| m.uid),
+        Some("u-orphaned-again".into())
+    );
+    let touched: Vec<String> = fake
+        .writes()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.key.name))
+        .collect();
+    assert_eq!(
+        touched,
+        // Round 1: the orphan patch, the garbage, the orphan finalizer; round 2: x.
+        ["PATCH x", "DELETE orphaned", "PATCH o1", "DELETE x"].map(String::from),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l["target"]["name"] == "late" || l["target"]["uid"] == "u-orphaned-again"),
+        "nothing recorded about objects the user never saw: {lines:#?}"
+    );
+}
+
+#[tokio::test]
 async fn rounds_are_bounded() {
     // Something puts the object back (same UID) after each round: every round deletes it
     // again. The apply stops after MAX_ROUNDS, not converged.
     struct Resurrect<'f> {
         inner: fake::FakeRelist<'f>,
-        key: ObjectKey,
+        key: ObjectRef,
         meta: LiveMeta,
     }
     impl Relist for Resurrect<'_> {
@@ -1510,7 +1591,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
             .count();
         let fake = FakeCluster::from_snapshot(&snap);
         let (s, _, _) = converge_on_fake(&snap, &fake).await;
-        let all: Vec<(ObjectKey, LiveMeta)> =
+        let all: Vec<(ObjectRef, LiveMeta)> =
             fake.with_objects(|o| o.all().map(|(k, m)| (k.clone(), m.clone())).collect());
         for (k, m) in &all {
             let held_by = |blocking: bool| {
@@ -1520,7 +1601,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
                             .iter()
                             .any(|r| r.uid == m.uid && (!blocking || r.blocks()))
                     })
-                    .map(|(dk, _)| dk.describe())
+                    .map(|(dk, _)| dk.to_string())
                     .collect::<Vec<_>>()
             };
             let short = if m.has_finalizer("orphan") {
@@ -1536,7 +1617,7 @@ async fn random_forests_never_end_with_an_owner_every_gc_order_finishes() {
                 !s.complete() && named,
                 "seed {seed}: {} ends with {:?} (dependents still referencing it: {deps:?}); \
                  complete {}, left {:?}",
-                k.describe(),
+                k,
                 m.finalizers,
                 s.complete(),
                 s.left

@@ -116,17 +116,13 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 Err(msg) => return Ok(Step::Failed(msg)),
                 Ok(None) => {
                     return Ok(Step::Skip(
-                        format!("owner {} is gone", okey.describe()),
+                        format!("owner {} is gone", okey),
                         self.cause(owner, None),
                     ));
                 }
                 Ok(Some(o)) if o.meta.uid != ouid => {
                     return Ok(Step::Skip(
-                        format!(
-                            "owner {} was recreated (uid {})",
-                            okey.describe(),
-                            o.meta.uid
-                        ),
+                        format!("owner {} was recreated (uid {})", okey, o.meta.uid),
                         SkipCause::Changed,
                     ));
                 }
@@ -136,7 +132,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     return Ok(Step::Skip(
                         format!(
                             "owner {} is no longer being deleted with the orphan finalizer",
-                            okey.describe()
+                            okey
                         ),
                         self.cause(owner, Some(&o.meta)),
                     ));
@@ -367,12 +363,12 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                     if foreground {
                         format!(
                             "dependent {} still blocks the deletion (blockOwnerDeletion=true)",
-                            dkey.describe()
+                            dkey
                         )
                     } else {
                         format!(
                             "dependent {} still references the owner: it was not orphaned",
-                            dkey.describe()
+                            dkey
                         )
                     },
                     cause,

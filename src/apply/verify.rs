@@ -3,7 +3,7 @@
 //! still holds.
 
 use super::executor::{Executor, Got, Res, Step};
-use super::{ClusterOps, Entry, LiveMeta, LiveRef, ObjectKey, SkipCause};
+use super::{ClusterOps, Entry, LiveMeta, LiveRef, ObjectRef, ObjectUrl, SkipCause};
 use crate::model::{ObjId, Sym, finalizers};
 use crate::snapshot::split_api_version;
 use std::collections::{BTreeSet, HashMap};
@@ -31,7 +31,7 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
     /// Where the GC looks an owner up (§3.3 step 6): the reference's group/version/kind
     /// (exact kind, or the kind in lower case), in the dependent's namespace for namespaced
     /// kinds.
-    pub(super) fn owner_key(&self, r: &LiveRef, dependent_ns: &str) -> Result<ObjectKey, String> {
+    pub(super) fn owner_key(&self, r: &LiveRef, dependent_ns: &str) -> Result<ObjectRef, String> {
         let (group, version) = split_api_version(&r.api_version)
             .ok_or_else(|| format!("apiVersion {:?} does not parse", r.api_version))?;
         let row = self
@@ -53,17 +53,18 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
         if row.namespaced && dependent_ns.is_empty() {
             return Err("cluster-scoped objects cannot refer to namespaced owners".into());
         }
-        Ok(ObjectKey {
+        Ok(ObjectRef {
             group: row.group.clone(),
             version: row.version.clone(),
-            plural: row.plural.clone(),
             kind: row.kind.clone(),
+            resource: row.plural.clone(),
             namespace: if row.namespaced {
                 dependent_ns.to_owned()
             } else {
                 String::new()
             },
             name: r.name.clone(),
+            uid: r.uid.clone(),
         })
     }
 
@@ -97,13 +98,16 @@ impl<C: ClusterOps> Executor<'_, '_, C> {
                 }
             };
             out.push(match owner {
+                Err(msg) if msg.contains(super::kube::CANNOT_SEND) => LiveClass::Unverifiable(
+                    format!("{msg}; left alone (the GC's own lookup may resolve it)"),
+                ),
                 Err(msg) => LiveClass::Unverifiable(format!(
                     "{msg}; the GC's lookup fails the same way: it never resolves this owner and keeps the object"
                 )),
-                Ok(None) => LiveClass::Dangling(format!("{} does not exist", key.describe())),
+                Ok(None) => LiveClass::Dangling(format!("{} does not exist", key)),
                 Ok(Some(o)) if o.meta.uid != r.uid => LiveClass::Dangling(format!(
                     "{} has uid {}, not {}",
-                    key.describe(),
+                    key,
                     o.meta.uid,
                     r.uid
                 )),

@@ -5,7 +5,9 @@
 //! Scope of the table ([`BUILTIN`]):
 //!
 //! * Resources served by kube-apiserver itself (including the apiextensions and apiregistration
-//!   servers it embeds), Kubernetes 1.0 to 1.36. Aggregated APIs (`metrics.k8s.io`, …) and
+//!   servers it embeds), Kubernetes 1.0 to 1.38 (1.37 and v1.38.0-alpha.2 add no kind served
+//!   by default and remove none: their new kinds, such as `scheduling.k8s.io` CompositePodGroup
+//!   of kubernetes#141021, are alpha). Aggregated APIs (`metrics.k8s.io`, …) and
 //!   custom resources are not here.
 //! * Every beta and GA version a resource ever had. Alpha versions are left out: they were never
 //!   served by default and are not what real ownerReferences carry. Kinds that only ever had
@@ -23,7 +25,7 @@
 //!   first release that had the version at all.
 //! * `removed_in` is the first minor release that no longer serves the version, per the
 //!   Deprecated API Migration Guide on kubernetes.io and the release notes. Versions still
-//!   served in 1.36 have `None`, even where a later removal is announced.
+//!   served in 1.38 have `None`, even where a later removal is announced.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;

@@ -80,6 +80,9 @@ pub struct FinalizerInfo {
     pub leaks: &'static str,
     /// Which part of the system owns it.
     pub kind: FinalizerKind,
+    /// Where this comes from: the upstream repository and file, PR or CHANGELOG line that
+    /// defines the finalizer (and the release it arrived in, for Kubernetes' own).
+    pub source: &'static str,
 }
 
 /// The entry for `finalizer`: an exact entry if there is one, else the matching prefix or
@@ -138,6 +141,7 @@ const SNAPSHOT: FinalizerInfo = FinalizerInfo {
     remedy: "get snapshot-controller running; resolve the Pending claim or unfinished snapshot",
     leaks: "",
     kind: FinalizerKind::Operator,
+    source: "kubernetes-csi/external-snapshotter: pkg/utils/util.go (the snapshot protection finalizers)",
 };
 
 /// Shared by the aws-load-balancer-controller entries; `pattern` and `applies_to` differ.
@@ -152,12 +156,14 @@ const AWS_LBC: FinalizerInfo = FinalizerInfo {
         resources by hand before removing the finalizer",
     leaks: "the load balancer, target groups and security groups stay in AWS, and cost money",
     kind: FinalizerKind::Operator,
+    source: "kubernetes-sigs/aws-load-balancer-controller: pkg/service, pkg/ingress, pkg/gateway finalizers",
 };
 
 #[rustfmt::skip]
 static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         pattern: Pattern::Exact("kubernetes"), kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: core/v1 FinalizerKubernetes; pkg/controller/namespace/deletion/namespaced_resources_deleter.go",
         controller: "namespace controller (kube-controller-manager)", workload: None,
         applies_to: "Namespace, in spec.finalizers (writable only through /finalize)",
         removed_when: "a pass over the namespace's content ends with no error and nothing left",
@@ -170,6 +176,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("foregroundDeletion"), kind: FinalizerKind::GarbageCollector,
+        source: "kubernetes/kubernetes: apimachinery meta/v1 FinalizerDeleteDependents; pkg/controller/garbagecollector (foreground deletion, 1.6)",
         controller: KCM_GC, workload: None,
         applies_to: "any object deleted with propagationPolicy Foreground",
         removed_when: "no dependent with blockOwnerDeletion: true is left",
@@ -182,6 +189,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("orphan"), kind: FinalizerKind::GarbageCollector,
+        source: "kubernetes/kubernetes: apimachinery meta/v1 FinalizerOrphanDependents; pkg/controller/garbagecollector/garbagecollector.go attemptToOrphan",
         controller: KCM_GC, workload: None,
         applies_to: "any object deleted with propagationPolicy Orphan",
         removed_when: "the owner's reference has been taken out of every dependent",
@@ -191,6 +199,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("kubernetes.io/pvc-protection"), kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/volume/util/finalizer.go; pkg/controller/volume/pvcprotection (Storage Object in Use Protection, GA 1.11)",
         controller: "pvc-protection controller (kube-controller-manager)", workload: None,
         applies_to: "PersistentVolumeClaim",
         removed_when: "no pod of its namespace that is bound to a node uses the claim",
@@ -200,6 +209,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("kubernetes.io/pv-protection"), kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/volume/util/finalizer.go; pkg/controller/volume/pvprotection (GA 1.11)",
         controller: "pv-protection controller (kube-controller-manager)", workload: None,
         applies_to: "PersistentVolume",
         removed_when: "the volume is no longer Bound",
@@ -209,6 +219,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Prefix("external-attacher/"), kind: FinalizerKind::Operator,
+        source: "kubernetes-csi/external-attacher: pkg/controller (the attacher finalizer on VolumeAttachment and PV)",
         controller: "csi-attacher sidecar of the CSI driver (suffix: driver name, '.' as '-')",
         workload: at(&[], &["csi", "attacher"]),
         applies_to: "VolumeAttachment, PersistentVolume",
@@ -222,6 +233,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "csi-provisioner sidecar of the CSI driver", workload: CSI_PROVISIONER,
         pattern: Pattern::Exact("external-provisioner.volume.kubernetes.io/finalizer"),
+        source: "kubernetes-csi/external-provisioner: the PV deletion protection finalizer; KEP-2644 HonorPVReclaimPolicy (alpha 1.23, beta 1.31, GA 1.33)",
         applies_to: "PersistentVolume",
         removed_when: "the driver's DeleteVolume call succeeded",
         stuck_causes: "driver down, or its credentials broken",
@@ -268,6 +280,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "csi-provisioner sidecar (clone controller)", workload: CSI_PROVISIONER,
         pattern: Pattern::Exact("provisioner.storage.kubernetes.io/cloning-protection"),
+        source: "kubernetes-csi/external-provisioner: pkg/controller (clone source protection)",
         applies_to: "PersistentVolumeClaim that a clone is made from",
         removed_when: "no Pending claim clones from it (a heuristic for \"clone finished\")",
         stuck_causes: "a clone target claim stays Pending; provisioner down",
@@ -277,6 +290,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("service.kubernetes.io/load-balancer-cleanup"),
+        source: "kubernetes/kubernetes: k8s.io/cloud-provider service controller, LoadBalancerCleanupFinalizer (ServiceLoadBalancerFinalizer, GA 1.17)",
         controller: "service controller (cloud-controller-manager, or kube-controller-manager \
             with an in-tree cloud provider)",
         workload: at(&["kube-system"], &["cloud-controller-manager"]),
@@ -292,6 +306,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "job controller (kube-controller-manager)", workload: None,
         pattern: Pattern::Exact("batch.kubernetes.io/job-tracking"),
+        source: "kubernetes/kubernetes: batch/v1 JobTrackingFinalizer; pkg/controller/job (JobTrackingWithFinalizers, GA 1.26)",
         applies_to: "Pod created by a Job (beta 1.23, GA 1.26)",
         removed_when: "the pod is counted in its Job's status, or the pod is an orphan",
         stuck_causes: "a job-controller backlog; races in 1.23",
@@ -301,8 +316,74 @@ static CATALOGUE: &[FinalizerInfo] = &[
         kind: FinalizerKind::ControlPlane,
     },
     FinalizerInfo {
+        pattern: Pattern::Exact("kubernetes.io/pv-controller"), kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/controller/volume/persistentvolume; KEP-2644 HonorPVReclaimPolicy (alpha 1.23, beta 1.31, GA 1.33)",
+        controller: "persistent volume controller (kube-controller-manager)", workload: None,
+        applies_to: "PersistentVolume of an in-tree or migrated volume plugin, reclaim policy Delete",
+        removed_when: "the volume's storage asset has been deleted (the reclaim policy ran)",
+        stuck_causes: "the volume plugin cannot delete the disk (cloud credentials, the disk in use)",
+        remedy: "fix what keeps the plugin from deleting the disk and let the controller retry",
+        leaks: "the disk in the storage backend",
+    },
+    FinalizerInfo {
+        pattern: Pattern::Exact("kubernetes.io/vac-protection"), kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/volume/util/finalizer.go; pkg/controller/volume/vacprotection (VolumeAttributesClass, alpha 1.29, GA 1.34)",
+        controller: "vac-protection controller (kube-controller-manager)", workload: None,
+        applies_to: "VolumeAttributesClass",
+        removed_when: "no PersistentVolume or PersistentVolumeClaim refers to the class",
+        stuck_causes: "a volume or claim still names the class (spec or status)",
+        remedy: "move the volumes and claims that name it to another class, or delete them",
+        leaks: "protection of the volumes still using it: their attributes can no longer be resolved",
+    },
+    FinalizerInfo {
+        pattern: Pattern::Exact("networking.k8s.io/service-cidr-finalizer"),
+        kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/controller/servicecidrs ServiceCIDRProtectionFinalizer (MultiCIDRServiceAllocator, alpha 1.27, GA 1.33)",
+        controller: "service-cidr controller (kube-controller-manager)", workload: None,
+        applies_to: "ServiceCIDR",
+        removed_when: "no IPAddress in its ranges is left that no other ServiceCIDR covers",
+        stuck_causes: "Services still hold ClusterIPs from the range",
+        remedy: "delete or re-address the Services with ClusterIPs in the range",
+        leaks: "Services keep ClusterIPs from a range the cluster no longer claims",
+    },
+    FinalizerInfo {
+        pattern: Pattern::Exact("resource.kubernetes.io/delete-protection"),
+        kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: resource.k8s.io Finalizer; pkg/controller/resourceclaim (Dynamic Resource Allocation, resource.k8s.io/v1 in 1.34)",
+        controller: "resource-claim controller (kube-controller-manager)", workload: None,
+        applies_to: "ResourceClaim allocated by the scheduler",
+        removed_when: "no pod is reserved for the claim and its allocation has been cleared",
+        stuck_causes: "a pod in status.reservedFor that is stuck terminating; the DRA driver down",
+        remedy: "delete the pods that use the claim, force-deleting those on a lost node; get the \
+            DRA driver running so it unprepares the devices",
+        leaks: "the devices stay prepared on the node and may be handed out twice",
+    },
+    FinalizerInfo {
+        pattern: Pattern::Exact("scheduling.k8s.io/podgroup-protection"),
+        kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes: pkg/apis/scheduling PodGroupProtectionFinalizer; the PodGroupProtection admission plugin and podgroupprotection controller (workload-aware scheduling, alpha)",
+        controller: "podgroup-protection controller (kube-controller-manager)", workload: None,
+        applies_to: "PodGroup",
+        removed_when: "no pod that names the group (spec.schedulingGroup) is left running",
+        stuck_causes: "a member pod stuck terminating",
+        remedy: "delete the member pods, force-deleting those on a lost node",
+        leaks: "member pods lose the group that gang-schedules them",
+    },
+    FinalizerInfo {
+        pattern: Pattern::Exact("scheduling.k8s.io/compositepodgroup-protection"),
+        kind: FinalizerKind::ControlPlane,
+        source: "kubernetes/kubernetes#141021 (v1.38.0-alpha.2 CHANGELOG: CompositePodGroup GC protection, hierarchical bottom-up cleanup)",
+        controller: "compositepodgroup-protection (kube-controller-manager)", workload: None,
+        applies_to: "CompositePodGroup",
+        removed_when: "the PodGroups and CompositePodGroups under it are gone (bottom-up cleanup)",
+        stuck_causes: "a child PodGroup held by its own podgroup-protection finalizer",
+        remedy: "resolve the children first (their member pods), and let the cleanup go up",
+        leaks: "children left without the group that holds them together",
+    },
+    FinalizerInfo {
         controller: "CRD finalizer of kube-apiserver (apiextensions-apiserver)", workload: None,
         pattern: Pattern::Exact("customresourcecleanup.apiextensions.k8s.io"),
+        source: "kubernetes/kubernetes: staging/src/k8s.io/apiextensions-apiserver pkg/controller/finalizer (CRD deletion)",
         applies_to: "CustomResourceDefinition",
         removed_when: "every custom resource of the definition has been deleted",
         stuck_causes: "custom resources keep finalizers of an operator uninstalled before them",
@@ -313,6 +394,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("finalizer.acme.cert-manager.io"), kind: FinalizerKind::Operator,
+        source: "cert-manager/cert-manager: pkg/controller/acmechallenges (the ACME challenge finalizer)",
         controller: "cert-manager controller", workload: at(&["cert-manager"], &["cert-manager"]),
         applies_to: "Challenge (acme.cert-manager.io)",
         removed_when: "the solver is cleaned up: DNS01 TXT record, HTTP01 pod and ingress",
@@ -324,6 +406,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "argocd-application-controller", workload: ARGOCD,
         pattern: Pattern::Prefix("resources-finalizer.argocd.argoproj.io"),
+        source: "argoproj/argo-cd: docs, App Deletion (resources-finalizer, /foreground, /background)",
         applies_to: "Argo CD Application (bare or /foreground, /background); AppProject",
         removed_when: "Application: its resources are cascade-deleted; AppProject: no \
             Application uses it",
@@ -337,6 +420,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "argocd-application-controller", workload: ARGOCD,
         pattern: Pattern::Prefix("post-delete-finalizer.argocd.argoproj.io"),
+        source: "argoproj/argo-cd: docs, Resource Hooks: PostDelete hooks (2.10)",
         applies_to: "Argo CD Application with post-delete hooks (also the /cleanup form)",
         removed_when: "the post-delete hooks have run and been cleaned up",
         stuck_causes: "a failing hook; a destination cluster that is invalid or gone",
@@ -347,6 +431,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     FinalizerInfo {
         controller: "Crossplane provider of the managed resource", workload: CROSSPLANE,
         pattern: Pattern::Exact("finalizer.managedresource.crossplane.io"),
+        source: "crossplane/crossplane-runtime: pkg/reconciler/managed (managed resource finalizer)",
         applies_to: "Crossplane managed resource",
         removed_when: "the external resource is deleted (or deletionPolicy is Orphan)",
         stuck_causes: "provider uninstalled before its managed resources; credentials or \
@@ -358,6 +443,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("in-use.crossplane.io"), kind: FinalizerKind::Operator,
+        source: "crossplane/crossplane: internal/controller/apiextensions/usage (Usage, 1.14)",
         controller: "Crossplane provider (ProviderConfig reconciler)", workload: CROSSPLANE,
         applies_to: "ProviderConfig",
         removed_when: "no ProviderConfigUsage refers to it",
@@ -367,6 +453,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("finalizers.fluxcd.io"), kind: FinalizerKind::Operator,
+        source: "fluxcd/pkg: apis/meta SourceFinalizer/ReconcileFinalizer (finalizers.fluxcd.io)",
         controller: "Flux kustomize-controller, helm-controller or source-controller",
         workload: FLUX,
         applies_to: "Kustomization, HelmRelease, Flux sources",
@@ -379,6 +466,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Suffix(".ceph.rook.io"), kind: FinalizerKind::Operator,
+        source: "rook/rook: pkg/operator/ceph (the <kind>.ceph.rook.io finalizers)",
         controller: "Rook operator", workload: at(&["rook-ceph"], &["rook-ceph-operator"]),
         applies_to: "Rook Ceph custom resources (<kind>.ceph.rook.io: CephCluster, \
             CephBlockPool, CephFilesystem, ...)",
@@ -390,6 +478,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("longhorn.io"), kind: FinalizerKind::Operator,
+        source: "longhorn/longhorn-manager: types (longhorn.io finalizer on volumes, engines, replicas)",
         controller: "longhorn-manager", workload: at(&["longhorn-system"], &["longhorn-manager"]),
         applies_to: "Longhorn custom resources (volumes, engines, replicas, ...)",
         removed_when: "longhorn-manager has cleaned up the volume, its engines and replicas",
@@ -399,6 +488,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("cluster.cluster.x-k8s.io"), kind: FinalizerKind::Operator,
+        source: "kubernetes-sigs/cluster-api: api/v1beta1 ClusterFinalizer",
         controller: "Cluster API cluster controller", workload: CAPI,
         applies_to: "Cluster (cluster.x-k8s.io)",
         removed_when: "every descendant is gone: control plane, MachineDeployments, \
@@ -409,6 +499,7 @@ static CATALOGUE: &[FinalizerInfo] = &[
     },
     FinalizerInfo {
         pattern: Pattern::Exact("machine.cluster.x-k8s.io"), kind: FinalizerKind::Operator,
+        source: "kubernetes-sigs/cluster-api: api/v1beta1 MachineFinalizer",
         controller: "Cluster API machine controller", workload: CAPI,
         applies_to: "Machine (cluster.x-k8s.io)",
         removed_when: "the node is drained and the infrastructure machine is deleted",
@@ -453,7 +544,9 @@ mod tests {
         customresourcecleanup.apiextensions.k8s.io finalizer.acme.cert-manager.io \
         finalizer.managedresource.crossplane.io in-use.crossplane.io finalizers.fluxcd.io \
         longhorn.io cluster.cluster.x-k8s.io machine.cluster.x-k8s.io service.k8s.aws/resources \
-        ingress.k8s.aws/resources";
+        ingress.k8s.aws/resources kubernetes.io/pv-controller kubernetes.io/vac-protection \
+        networking.k8s.io/service-cidr-finalizer resource.kubernetes.io/delete-protection \
+        scheduling.k8s.io/podgroup-protection scheduling.k8s.io/compositepodgroup-protection";
 
     /// Names that resolve through a prefix or suffix entry, and the pattern they resolve to.
     #[rustfmt::skip]
@@ -532,6 +625,11 @@ mod tests {
                 assert!(!text.is_empty(), "{name}: an empty text");
             }
             assert!(!e.remedy.is_empty(), "{name}: no remedy");
+            // Each entry says where it comes from: an upstream repository (owner/name), then
+            // its file, PR or CHANGELOG line.
+            let (repo, what) = e.source.split_once([':', '#']).unwrap_or_default();
+            let cited = repo.contains('/') && !what.trim().is_empty();
+            assert!(cited, "{name}: source {:?}", e.source);
             let hint = e.workload.is_none_or(|w| !w.name_contains.is_empty());
             assert!(hint, "{name}: a workload hint without names");
             let unique = all[i + 1..].iter().all(|o| o.pattern != e.pattern);

@@ -197,16 +197,42 @@ fn a12_canonical_controller_names_from_1_28_0_pr_115813_unverified() {
     );
 }
 
-/// A14, kubernetes#132632 ("add RV check on GC delete calls", opened 2025-06-30): no release
-/// notes found; v1.34.0 is inferred from the PR's dates.
+/// The release an upstream changelog lists a PR under: the `# vX.Y.Z` heading above the entry
+/// that links `#pr`, in a committed excerpt of the changelog (`testdata/`, with its source).
+fn release_in_changelog(excerpt: &str, pr: u32) -> KubeVersion {
+    let link = format!("[#{pr}](https://github.com/kubernetes/kubernetes/pull/{pr})");
+    let mut heading = None;
+    for line in excerpt.lines() {
+        if let Some(v) = line.strip_prefix("# v") {
+            heading = Some(v.to_owned());
+        }
+        if line.starts_with("- ") && line.contains(&link) {
+            let v = heading.unwrap_or_else(|| panic!("#{pr} is listed under no release heading"));
+            let mut parts = v.split('.').map(|n| n.parse::<u32>());
+            return match (parts.next(), parts.next(), parts.next(), parts.next()) {
+                (Some(Ok(1)), Some(Ok(minor)), Some(Ok(patch)), None) => r(minor, patch),
+                _ => panic!("#{pr} is listed under {v:?}, not a release"),
+            };
+        }
+    }
+    panic!("#{pr} is not in the excerpt")
+}
+
+/// A14, kubernetes#132632 ("fix: add RV check on GC delete calls"): CHANGELOG-1.34 lists it
+/// among v1.34.0's bug fixes ("The garbage collection controller no longer raced with changes
+/// to `ownerReferences` when deleting orphaned objects"), read from the committed excerpt.
 #[test]
-fn a14_delete_with_resource_version_from_1_34_0_pr_132632_unverified() {
+fn a14_delete_with_resource_version_from_1_34_0_pr_132632() {
+    let excerpt = include_str!("testdata/CHANGELOG-1.34.excerpt.md");
+    assert!(excerpt.contains("no longer raced with changes to `ownerReferences`"));
+    let first = release_in_changelog(excerpt, 132632);
+    assert_eq!(first, r(34, 0), "the changelog's release");
     pinned(
         Change::DeleteWithResourceVersion,
         132632,
         r(33, 99),
-        r(34, 0),
-        Evidence::Unverified,
+        first,
+        Evidence::Verified,
     );
 }
 

@@ -65,7 +65,7 @@ impl fmt::Display for VersionError {
 
 impl std::error::Error for VersionError {}
 
-/// `v1.13.0–v1.36.x`, for messages.
+/// `v1.13.0–v1.38.x`, for messages.
 pub fn supported_range() -> String {
     format!(
         "v{}.{}.0–v{}.{}.x",
@@ -92,8 +92,11 @@ impl KubeVersion {
         }
     }
 
-    /// The newest line whose GC behaviour this tool models.
-    pub const NEWEST: KubeVersion = KubeVersion::v1(36);
+    /// The newest line whose GC behaviour this tool models. 1.37 and 1.38 (read through
+    /// v1.38.0-alpha.2) change no GC decision (gc-model Appendix A, "1.37 and 1.38"): the
+    /// GC behaves as in 1.36, and the namespace controller's pods-first deletion, keyed on the
+    /// release from 1.33, can no longer be switched off (kubernetes#138907).
+    pub const NEWEST: KubeVersion = KubeVersion::v1(38);
 
     /// Parses the shapes servers and users write: `v1.20.2`, `1.20`, `1.20.5`,
     /// `v1.20.5-eks-49a6c0`, `v1.27.3+k3s1`, `v1.23.5-gke.100`, `v1.28+` (GKE's minor). Only
@@ -433,7 +436,8 @@ pub const CHANGES: &[ChangeRow] = &[
         pr: 132632,
         first: KubeVersion::release(34, 0),
         backports: &[],
-        evidence: Evidence::Unverified,
+        // CHANGELOG-1.34, v1.34.0 "Bug or Regression" (src/catalog/testdata).
+        evidence: Evidence::Verified,
         seen_in: None,
         summary: "the GC's DELETE carries a resourceVersion precondition",
     },
@@ -540,12 +544,12 @@ mod tests {
 
     #[test]
     fn the_cli_refuses_versions_outside_the_table_and_names_the_range() {
-        for ok in ["1.13", "1.20.5", "v1.36.4", "1.36"] {
+        for ok in ["1.13", "1.20.5", "v1.36.4", "1.36", "1.37", "v1.38.0"] {
             assert!(ok.parse::<KubeVersion>().is_ok(), "{ok}");
         }
-        for out in ["1.99", "v1.40.0", "1.12.9", "1.37"] {
+        for out in ["1.99", "v1.40.0", "1.12.9", "1.39"] {
             let e = out.parse::<KubeVersion>().unwrap_err();
-            assert!(e.contains("v1.13.0–v1.36.x"), "{out}: {e}");
+            assert!(e.contains("v1.13.0–v1.38.x"), "{out}: {e}");
         }
         let e = "banana".parse::<KubeVersion>().unwrap_err();
         assert!(e.contains("not a Kubernetes version"), "{e}");

@@ -420,6 +420,11 @@ pub struct AdmitArgs {
     /// Its private key (PEM); read again when it changes.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub tls_private_key_file: Option<PathBuf>,
+    /// Answer reviews only over connections that present a client certificate this CA (PEM)
+    /// signed: the one the API server presents through its admission configuration. Without
+    /// it, anyone who reaches the port is answered, and learns which owners exist where.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub client_ca_file: Option<PathBuf>,
     /// Answer every review within this time (a check the graph has not answered by then is
     /// admitted).
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
@@ -427,6 +432,10 @@ pub struct AdmitArgs {
     /// Checks on the graph in flight at once (beyond it, writes are admitted unchecked).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max_in_flight: usize,
+    /// Connections served at once; a new one beyond them takes the place of the oldest idle
+    /// or slow connection.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    pub max_connections: usize,
     /// Judge only writes in this namespace (repeatable; default: every namespace and
     /// cluster-scoped objects).
     #[arg(long = "only-namespace", value_name = "NAMESPACE")]
@@ -443,6 +452,10 @@ pub struct AdmitArgs {
     /// The CA certificate (PEM) that signed the serving certificate.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "print_config")]
     pub ca_file: Option<PathBuf>,
+    /// The Kubernetes release the configuration is for (what it can keep off the wire depends
+    /// on it) [default: the connected cluster's].
+    #[arg(long, value_name = "VERSION", value_parser = parse_version, requires = "print_config")]
+    pub release: Option<KubeVersion>,
 }
 
 /// `policy --validation-actions`.
@@ -555,7 +568,7 @@ pub struct HistoryArgs {
     #[arg(
         long = "audit-log",
         value_name = "PATH",
-        required_unless_present_any = ["controller_manager_log", "journal"],
+        required_unless_present = "controller_manager_log",
         value_hint = ValueHint::AnyPath
     )]
     pub audit_log: Vec<std::path::PathBuf>,
@@ -566,16 +579,8 @@ pub struct HistoryArgs {
     /// CloudWatch exports.
     #[arg(long = "controller-manager-log", value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub controller_manager_log: Vec<std::path::PathBuf>,
-    /// Events (`kubectl get events -A -o json`): the GC's OwnerRefInvalidNamespace warnings
-    /// prove a cross-namespace owner (repeatable).
-    #[arg(long = "events", value_name = "FILE", value_hint = ValueHint::FilePath)]
-    pub events: Vec<std::path::PathBuf>,
-    /// The flight recorder `kubectl gc watch --journal FILE` wrote (its rotated files too;
-    /// repeatable).
-    #[arg(long = "journal", value_name = "FILE", value_hint = ValueHint::FilePath)]
-    pub journal: Vec<std::path::PathBuf>,
     /// The year of the controller manager's klog times, which have none (of each input's
-    /// first line; default: the log's own header, the other sources' window, or the file's
+    /// first line; default: the log's own header, the audit log's window, or the file's
     /// modification time, said in a note).
     #[arg(long, value_name = "YYYY", value_parser = clap::value_parser!(i64).range(1970..=9999))]
     pub year: Option<i64>,
@@ -584,12 +589,12 @@ pub struct HistoryArgs {
     #[arg(long, value_enum, default_value_t = HistoryActor::All)]
     pub actor: HistoryActor,
     /// Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m,
-    /// 1h, 2d), as kubectl logs --since takes one.
-    #[arg(long, value_name = "TIME")]
-    pub since: Option<String>,
+    /// 1h30m, 2d), as kubectl logs --since takes one.
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub since: Option<crate::diagnose::history::TimeArg>,
     /// Only actions at or before this time: RFC 3339, or a duration back from now.
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = crate::diagnose::history::parse_time_arg)]
+    pub until: Option<crate::diagnose::history::TimeArg>,
     /// The state after the log: a snapshot FILE or a path as -f takes it (a must-gather's
     /// resources, a kubectl dump), or `cluster` for the live cluster now (connection flags
     /// then apply). It shows what became of each object, owners that still exist, and — with

@@ -63,7 +63,9 @@ output.",
         "  5  findings at or above --fail-on (watch: a transition; graph --from-gc: differences)\n",
         "  6  coverage incomplete with --strict-coverage\n",
         "  7  collect --apply or relink --apply refused, stopped early or incomplete\n",
-        "  8  the object named is not in the input (why, graph, collect --delete)",
+        "  8  the object named is not in the input (why, graph, collect --delete)\n",
+        "  130  collect --apply or relink --apply ended at once by a second Ctrl-C\n",
+        "  143  collect --apply or relink --apply ended at once by a second SIGTERM",
         options_footer!()
     )
 )]
@@ -281,8 +283,10 @@ the GC's cascade. Nothing is changed unless --apply is given.",
             "  2  usage\n",
             "  3  bad input\n",
             "  4  cluster unreachable or credentials rejected\n",
-            "  7  --apply refused, stopped early (error, Ctrl-C, stdout closed) or incomplete\n",
-            "  8  the object of --delete is not in the input (the nearest names are listed)",
+            "  7  --apply refused, stopped early (error, Ctrl-C or SIGTERM, stdout closed) or incomplete\n",
+            "  8  the object of --delete is not in the input (the nearest names are listed)\n",
+            "  130  --apply ended at once by a second Ctrl-C (what was done is printed and recorded)\n",
+            "  143  --apply ended at once by a second SIGTERM (likewise)",
             options_footer!()
         )
     )]
@@ -384,9 +388,11 @@ webhook EventLists; OpenShift must-gathers; EKS CloudWatch, GKE Cloud Logging an
 diagnostic exports — recognised by content) and lists, in time order, every deletion, \
 ownerReference removal and finalizer removal, by the garbage collector, the namespace \
 controller, people and other controllers. For each action of the GC or the namespace controller \
-it gives the cause — the owner deleted (by whom, with which policy), an owner that never existed, \
-one in another namespace, one recreated under the same name, a foreground deletion or an \
-orphaning that finished, a namespace deleted — chained back to the action that started it. A GC \
+it gives the cause — the owner deleted (by whom, with which policy: read from the request, or \
+marked inferred), or the broken reference as `audit` names it on the GC model of the state \
+around the log (GC001 dangling, GC002 recreated under the same name, GC003 a name or kind that \
+does not match its UID, GC004 in another namespace), a foreground deletion or an orphaning that \
+finished, a namespace deleted — chained back to the action that started it. A GC \
 deletion that nothing in the inputs accounts for is 'unexplained', listed first. Owners come \
 from the log's bodies (Request level and above) or from --snapshot/-f, the state before; what \
 neither shows is 'unknown', never guessed. --after adds the state after the log (a file, or \
@@ -408,7 +414,7 @@ cluster is given.",
             "  0  listed\n",
             "  1  an unexpected failure while running\n",
             "  2  usage, or -n/--kind match none of the log's actions\n",
-            "  3  an input cannot be opened\n",
+            "  3  an input cannot be opened, is no audit log, or holds more than history's caps\n",
             "  4  --after cluster: cluster unreachable or credentials rejected",
             options_footer!()
         )
@@ -439,7 +445,9 @@ records every patch.",
             "  2  usage\n",
             "  3  bad input\n",
             "  4  cluster unreachable or credentials rejected\n",
-            "  7  --apply refused, stopped or incomplete",
+            "  7  --apply refused, stopped (Ctrl-C or SIGTERM: before the next object) or incomplete\n",
+            "  130  --apply ended at once by a second Ctrl-C (what was done is printed and recorded)\n",
+            "  143  --apply ended at once by a second SIGTERM (likewise)",
             options_footer!()
         )
     )]
@@ -526,25 +534,34 @@ object naming a namespaced owner kind, a kind or apiVersion the cluster does not
 conflicting duplicates. Each message names the owner, what the GC will do and the fix. With \
 --mode warn (the default) the write is admitted and kubectl prints the warning; with --mode deny \
 it is refused. Writes that add no reference, and the GC's and the namespace controller's own \
-writes, are admitted at once; so is every write until the graph has synced, and every write the \
-graph cannot judge in time.\n\n\
+writes, are admitted at once; so is every write until the graph has synced, every write the \
+graph cannot judge in time or beyond the checks allowed at once, and every reference into a \
+resource whose watch is lost (warn mode says each was not judged). kube-system is not judged \
+unless --only-namespace names it.\n\n\
 Serves POST /validate (admission.k8s.io/v1 and v1beta1), /healthz (ready once the graph has \
-synced) and /metrics over HTTPS. --print-config prints the ValidatingWebhookConfiguration to \
-apply (failurePolicy Ignore: a webhook that is down admits everything).",
+synced, not while a watch has been lost for more than 10s), /livez and /metrics over HTTPS. \
+Without --client-ca-file anyone who reaches the port is answered, and a crafted review tells \
+whether an owner exists in any namespace and where a UID lives: restrict it to the API server \
+with --client-ca-file (the client certificate the API server presents through its admission \
+configuration) or a NetworkPolicy (README, \"Who it answers\"). --print-config prints the \
+ValidatingWebhookConfiguration to apply for the cluster's release (or --release): \
+failurePolicy Ignore (a webhook that is down admits everything), namespace selectors from 1.21, \
+matchConditions from 1.28.",
         after_help = concat!(
             "Examples:\n",
             "  # Serve, warning\n",
             "  kubectl gc admit --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
-            "  # Refuse instead, outside kube-system\n",
-            "  kubectl gc admit --mode deny --skip-namespace kube-system \\\n",
+            "  # Refuse instead, outside namespace ci; answer only the API server\n",
+            "  kubectl gc admit --mode deny --skip-namespace ci --client-ca-file apiserver-client-ca.crt \\\n",
             "      --tls-cert-file tls.crt --tls-private-key-file tls.key\n\n",
-            "  # The configuration to apply\n",
+            "  # The configuration to apply, for the cluster's release\n",
             "  kubectl gc admit --print-config --url https://gc-admit.example:8443/validate \\\n",
             "      --ca-file ca.crt | kubectl apply -f -\n\n",
             "Exit codes:\n",
             "  0  stopped (SIGINT/SIGTERM), or the configuration printed\n",
-            "  2  usage\n",
-            "  3  a certificate or key that cannot be read\n",
+            "  1  the configuration could not be written\n",
+            "  2  usage (also: --print-config without --release when the cluster cannot be asked)\n",
+            "  3  a certificate, key or client CA that cannot be read\n",
             "  4  cluster unreachable or credentials rejected",
             options_footer!()
         )
@@ -577,12 +594,35 @@ expressions cannot be evaluated.",
             "      --skip-namespace kube-system | kubectl apply -f -\n\n",
             "Exit codes:\n",
             "  0  printed\n",
+            "  1  output could not be written\n",
             "  2  usage\n",
             "  3  unreadable or malformed input",
             options_footer!()
         )
     )]
     Policy(PolicyArgs),
+    /// Serve the GC model as Model Context Protocol tools for AI agents (read-only unless
+    /// --allow-apply).
+    #[command(
+        long_about = mcp::long_about(),
+        after_help = concat!(
+            "Examples:\n",
+            "  # Register with an agent host (stdio)\n",
+            "  claude mcp add kubectl-gc -- kubectl gc mcp\n\n",
+            "  # Files of one incident only, offline\n",
+            "  kubectl gc mcp --root ./incident-42\n\n",
+            "  # Let the agent carry out plans it previewed, on one context\n",
+            "  kubectl gc mcp --allow-apply --context staging\n\n",
+            "  # Streamable HTTP on loopback, with a bearer token\n",
+            "  kubectl gc mcp --listen 127.0.0.1:8765 --token-file ~/.kube/gc-mcp-token\n\n",
+            "Exit codes:\n",
+            "  0  the client closed the connection (stdio), or SIGINT/SIGTERM\n",
+            "  1  an unexpected failure while running\n",
+            "  2  usage (a bad flag, --root not a directory, --listen not on loopback)",
+            options_footer!()
+        )
+    )]
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     #[command(
         long_about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) for the \
@@ -719,6 +759,8 @@ pub struct GenerateCli {
     pub args: GenerateArgs,
 }
 
+pub mod mcp;
+pub use mcp::McpArgs;
 pub mod output;
 // After `options_footer!` (macros are visible to the modules declared below them).
 mod args;

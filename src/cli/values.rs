@@ -31,10 +31,20 @@ pub(crate) fn parse_version(s: &str) -> Result<KubeVersion, String> {
 /// The longest `--request-timeout` accepted (longer values are refused, not clamped).
 pub const MAX_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
-/// Parses `30s`, `2m`, `1h`, `500ms`, `0` (kubectl's --request-timeout syntax): `0` (in any
-/// unit) means no limit; anything else must lie between 1ms and [`MAX_REQUEST_TIMEOUT`].
+/// `--request-timeout` and the other waits: the one duration grammar
+/// ([`crate::util::parse_duration`]), `0` (in any unit) for no limit, anything else between
+/// 1ms and [`MAX_REQUEST_TIMEOUT`].
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let d = parse_duration_unbounded(s)?;
+    let d = crate::util::parse_duration(s).map_err(|e| {
+        if e.contains("too long") {
+            format!(
+                "duration {:?} is too long (at most 24h; 0 for no limit)",
+                s.trim()
+            )
+        } else {
+            e
+        }
+    })?;
     if d.is_zero() {
         return Ok(d);
     }
@@ -51,30 +61,6 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
         ));
     }
     Ok(d)
-}
-
-fn parse_duration_unbounded(s: &str) -> Result<std::time::Duration, String> {
-    let s = s.trim();
-    if s == "0" {
-        return Ok(std::time::Duration::ZERO);
-    }
-    let split = s
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration {s:?} (e.g. 30s, 2m)"))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" | "" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("invalid duration unit in {s:?} (ms, s, m, h)")),
-    };
-    // `from_secs_f64` panics on overflow (`99999999999999999999s`): use the checked form.
-    std::time::Duration::try_from_secs_f64(secs)
-        .map_err(|_| format!("duration {s:?} is too long (at most 24h; 0 for no limit)"))
 }
 
 /// Parses `512Mi`, `8Gi`, `100M`, `4096` (bytes) into bytes.

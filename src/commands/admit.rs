@@ -1,15 +1,17 @@
 //! `kubectl gc admit`: the watch's live graph, and the webhook server reading it.
 
 use super::input::connect_options;
-use crate::admit::server::{App, Limits, ReloadingCert};
+use crate::admit::graph::{Graph, Writer};
+use crate::admit::server::{App, Limits};
+use crate::admit::tls::ReloadingCert;
 use crate::admit::{Mode, Policy};
+use crate::catalog::KubeVersion;
 use crate::cli::{AdmitArgs, AdmitMode, GlobalArgs};
 use crate::error::{Error, Result, exit};
 use crate::watch::Transition;
-use crate::watch::run::{Config, Serving, Sink};
+use crate::watch::run::{Config, Sink};
 use std::io::IsTerminal;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 /// The watch's transitions are not admit's output: only its notices are shown.
 struct Quiet {
@@ -32,14 +34,23 @@ impl Sink for Quiet {
     }
 }
 
+/// The namespace never judged unless `--only-namespace` names it: the control plane's own
+/// (upstream's webhook good practices keep webhooks out of it).
+const KUBE_SYSTEM: &str = "kube-system";
+
 fn policy(args: &AdmitArgs) -> Policy {
+    let mut exclude_namespaces = args.skip_namespaces.clone();
+    let named = |ns: &[String]| ns.iter().any(|n| n == KUBE_SYSTEM);
+    if !named(&args.only_namespaces) && !named(&exclude_namespaces) {
+        exclude_namespaces.push(KUBE_SYSTEM.to_owned());
+    }
     Policy {
         mode: match args.mode {
             AdmitMode::Warn => Mode::Warn,
             AdmitMode::Deny => Mode::Deny,
         },
         namespaces: args.only_namespaces.clone(),
-        exclude_namespaces: args.skip_namespaces.clone(),
+        exclude_namespaces,
     }
 }
 
@@ -50,7 +61,31 @@ fn timeout_seconds(args: &AdmitArgs) -> u32 {
     (own + 1).clamp(1, 30)
 }
 
-fn print_config(args: &AdmitArgs) -> Result<u8> {
+/// The release the configuration is for: `--release`, else the connected cluster's.
+async fn target_release(g: &GlobalArgs, args: &AdmitArgs) -> Result<KubeVersion> {
+    if let Some(v) = args.release {
+        return Ok(v);
+    }
+    let hint = "give the release it is for with --release X.Y (e.g. --release 1.30)";
+    let conn = crate::source::live::connect(&connect_options(g))
+        .await
+        .map_err(|e| {
+            Error::usage(
+                format!(
+                    "--print-config writes the configuration for the cluster's release, and the \
+                     cluster cannot be asked: {}",
+                    crate::error::one_line(&e.to_string())
+                ),
+                hint,
+            )
+        })?;
+    conn.server_version
+        .as_deref()
+        .and_then(KubeVersion::parse)
+        .ok_or_else(|| Error::usage("the cluster did not say which release it runs", hint))
+}
+
+async fn print_config(g: &GlobalArgs, args: &AdmitArgs) -> Result<u8> {
     let (Some(url), Some(ca_file)) = (&args.url, &args.ca_file) else {
         return Err(Error::usage(
             "--print-config needs --url and --ca-file",
@@ -75,19 +110,26 @@ fn print_config(args: &AdmitArgs) -> Result<u8> {
             Some("give the CA certificate that signed the serving certificate, in PEM".into()),
         ));
     }
-    let value =
-        crate::admit::config::webhook_configuration(url, &ca, &policy(args), timeout_seconds(args));
+    let release = target_release(g, args).await?;
+    let policy = policy(args);
+    let value = crate::admit::config::webhook_configuration(
+        url,
+        &ca,
+        &policy,
+        timeout_seconds(args),
+        release,
+    );
     let text = serde_saphyr::to_string(&value).map_err(|e| Error::Usage {
         message: format!("cannot write the configuration: {e}"),
         hint: None,
     })?;
-    print!("{text}");
+    print!("{}{text}", crate::admit::config::header(release, &policy));
     Ok(exit::OK)
 }
 
 pub async fn run(g: &GlobalArgs, args: &AdmitArgs) -> Result<u8> {
     if args.print_config {
-        return print_config(args);
+        return print_config(g, args).await;
     }
     let (Some(cert), Some(key)) = (&args.tls_cert_file, &args.tls_private_key_file) else {
         return Err(Error::usage(
@@ -109,18 +151,23 @@ pub async fn run(g: &GlobalArgs, args: &AdmitArgs) -> Result<u8> {
             "the API server waits at most 30s for a webhook; a few seconds is usual",
         ));
     }
-    let reloading = ReloadingCert::new(cert.clone(), key.clone()).map_err(|why| {
+    let metrics = Arc::new(crate::admit::metrics::Metrics::new());
+    let reloading =
+        ReloadingCert::new(cert.clone(), key.clone(), Some(metrics.clone())).map_err(|why| {
+            Error::input(
+                cert,
+                why,
+                Some("give a PEM certificate chain and its PEM private key".into()),
+            )
+        })?;
+    let client_ca = args.client_ca_file.as_deref();
+    let tls = crate::admit::tls::tls_config(Arc::new(reloading), client_ca).map_err(|why| {
         Error::input(
-            cert,
+            client_ca.unwrap_or(cert),
             why,
-            Some("give a PEM certificate chain and its PEM private key".into()),
+            Some("give the CA (PEM) that signed the API server's client certificate".into()),
         )
     })?;
-    let tls =
-        crate::admit::server::tls_config(Arc::new(reloading)).map_err(|why| Error::Usage {
-            message: why,
-            hint: None,
-        })?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .map_err(|e| {
@@ -141,43 +188,48 @@ pub async fn run(g: &GlobalArgs, args: &AdmitArgs) -> Result<u8> {
             .unwrap_or(crate::source::live::DEFAULT_PAGE_SIZE),
         ..Config::default()
     };
-    let synced = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = tokio::sync::mpsc::channel(args.max_in_flight.max(1));
-    let metrics = Arc::new(crate::admit::metrics::Metrics::new());
-    let app = Arc::new(App::new(
+    let graph = Arc::new(Graph::default());
+    let mut app = App::new(
         policy(args),
         metrics.clone(),
-        synced.clone(),
-        tx,
+        graph.clone(),
         Limits {
             timeout: args.timeout,
             max_checks: args.max_in_flight,
+            max_connections: args.max_connections,
             ..Limits::default()
         },
+    );
+    app.client_auth = client_ca.is_some();
+    let server = tokio::spawn(crate::admit::conns::serve(
+        listener,
+        Some(tls),
+        Arc::new(app),
     ));
-    let server = tokio::spawn(crate::admit::server::serve(listener, Some(tls), app));
     let mut sink = Quiet {
         progress: std::io::stderr().is_terminal(),
     };
     eprintln!("admit: serving https://{}/validate", args.listen);
-    let watch_synced = synced.clone();
+    if client_ca.is_none() {
+        eprintln!(
+            "admit: without --client-ca-file anyone who reaches the port is answered (and learns \
+             which owners exist where): limit it to the API server"
+        );
+    }
+    let watched = graph.clone();
     let mark = tokio::spawn(async move {
-        while !watch_synced.load(std::sync::atomic::Ordering::Acquire) {
+        while !watched.is_synced() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         metrics.set_synced();
         eprintln!("admit: the graph has synced; checking writes");
     });
-    let serving = Serving {
-        queries: rx,
-        synced,
-    };
-    let result = crate::watch::run::run_serving(
+    let result = crate::watch::run::run_model(
         &conn,
         &cfg,
         &mut sink,
         super::watch::stop_signal(),
-        Some(serving),
+        |snap, version| Writer::new(graph, snap, version),
     )
     .await;
     server.abort();

@@ -138,9 +138,8 @@ fn analyse(
     let mut unknown = 0;
     progress::step("checking", || {
         if restart {
-            let r = restart::predict(&gc);
             unknown = unknown.max(restart::unknown_references(&gc));
-            findings.extend(restart::findings(&gc, &r));
+            findings.extend(restart::timed_findings(&gc));
         }
         if health {
             let audit = crate::diagnose::audit(&gc);

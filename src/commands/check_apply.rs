@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::gc::GarbageCollector;
 use crate::render::audit::{self as view, SourceLocation};
 use crate::render::sink::Sink;
+use crate::snapshot::Snapshot;
 use crate::source::files::Origins;
 use std::collections::BTreeMap;
 
@@ -74,7 +75,13 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         plan,
         ..
     } = progress::step("judging the created objects", || {
-        crate::diagnose::audit(&gc)
+        // The apply writes them: the running GC acts on what they break at once.
+        let written: Vec<_> = snap
+            .store
+            .ids()
+            .filter(|&o| applied.from_input(o))
+            .collect();
+        crate::diagnose::audit::audit_written(&gc, &written)
     });
     all.retain(|f| f.object.is_some_and(|o| applied.from_input(o)));
     name_absent_owners(&mut all, &applied);
@@ -83,6 +90,24 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     all.extend(input_findings(&applied, restorer));
     all.extend(duplicate_findings(&applied, &origins));
     manifest_remedies(&mut all, &applied, &origins);
+    // GC027's grant is no edit of the manifest but of the writer's RBAC: it stays a command
+    // beside the manifest edit.
+    let mut perm = permission_findings(g, target.as_ref(), &applied, &gc).await;
+    let grants: Vec<Vec<_>> = perm
+        .iter()
+        .map(|f| {
+            f.remedies
+                .iter()
+                .filter(|r| !r.command.is_empty())
+                .cloned()
+                .collect()
+        })
+        .collect();
+    manifest_remedies(&mut perm, &applied, &origins);
+    for (f, grant) in perm.iter_mut().zip(grants) {
+        f.remedies.extend(grant);
+    }
+    all.extend(perm);
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -123,9 +148,9 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
         &args.gate,
         a,
     );
-    // The process ends with this command: a restored backup has a finding or three per object
-    // (243k on the 1 GiB bench backup), and freeing them, their strings and the two clusters
-    // one allocation at a time was ~9% of the whole command's CPU.
+    // The process ends with this command: a restored backup has a finding or three per object,
+    // and freeing them, their strings and the two clusters one allocation at a time showed in
+    // the whole command's profile (BENCHMARKS.md, "Figures behind the code").
     super::exiting(gc);
     super::exiting(all);
     super::exiting(applied);
@@ -134,6 +159,44 @@ pub async fn run(g: &GlobalArgs, args: &CheckArgs) -> Result<u8> {
     super::exiting(origins);
     super::exiting(target);
     code
+}
+
+/// GC027: the writes OwnerReferencesPermissionEnforcement refuses for the identity that will
+/// apply, asked of the live target's API server. A target that is a file or a new cluster has
+/// no authorizer to ask: the writes it would judge are counted in a note, never passed over
+/// silently.
+async fn permission_findings(
+    g: &GlobalArgs,
+    target: Option<&super::input::Loaded>,
+    applied: &Applied,
+    gc: &GarbageCollector<'_>,
+) -> Vec<Finding> {
+    use crate::diagnose::permission::{self as p, apply_checks};
+    let empty = Snapshot::default();
+    let target_snap = target.map_or(&empty, |t| &t.snapshot);
+    let writes = apply_checks(applied, target_snap, &gc.rest_mapper);
+    let Some(conn) = target.and_then(|t| t.connection.as_ref()) else {
+        if !writes.is_empty() {
+            eprintln!(
+                "note: {} write(s) of the input need permissions {} checks where it is enabled; \
+                 without a live target they are not checked",
+                writes.len(),
+                p::PLUGIN
+            );
+        }
+        return Vec::new();
+    };
+    let answers = super::permission::ask(conn, writes.iter().flat_map(|(_, c)| c)).await;
+    let (writer, user) = super::permission::writer(g, conn);
+    let snap = &applied.snapshot;
+    writes
+        .iter()
+        .filter_map(|(id, checks)| {
+            let new = p::refs_of(snap, *id);
+            let v = super::permission::verdict(checks, &answers, &new, &writer);
+            p::finding(snap, *id, &v, &writer, user.as_deref())
+        })
+        .collect()
 }
 
 /// Where a finding's object is written in the input: the manifest's file, and the line of the

@@ -3,11 +3,13 @@
 use super::select::Selection;
 use super::{flags, output, progress};
 use crate::cli::{Cascade, CollectArgs, GlobalArgs};
+use crate::diagnose::timeline::Timeline;
 use crate::error::{Error, Result, exit};
 use crate::gc::plan::{Plan, UserDelete};
 use crate::gc::{GarbageCollector, Policy};
 use crate::render::sink::Sink;
 use crate::render::{list, plan as view};
+use crate::util::fork::join;
 
 mod apply;
 
@@ -70,7 +72,8 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
     let gc = progress::step("building the GC's graph", || {
         crate::run::garbage_collector(snap, loaded.gc_version(g))
     });
-    let (mut plan, mode) = match &args.delete {
+    let restart = || Plan::restart(&gc);
+    let (mut plan, mode, written) = match &args.delete {
         Some(target) => {
             let namespace = if g.all_namespaces {
                 None
@@ -84,32 +87,33 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
                 Cascade::Orphan => Some(Policy::Orphan),
                 Cascade::Default => None,
             };
-            (
-                progress::step("simulating the GC", || {
-                    Plan::preview_delete(&gc, UserDelete { target: id, policy })
-                }),
-                "delete-preview",
-            )
+            let preview = || Plan::preview_delete(&gc, UserDelete { target: id, policy });
+            let (plan, restart) = progress::step("simulating the GC", || {
+                join(gc.fork, "plan", preview, restart)
+            });
+            (plan, "delete-preview", (vec![id], restart))
         }
-        None => (
-            progress::step("simulating the GC", || collect_plan(&gc, &selection)),
-            "collect",
-        ),
+        None => {
+            let steady = || Plan::steady_state(&gc);
+            let (plan, restart) = progress::step("simulating the GC", || {
+                join(gc.fork, "plan", steady, restart)
+            });
+            (plan, "collect", (Vec::new(), restart))
+        }
     };
+    // When each action comes, on the whole plan (a cascade's owner may be out of the
+    // selection); then the plan is scoped as --apply performs it.
+    let timings = Timeline::new(&gc, &plan, &written.1, written.0).of_actions();
+    if mode == "collect" {
+        scope(&gc, &selection, &mut plan);
+    }
     // What is shown is what --apply performs: the actions are scoped by collect_plan, the
-    // outcomes here.
+    // outcomes here, before the report counts them, so that the summary's deletions are the
+    // selection's (F14: a summary counting objects the list leaves out contradicts it).
     plan.actions.retain(|a| selection.includes(snap, a.target));
-    let keep: Vec<bool> = plan
-        .outcomes
-        .iter()
-        .map(|o| selection.includes(snap, o.target))
-        .collect();
+    plan.outcomes.retain(|o| selection.includes(snap, o.target));
     let mut report = view::report(&gc, &plan, mode);
-    let mut i = 0;
-    report.outcomes.retain(|_| {
-        i += 1;
-        keep[i - 1]
-    });
+    view::time_actions(&mut report, &plan, &timings);
     if args.apply {
         // Later rounds of --apply plan exactly as this plan was made, with the same selection.
         let planner = |gc: &GarbageCollector<'_>| collect_plan(gc, &selection);
@@ -140,9 +144,14 @@ pub async fn run(g: &GlobalArgs, args: &CollectArgs) -> Result<u8> {
 /// `--field-selector`): what is shown is what `--apply` performs, in every round.
 fn collect_plan(gc: &GarbageCollector<'_>, selection: &Selection) -> Plan {
     let mut plan = Plan::steady_state(gc);
+    scope(gc, selection, &mut plan);
+    plan
+}
+
+/// The plan's requests scoped to the selection.
+fn scope(gc: &GarbageCollector<'_>, selection: &Selection, plan: &mut Plan) {
     plan.actions
         .retain(|a| selection.includes(gc.snap, a.target));
     plan.withheld
         .retain(|a| selection.includes(gc.snap, a.target));
-    plan
 }

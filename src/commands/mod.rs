@@ -14,13 +14,15 @@ mod gate;
 mod generate;
 mod graph;
 pub mod history;
-mod history_sources;
 mod input;
+mod mcp;
 mod output;
+mod permission;
 mod policy;
 pub mod progress;
 mod relink;
 mod select;
+mod signals;
 mod snapshot;
 mod watch;
 mod why;
@@ -34,8 +36,7 @@ use std::io::Write;
 
 /// Leaves `value` unfreed: for what a command holds when nothing but the process's exit
 /// comes after it. A million objects' store, graph and findings are millions of allocations
-/// freed one at a time (a few percent of a whole `audit`); the OS takes the pages back at
-/// once. Never for what a loop over inputs (a fleet's contexts) holds.
+/// freed one at a time (BENCHMARKS.md, "Figures behind the code"); the OS takes the pages back at once. Never for what a loop over inputs (a fleet's contexts) holds.
 fn exiting<T>(value: T) {
     std::mem::forget(value);
 }
@@ -89,8 +90,9 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             watch::run(g, args).await
         }
         Command::Admit(args) => {
-            // The live graph is watch's: the same flags hold; the configuration reads nothing.
-            if args.print_config {
+            // The live graph is watch's: the same flags hold; the configuration reads nothing
+            // but the cluster's release, unless --release gives it.
+            if args.print_config && args.release.is_some() {
                 flags::check_global(Cmd::NoInput("admit --print-config"), g)?;
             } else {
                 flags::check_global(Cmd::Watch, g)?;
@@ -121,6 +123,7 @@ pub async fn run(invocation: Invocation) -> Result<u8> {
             flags::check_global(Cmd::Why, g)?;
             why::run(g, args).await
         }
+        Command::Mcp(args) => mcp::run(g, args).await,
         Command::Completion(args) => {
             flags::check_global(Cmd::NoInput("completion"), g)?;
             let mut out = std::io::stdout().lock();

@@ -153,9 +153,12 @@ impl Selection {
     /// True when the object is selected.
     pub fn includes(&self, snap: &Snapshot, id: ObjId) -> bool {
         let o = snap.store.object(id);
-        // -n NS shows the namespace's objects (not cluster-scoped ones), as kubectl get -n.
+        // -n NS shows the namespace's objects (not cluster-scoped ones), as kubectl get -n;
+        // a cluster-scoped kind named with --kind is shown whole, as `kubectl get
+        // clusterrolebindings -n NS` lists them all (the namespace does not apply to it).
         if let Some(ns) = &self.namespace
             && snap.store.str(o.namespace) != ns
+            && !(self.kinds.is_some() && snap.store.str(o.namespace).is_empty())
         {
             return false;
         }

@@ -2,8 +2,10 @@
 //! (`diagnose::why`), print it (`render::why`).
 
 use crate::cli::{GlobalArgs, WhyArgs, WhyFormat};
-use crate::diagnose::why::{Extras, GroupObjectRef, Why, unread, why};
+use crate::diagnose::history::{self, Story};
+use crate::diagnose::why::{Extras, Why, unread, why};
 use crate::error::{Error, Result, exit};
+use crate::gc::ObjectRef;
 use crate::lookup::{self, KindMatch};
 use crate::model::ObjId;
 use crate::render::sink::Sink;
@@ -41,9 +43,9 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         // happened to the object (an object the log shows deleted is answered whatever else
         // is given).
         Err(e @ Error::Cluster { .. }) if !args.audit_log.is_empty() => {
-            let empty = Snapshot::default();
+            let mut empty = Snapshot::default();
             let namespace = g.namespace.as_deref().filter(|_| !g.all_namespaces);
-            return match gone(g, args, &empty, &target, namespace, &mut sink)? {
+            return match gone(g, args, &mut empty, &target, namespace, &mut sink)? {
                 Gone::Told => {
                     sink.commit()?;
                     Ok(exit::OK)
@@ -63,13 +65,14 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
         }
         Err(e) => return Err(e),
     };
-    let snap = &loaded.snapshot;
+    let mut loaded = loaded;
+    let gc_version = loaded.gc_version(g);
     let namespace = g
         .namespace
         .clone()
         .unwrap_or_else(|| loaded.default_namespace.clone());
     let namespace = (!g.all_namespaces).then_some(namespace.as_str());
-    let id = match find(snap, &target, namespace) {
+    let id = match find(&loaded.snapshot, &target, namespace) {
         Ok(id) => id,
         Err(e)
             if matches!(e, Error::NotFound { .. })
@@ -79,14 +82,14 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                 || matches!(
                     target
                         .split_once('/')
-                        .map(|(k, _)| lookup::resolve_kind(snap, k)),
+                        .map(|(k, _)| lookup::resolve_kind(&loaded.snapshot, k)),
                     Some(KindMatch::NotInInput(_))
                 ) =>
         {
             // Not in the input: what the audit logs say happened to it, first.
             let mut events = None;
             if !args.audit_log.is_empty() {
-                match gone(g, args, snap, &target, namespace, &mut sink)? {
+                match gone(g, args, &mut loaded.snapshot, &target, namespace, &mut sink)? {
                     Gone::Told => {
                         sink.commit()?;
                         return Ok(exit::OK);
@@ -95,7 +98,7 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                 }
             }
             // Absent only where the input proves it.
-            let Some(u) = lookup::unproven(snap, &target, namespace) else {
+            let Some(u) = lookup::unproven(&loaded.snapshot, &target, namespace) else {
                 return Err(match (e, events) {
                     (Error::NotFound { message, hint }, Some(n)) => Error::NotFound {
                         message,
@@ -114,12 +117,12 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
                     "; the audit log ({n} event(s)) has no deletion of it"
                 ));
             }
-            let object = GroupObjectRef {
+            let object = ObjectRef {
                 group: u.group,
                 kind: u.kind,
                 namespace: u.namespace,
                 name: u.name,
-                uid: String::new(),
+                ..ObjectRef::default()
             };
             write(g, args, &unread(object, reason), &mut sink)?;
             sink.commit()?;
@@ -131,13 +134,14 @@ pub async fn run(g: &GlobalArgs, args: &WhyArgs) -> Result<u8> {
     let later = if args.audit_log.is_empty() {
         Later::None
     } else {
-        deleted_later(g, args, snap, id, &mut sink)?
+        deleted_later(g, args, &mut loaded.snapshot, gc_version, id, &mut sink)?
     };
+    let snap = &loaded.snapshot;
     if matches!(later, Later::Told) && args.output != WhyFormat::Text {
         sink.commit()?;
         return Ok(exit::OK);
     }
-    let gc = crate::run::garbage_collector(snap, loaded.gc_version(g));
+    let gc = crate::run::garbage_collector(snap, gc_version);
     let extras = match &loaded.connection {
         Some(conn) => read_extras(conn, snap, id).await,
         None => Extras::default(),
@@ -163,106 +167,39 @@ enum Later {
     Unplaced(String),
 }
 
+/// The audit logs `why` reads.
+fn logs(g: &GlobalArgs, args: &WhyArgs) -> history::Logs {
+    history::Logs {
+        paths: args.audit_log.clone(),
+        max_input_bytes: g.max_input_size,
+    }
+}
+
 /// With `--audit-log`, for an object the state given holds: its deletion in the log after that
-/// state — the deletion of this very object (the log's UID is its UID), or, where the log names
-/// no UID, one later than the state's exact capture time (a snapshot's; a dump's time is only
-/// the newest timestamp in it). The history is built with the state as the state before, so
-/// the cause agrees with `history --snapshot`.
+/// state (`diagnose::history::deleted_later`), told first.
 fn deleted_later(
     g: &GlobalArgs,
     args: &WhyArgs,
-    snap: &Snapshot,
+    snap: &mut Snapshot,
+    gc_version: crate::catalog::KubeVersion,
     id: ObjId,
     sink: &mut Sink,
 ) -> Result<Later> {
-    let store = &snap.store;
-    let o = store.object(id);
-    let r = &snap.resources[o.resource.index()];
-    let (namespace, name, uid) = (store.str(o.namespace), store.str(o.name), store.str(o.uid));
-    let h = read_history(
-        g,
-        args,
-        crate::diagnose::history::States {
-            before: Some(snap),
-            after: None,
-        },
-    )?
-    .0;
-    let captured = (snap.provenance.source == crate::snapshot::SourceKind::Live)
-        .then(|| crate::snapshot::parse_rfc3339(&snap.provenance.captured_at))
-        .flatten()
-        .map(|s| s * 1_000_000);
-    let mut told: Vec<&crate::diagnose::history::Item> = Vec::new();
-    let mut unplaced = None;
-    for it in h.items.iter().filter(|it| {
-        let ob = &it.object;
-        it.action == "delete"
-            && ob.group == r.group
-            && ob.resource == r.plural
-            && ob.namespace == namespace
-            && ob.name == name
-    }) {
-        match (&it.object.uid, captured) {
-            (Some(u), _) if u == uid => told.push(it),
-            (Some(_), _) => {}
-            (None, Some(c)) if it.time_us >= c => told.push(it),
-            (None, Some(_)) => {}
-            (None, None) => unplaced = Some(it.time.clone()),
-        }
-    }
-    if told.is_empty() {
-        return Ok(unplaced.map_or(Later::None, Later::Unplaced));
-    }
+    let (told, summary) = match history::deleted_later(logs(g, args), snap, gc_version, id)? {
+        Story::Told(told, summary) => (told, summary),
+        Story::Unplaced(time) => return Ok(Later::Unplaced(time)),
+        Story::NotInLog(_) => return Ok(Later::None),
+    };
     let w = sink.writer();
     match args.output {
         WhyFormat::Text => {
             render::history::gone(w, &told, Styles::for_stdout(g.color))?;
             render::history::before_deletion(w, &snap.provenance.captured_at)?;
         }
-        WhyFormat::Json | WhyFormat::Yaml => write_gone_document(args, w, &told, &h.summary)?,
+        WhyFormat::Json => render::write_json(w, &render::history::story(&told, &summary))?,
+        WhyFormat::Yaml => render::write_yaml(w, &render::history::story(&told, &summary))?,
     }
     Ok(Later::Told)
-}
-
-/// The audit logs read into a history with these states; and how many events were read.
-fn read_history(
-    g: &GlobalArgs,
-    args: &WhyArgs,
-    states: crate::diagnose::history::States<'_>,
-) -> Result<(crate::diagnose::history::History, u64)> {
-    let mut recorder = crate::diagnose::history::Recorder::default();
-    let stats = crate::source::audit::read(
-        &crate::source::audit::AuditOptions {
-            paths: args.audit_log.clone(),
-            keep: Some(crate::diagnose::history::used_by_history),
-            max_input_bytes: g.max_input_size,
-        },
-        &mut |e| recorder.push(e),
-    )?;
-    crate::source::audit::require_events(&stats, &args.audit_log)?;
-    recorder.read_all(&stats);
-    Ok((recorder.finish(states), stats.events))
-}
-
-/// `-o json|yaml` of an object the log shows deleted: the `History` document of its actions.
-fn write_gone_document(
-    args: &WhyArgs,
-    w: &mut dyn std::io::Write,
-    items: &[&crate::diagnose::history::Item],
-    summary: &crate::diagnose::history::Summary,
-) -> Result<()> {
-    let doc = serde_json::json!({
-        "apiVersion": crate::build_info::REPORT_API_VERSION,
-        "kind": "History",
-        "items": items,
-        "summary": summary,
-    });
-    if args.output == WhyFormat::Json {
-        render::write_json(w, &doc)?;
-    } else {
-        render::write_yaml(w, &doc)?;
-    }
-    Ok(())
 }
 
 fn write(g: &GlobalArgs, args: &WhyArgs, answer: &Why, sink: &mut Sink) -> Result<()> {
@@ -283,11 +220,12 @@ enum Gone {
     NotInLog(u64),
 }
 
-/// An object that is not in the input: what the audit logs say happened to it.
+/// An object that is not in the input: what the audit logs say happened to it
+/// (`diagnose::history::gone`, the input as the state after).
 fn gone(
     g: &GlobalArgs,
     args: &WhyArgs,
-    snap: &Snapshot,
+    snap: &mut Snapshot,
     target: &str,
     namespace: Option<&str>,
     sink: &mut Sink,
@@ -311,37 +249,25 @@ fn gone(
             .map(|b| (b.group.to_owned(), b.plural.to_owned()))
             .collect(),
     };
-    // What was read is the state now, after the log: an owner it lacks may have been deleted
-    // before the log's window, so it proves what exists, not what never did.
-    let (h, events) = read_history(
-        g,
-        args,
-        crate::diagnose::history::States {
-            before: None,
-            after: Some(snap),
-        },
-    )?;
-    let items: Vec<&crate::diagnose::history::Item> = h
-        .items
-        .iter()
-        .filter(|it| {
-            let o = &it.object;
-            o.name == name
-                && resources
-                    .iter()
-                    .any(|(g, p)| *g == o.group && *p == o.resource)
-                && namespace.is_none_or(|ns| o.namespace == ns || o.namespace.is_empty())
-        })
-        .collect();
-    if items.is_empty() {
-        return Ok(Gone::NotInLog(events));
-    }
+    let target = history::Target {
+        resources,
+        namespace: namespace.map(str::to_owned),
+        name: name.to_owned(),
+    };
+    let gc_version = g
+        .gc_version
+        .unwrap_or_else(|| crate::gc::GarbageCollector::default_gc_version(snap));
+    let (items, summary) = match history::gone(logs(g, args), snap, gc_version, &target)? {
+        Story::Told(items, summary) => (items, summary),
+        Story::NotInLog(n) => return Ok(Gone::NotInLog(n)),
+        // Only a state before leaves a deletion unplaced; this one is the state after.
+        Story::Unplaced(_) => return Ok(Gone::NotInLog(0)),
+    };
     let w = sink.writer();
     match args.output {
-        WhyFormat::Text => {
-            render::history::gone(w, &items, Styles::for_stdout(g.color))?;
-        }
-        WhyFormat::Json | WhyFormat::Yaml => write_gone_document(args, w, &items, &h.summary)?,
+        WhyFormat::Text => render::history::gone(w, &items, Styles::for_stdout(g.color))?,
+        WhyFormat::Json => render::write_json(w, &render::history::story(&items, &summary))?,
+        WhyFormat::Yaml => render::write_yaml(w, &render::history::story(&items, &summary))?,
     }
     Ok(Gone::Told)
 }

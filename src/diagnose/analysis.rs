@@ -7,11 +7,14 @@
 //! owners' (a cascade), on the order the GC takes (order-dependent outcomes) and on the release
 //! (the pre-1.20 UID-keyed absent cache), which only the simulation sees.
 
-use super::why::GroupObjectRef;
-use crate::gc::plan::{Alternative, EndState, OpenOrder, Plan, Verb};
-use crate::gc::{GarbageCollector, Verdict};
+use super::timeline::{Reason, Timeline, When};
+use crate::gc::object_ref::by_group;
+use crate::gc::plan::{EndState, OpenOrder, Plan, Verb};
+use crate::gc::{GarbageCollector, ObjectRef, Verdict};
 use crate::model::ObjId;
 use serde::Serialize;
+
+pub use super::timeline::end_state;
 
 /// The plans of one snapshot.
 #[derive(Debug)]
@@ -32,9 +35,14 @@ impl Analysis {
         }
     }
 
+    /// When the GC acts on each object of the snapshot (nothing was written just now).
+    pub fn timeline<'p, 'g, 'a>(&'p self, gc: &'g GarbageCollector<'a>) -> Timeline<'p, 'g, 'a> {
+        Timeline::new(gc, &self.steady, &self.restart, [])
+    }
+
     /// The end state of object `id` and when it is reached.
     pub fn outcome(&self, gc: &GarbageCollector<'_>, id: ObjId) -> ObjectOutcome {
-        outcome(gc, &self.steady, &self.restart, id)
+        outcome(gc, &self.steady, &self.restart, &self.timeline(gc), id)
     }
 }
 
@@ -62,13 +70,21 @@ pub struct StateWhy {
 pub struct ObjectOutcome {
     /// `deleted`, `kept`, `terminating`, `order-dependent` or `unknown`.
     pub state: &'static str,
-    /// `now` (as soon as the GC evaluates it), `after` (once [`Self::after`] is deleted),
-    /// `restart` (only a GC that starts on this state acts: the next kube-controller-manager
-    /// restart or leader change), `never`, or `unknown`.
-    pub when: &'static str,
-    /// For `when: after`: the owner whose deletion the GC's action follows.
+    /// When the GC acts ([`super::timeline`]): `now`, `restart` (only a GC that starts on
+    /// this state acts: the next kube-controller-manager restart or leader change),
+    /// `now-or-restart` / `now-or-never` (the input cannot tell whether the running GC saw
+    /// what broke it), `never`, or `unknown`.
+    pub when: When,
+    /// Why then: `written`, `in-flight`, `owner-gone`, `sitting`, `not-rechecked`, …
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<GroupObjectRef>,
+    pub when_reason: Option<Reason>,
+    /// In a cascade: the owner whose deletion the GC's action follows (its *when* is this
+    /// one's).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "by_group::option"
+    )]
+    pub after: Option<ObjectRef>,
     /// The time step (API round trip, from 1) of the action that decides it, as `collect`
     /// numbers its waves.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,7 +111,8 @@ impl ObjectOutcome {
     pub fn unknown() -> ObjectOutcome {
         ObjectOutcome {
             state: "unknown",
-            when: "unknown",
+            when: When::Unknown,
+            when_reason: None,
             after: None,
             wave: None,
             by: None,
@@ -145,36 +162,13 @@ pub fn state_why(
     }
 }
 
-/// The end state `plan` gives `id`: its outcome where the plan lists one, else what the
-/// plan's end state holds (objects the plan neither touches nor leaves stuck are as they
-/// were).
-pub fn end_state(
+fn outcome(
     gc: &GarbageCollector<'_>,
-    plan: &Plan,
+    steady: &Plan,
+    restart: &Plan,
+    timeline: &Timeline<'_, '_, '_>,
     id: ObjId,
-) -> (EndState, Vec<crate::model::Sym>, Vec<Alternative>) {
-    if let Ok(i) = plan.outcomes.binary_search_by_key(&id, |o| o.target) {
-        let o = &plan.outcomes[i];
-        return (
-            o.state.clone(),
-            o.owner_refs.clone(),
-            o.alternatives.clone(),
-        );
-    }
-    let store = &gc.snap.store;
-    let end = &plan.end;
-    let refs = || end.owner_refs(store, id).iter().map(|r| r.uid).collect();
-    if !end.exists(id) {
-        (EndState::Deleted, Vec::new(), Vec::new())
-    } else if end.being_deleted(id) {
-        let finalizers = end.finalizers(store, id).to_vec();
-        (EndState::Terminating { finalizers }, refs(), Vec::new())
-    } else {
-        (EndState::Kept, refs(), Vec::new())
-    }
-}
-
-fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) -> ObjectOutcome {
+) -> ObjectOutcome {
     let snap = gc.snap;
     let store = &snap.store;
     let (state, refs, alternatives) = end_state(gc, steady, id);
@@ -183,10 +177,12 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
         .actions
         .iter()
         .find(|a| a.target == id && a.verb == Verb::Delete);
+    let timing = timeline.timing(id);
     let mut out = ObjectOutcome {
         state: state_label(&state),
-        when: "never",
-        after: None,
+        when: timing.when,
+        when_reason: timing.reason,
+        after: timing.after.map(|o| ObjectRef::of(snap, o)),
         wave: None,
         by: None,
         propagation_policy: delete.and_then(|a| a.policy).map(|p| p.as_str()),
@@ -216,22 +212,14 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
     if let Some(act) = delete.or(first_action.filter(|_| gone_or_going)) {
         out.wave = Some(act.wave);
         out.by = Some("garbage-collector");
-        out.when = "now";
-        if let Some(owner) = cause_before(gc, steady, id, act.wave) {
-            out.when = "after";
-            out.after = Some(GroupObjectRef::of(snap, owner));
-        }
         return out;
     }
     if state == EndState::Deleted {
         // Deleted with no request of the GC's on it: its namespace's deletion takes it.
-        out.when = "now";
         out.by = Some("namespace-controller");
         return out;
     }
     if !alternatives.is_empty() {
-        // No request every order makes: the fate is decided when the GC evaluates it.
-        out.when = if gone_or_going { "now" } else { "never" };
         return out;
     }
     if state == EndState::Kept
@@ -242,39 +230,16 @@ fn outcome(gc: &GarbageCollector<'_>, steady: &Plan, restart: &Plan, id: ObjId) 
     {
         return ObjectOutcome::unknown();
     }
-    if state == EndState::Kept {
-        let (at_restart, restart_refs, restart_alts) = end_state(gc, restart, id);
+    if out.when == When::Restart {
+        let (at_restart, restart_refs, _) = end_state(gc, restart, id);
         let acts = restart
             .actions
             .iter()
             .find(|a| a.target == id && a.verb == Verb::Delete);
-        if at_restart != EndState::Kept
-            || restart_alts.iter().any(|a| a.state != EndState::Kept)
-            || acts.is_some()
-        {
-            out.when = "restart";
-            out.wave = acts.map(|a| a.wave);
-            out.by = Some("garbage-collector");
-            out.propagation_policy = acts.and_then(|a| a.policy).map(|p| p.as_str());
-            out.at_restart = Some(state_why(gc, &at_restart, &restart_refs, None));
-        }
+        out.wave = acts.map(|a| a.wave);
+        out.by = Some("garbage-collector");
+        out.propagation_policy = acts.and_then(|a| a.policy).map(|p| p.as_str());
+        out.at_restart = Some(state_why(gc, &at_restart, &restart_refs, None));
     }
     out
-}
-
-/// The owner whose deletion (or start of a foreground deletion) the plan sends before
-/// `wave`, the latest such: what an action on `id` in a cascade follows.
-fn cause_before(gc: &GarbageCollector<'_>, plan: &Plan, id: ObjId, wave: u32) -> Option<ObjId> {
-    let store = &gc.snap.store;
-    let owners: Vec<ObjId> = store
-        .owner_refs(id)
-        .iter()
-        .filter_map(|r| store.by_uid(r.uid))
-        .filter(|&o| o != id)
-        .collect();
-    plan.actions
-        .iter()
-        .filter(|a| a.wave < wave && a.verb == Verb::Delete && owners.contains(&a.target))
-        .max_by_key(|a| a.wave)
-        .map(|a| a.target)
 }

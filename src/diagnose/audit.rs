@@ -24,12 +24,21 @@ pub struct Audit {
     pub findings: Vec<Finding>,
     /// The simulated plan the findings were checked against.
     pub plan: Plan,
+    /// What a GC that starts on the snapshot does ([`Plan::restart`]): with `plan`, what
+    /// the findings' *when* is read off ([`super::timeline`]).
+    pub restart: Plan,
     /// Count of references per classification label.
     pub classifications: BTreeMap<&'static str, usize>,
 }
 
-/// Runs every check on the snapshot as captured.
+/// Runs every check on the snapshot as captured (nothing was written just now).
 pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
+    audit_written(gc, &[])
+}
+
+/// [`audit`] where the running GC was just handed `written` (the objects a manifest creates
+/// or updates): the GC acts on them at once.
+pub fn audit_written(gc: &GarbageCollector<'_>, written: &[ObjId]) -> Audit {
     // The plan (a simulation of every wave) and the per-object checks are independent until
     // `terminating::findings` needs both: side by side. The per-object checks classify every
     // reference; the plan's scope needs to know which objects have a reference that is not
@@ -42,7 +51,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
     );
     // The whole graph's checks need no plan either: done while it is finished, and added after
     // the plan's own findings, in the order they always came.
-    let (plan, mut whole) = join(
+    let (plan, (mut whole, restart)) = join(
         gc.fork,
         "plan",
         || pending.finish(&unquiet),
@@ -53,7 +62,7 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             if !gc.rules.coordinate_keyed_absent_cache() {
                 collateral(gc, &state, &mut whole);
             }
-            whole
+            (whole, Plan::restart(gc))
         },
     );
     terminating::findings(gc, &state, &plan, &mut out);
@@ -65,9 +74,11 @@ pub fn audit(gc: &GarbageCollector<'_>) -> Audit {
             .then(a.code.cmp(&b.code))
             .then(a.object.cmp(&b.object))
     });
+    super::timeline::Timeline::new(gc, &plan, &restart, written.iter().copied()).stamp(&mut out);
     Audit {
         findings: out,
         plan,
+        restart,
         classifications,
     }
 }

@@ -107,11 +107,16 @@ pub enum Code {
     /// namespace and name) that disagree on what the GC reads; which one is created depends
     /// on the tool.
     ConflictingDuplicateInput,
+    /// GC027: `check apply`, `relink`: where the API server enables
+    /// OwnerReferencesPermissionEnforcement (OpenShift and others), it refuses this write for
+    /// the identity that sends it (`blockOwnerDeletion: true` without `update` on the owner's
+    /// `finalizers`, or changed references without `delete` on the object).
+    OwnerReferencePermission,
 }
 
 impl Code {
     /// All codes in order.
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::DanglingOwner,
         Code::OwnerUidMismatch,
         Code::OwnerCoordinatesMismatch,
@@ -138,6 +143,7 @@ impl Code {
         Code::OwnerReferenceInManifest,
         Code::BlockOwnerDeletionToNothing,
         Code::ConflictingDuplicateInput,
+        Code::OwnerReferencePermission,
     ];
 
     /// `GC0NN`.
@@ -169,6 +175,7 @@ impl Code {
             Code::OwnerReferenceInManifest => "GC024",
             Code::BlockOwnerDeletionToNothing => "GC025",
             Code::ConflictingDuplicateInput => "GC026",
+            Code::OwnerReferencePermission => "GC027",
         }
     }
 
@@ -203,6 +210,7 @@ impl Code {
             Code::OwnerReferenceInManifest => "owner-reference-in-manifest",
             Code::BlockOwnerDeletionToNothing => "block-owner-deletion-to-nothing",
             Code::ConflictingDuplicateInput => "conflicting-duplicate-input",
+            Code::OwnerReferencePermission => "owner-reference-permission",
         }
     }
 

@@ -11,6 +11,7 @@
 //! found, or has another UID), and a Foreground owner waiting for its dependents. A deletion
 //! with none of these says what the log's `--v` cannot show, never a guess.
 
+use super::history::{CauseKind, Policy};
 use crate::source::controller_log::{Ident, Kind, LogStats, Position, Record};
 use std::collections::HashMap;
 
@@ -18,13 +19,13 @@ use std::collections::HashMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogCause {
     /// `cross-namespace-owner`, `owner-coordinates-mismatch`, `dangling-owner`,
-    /// `stale-owner-uid`, `owner-deleted` (a Foreground owner), `foreground-finished`,
+    /// `owner-uid-mismatch`, `owner-deleted` (a Foreground owner), `foreground-finished`,
     /// `orphaned`, `namespace-deleted`, `unknown`.
-    pub type_: &'static str,
+    pub type_: CauseKind,
     /// The owner (or namespace) behind it: as the line names it.
     pub owner: Option<Ident>,
     /// The policy of the deletion behind it, where the log shows it.
-    pub policy: Option<&'static str>,
+    pub policy: Option<Policy>,
     /// In words, with the lines that prove it.
     pub detail: String,
 }
@@ -137,9 +138,9 @@ impl Builder {
             }
             Kind::Delete | Kind::DeleteForeground => self.delete(r),
             Kind::RemoveFinalizer => self.gc_action(r, "remove-finalizer", None, |_| LogCause {
-                type_: "foreground-finished",
+                type_: CauseKind::ForegroundFinished,
                 owner: None,
-                policy: Some("Foreground"),
+                policy: Some(Policy::Foreground),
                 detail: "no blocking dependent was left: the GC removed foregroundDeletion, and \
                          the object went"
                     .into(),
@@ -147,7 +148,7 @@ impl Builder {
             Kind::RemoveReferences => {
                 let owners = r.owners.clone();
                 self.gc_action(r, "remove-owner-references", None, move |_| LogCause {
-                    type_: "dangling-owner",
+                    type_: CauseKind::DanglingOwner,
                     owner: owners.first().cloned(),
                     policy: None,
                     detail: format!(
@@ -159,9 +160,9 @@ impl Builder {
             }
             Kind::Orphaned => {
                 self.gc_action(r, "orphan-dependents", Some("Orphan"), |_| LogCause {
-                    type_: "orphaned",
+                    type_: CauseKind::Orphaned,
                     owner: None,
-                    policy: Some("Orphan"),
+                    policy: Some(Policy::Orphan),
                     detail:
                         "an Orphan deletion: the GC removed this owner from all its dependents' \
                          references (then the orphan finalizer, which it does not log)"
@@ -264,7 +265,7 @@ impl Builder {
             evidence.push(r.position.clone());
             let owner = r.owners.first().cloned();
             return LogCause {
-                type_: "cross-namespace-owner",
+                type_: CauseKind::CrossNamespaceOwner,
                 detail: format!(
                     "its owner reference's UID is {}: an object in another namespace; the GC \
                      looks a namespaced owner up in the dependent's namespace ({}), finds \
@@ -285,7 +286,7 @@ impl Builder {
             }
             let owner = r.owners.first().cloned();
             return LogCause {
-                type_: "owner-coordinates-mismatch",
+                type_: CauseKind::OwnerCoordinatesMismatch,
                 detail: format!(
                     "its owner reference's UID is {}, but the reference names {}: the GC looks \
                      the owner up by the reference's name and kind, finds nothing, and deletes \
@@ -304,10 +305,10 @@ impl Builder {
         for (w, type_, what) in [
             (
                 Why::UidMismatch,
-                "stale-owner-uid",
+                CauseKind::OwnerUidMismatch,
                 "exists with another UID (recreated)",
             ),
-            (Why::Absent, "dangling-owner", "is not found"),
+            (Why::Absent, CauseKind::DanglingOwner, "is not found"),
         ] {
             if let Some(r) = find(w) {
                 evidence.push(r.position.clone());
@@ -334,7 +335,7 @@ impl Builder {
         if let Some(r) = find(Why::InvalidNamespaceEvent) {
             evidence.push(r.position.clone());
             return LogCause {
-                type_: "cross-namespace-owner",
+                type_: CauseKind::CrossNamespaceOwner,
                 owner: None,
                 policy: None,
                 detail: format!(
@@ -350,9 +351,9 @@ impl Builder {
                 evidence.push(f.clone());
             }
             return LogCause {
-                type_: "owner-deleted",
+                type_: CauseKind::OwnerDeleted,
                 owner: Some(owner.clone()),
-                policy: Some("Foreground"),
+                policy: Some(Policy::Foreground),
                 detail: format!(
                     "its owner {} is being deleted in the foreground and waits for its \
                      dependents ({})",
@@ -362,7 +363,7 @@ impl Builder {
             };
         }
         LogCause {
-            type_: "unknown",
+            type_: CauseKind::Unknown,
             owner: None,
             policy: None,
             detail: "the log does not say why: the GC logs its owner lookups from --v=5 (a \
@@ -469,7 +470,7 @@ impl Builder {
 
 fn namespace_cause(ns: &str) -> LogCause {
     LogCause {
-        type_: "namespace-deleted",
+        type_: CauseKind::NamespaceDeleted,
         owner: Some(Ident {
             api_version: "v1".into(),
             kind: "Namespace".into(),

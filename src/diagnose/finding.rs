@@ -38,6 +38,8 @@ pub struct Finding {
     pub classification: Option<&'static str>,
     /// What the GC does about it.
     pub consequence: String,
+    /// When the GC does it ([`super::timeline`]; `None`: nothing, or not told yet).
+    pub when: Option<super::timeline::Timing>,
     /// What is wrong.
     pub message: String,
     /// Other objects involved (the real owner, the blocking chain, the bad sibling, …).
@@ -69,6 +71,7 @@ impl Finding {
             owner_ref: None,
             classification: None,
             consequence,
+            when: None,
             message,
             related: Vec::new(),
             remedies: Vec::new(),

@@ -55,10 +55,17 @@ pub fn findings(gc: &GarbageCollector<'_>, audit: &Audit) -> Vec<Finding> {
             held.iter().take(10).copied().collect::<Vec<_>>().join(", ")
         )
     };
+    // Holding namespaces for good is what `audit` calls GC023, an error: one severity for
+    // one situation (newcomer NC6).
+    let severity = if held.is_empty() {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
     for f in &gc.snap.discovery_failures {
         out.push(Finding::new(
             Code::GcSyncBlocker,
-            Severity::Warning,
+            severity,
             Subject::Resource(f.group_version.clone()),
             format!("the GC's discovery fails for this group-version too: its resources are not (re)synced and their owners cannot be resolved{holds}"),
             format!("discovery of {} failed: {}", f.group_version, f.message),

@@ -19,12 +19,13 @@ pub mod controller_log;
 pub mod finding;
 pub mod health;
 pub mod history;
-pub mod history_merge;
+pub mod permission;
 pub mod relink;
 pub mod remedy;
 pub mod restart;
 pub mod suppress;
 pub mod terminating;
+pub mod timeline;
 pub mod upgrade;
 pub mod why;
 

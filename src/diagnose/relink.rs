@@ -13,6 +13,7 @@
 //! is solid the moment it is written (its owner exists with that UID in the same namespace), so
 //! the GC never acts on it at once. Each skipped reference says why.
 
+use crate::gc::object_ref::{ObjectRef, Place};
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
 use serde::Serialize;
@@ -65,6 +66,11 @@ pub struct Link {
     pub resource_version: String,
     /// The references to add, in the backup's order.
     pub add: Vec<RefOut>,
+    /// GC027: what OwnerReferencesPermissionEnforcement, where the API server enables it,
+    /// makes of the patch for the identity that sends it (refused, or cannot be told); set
+    /// by the command, which asks the API server. `None`: admitted, or not asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission: Option<String>,
 }
 
 /// A reference left out, and why.
@@ -88,9 +94,6 @@ pub struct Relink {
     pub skipped: Vec<Skip>,
 }
 
-/// (group, kind lower-case, namespace, name).
-type Key = (String, String, String, String);
-
 fn group_of(api_version: &str) -> &str {
     api_version.split_once('/').map_or("", |(g, _)| g)
 }
@@ -110,20 +113,10 @@ const ADOPTERS: &[(&str, &str, &str, &str)] = &[
 /// Plans the relink of `target` from `backup`.
 pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Relink {
     let ts = &target.store;
-    let mut by_key: HashMap<Key, ObjId> = HashMap::new();
-    for id in ts.ids() {
-        let o = ts.object(id);
-        let r = target.resource_of(o);
-        by_key.insert(
-            (
-                r.group.clone(),
-                r.kind.to_ascii_lowercase(),
-                ts.str(o.namespace).to_owned(),
-                ts.str(o.name).to_owned(),
-            ),
-            id,
-        );
-    }
+    let by_place: HashMap<Place, ObjId> = ts
+        .ids()
+        .map(|id| (ObjectRef::of(target, id).place(), id))
+        .collect();
     // Served kinds and their scope, by (group, kind lower-case).
     let scope: HashMap<(String, String), bool> = target
         .resources
@@ -139,19 +132,8 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
         }
         let bo = bs.object(bid);
         let br = backup.resource_of(bo);
-        let ns = bs.str(bo.namespace).to_owned();
-        let name = bs.str(bo.name).to_owned();
-        let shown = if ns.is_empty() {
-            format!("{}/{name}", br.kind)
-        } else {
-            format!("{}/{name} -n {ns}", br.kind)
-        };
-        let key = (
-            br.group.clone(),
-            br.kind.to_ascii_lowercase(),
-            ns.clone(),
-            name,
-        );
+        let me = ObjectRef::of(backup, bid);
+        let (shown, place, ns) = (me.to_string(), me.place(), me.namespace);
         let skip_all = |out: &mut Relink, reason: &str| {
             for r in refs {
                 out.skipped.push(Skip {
@@ -161,7 +143,7 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
                 });
             }
         };
-        let Some(&tid) = by_key.get(&key) else {
+        let Some(&tid) = by_place.get(&place) else {
             skip_all(&mut out, "not in the target (not restored)");
             continue;
         };
@@ -215,9 +197,10 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
             } else {
                 String::new()
             };
-            let Some(&oid) =
-                by_key.get(&(group.clone(), lkind.clone(), owner_ns, rname.to_owned()))
-            else {
+            let owner_place =
+                ObjectRef::from_api_version(bs.str(r.api_version), kind, &owner_ns, rname, "")
+                    .place();
+            let Some(&oid) = by_place.get(&owner_place) else {
                 skip(if owner_namespaced {
                     format!("no {kind} {rname} in namespace {ns} of the target")
                 } else {
@@ -263,10 +246,46 @@ pub fn plan(backup: &Snapshot, target: &Snapshot, include_adoptable: bool) -> Re
                 uid: ts.str(to.uid).to_owned(),
                 resource_version: ts.str(to.resource_version).to_owned(),
                 add,
+                permission: None,
             });
         }
     }
     out
+}
+
+/// OwnerReferencesPermissionEnforcement's checks on each link's patch (an UPDATE from the
+/// object's references in `target` to those plus the link's), by the link's index.
+pub fn permission_checks(
+    p: &Relink,
+    target: &Snapshot,
+    mapper: &crate::gc::rest_mapper::RestMapper,
+) -> Vec<(usize, Vec<super::permission::Check>)> {
+    use super::permission::{owner_mapping, refs_of, required, write_of};
+    let mut out = Vec::new();
+    for (i, l) in p.links.iter().enumerate() {
+        let old = refs_of(target, l.target);
+        let new = new_refs(l, target);
+        let w = write_of(target, l.target, Some(&old), &new);
+        let checks = required(&w, &|r| owner_mapping(mapper, r));
+        if !checks.is_empty() {
+            out.push((i, checks));
+        }
+    }
+    out
+}
+
+/// The new references of link `l` (the object's in `target`, then the link's).
+pub fn new_refs<'a>(l: &'a Link, target: &'a Snapshot) -> Vec<super::permission::RefIn<'a>> {
+    let mut new = super::permission::refs_of(target, l.target);
+    new.extend(l.add.iter().map(|r| super::permission::RefIn {
+        api_version: &r.api_version,
+        kind: &r.kind,
+        name: &r.name,
+        uid: &r.uid,
+        controller: r.controller,
+        block_owner_deletion: r.block_owner_deletion,
+    }));
+    new
 }
 
 /// The JSON patch that adds a link's references: a `test` of the object's UID and

@@ -64,7 +64,8 @@ pub fn kubectl_target(snap: &Snapshot, id: ObjId) -> String {
 /// terminal-controlling is ever printed inside a command.
 pub fn shell_word(s: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
-    if !s.is_empty() && s.chars().all(plain) {
+    // A leading `=` is zsh's `=command` expansion (EQUALS, on by default).
+    if !s.is_empty() && !s.starts_with('=') && s.chars().all(plain) {
         return s.to_owned();
     }
     if s.chars().any(crate::util::is_terminal_hostile) {
@@ -73,11 +74,16 @@ pub fn shell_word(s: &str) -> String {
             match c {
                 '\\' => out.push_str("\\\\"),
                 '\'' => out.push_str("\\'"),
-                c if crate::util::is_terminal_hostile(c) && (c as u32) <= 0xff => {
+                // `\xNN` is one byte, so only for ASCII: a C1 control is UTF-8's two.
+                c if crate::util::is_terminal_hostile(c) && c.is_ascii() => {
                     out.push_str(&format!("\\x{:02x}", c as u32))
                 }
-                c if crate::util::is_terminal_hostile(c) => {
+                // bash reads at most 4 hex digits after `\u`, 8 after `\U`.
+                c if crate::util::is_terminal_hostile(c) && (c as u32) <= 0xffff => {
                     out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c if crate::util::is_terminal_hostile(c) => {
+                    out.push_str(&format!("\\U{:08x}", c as u32))
                 }
                 c => out.push(c),
             }
@@ -170,46 +176,4 @@ pub fn remove_finalizer(snap: &Snapshot, state: &State, id: ObjId, finalizer: Sy
 }
 
 #[cfg(test)]
-mod tests {
-    use super::shell_word;
-
-    #[test]
-    fn shell_words_read_back_exactly_in_bash_and_run_nothing() {
-        let words = [
-            "web",
-            "deployments.apps/web",
-            "",
-            "a b",
-            "it's",
-            "$(touch pwned)",
-            "`touch pwned`",
-            "x'; touch pwned; '",
-            "back\\slash",
-            "esc\u{1b}[2Jx",
-            "nl\nx",
-            "rtl\u{202e}x",
-            "ünï ✓",
-        ];
-        let dir = tempfile::tempdir().unwrap();
-        let mut script = String::new();
-        for w in words {
-            script.push_str(&format!("printf '%s\\0' {}\n", shell_word(w)));
-        }
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&script)
-            .current_dir(dir.path())
-            .output()
-            .expect("bash");
-        assert!(out.status.success());
-        let got: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
-        for (i, w) in words.iter().enumerate() {
-            assert_eq!(got[i], w.as_bytes(), "{w:?} quoted as {}", shell_word(w));
-        }
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-        // Quoted words hold no raw control character.
-        assert_eq!(shell_word("esc\u{1b}x"), "$'esc\\x1bx'");
-        assert_eq!(shell_word("web"), "web");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
-    }
-}
+mod tests;

@@ -87,7 +87,11 @@ pub fn unknown_references(gc: &GarbageCollector<'_>) -> usize {
 
 /// Predicts a GC restart on this snapshot.
 pub fn predict(gc: &GarbageCollector<'_>) -> Restart {
-    let plan = Plan::restart(gc);
+    predict_from(gc, Plan::restart(gc))
+}
+
+/// [`predict`] from the start's plan ([`Plan::restart`]), made already.
+pub fn predict_from(gc: &GarbageCollector<'_>, plan: Plan) -> Restart {
     let initial = gc.initial_state();
     let store = &gc.snap.store;
     let garbage = |id: ObjId| {
@@ -248,6 +252,22 @@ fn has_misdirected_ref(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> b
         .owner_refs(id)
         .iter()
         .any(|r| gc.misdirected(state, id, r).is_some())
+}
+
+/// `check restart`'s findings, each told when the GC acts ([`super::timeline`]): the running
+/// GC's plan is made beside the start's, and a restart's action the running GC does not wait
+/// for says so.
+pub fn timed_findings(gc: &GarbageCollector<'_>) -> Vec<Finding> {
+    let (steady, start) = crate::util::fork::join(
+        gc.fork,
+        "plan",
+        || Plan::steady_state(gc),
+        || Plan::restart(gc),
+    );
+    let r = predict_from(gc, start);
+    let mut out = findings(gc, &r);
+    super::timeline::Timeline::new(gc, &steady, &r.plan, []).stamp_restart(&mut out);
+    out
 }
 
 /// Findings for a restart prediction: GC015 for what the restarted GC does, GC016 for what it

@@ -111,13 +111,20 @@ impl GarbageCollector<'_> {
     /// An owner found with the reference's UID is [`RefClass::Solid`]: this function never
     /// answers [`RefClass::Waiting`]; [`GarbageCollector::classify_reference`] tells those apart.
     pub fn is_dangling(&self, state: &State, dependent: ObjId, r: &OwnerRef) -> RefClass {
+        self.is_dangling_in(state, self.snap.store.object(dependent).namespace, r)
+    }
+
+    /// [`Self::is_dangling`] for a dependent in namespace `dep_ns` (empty: cluster-scoped)
+    /// that need not be in the snapshot: the GC's lookup reads only the dependent's
+    /// namespace (forensics asks it of an object a log shows, with the references the log's
+    /// bodies give, against the state before the log).
+    pub fn is_dangling_in(&self, state: &State, dep_ns: Sym, r: &OwnerRef) -> RefClass {
         let snap = self.snap;
         // Before v1.20 a UID recorded as absent makes every reference to it dangling, whatever
         // its coordinates (issue #65200).
         if !self.rules.coordinate_keyed_absent_cache() && state.absent_owner_cached(r.uid) {
             return RefClass::Dangling(Dangling::Absent);
         }
-        let dep_ns = snap.store.object(dependent).namespace;
         let (gr, namespaced) = match self.rest_mapper.map(snap, r.api_version, r.kind) {
             Mapping::Resolved(gr) => (gr, self.rest_mapper.gr(gr).namespaced),
             Mapping::Unlisted { namespaced, why } => {

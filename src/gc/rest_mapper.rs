@@ -88,7 +88,7 @@ const NONE: u32 = u32::MAX;
 /// them: what the GC's GET of an owner by name finds. Most names belong to one object, and
 /// an array indexed by the name's symbol answers for those; only names that several objects
 /// share go through a hash map. (A hash map of every object was most of the mapper's
-/// build on the 1M-object bench, longer than the graph built beside it.)
+/// build, longer than the graph built beside it: BENCHMARKS.md, "Figures behind the code".)
 #[derive(Debug)]
 struct ByName {
     /// Per name symbol: the first object listed with that name, or [`NONE`].
@@ -129,7 +129,7 @@ impl ByName {
                 .count()
         );
         // Sized once: grown by doubling, its re-hashing and the fresh pages of each larger
-        // table were most of this pass at the 1M-object bench (half its objects share a name).
+        // table were most of this pass where many objects share a name (BENCHMARKS.md, "Figures behind the code").
         let mut shared_names = HashMap::with_capacity(sharing);
         let mut winner = BitSet::new(store.len());
         for id in store.ids() {
@@ -309,6 +309,12 @@ impl RestMapper {
             Some(m) => m.clone(),
             None => self.map_uncached(snap.store.str(api_version), snap.store.str(kind)),
         }
+    }
+
+    /// [`RestMapper::map`] for a reference that is not in the snapshot's store (one read from
+    /// elsewhere, e.g. a backup to relink).
+    pub fn map_names(&self, api_version: &str, kind: &str) -> Mapping {
+        self.map_uncached(api_version, kind)
     }
 
     /// The group/resource listed as `group`/`plural`, if the input has it.

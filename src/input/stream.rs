@@ -35,6 +35,33 @@ pub(crate) fn sniff(head: &[u8]) -> Kind {
     }
 }
 
+/// The start (up to `max` bytes) of the text a stream holds, decompressed as the walker reads
+/// it (gzip, xz, zstd), from the stream's buffered `head` and without consuming anything: for a
+/// reader deciding what one input is before it is read (`-f` given a single snapshot). Empty
+/// when the head is an archive or does not decompress.
+pub(crate) fn text_head(head: &[u8], max: usize) -> Vec<u8> {
+    let mut d: Box<dyn Read + '_> = match sniff(head) {
+        Kind::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(head)),
+        Kind::Xz => Box::new(lzma_rust2::XzReader::new(head, true)),
+        Kind::Zstd => match zstd::stream::read::Decoder::with_buffer(head) {
+            Ok(d) => Box::new(d),
+            Err(_) => return Vec::new(),
+        },
+        Kind::Text => return head[..head.len().min(max)].to_vec(),
+        Kind::Bzip2 | Kind::Zip | Kind::Tar => return Vec::new(),
+    };
+    let mut out = vec![0; max];
+    let mut n = 0;
+    while n < max {
+        match d.read(&mut out[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    out.truncate(n);
+    out
+}
+
 /// A reader that notes when its input has run out (a read of a non-empty buffer gave 0 bytes).
 /// tar words an archive cut between members as a plain error ("failed to read entire block"):
 /// whether the bytes ran out tells a truncated archive from a damaged one.

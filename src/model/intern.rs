@@ -37,9 +37,8 @@ impl Sym {
 /// Arena string interner: one `String` buffer, `(offset, len)` spans per symbol, and an
 /// open-addressing table (linear probing) whose slots carry the hash, the symbol and the text's
 /// position. Finding a string costs one slot read plus one read of the text it is compared
-/// with; growing the table never touches the text. (At a million objects, a general-purpose
-/// hash map of symbols took twice the memory accesses per lookup and re-hashed every string
-/// on each resize, which cost more than the interning itself.)
+/// with; growing the table never touches the text. (A general-purpose hash map of symbols
+/// took more memory accesses per lookup and re-hashed every string on each resize: BENCHMARKS.md, "Figures behind the code".)
 #[derive(Clone)]
 pub struct Interner {
     buf: String,
@@ -159,14 +158,12 @@ const SLOW_HUGE_PAGE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Maps every page of fresh `slots` now, one write per 4 KiB page, rather than at the first
 /// probes, timed 2 MiB at a time: on a virtual machine a huge page the host has not backed yet
-/// took 5-8 ms to map (the host faults its 512 small pages in one by one) against 0.1 ms for
-/// one it has, and in two or three runs of eight most pages of a fresh 64 MiB table were of
-/// that kind (140-165 ms of the table's thread in `audit -f` of a million objects, in which
-/// the interning thread waited for it and the parser behind that). Small pages come from
-/// memory the system freed recently, which the host backs (2 µs per 4 KiB page, 1 ms per
-/// 2 MiB, and no worse for random probes in a test of 4M of them): after the first 2 MiB
-/// slower than `slow`, the rest of the slots are advised back to them. Returns whether it did
-/// so.
+/// is far slower to map (the host faults its 512 small pages in one by one) than one it has,
+/// and in some runs most pages of a fresh table were of that kind, with the interning thread
+/// and the parser behind it waiting. Small pages come from memory the system freed recently,
+/// which the host backs, and were no worse for random probes (BENCHMARKS.md, "Figures behind the code"): after
+/// the first 2 MiB slower than `slow`, the rest of the slots are advised back to them. Returns
+/// whether it did so.
 fn map_pages(slots: &mut [[u32; 4]], slow: std::time::Duration) -> bool {
     let mut watch = true;
     let mut at = 0;
@@ -224,8 +221,8 @@ impl Table {
         }
         // The successor still being made on its thread: fill this table further (to 3/4, a
         // probe or two more per miss) rather than wait for it. Waiting stood the interning
-        // thread still until the other thread had mapped every page (50 ms at the 1M List's
-        // estimate, one core of two idle and the parser stalled behind its batch queue).
+        // thread still until the other thread had mapped every page (one core of two idle and
+        // the parser stalled behind its batch queue; BENCHMARKS.md, "Figures behind the code").
         if need * 4 <= self.slots.len() * 3
             && self.next.as_ref().is_some_and(|n| !n.slots.is_finished())
         {
@@ -251,9 +248,9 @@ impl Table {
     }
 
     /// Once a large table is half full, makes its successor ready on another thread: the
-    /// kernel zeroes and maps tens of MiB of fresh memory on first touch, and measured on a
-    /// million objects that took 40-80 ms, during which the interning thread stood still
-    /// (and the parser with it once the batch queue was full). Done ahead, only the re-insert
+    /// kernel zeroes and maps tens of MiB of fresh memory on first touch, during which the
+    /// interning thread stood still (and the parser with it once the batch queue was full;
+    /// BENCHMARKS.md, "Figures behind the code"). Done ahead, only the re-insert
     /// is left for the growth. Only a head start: the growth makes the slots itself if they
     /// are not there, or not the size it needs.
     fn prepare(&mut self) {
@@ -268,8 +265,8 @@ impl Table {
     /// table on another thread ([`Table::prepare`]'s), taken at the next growth. For an
     /// estimate of the rest of an input (`Store::reserve_more`): made at once, the table's
     /// pages were zeroed by the kernel on the interning thread when the re-insert first
-    /// touched them (64 MiB at the 1M List's estimate: 100 ms under `perf` in which the
-    /// parsing thread, its batch queue full, stood still too, one core of two idle).
+    /// touched them, while the parsing thread, its batch queue full, stood still too and one
+    /// core of two was idle (BENCHMARKS.md, "Figures behind the code").
     fn reserve_ahead(&mut self, more: usize) {
         let need = self.used + more;
         if need * 8 <= self.slots.len() * 5 {
@@ -475,8 +472,8 @@ impl Interner {
     ///
     /// A prefetch, not a load: loads that had to compare what they read (to find the text of
     /// a matching slot) put a branch on every miss, and each mispredicted one threw away the
-    /// loads issued after it, so the misses came one after another again (`perf annotate`:
-    /// three quarters of the batch loop on those two loads at the 1M-object bench).
+    /// loads issued after it, so the misses came one after another again (`perf annotate`;
+    /// BENCHMARKS.md, "Figures behind the code").
     #[inline]
     pub fn prefetch_slots(&self, hashes: impl Iterator<Item = u32>) {
         let slots = &self.table.slots;

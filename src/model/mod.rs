@@ -255,8 +255,8 @@ impl Store {
         // Per object, about five strings (uid, name, resourceVersion, creation timestamp, a
         // label value) holding roughly a third of the input's bytes. About two of them are
         // distinct and indexed: the resourceVersion and timestamp are not indexed, and label
-        // values and owners' names repeat. (Measured on the benchmark's 1M List: 1.75 per
-        // object. Where there are more, the table grows once.)
+        // values and owners' names repeat (BENCHMARKS.md, "Figures behind the code"). Where there are more,
+        // the table grows once.
         self.strings.reserve(objects * 5, objects * 2, bytes / 3);
     }
 
@@ -265,12 +265,10 @@ impl Store {
     /// is known, once its first part is in ([`Batch::expect_more`]).
     ///
     /// Growing the string table step by step re-inserts every string at each doubling and
-    /// maps a fresh table each time; on the 1M-object List that was 60 ms of the interning
-    /// thread, the read's long pole. The table gets two entries per object to come: the UID
-    /// and the name, which every object adds anew. Most of its other strings repeat, and the
-    /// first objects bring most of those in (3.25 indexed strings per object in the first
-    /// tenth of the 1M List, 1.75 over all of it): sized by the first part's ratio, the table
-    /// was twice too large. Only the table's pages cost memory up front (its slots are
+    /// maps a fresh table each time, on the interning thread, the read's long pole. The table
+    /// gets two entries per object to come: the UID and the name, which every object adds
+    /// anew. Most of its other strings repeat, and the first objects bring most of those in:
+    /// sized by the first part's ratio, the table was twice too large (BENCHMARKS.md, "Figures behind the code"). Only the table's pages cost memory up front (its slots are
     /// written at random), and they are mapped on another thread while interning goes on
     /// ([`Interner::reserve_ahead`]); the vectors' unused room is address space the kernel
     /// maps as they fill.

@@ -2,8 +2,7 @@
 //!
 //! Every object has a creationTimestamp, nearly always unique and only ever displayed or turned
 //! into an age. Kept as text it took 28 bytes an object (20 of text, 8 of its span) and the
-//! interning thread's time to copy them in; at a million objects that was a tenth of the read's
-//! page faults. The form Kubernetes writes (`2024-01-02T03:04:05Z`) is held as the seconds it
+//! interning thread's time to copy them in (BENCHMARKS.md, "Figures behind the code"). The form Kubernetes writes (`2024-01-02T03:04:05Z`) is held as the seconds it
 //! names instead, and turned back into exactly the same text when asked; any other text (a
 //! fraction of a second, an offset, a year the seconds do not reach, something that is no
 //! timestamp at all) is kept as text, as before, so nothing read is ever changed.
@@ -163,8 +162,8 @@ pub fn format_rfc3339(secs: i64) -> String {
         let (hh, mm, ss) = (rem / 3600, (rem % 3600) / 60, rem % 60);
         return format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z");
     }
-    // Every live object's timestamps go through here: `format!` with widths was 4 % of a live
-    // snapshot's CPU time.
+    // Every live object's timestamps go through here, and `format!` with widths showed in a
+    // live snapshot's profile (BENCHMARKS.md, "Figures behind the code").
     canonical_text(secs).iter().map(|&c| c as char).collect()
 }
 

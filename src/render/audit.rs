@@ -55,6 +55,14 @@ pub struct FindingJson {
     pub classification: Option<&'static str>,
     /// What the GC does about it.
     pub consequence: String,
+    /// When the GC does it (`crate::diagnose::timeline`): now, restart, now-or-restart,
+    /// now-or-never, never, unknown; absent when the GC does nothing about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<crate::diagnose::timeline::When>,
+    /// Why then: written, in-flight, owner-gone, sitting, edited-in-place, not-rechecked,
+    /// start-only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<crate::diagnose::timeline::Reason>,
     /// What is wrong.
     pub message: String,
     /// Other objects involved.
@@ -130,6 +138,10 @@ pub struct Coverage {
     pub discovery_failures: Vec<crate::snapshot::DiscoveryFailure>,
     /// Input documents that were skipped.
     pub skipped_inputs: Vec<crate::snapshot::Skipped>,
+    /// A live read scoped by `-n`: the namespaces its namespaced resources were listed in,
+    /// completely. That is the selection, not a gap (newcomer N6): what is judged is read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
     /// A new cluster (`check apply --target empty`): nothing in it is unknown, whatever the
     /// input was read from. Said in the summary line; `complete` carries it in JSON.
     #[serde(skip)]
@@ -167,8 +179,8 @@ impl Coverage {
         // not held.
         let input_namespaces: std::collections::BTreeSet<&str> = if files {
             // Deduplicated by symbol first, one bit per symbol: a million objects in a few
-            // hundred namespaces. (A hashed set took 10-20 ms on the 1M-object bench, where
-            // the namespace changes from one object to the next more often than not.)
+            // hundred namespaces. (A hashed set was slower, the namespace changing from one
+            // object to the next more often than not: BENCHMARKS.md, "Figures behind the code".)
             let mut seen = crate::model::BitSet::new(snap.store.strings.len());
             for o in &snap.store.objects {
                 seen.insert(o.namespace.index());
@@ -181,15 +193,17 @@ impl Coverage {
             Default::default()
         };
         let mut gaps = Vec::new();
+        let mut selected = std::collections::BTreeSet::new();
         for g in a.rest_mapper.grs() {
             let mut not_held_in = Vec::new();
             let (outcome, message) = match &g.coverage {
                 ListOutcome::Forbidden { message } => ("forbidden", Some(message.clone())),
                 ListOutcome::Failed { message } => ("failed", Some(message.clone())),
-                ListOutcome::Partial { namespaces } if !files => (
-                    "partial",
-                    Some(format!("listed only in: {}", namespaces.join(", "))),
-                ),
+                // A live list is partial only where `-n` asked for one namespace.
+                ListOutcome::Partial { namespaces } if !files => {
+                    selected.extend(namespaces.iter().cloned());
+                    continue;
+                }
                 ListOutcome::Partial { namespaces } => {
                     let wanted: Vec<&str> = if g.namespaced {
                         input_namespaces.iter().copied().collect()
@@ -239,6 +253,7 @@ impl Coverage {
             gaps,
             discovery_failures: snap.discovery_failures.clone(),
             skipped_inputs: snap.skipped.clone(),
+            namespaces: selected.into_iter().collect(),
             new_cluster: snap.new_cluster,
         }
     }
@@ -270,6 +285,8 @@ pub fn report_of_kind(
             owner_reference: f.owner_ref.as_ref().map(|r| owner_ref_json(snap, r)),
             classification: f.classification,
             consequence: f.consequence.clone(),
+            when: f.when.map(|t| t.when),
+            when_reason: f.when.and_then(|t| t.reason),
             message: f.message.clone(),
             related: f.related.iter().map(|&r| ObjectRef::of(snap, r)).collect(),
             remedies: f.commands(),
@@ -701,6 +718,11 @@ pub fn summary_line(r: &AuditReport) -> String {
         if let Some(hint) = assume_complete_hint(r) {
             line.push_str(&format!(" ({hint})"));
         }
+    } else if c.complete && !c.namespaces.is_empty() {
+        line.push_str(&format!(
+            " · coverage complete in namespace {}",
+            c.namespaces.join(", ")
+        ));
     } else if c.complete {
         line.push_str(" · coverage complete");
     } else {

@@ -120,7 +120,7 @@ pub fn identity(f: &FindingJson) -> (&'static str, String, String) {
         // An object not created yet (check apply) has no UID: its coordinates identify it.
         .map(|o| {
             if o.uid.is_empty() {
-                format!("{}/{}/{}/{}", o.api_version, o.kind, o.namespace, o.name)
+                format!("{}/{}/{}/{}", o.api_version(), o.kind, o.namespace, o.name)
             } else {
                 o.uid.clone()
             }
@@ -150,8 +150,7 @@ pub fn fingerprint(f: &FindingJson) -> String {
 /// `Kind/name -n namespace` (or the resource) of a finding, for people.
 pub fn subject_text(f: &FindingJson) -> String {
     match (&f.object, &f.resource) {
-        (Some(o), _) if o.namespace.is_empty() => format!("{}/{}", o.kind, o.name),
-        (Some(o), _) => format!("{}/{} -n {}", o.kind, o.name, o.namespace),
+        (Some(o), _) => o.to_string(),
         (None, Some(r)) => format!("resource {r}"),
         (None, None) => "-".into(),
     }
@@ -304,6 +303,11 @@ pub fn help(code: Code) -> CodeHelp {
             "Two documents (or backup files) name the same group, kind, namespace and name but disagree on what the GC reads (UID, ownerReferences, finalizers, labels, deletion): which copy ends up in the cluster depends on the tool and the order it reads them in, so what the GC does to the object cannot be told. Identical copies (as Velero stores objects of several API versions) are one object and not reported.",
             "Keep one copy of the object in the input.",
         ),
+        Code::OwnerReferencePermission => (
+            "The API server refuses this write where OwnerReferencesPermissionEnforcement is enabled.",
+            "The OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and many hardened clusters) lets a write set blockOwnerDeletion=true on a reference only if the writer may update the owner's finalizers subresource, and change the references of an existing object only if the writer may delete that object. The access review of the identity that writes (SelfSubjectAccessReview) says it may not: the API server answers 403 and the object is not written.",
+            "Write the reference without blockOwnerDeletion=true (the owner's foreground deletion then does not wait for this object), or grant the writer update on the owner's finalizers (and delete on the object, for an update); the finding's commands do it.",
+        ),
         Code::StuckNamespace => (
             "A namespace being deleted that the namespace controller cannot finish.",
             "The namespace controller deletes everything in a terminating namespace and removes its `kubernetes` token from spec.finalizers only after a pass with no error and nothing left. A failed discovery of any API group-version blocks that for good, as does a token in spec.finalizers it does not own; content held by finalizers keeps the namespace until their controllers remove them.",
@@ -332,17 +336,20 @@ mod tests {
             name: "dangling-owner",
             severity: Severity::Error,
             object: Some(ObjectRef {
-                api_version: "v1".into(),
+                version: "v1".into(),
                 kind: "ConfigMap".into(),
                 namespace: "shop".into(),
                 name: "x".into(),
                 uid: uid.into(),
+                ..Default::default()
             }),
             resource: None,
             owner_reference: owner
                 .map(|o| serde_json::json!({"kind": "ReplicaSet", "name": "rs", "uid": o})),
             classification: None,
             consequence: String::new(),
+            when: None,
+            when_reason: None,
             message: String::new(),
             related: Vec::new(),
             remedies: Vec::new(),

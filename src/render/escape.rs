@@ -1,7 +1,10 @@
 //! Escaping for the document formats (XML/HTML, Markdown). Every string from a cluster or a
 //! file is hostile: a name like `</td><script>` or `a|b` must stay text in the report, never
 //! become markup. Control characters that XML 1.0 and HTML cannot carry at all (even escaped)
-//! are shown as `\xNN` / `\u{NNNN}`, so the text stays visible and the document well-formed.
+//! are shown as `\xNN` / `\u{NNNN}`, so the text stays visible and the document well-formed;
+//! so are the invisible characters that reorder or hide text (bidirectional overrides and
+//! isolates, zero-width characters: `util::is_terminal_hostile`), so that a name cannot read
+//! reversed or hide part of itself in a PR comment or a report.
 
 use std::fmt::Write as _;
 
@@ -26,11 +29,17 @@ pub fn xml(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if unrepresentable(c) => push_visible(&mut out, c),
+            c if unrepresentable(c) || invisible(c) => push_visible(&mut out, c),
             c => out.push(c),
         }
     }
     out
+}
+
+/// The invisible format characters of [`crate::util::is_terminal_hostile`] (not the controls,
+/// which [`xml`] keeps where XML can carry them: tab and line breaks of multi-line text).
+fn invisible(c: char) -> bool {
+    !c.is_control() && crate::util::is_terminal_hostile(c)
 }
 
 /// One-line text: newlines, tabs and other controls as visible escapes (for names, which
@@ -39,11 +48,13 @@ pub fn xml_line(s: &str) -> String {
     xml(&one_line(s))
 }
 
-/// Replaces every control character (newlines included) with a visible escape.
+/// Replaces every control character (newlines included) and every invisible format
+/// character (bidirectional controls, zero-width characters, line and paragraph separators)
+/// with a visible escape.
 pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+        if crate::util::is_terminal_hostile(c) {
             push_visible(&mut out, c);
         } else {
             out.push(c);

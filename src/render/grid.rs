@@ -4,8 +4,7 @@
 //! A table made by [`super::table`] and laid out by [`super::fit`] with no width to fit and no
 //! colour is only text padded to each column's widest cell. comfy-table gets there through a
 //! `Cell` (a vector of lines) per cell, a formatted copy of every line and a joined copy of
-//! every row: on the 1M-object bench's audit (3,400 rows of findings) the rendering took 60 ms
-//! of the single-threaded tail after the analysis, and 16-27 ms with this writer. Everything
+//! every row, in the single-threaded tail after the analysis (BENCHMARKS.md, "Figures behind the code"). Everything
 //! else (a width to fit, colour) still goes through comfy-table; the tests hold this writer to
 //! comfy-table's output on random tables.
 

@@ -8,42 +8,44 @@
 use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
-use crate::diagnose::history::{History, Item};
+use crate::diagnose::history::{
+    ActorKind, Answer, History, Item, Read, Spelt, Summary, Unlogged, Verb,
+};
 use owo_colors::OwoColorize;
 use std::io::Write;
 
-/// What was read of the log (`read` in the document, a line of the table's summary): so an
-/// answer of "no action" can be told from a log that was not read.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Read {
-    /// Events read: each request's final event (`ResponseComplete`, or `Panic`), once.
-    pub events: u64,
-    /// Records read that gave no event.
-    pub skipped: u64,
-    /// `skipped` by why: `duplicate` (an event read before, in this input or another),
-    /// `unreadable` (a record that could not be read, each a warning), `other` (records of
-    /// other services, categories or components in an export).
-    pub skipped_by: std::collections::BTreeMap<&'static str, u64>,
-    /// Events read by the audit level they were recorded at (all of them, not only those
-    /// the history uses): `unknown` where the format drops the level.
-    pub levels: std::collections::BTreeMap<&'static str, u64>,
-    /// Lines of kube-controller-manager's log read (`--controller-manager-log`), and how many
-    /// of them were the GC's or the namespace controller's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub controller_manager_log: Option<LogRead>,
-}
+mod sources;
 
-/// What was read of kube-controller-manager's log.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LogRead {
-    /// Lines read.
-    pub lines: u64,
-    /// Lines of the GC and the namespace controller among them.
-    pub controller_lines: u64,
-    /// The highest `--v` of a line read (the log's verbosity is at least this).
-    pub verbosity: u8,
+/// The first records that could not be read, as warnings (`warning: file:line: cause`), and
+/// how many more.
+pub fn warnings(w: &mut dyn Write, a: &Answer) -> std::io::Result<()> {
+    for p in a.problems.iter().take(crate::error::SHOWN_PROBLEMS) {
+        writeln!(
+            w,
+            "warning: {}:{}: {}",
+            sanitize(&p.position.source),
+            p.position.line,
+            sanitize(&p.cause)
+        )?;
+    }
+    for p in &a.conflicts {
+        writeln!(
+            w,
+            "warning: {}:{}: {}",
+            sanitize(&p.position.source),
+            p.position.line,
+            sanitize(&p.cause)
+        )?;
+    }
+    let shown = a.problems.len().min(crate::error::SHOWN_PROBLEMS) as u64;
+    if a.unreadable > shown {
+        writeln!(
+            w,
+            "warning: … {} more unreadable record(s)",
+            a.unreadable - shown
+        )?;
+    }
+    sources::warnings(w, a)
 }
 
 /// The JSON document: `{"apiVersion", "kind": "History", "items": […], "unlogged": […],
@@ -55,8 +57,8 @@ pub struct Document<'h> {
     api_version: &'static str,
     kind: &'static str,
     items: &'h [Item],
-    unlogged: &'h [crate::diagnose::history::Unlogged],
-    summary: &'h crate::diagnose::history::Summary,
+    unlogged: &'h [Unlogged],
+    summary: &'h Summary,
     read: &'h Read,
 }
 
@@ -72,33 +74,48 @@ pub fn document<'h>(h: &'h History, read: &'h Read) -> Document<'h> {
     }
 }
 
-/// `N event(s) read (M skipped: …)`.
-fn read_line(read: &Read) -> String {
-    let log = read.controller_manager_log.as_ref().map(|l| {
-        format!(
-            "{} controller-manager log line(s) read ({} of the GC and the namespace controller, \
-             --v={} or more)",
-            l.lines, l.controller_lines, l.verbosity
-        )
-    });
-    match (log, read.events) {
-        (Some(l), 0) => return l,
-        (Some(l), _) => return format!("{}; {l}", audit_read_line(read)),
-        (None, _) => {}
-    }
-    audit_read_line(read)
+/// `why --audit-log`'s document of an object the log shows deleted: `{"apiVersion", "kind":
+/// "History", "items": […], "summary": {…}}` (the actions on that object, the whole history's
+/// summary).
+#[derive(serde::Serialize)]
+pub struct Story<'h> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    items: &'h [Item],
+    summary: &'h Summary,
 }
 
-/// `N event(s) read (M skipped: …)`.
+/// The [`Story`] of `items`.
+pub fn story<'h>(items: &'h [Item], summary: &'h Summary) -> Story<'h> {
+    Story {
+        api_version: REPORT_API_VERSION,
+        kind: "History",
+        items,
+        summary,
+    }
+}
+
+/// What was read: of the audit log (`N event(s) from M record(s) (K skipped: …)`: what of
+/// it gave no event), of the controller manager's log.
+fn read_line(read: &Read) -> String {
+    match (sources::log_line(read), read.records) {
+        (Some(l), 0) => l,
+        (Some(l), _) => format!("{}; {l}", audit_read_line(read)),
+        (None, _) => audit_read_line(read),
+    }
+}
+
 fn audit_read_line(read: &Read) -> String {
     let why: Vec<String> = read
         .skipped_by
         .iter()
-        .map(|(k, n)| format!("{n} {k}"))
+        .map(|(k, n)| format!("{n} {}", k.replace('-', " ")))
         .collect();
     format!(
-        "{} event(s) read ({} skipped{})",
+        "{} event(s) from {} record(s) ({} skipped{})",
         read.events,
+        read.records,
         read.skipped,
         if why.is_empty() {
             String::new()
@@ -108,29 +125,37 @@ fn audit_read_line(read: &Read) -> String {
     )
 }
 
+/// The object of a row: a namespace's content names the resources it stands for.
+fn object_text(it: &Item) -> String {
+    if it.action == Verb::GcStart {
+        return "-".to_owned();
+    }
+    match it.resources.len() {
+        0 => it.object.display(),
+        n => format!("{} ({n} resources)", it.object.display()),
+    }
+}
+
 fn cause_text(it: &Item, wide: bool) -> String {
-    if it.action == "gc-start" {
-        // The row of a start: what it says (the release), and what a start means.
-        return it
-            .evidence
-            .first()
-            .and_then(|e| e.says.clone())
-            .unwrap_or_else(|| "the garbage collector started".to_owned());
+    if let Some(s) = sources::start_text(it) {
+        return s;
     }
     let Some(c) = &it.cause else {
         return "-".to_owned();
     };
-    let mut s = c.type_.to_owned();
+    let mut s = c.type_.as_str().to_owned();
     if let Some(o) = &c.owner {
         s.push_str(&format!(" {}", o.display()));
     }
-    if c.policy != "unknown" {
-        s.push_str(&format!(" ({})", c.policy));
+    match (c.policy.as_str(), c.policy_inferred) {
+        ("unknown", _) => {}
+        (p, true) => s.push_str(&format!(" ({p}, inferred)")),
+        (p, false) => s.push_str(&format!(" ({p})")),
     }
     match &c.root {
         Some(r) => s.push_str(&format!(
             " ← {} {} by {}{}",
-            r.action,
+            r.action.as_str(),
             r.object.display(),
             r.who(),
             if wide {
@@ -139,55 +164,20 @@ fn cause_text(it: &Item, wide: bool) -> String {
                 String::new()
             }
         )),
+        // A reference that could never reach its owner: no action of anyone started it.
+        None if c.rootless() => s.push_str(" ← no action: the reference was broken"),
         None => s.push_str(" ← root not in the inputs"),
     }
-    if let Some(ms) = it.after_gc_start_ms {
-        s.push_str(&format!(
-            " · {}.{:03}s after a GC start",
-            ms / 1000,
-            ms % 1000
-        ));
-    }
+    s.push_str(&sources::after_start(it));
     if wide {
         s.push_str(&format!(" — {}", c.detail));
     }
     s
 }
 
-/// The sources that show a row (`PROVEN BY`): the audit log, the controller manager's log, an
-/// Event, the watch journal.
-fn proven_by(it: &Item) -> String {
-    let mut names: Vec<&str> = it
-        .evidence
-        .iter()
-        .map(|e| match e.source {
-            "controller-manager-log" => "kcm-log",
-            other => other,
-        })
-        .collect();
-    names.dedup();
-    if names.is_empty() {
-        "audit-log".to_owned()
-    } else {
-        names.join("+")
-    }
-}
-
-/// Writes the table (`wide`: full causes, user agents and sources). `logged`: the actions in
-/// the log before -n, --kind, --actor, -l, --since and --until chose those of `h`.
-pub fn table(
-    w: &mut dyn Write,
-    h: &History,
-    read: &Read,
-    logged: usize,
-    wide: bool,
-    styles: Styles,
-) -> std::io::Result<()> {
-    let unexplained: Vec<&Item> = h
-        .items
-        .iter()
-        .filter(|i| i.cause.as_ref().is_some_and(|c| c.type_ == "unexplained"))
-        .collect();
+/// The GC actions nothing accounts for, above the table.
+fn unexplained_first(w: &mut dyn Write, h: &History, styles: Styles) -> std::io::Result<()> {
+    let unexplained: Vec<&Item> = h.items.iter().filter(|i| i.unexplained()).collect();
     if !unexplained.is_empty() {
         let head = format!(
             "{} GC action(s) nothing in the inputs accounts for:",
@@ -203,85 +193,23 @@ pub fn table(
                 w,
                 "  {} {} {} — {}",
                 it.time,
-                it.action,
-                sanitize(&it.object.display()),
+                it.action.as_str(),
+                sanitize(&object_text(it)),
                 sanitize(it.cause.as_ref().map_or("", |c| c.detail.as_str()))
             )?;
         }
         writeln!(w)?;
     }
-    let mut t = super::table(styles);
-    let mut header = vec!["TIME", "ACTOR", "ACTION", "OBJECT", "CAUSE"];
-    // With a state after the log (--after): what became of each object.
-    let after = h.items.iter().any(|it| it.after.is_some());
-    if after {
-        header.push("AFTER");
-    }
-    // Identical retries, collapsed: how many and until when.
-    let repeated = h.items.iter().any(|it| it.count > 1);
-    if repeated {
-        header.push("REPEATED");
-    }
-    // Sources besides the audit log: which of them show each row.
-    let proven = h
-        .items
-        .iter()
-        .any(|it| it.evidence.iter().any(|e| e.source != "audit-log"));
-    if proven {
-        header.push("PROVEN BY");
-    }
-    if wide {
-        header.extend(["USER", "SOURCE"]);
-    }
-    t.set_header(header);
-    super::pad_columns(&mut t);
-    for it in &h.items {
-        let mut row = vec![
-            it.time.clone(),
-            it.actor.kind.to_owned(),
-            it.action.to_owned(),
-            sanitize(&it.object.display()).into_owned(),
-            sanitize(&cause_text(it, wide)).into_owned(),
-        ];
-        if after {
-            row.push(it.after.unwrap_or("-").to_owned());
-        }
-        if repeated {
-            row.push(match &it.last {
-                Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
-                _ => "-".to_owned(),
-            });
-        }
-        if proven {
-            row.push(proven_by(it));
-        }
-        if wide {
-            row.push(sanitize(&it.actor.display()).into_owned());
-            row.push(sanitize(&it.source).into_owned());
-        }
-        t.add_row(row);
-    }
-    if h.items.is_empty() && logged > 0 {
-        writeln!(
-            w,
-            "None of the {logged} action(s) in the log matches the filters."
-        )?;
-    } else if h.items.is_empty() {
-        writeln!(
-            w,
-            "No deletions, reference or finalizer removals in the log."
-        )?;
-    } else {
-        super::write_table(w, &t)?;
-    }
-    taken(w, h, wide)?;
-    unlogged(w, h, wide)?;
-    writeln!(w)?;
+    Ok(())
+}
+
+/// The counts, the read line and the notes under the table.
+fn summary_lines(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> {
     let s = &h.summary;
     let actors: Vec<String> = s
         .by_actor
         .iter()
-        .map(|(k, n)| format!("{n} by {k}"))
+        .map(|(k, n)| format!("{n} by {}", k.as_str()))
         .collect();
     let window = match (&s.from, &s.to) {
         (Some(f), Some(t)) => format!(" · log window {f} – {t}"),
@@ -311,6 +239,83 @@ pub fn table(
     Ok(())
 }
 
+/// Writes the table (`wide`: full causes, user agents and sources).
+pub fn table(
+    w: &mut dyn Write,
+    h: &History,
+    read: &Read,
+    wide: bool,
+    styles: Styles,
+) -> std::io::Result<()> {
+    let logged = h.summary.logged;
+    unexplained_first(w, h, styles)?;
+    let mut t = super::table(styles);
+    let mut header = vec!["TIME", "ACTOR", "ACTION", "OBJECT", "CAUSE"];
+    // With a state after the log (--after): what became of each object.
+    let after = h.items.iter().any(|it| it.after.is_some());
+    if after {
+        header.push("AFTER");
+    }
+    // Identical retries, collapsed: how many and until when.
+    let repeated = h.items.iter().any(|it| it.count > 1);
+    if repeated {
+        header.push("REPEATED");
+    }
+    // Sources besides the audit log: which of them show each row.
+    let proven = sources::other_sources(&h.items);
+    if proven {
+        header.push("PROVEN BY");
+    }
+    if wide {
+        header.extend(["USER", "SOURCE"]);
+    }
+    t.set_header(header);
+    super::pad_columns(&mut t);
+    for it in &h.items {
+        let mut row = vec![
+            it.time.clone(),
+            it.actor.kind.as_str().to_owned(),
+            it.action.as_str().to_owned(),
+            sanitize(&object_text(it)).into_owned(),
+            sanitize(&cause_text(it, wide)).into_owned(),
+        ];
+        if after {
+            row.push(it.after.map_or("-", |f| f.as_str()).to_owned());
+        }
+        if repeated {
+            row.push(match &it.last {
+                Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
+                _ => "-".to_owned(),
+            });
+        }
+        if proven {
+            row.push(sources::proven_by(it));
+        }
+        if wide {
+            row.push(sanitize(&it.actor.display()).into_owned());
+            row.push(sanitize(&it.source).into_owned());
+        }
+        t.add_row(row);
+    }
+    if h.items.is_empty() && logged > 0 {
+        writeln!(
+            w,
+            "None of the {logged} action(s) in the log matches the filters."
+        )?;
+    } else if h.items.is_empty() {
+        writeln!(
+            w,
+            "No deletions, reference or finalizer removals in the log."
+        )?;
+    } else {
+        super::write_table(w, &t)?;
+    }
+    taken(w, h, wide)?;
+    unlogged(w, h, wide)?;
+    writeln!(w)?;
+    summary_lines(w, h, read)
+}
+
 /// What each collection deletion took of the state before, with how sure. The table shows
 /// the first 20 of each unless `wide`.
 fn taken(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
@@ -319,8 +324,8 @@ fn taken(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
         writeln!(
             w,
             "\n{} {} by {} at {} took {} object(s) of the state before:",
-            it.action,
-            sanitize(&it.object.display()),
+            it.action.as_str(),
+            sanitize(&object_text(it)),
             sanitize(&it.actor.display()),
             it.time,
             it.taken.len()
@@ -379,7 +384,7 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
                 w,
                 "  {} — {} {} by {} at {}",
                 sanitize(&u.object.display()),
-                c.action,
+                c.action.as_str(),
                 sanitize(&c.object.display()),
                 sanitize(&c.who()),
                 c.time
@@ -398,13 +403,13 @@ fn unlogged(w: &mut dyn Write, h: &History, wide: bool) -> std::io::Result<()> {
 
 /// `why KIND/NAME --audit-log` for an object that is gone: what the log says happened to it,
 /// last action first, each with its cause and chain.
-pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Result<()> {
+pub fn gone(w: &mut dyn Write, items: &[Item], styles: Styles) -> std::io::Result<()> {
     let Some(last) = items.last() else {
         return Ok(());
     };
     let who = match last.actor.kind {
-        "garbage-collector" => "by the garbage collector".to_owned(),
-        "namespace-controller" => "by the namespace controller".to_owned(),
+        ActorKind::GarbageCollector => "by the garbage collector".to_owned(),
+        ActorKind::NamespaceController => "by the namespace controller".to_owned(),
         _ => format!("by {}", last.actor.display()),
     };
     // The object as every command spells it, not as it was typed (`cm/x`).
@@ -412,9 +417,9 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
         "{} is gone: {} at {} {who}",
         last.object.display(),
         match last.action {
-            "delete" => "deleted",
-            "delete-collection" => "deleted with its collection",
-            other => other,
+            Verb::Delete => "deleted",
+            Verb::DeleteCollection => "deleted with its collection",
+            other => other.as_str(),
         },
         last.time
     );
@@ -429,21 +434,30 @@ pub fn gone(w: &mut dyn Write, items: &[&Item], styles: Styles) -> std::io::Resu
             w,
             "- {} {} {} by {} ({})",
             it.time,
-            it.action,
+            it.action.as_str(),
             sanitize(&it.object.display()),
             sanitize(&it.actor.display()),
-            it.actor.kind
+            it.actor.kind.as_str()
         )?;
         if let Some(c) = &it.cause {
-            writeln!(w, "  - cause: {} — {}", c.type_, sanitize(&c.detail))?;
+            writeln!(
+                w,
+                "  - cause: {} — {}",
+                c.type_.as_str(),
+                sanitize(&c.detail)
+            )?;
             match &c.root {
                 Some(r) => writeln!(
                     w,
                     "  - chain started by: {} {} by {} at {}",
-                    r.action,
+                    r.action.as_str(),
                     sanitize(&r.object.display()),
                     sanitize(&r.who()),
                     r.time
+                )?,
+                None if c.rootless() => writeln!(
+                    w,
+                    "  - chain started by: no action (the reference was broken)"
                 )?,
                 None => writeln!(w, "  - chain started by: not in the inputs")?,
             }
@@ -498,27 +512,58 @@ fn offset_label(offset_us: i64) -> String {
     }
 }
 
+/// The timeline's lanes, one per actor kind, top to bottom.
+const LANES: [ActorKind; 4] = [
+    ActorKind::User,
+    ActorKind::Controller,
+    ActorKind::GarbageCollector,
+    ActorKind::NamespaceController,
+];
+const LEFT: f64 = 170.0;
+const WIDTH: f64 = 900.0;
+const LANE: f64 = 40.0;
+
+/// Where the timeline puts a time and an actor.
+struct Axes {
+    from: i64,
+    to: i64,
+}
+
+impl Axes {
+    fn of(h: &History) -> Axes {
+        match (h.items.first(), h.items.last()) {
+            (Some(a), Some(b)) => Axes {
+                from: a.time_us,
+                to: b.time_us.max(a.time_us + 1),
+            },
+            _ => Axes { from: 0, to: 1 },
+        }
+    }
+
+    fn x(&self, t: i64) -> f64 {
+        LEFT + (t - self.from) as f64 / (self.to - self.from) as f64 * (WIDTH - LEFT - 20.0)
+    }
+
+    fn y(&self, kind: ActorKind) -> f64 {
+        30.0 + LANE * LANES.iter().position(|k| *k == kind).unwrap_or(0) as f64
+    }
+}
+
 /// `-o html`: one self-contained page (no script, no external resource) with the timeline as a
 /// picture — a lane per actor, a mark per action (unexplained GC actions red), a line from each
 /// GC or namespace-controller action back to the root of its chain — then every action as a
 /// table. Every string is XML-escaped.
 pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> {
+    html_head(w, h, read)?;
+    timeline(w, h)?;
+    html_rows(w, h)?;
+    html_unlogged(w, h)?;
+    writeln!(w, "</body>\n</html>")
+}
+
+/// The page's head, title, counts and notes.
+fn html_head(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> {
     use super::escape::xml;
-    const LANES: [&str; 4] = [
-        "user",
-        "controller",
-        "garbage-collector",
-        "namespace-controller",
-    ];
-    const LEFT: f64 = 170.0;
-    const WIDTH: f64 = 900.0;
-    const LANE: f64 = 40.0;
-    let (from, to) = match (h.items.first(), h.items.last()) {
-        (Some(a), Some(b)) => (a.time_us, b.time_us.max(a.time_us + 1)),
-        _ => (0, 1),
-    };
-    let x = |t: i64| LEFT + (t - from) as f64 / (to - from) as f64 * (WIDTH - LEFT - 20.0);
-    let y = |kind: &str| 30.0 + LANE * LANES.iter().position(|k| *k == kind).unwrap_or(0) as f64;
     // The audit report's look, so the two pages read as one product.
     write!(
         w,
@@ -546,6 +591,12 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
     for n in &s.notes {
         writeln!(w, "<p>note: {}</p>", xml(n))?;
     }
+    Ok(())
+}
+
+/// The timeline picture: axis, lanes, causal lines, marks.
+fn timeline(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    let ax = Axes::of(h);
     let axis = 10.0 + LANE * LANES.len() as f64;
     let height = axis + 36.0;
     writeln!(
@@ -553,23 +604,42 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
         "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" \
          height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"timeline\">"
     )?;
-    // The time axis: ticks at even fractions of the window, labelled with the time since its
-    // first action (named under the axis), so a reader can tell when each mark happened.
+    time_axis(w, h, &ax, axis)?;
+    for lane in LANES {
+        writeln!(
+            w,
+            "<text x=\"4\" y=\"{:.1}\" font-size=\"12\">{}</text>\
+             <line class=\"lane\" x1=\"{LEFT}\" x2=\"{WIDTH}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
+            ax.y(lane) + 4.0,
+            lane.as_str(),
+            ax.y(lane),
+            ax.y(lane)
+        )?;
+    }
+    causal_lines(w, h, &ax)?;
+    marks(w, h, &ax)?;
+    writeln!(w, "</svg>")
+}
+
+/// The time axis: ticks at even fractions of the window, labelled with the time since its
+/// first action (named under the axis), so a reader can tell when each mark happened.
+fn time_axis(w: &mut dyn Write, h: &History, ax: &Axes, axis: f64) -> std::io::Result<()> {
+    use super::escape::xml;
     writeln!(
         w,
         "<line class=\"axis\" x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{axis:.1}\" y2=\"{axis:.1}\" stroke=\"#59636e\"/>",
-        x(to)
+        ax.x(ax.to)
     )?;
     for i in 0..=4 {
-        let t = from + (to - from) * i / 4;
+        let t = ax.from + (ax.to - ax.from) * i / 4;
         writeln!(
             w,
             "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{axis:.1}\" y2=\"{1:.1}\" stroke=\"#59636e\"/>\
              <text class=\"tick\" x=\"{0:.1}\" y=\"{2:.1}\" text-anchor=\"middle\">{3}</text>",
-            x(t),
+            ax.x(t),
             axis + 4.0,
             axis + 16.0,
-            offset_label(t - from)
+            offset_label(t - ax.from)
         )?;
     }
     if let Some(first) = h.items.first() {
@@ -580,17 +650,11 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
             xml(&first.time)
         )?;
     }
-    for lane in LANES {
-        writeln!(
-            w,
-            "<text x=\"4\" y=\"{:.1}\" font-size=\"12\">{lane}</text>\
-             <line class=\"lane\" x1=\"{LEFT}\" x2=\"{WIDTH}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
-            y(lane) + 4.0,
-            y(lane),
-            y(lane)
-        )?;
-    }
-    // Causal lines first, under the marks: each GC/namespace-controller action to its root.
+    Ok(())
+}
+
+/// Causal lines, under the marks: each GC/namespace-controller action to its root.
+fn causal_lines(w: &mut dyn Write, h: &History, ax: &Axes) -> std::io::Result<()> {
     for it in &h.items {
         let Some(root) = it.cause.as_ref().and_then(|c| c.root.as_ref()) else {
             continue;
@@ -606,104 +670,115 @@ pub fn html(w: &mut dyn Write, h: &History, read: &Read) -> std::io::Result<()> 
             w,
             "<line class=\"cause\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" \
              stroke=\"#999\" stroke-dasharray=\"3,3\"/>",
-            x(r.time_us),
-            y(r.actor.kind),
-            x(it.time_us),
-            y(it.actor.kind)
+            ax.x(r.time_us),
+            ax.y(r.actor.kind),
+            ax.x(it.time_us),
+            ax.y(it.actor.kind)
         )?;
     }
+    Ok(())
+}
+
+/// A mark per action; with few marks, each labelled with its object beside it (many would
+/// overlap; their titles and the table below name them all).
+fn marks(w: &mut dyn Write, h: &History, ax: &Axes) -> std::io::Result<()> {
+    use super::escape::xml;
     for it in &h.items {
-        let unexplained = it.cause.as_ref().is_some_and(|c| c.type_ == "unexplained");
+        let unexplained = it.unexplained();
         writeln!(
             w,
             "<circle class=\"action{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"{}\">\
              <title>{} {} {} — {}</title></circle>",
             if unexplained { " unexplained" } else { "" },
-            x(it.time_us),
-            y(it.actor.kind),
+            ax.x(it.time_us),
+            ax.y(it.actor.kind),
             if unexplained {
                 "#b00"
-            } else if it.actor.kind == "garbage-collector" {
+            } else if it.actor.kind == ActorKind::GarbageCollector {
                 "#36c"
             } else {
                 "#555"
             },
             xml(&it.time),
-            it.action,
-            xml(&it.object.display()),
+            it.action.as_str(),
+            xml(&object_text(it)),
             xml(&cause_text(it, true))
         )?;
     }
-    // Few marks: each labelled with its object, beside the mark (many would overlap; their
-    // titles and the table below name them all).
-    if h.items.len() <= 12 {
-        for it in &h.items {
-            writeln!(
-                w,
-                "<text class=\"mark\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text>",
-                x(it.time_us),
-                y(it.actor.kind) - 9.0,
-                if x(it.time_us) > WIDTH / 2.0 {
-                    "end"
-                } else {
-                    "start"
-                },
-                xml(&it.object.display())
-            )?;
-        }
+    if h.items.len() > 12 {
+        return Ok(());
     }
-    writeln!(w, "</svg>")?;
+    for it in &h.items {
+        let x = ax.x(it.time_us);
+        writeln!(
+            w,
+            "<text class=\"mark\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text>",
+            ax.y(it.actor.kind) - 9.0,
+            if x > WIDTH / 2.0 { "end" } else { "start" },
+            xml(&object_text(it))
+        )?;
+    }
+    Ok(())
+}
+
+/// Every action as a table row.
+fn html_rows(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    use super::escape::xml;
     writeln!(
         w,
         "<table>\n<tr><th>time</th><th>actor</th><th>action</th><th>object</th><th>cause</th><th>user</th></tr>"
     )?;
     for it in &h.items {
-        let unexplained = it.cause.as_ref().is_some_and(|c| c.type_ == "unexplained");
         writeln!(
             w,
             "<tr{}><td class=\"time mono\">{}</td><td>{}</td><td>{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td></tr>",
-            if unexplained {
+            if it.unexplained() {
                 " class=\"unexplained\""
             } else {
                 ""
             },
             xml(&it.time),
-            it.actor.kind,
+            it.actor.kind.as_str(),
             match &it.last {
                 Some(last) if it.count > 1 =>
-                    format!("{} ×{} until {}", it.action, it.count, xml(last)),
-                _ => it.action.to_owned(),
+                    format!("{} ×{} until {}", it.action.as_str(), it.count, xml(last)),
+                _ => it.action.as_str().to_owned(),
             },
-            xml(&it.object.display()),
+            xml(&object_text(it)),
             xml(&cause_text(it, true)),
             xml(&it.actor.display())
         )?;
     }
-    writeln!(w, "</table>")?;
-    if !h.unlogged.is_empty() {
-        writeln!(
-            w,
-            "<h2>Gone without a deletion of their own in the log</h2>\n<ul>"
-        )?;
-        for u in &h.unlogged {
-            match &u.collection {
-                Some(c) => writeln!(
-                    w,
-                    "<li>{} — {} {} by {} at {}</li>",
-                    xml(&u.object.display()),
-                    c.action,
-                    xml(&c.object.display()),
-                    xml(&c.who()),
-                    xml(&c.time)
-                )?,
-                None => writeln!(
-                    w,
-                    "<li>{} — no deletion in the log</li>",
-                    xml(&u.object.display())
-                )?,
-            }
-        }
-        writeln!(w, "</ul>")?;
+    writeln!(w, "</table>")
+}
+
+/// Objects gone without a deletion of their own in the log.
+fn html_unlogged(w: &mut dyn Write, h: &History) -> std::io::Result<()> {
+    use super::escape::xml;
+    if h.unlogged.is_empty() {
+        return Ok(());
     }
-    writeln!(w, "</body>\n</html>")
+    writeln!(
+        w,
+        "<h2>Gone without a deletion of their own in the log</h2>\n<ul>"
+    )?;
+    for u in &h.unlogged {
+        match &u.collection {
+            Some(c) => writeln!(
+                w,
+                "<li>{} — {} {} by {} at {}</li>",
+                xml(&u.object.display()),
+                c.action.as_str(),
+                xml(&c.object.display()),
+                xml(&c.who()),
+                xml(&c.time)
+            )?,
+            None => writeln!(
+                w,
+                "<li>{} — no deletion in the log</li>",
+                xml(&u.object.display())
+            )?,
+        }
+    }
+    writeln!(w, "</ul>")
 }

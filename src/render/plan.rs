@@ -4,11 +4,14 @@ use super::{
     ObjectRef, REPORT_API_VERSION, Styles, TableOptions, cells, fit, table, write_line, write_table,
 };
 use crate::diagnose::analysis::{StateWhy, state_why};
+use crate::diagnose::timeline::{Reason, Timing, When};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, EndState, Plan, Verb};
+use crate::model::ObjId;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::Write;
 
 /// The JSON/YAML plan.
@@ -56,6 +59,13 @@ pub struct ActionJson {
     /// For finalizer removal.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finalizer: Option<String>,
+    /// When the GC sends it (`crate::diagnose::timeline`): now, restart, now-or-restart,
+    /// now-or-never.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<When>,
+    /// Why then: written, in-flight, owner-gone, sitting, not-rechecked, start-only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<Reason>,
     /// The GC rule.
     pub rule: &'static str,
     /// Why.
@@ -175,6 +185,8 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
         propagation_policy: act.policy.map(|p| p.as_str()),
         owner_references: act.patched_owner_uids(store),
         finalizer: act.finalizer.map(|f| store.str(f).to_owned()),
+        when: None,
+        when_reason: None,
         rule: act.reason.rule(),
         reason: act.detail.clone(),
         request: request_json(a, act),
@@ -259,6 +271,16 @@ pub fn report(a: &GarbageCollector<'_>, plan: &Plan, mode: &'static str) -> Plan
     }
 }
 
+/// Tells each action of `r` (made from `plan`, in its order) when the GC sends it.
+pub fn time_actions(r: &mut PlanReport, plan: &Plan, timings: &HashMap<ObjId, Timing>) {
+    for (json, act) in r.actions.iter_mut().zip(&plan.actions) {
+        if let Some(t) = timings.get(&act.target) {
+            json.when = Some(t.when);
+            json.when_reason = t.reason;
+        }
+    }
+}
+
 /// Writes the plan as tables: actions, then objects left stuck, then a summary.
 pub fn write_table_report(
     w: &mut dyn Write,
@@ -292,9 +314,17 @@ pub fn write_table_report_with(
         }
     } else {
         let mut t = table(styles);
-        let mut header: Vec<String> = ["WAVE", "ACTION", "NAMESPACE", "OBJECT", "AGE", "DETAIL"]
-            .map(String::from)
-            .to_vec();
+        let mut header: Vec<String> = [
+            "WAVE",
+            "WHEN",
+            "ACTION",
+            "NAMESPACE",
+            "OBJECT",
+            "AGE",
+            "DETAIL",
+        ]
+        .map(String::from)
+        .to_vec();
         if wide {
             header.extend(["RULE", "UID"].map(String::from));
         }
@@ -302,8 +332,13 @@ pub fn write_table_report_with(
         if !opts.no_headers {
             t.set_header(cells(&header));
         }
-        for act in &plan.actions {
+        for (i, act) in plan.actions.iter().enumerate() {
             let o = snap.store.object(act.target);
+            let when = r
+                .actions
+                .get(i)
+                .and_then(|j| j.when)
+                .map_or("-", When::short);
             let verb = match (act.verb, act.policy) {
                 (Verb::Delete, Some(p)) => format!("delete ({})", p.as_str()),
                 (Verb::RemoveFinalizer, _) => format!(
@@ -315,6 +350,7 @@ pub fn write_table_report_with(
             let ns = snap.store.str(o.namespace);
             let mut row = vec![
                 act.wave.to_string(),
+                when.to_owned(),
                 verb,
                 if ns.is_empty() {
                     "-".into()
@@ -332,7 +368,7 @@ pub fn write_table_report_with(
             row.extend(opts.label_cells(snap, Some(act.target)));
             t.add_row(cells(row));
         }
-        fit(&mut t, opts, &[0, 1, 4]);
+        fit(&mut t, opts, &[0, 2, 5]);
         write_table(w, &t)?;
     }
     if opts.no_headers {
@@ -421,8 +457,10 @@ pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
     } else {
         format!(" · {} withheld (GC021)", r.withheld.len())
     };
+    // What --apply is about to perform is no dry run (newcomer NC7).
+    let lead = if r.dry_run { "dry run" } else { "to apply" };
     format!(
-        "dry run: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer{withheld} · {} object(s) deleted{} · {} left terminating · GC {}",
+        "{lead}: {} action(s) in {} wave(s): {} delete, {} remove-owner-references, {} unblock-owner-references, {} remove-finalizer{withheld} · {} object(s) deleted{} · {} left terminating · GC {}",
         plan.actions.len(),
         s.waves,
         s.actions["delete"],
@@ -438,15 +476,6 @@ pub fn summary_line(plan: &Plan, r: &PlanReport) -> String {
         s.terminating,
         r.gc_version
     )
-}
-
-/// `kind/name [-n namespace]` of an object in `--apply`'s lines.
-pub fn describe_target(t: &ObjectRef) -> String {
-    if t.namespace.is_empty() {
-        format!("{}/{}", t.kind, t.name)
-    } else {
-        format!("{}/{} -n {}", t.kind, t.name, t.namespace)
-    }
 }
 
 /// Where an action stands in `collect --apply`: its round (apply re-plans until the GC would
@@ -488,7 +517,7 @@ pub fn apply_progress_line(
     };
     super::text::sanitized(&format!(
         "[{round}{seq:>width$}/{total}] wave {wave} {verb} {}: {result} — {message}",
-        describe_target(target)
+        target
     ))
 }
 
@@ -500,10 +529,7 @@ pub fn write_apply_not_performed(
     target: &ObjectRef,
     message: &str,
 ) -> std::io::Result<()> {
-    write_line(
-        w,
-        &format!("  {result} {verb} {}: {message}", describe_target(target)),
-    )
+    write_line(w, &format!("  {result} {verb} {}: {message}", target))
 }
 
 #[cfg(test)]
@@ -742,8 +768,9 @@ mod tests {
             kind: "Pod".into(),
             name: "web\r\nFAKE\u{1b}]0;title\u{7}".into(),
             namespace: "shop\u{1b}[2J".into(),
-            api_version: "v1".into(),
+            version: "v1".into(),
             uid: "u".into(),
+            ..Default::default()
         };
         // A webhook's denial message is server text too.
         let msg = "denied\u{1b}[2K\rby webhook";

@@ -16,8 +16,9 @@ pub fn document(p: &Relink, dry_run: bool) -> serde_json::Value {
     })
 }
 
-/// The plan as a table.
-pub fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<()> {
+/// The plan as a table; `applying`: `--apply` performs it next, so the counts say what is
+/// being set, not what a dry run would set (newcomer NC14).
+pub fn table(w: &mut dyn Write, p: &Relink, styles: Styles, applying: bool) -> std::io::Result<()> {
     if p.links.is_empty() {
         writeln!(w, "Nothing to relink.")?;
     } else {
@@ -55,11 +56,38 @@ pub fn table(w: &mut dyn Write, p: &Relink, styles: Styles) -> std::io::Result<(
         }
         super::write_table(w, &t)?;
     }
-    writeln!(
-        w,
-        "\n{} reference(s) to set on {} object(s) · {} skipped",
+    let refused: Vec<&crate::diagnose::relink::Link> =
+        p.links.iter().filter(|l| l.permission.is_some()).collect();
+    if !refused.is_empty() {
+        writeln!(w)?;
+        for l in refused {
+            let ns = if l.namespace.is_empty() {
+                String::new()
+            } else {
+                format!(" -n {}", l.namespace)
+            };
+            writeln!(
+                w,
+                "GC027 {}: {}",
+                sanitized(&format!("{}/{}{ns}", l.kind, l.name)),
+                sanitized(l.permission.as_deref().unwrap_or_default())
+            )?;
+        }
+    }
+    let (n, objects, skipped) = (
         p.links.iter().map(|l| l.add.len()).sum::<usize>(),
         p.links.len(),
-        p.skipped.len()
-    )
+        p.skipped.len(),
+    );
+    if applying && n > 0 {
+        writeln!(
+            w,
+            "\nsetting {n} reference(s) on {objects} object(s) · {skipped} skipped"
+        )
+    } else {
+        writeln!(
+            w,
+            "\n{n} reference(s) to set on {objects} object(s) · {skipped} skipped"
+        )
+    }
 }

@@ -27,27 +27,47 @@ fn with_path(path: &Path, e: io::Error) -> io::Error {
 
 impl Sink {
     /// Stdout, or a temporary file beside `path`. Creating the temporary file first makes a
-    /// missing directory or a read-only one fail at once, before any work is done.
-    pub fn open(path: Option<&Path>) -> io::Result<Sink> {
+    /// missing directory or a read-only one fail at once, before any work is done. A target
+    /// that cannot be a file (a directory, a missing directory) is the command line's fault
+    /// (exit 2, with a hint); a directory that refuses the file is an I/O error naming the
+    /// target, never the hidden temporary file.
+    pub fn open(path: Option<&Path>) -> crate::error::Result<Sink> {
         let Some(path) = path else {
             return Ok(Sink::Stdout(BufWriter::with_capacity(
                 64 * 1024,
                 io::stdout().lock(),
             )));
         };
+        // Printed through main's sanitiser, as every error line is.
+        let shown = path.display();
         if path.as_os_str().is_empty() || path.file_name().is_none() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("--output-file {:?} is not a file name", path.display()),
+            return Err(crate::error::Error::usage(
+                format!("--output-file {shown:?} is not a file name"),
+                "give the path of the file to write, e.g. --output-file report.json",
             ));
         }
         if path.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("--output-file {} is a directory", path.display()),
+            return Err(crate::error::Error::usage(
+                format!("--output-file {shown} is a directory"),
+                "give the path of a file in it, e.g. --output-file DIR/report.json",
             ));
         }
-        let tmp = crate::util::temp_file_beside(path).map_err(|e| with_path(path, e))?;
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            let word = crate::diagnose::remedy::shell_word(&dir.to_string_lossy());
+            return Err(crate::error::Error::usage(
+                format!(
+                    "--output-file {shown}: the directory {} does not exist",
+                    dir.display()
+                ),
+                format!("create it first (mkdir -p {word}), or write the report elsewhere"),
+            ));
+        }
+        let tmp = crate::util::temp_file_beside(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{shown}: {}", e.kind())))?;
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(64 * 1024, tmp),
             path: path.to_owned(),
@@ -118,7 +138,20 @@ mod tests {
     #[test]
     fn bad_targets_fail_before_any_work() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(Sink::open(Some(&dir.path().join("no/such/dir/r.json"))).is_err());
-        assert!(Sink::open(Some(dir.path())).is_err());
+        // A missing directory is named, with a hint and exit 2 — not the hidden temporary
+        // file the first attempt would have created (newcomer NC12).
+        let missing = dir.path().join("no/such/dir/r.json");
+        let Err(e) = Sink::open(Some(&missing)) else {
+            panic!("a missing directory opened")
+        };
+        assert_eq!(e.exit_code(), crate::error::exit::USAGE);
+        let said = e.to_string();
+        assert!(said.contains("no/such/dir does not exist"), "{said}");
+        assert!(!said.contains(".r.json."), "{said}");
+        assert!(e.hint().is_some_and(|h| h.contains("mkdir -p")), "{e:?}");
+        let Err(e) = Sink::open(Some(dir.path())) else {
+            panic!("a directory opened as a file")
+        };
+        assert!(e.to_string().contains("is a directory"), "{e}");
     }
 }

@@ -5,7 +5,7 @@
 use super::audit::FindingJson;
 use super::{REPORT_API_VERSION, Styles};
 use crate::diagnose::Severity;
-use crate::watch::{Cause, GcAction, Transition, TransitionKind, WatchFinding, When};
+use crate::watch::{Cause, GcAction, Reason, Transition, TransitionKind, WatchFinding, When};
 use owo_colors::OwoColorize;
 use serde::Serialize;
 use std::io::Write;
@@ -25,9 +25,13 @@ pub struct TransitionJson {
     pub transition: TransitionKind,
     /// The finding's stable identity: `<code>/<object uid>/<owner uid>`.
     pub id: String,
-    /// When the GC acts: now, restart, never, unknown; `null` when it does nothing about it
-    /// (and for resolved findings).
+    /// When the GC acts: now, restart, now-or-restart, now-or-never, never, unknown; `null`
+    /// when it does nothing about it (and for resolved findings).
     pub when: Option<When>,
+    /// Why then: written, in-flight, owner-gone, sitting, edited-in-place, not-rechecked,
+    /// start-only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<Reason>,
     /// What the GC does: `{"verb": "delete", "propagationPolicy": …}`,
     /// `{"verb": "remove-owner-references"}`, `{"verb": "orphan"}`; `null`: nothing.
     pub action: Option<GcAction>,
@@ -71,6 +75,8 @@ pub fn finding_json(f: &WatchFinding) -> FindingJson {
         owner_reference: f.owner_reference.clone(),
         classification: f.classification,
         consequence: f.consequence.clone(),
+        when: None,
+        when_reason: None,
         message: f.message.clone(),
         related: f.related.clone(),
         remedies: f.remedies.clone(),
@@ -89,6 +95,7 @@ pub fn transition_json(t: &Transition) -> TransitionJson {
         transition: t.kind,
         id: t.id.clone(),
         when: t.when,
+        when_reason: t.reason,
         action: t.action,
         if_read_before: t.if_read_before,
         previous: t.previous.map(|(severity, when)| Previous {
@@ -139,19 +146,30 @@ fn subject(f: &WatchFinding) -> String {
     }
 }
 
-/// What the GC does and when, in a few words.
+/// What the GC does and when, in a few words (the words of *when* are the timeline's).
 pub fn gc_words(when: Option<When>, action: Option<GcAction>) -> String {
     let what = action.map(|a| a.describe());
     match (when, what) {
-        (Some(When::Now), Some(a)) => format!("the GC will {a} now"),
-        (Some(When::Restart), Some(a)) => format!("the GC will {a} at its next restart"),
         (Some(When::Never), Some(a)) => format!("the GC would {a} but never gets to it"),
         (Some(When::Unknown), Some(a)) => format!("the GC may {a} (unknown)"),
+        (Some(w), Some(a)) => format!("the GC will {a} {}", w.words()),
         (Some(When::Now), None) => "the GC acts now".into(),
         (Some(When::Restart), None) => "a restarted GC may act".into(),
+        (Some(When::NowOrRestart), None) => "the GC acts now, or a restarted GC may".into(),
+        (Some(When::NowOrNever), None) => "the GC acts now, or never".into(),
         (Some(When::Never), None) => "the GC never acts".into(),
         (Some(When::Unknown), None) => "unknown".into(),
         (None, _) => "the GC does nothing about it".into(),
+    }
+}
+
+/// ` (why then)` for a line whose *when* a reason explains (a restart), else empty.
+fn reason_words(t: &Transition) -> String {
+    match (t.when, t.reason) {
+        (Some(When::Restart), Some(r @ (Reason::EditedInPlace | Reason::Sitting))) => {
+            format!(" ({})", r.as_str().replace('-', " "))
+        }
+        _ => String::new(),
     }
 }
 
@@ -200,6 +218,10 @@ pub fn write_line(w: &mut dyn Write, t: &Transition, styles: Styles) -> std::io:
         },
         TransitionKind::Appeared => gc_words(t.when, t.action),
     };
+    let gc = match t.kind {
+        TransitionKind::Resolved => gc,
+        _ => format!("{gc}{}", reason_words(t)),
+    };
     // The object changed while a worker was on its way: which version it reads decides.
     let gc = match (t.kind, t.if_read_before) {
         (TransitionKind::Resolved, _) | (_, None) => gc,
@@ -232,11 +254,12 @@ mod tests {
                 code: Code::CrossNamespaceOwner,
                 severity: Severity::Critical,
                 object: Some(ObjectRef {
-                    api_version: "v1".into(),
+                    version: "v1".into(),
                     kind: "ConfigMap".into(),
                     namespace: "monitoring".into(),
                     name: "bad\u{1b}[2J".into(),
                     uid: "u1".into(),
+                    ..Default::default()
                 }),
                 resource: None,
                 owner_reference: None,
@@ -247,6 +270,7 @@ mod tests {
                 remedies: vec![],
             },
             when: Some(When::Restart),
+            reason: None,
             action: Some(GcAction::Delete {
                 policy: Policy::Background,
             }),

@@ -8,7 +8,9 @@ use super::Styles;
 use super::text::sanitize;
 use crate::build_info::REPORT_API_VERSION;
 use crate::diagnose::analysis::ObjectOutcome;
-use crate::diagnose::why::{FinalizerWhy, GroupObjectRef, Holds, Why};
+use crate::diagnose::timeline::{self, When};
+use crate::diagnose::why::{FinalizerWhy, Holds, Why};
+use crate::gc::ObjectRef;
 use owo_colors::OwoColorize;
 use std::io::Write;
 
@@ -40,7 +42,7 @@ pub fn text(w: &mut dyn Write, why: &Why, styles: Styles) -> std::io::Result<()>
     writeln!(w, "{}", bold(&sanitize(&why.verdict)))?;
     writeln!(w)?;
     let o = &why.object;
-    writeln!(w, "{}", sanitize(&o.display()))?;
+    writeln!(w, "{}", sanitize(&o.to_string()))?;
     let mut tree = Tree::new(w);
     if why.state == "unknown" {
         tree.item(
@@ -183,23 +185,33 @@ fn outcome_words(o: &ObjectOutcome) -> String {
         ),
         other => other.to_owned(),
     };
+    let clause = timeline::clause(o.when, o.when_reason);
     let when = match (o.when, &o.after) {
-        ("after", Some(owner)) => {
-            format!(", by the GC{wave}, after it deletes {}", owner.display())
+        (When::Now, Some(owner)) => {
+            format!(", by the GC{wave}, after it deletes {}", owner)
         }
-        ("now", _) if o.by == Some("namespace-controller") => {
+        (_, Some(owner)) => {
+            format!(", by the GC{wave}, after it deletes {},{clause}", owner)
+        }
+        (When::Now, _) if o.by == Some("namespace-controller") => {
             ", by the namespace controller with its namespace".to_owned()
         }
-        ("now", _) if o.state != "order-dependent" => {
+        (When::Now, _) if o.when_reason == Some(timeline::Reason::Written) => {
+            format!(", by the GC{wave},{clause}")
+        }
+        (When::Now, _) if o.state != "order-dependent" => {
             format!(", by the GC{wave}, as soon as it evaluates it")
         }
-        ("restart", _) => format!(
+        (When::Restart, _) if o.state == "kept" => format!(
             "; after a kube-controller-manager restart the GC {}{wave}",
             match o.at_restart.as_ref().map(|a| a.state) {
                 Some("kept") | None => "acts on it",
                 _ => "deletes it",
             }
         ),
+        (When::Restart | When::NowOrRestart | When::NowOrNever, _) => {
+            format!(", by the GC{wave},{clause}")
+        }
         _ => String::new(),
     };
     format!("end state (as collect predicts it): {end}{when}")
@@ -225,19 +237,15 @@ fn finalizer(tree: &mut Tree<'_>, f: &FinalizerWhy) -> std::io::Result<()> {
         tree.item(2, &format!("set by: {}", f.set_by.join(", ")))?;
     }
     if !f.controller_found.is_empty() {
-        let found: Vec<String> = f
-            .controller_found
-            .iter()
-            .map(GroupObjectRef::display)
-            .collect();
+        let found: Vec<String> = f.controller_found.iter().map(ToString::to_string).collect();
         tree.item(2, &format!("its controller here: {}", found.join(", ")))?;
     }
     objects(tree, 2, &f.waiting_for)
 }
 
-fn objects(tree: &mut Tree<'_>, depth: usize, list: &[GroupObjectRef]) -> std::io::Result<()> {
+fn objects(tree: &mut Tree<'_>, depth: usize, list: &[ObjectRef]) -> std::io::Result<()> {
     for o in list.iter().take(SHOWN) {
-        tree.item(depth, &o.display())?;
+        tree.item(depth, &o.to_string())?;
     }
     if list.len() > SHOWN {
         tree.item(

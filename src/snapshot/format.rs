@@ -169,19 +169,6 @@ pub fn read_from<R: Read>(name: &str, mut reader: R) -> Result<(Snapshot, Integr
     open::read_stream(name, &mut reader, 0)
 }
 
-/// Decompresses gzip input (detected by its magic bytes); returns other input unchanged.
-pub fn maybe_gunzip(path: &Path, raw: Vec<u8>) -> Result<Vec<u8>> {
-    if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(raw.len() * 6);
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(|e| Error::input(path, format!("corrupt gzip data: {e}"), None))?;
-        Ok(out)
-    } else {
-        Ok(raw)
-    }
-}
-
 /// True when `bytes` start like a kubectl-gc snapshot header.
 pub fn looks_like_snapshot(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(200)];

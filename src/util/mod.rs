@@ -36,6 +36,75 @@ impl Backoff {
     }
 }
 
+/// The one duration grammar of every flag that takes one (`--request-timeout`, `--resync`,
+/// `--timeout`, `history --since`/`--until`): Go's (`time.ParseDuration`, as kubectl reads
+/// them: `300ms`, `1.5h`, `1h30m`; units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`), plus `d` for
+/// days (incidents span them), `0`, and a bare integer as seconds (as kubectl's
+/// `--request-timeout` takes `30`). No sign, no spaces. Total: never panics, overflow is an
+/// error; bounds are each flag's.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let bad = || format!("{t:?} is not a duration (e.g. 90s, 15m, 1h30m, 2d)");
+    let long = || format!("duration {t:?} is too long");
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        return t
+            .parse::<u64>()
+            .map(Duration::from_secs)
+            .map_err(|_| long());
+    }
+    let mut rest = t;
+    let mut total = Duration::ZERO;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let (num, after) = rest.split_at(num_len);
+        if num.is_empty() || num == "." || num.matches('.').count() > 1 {
+            return Err(bad());
+        }
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let nanos_per: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            "d" => 86_400_000_000_000,
+            _ => return Err(bad()),
+        };
+        let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+        let whole: u128 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| long())?
+        };
+        // The fraction in units of 10^-digits, at most 18 digits (finer than a nanosecond of
+        // a day).
+        let frac = &frac[..frac.len().min(18)];
+        let frac_value: u128 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().map_err(|_| bad())?
+        };
+        let nanos = whole
+            .checked_mul(nanos_per)
+            .and_then(|w| w.checked_add(frac_value * nanos_per / 10u128.pow(frac.len() as u32)))
+            .ok_or_else(long)?;
+        let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| long())?;
+        let part = Duration::new(secs, (nanos % 1_000_000_000) as u32);
+        total = total.checked_add(part).ok_or_else(long)?;
+        rest = next;
+    }
+    Ok(total)
+}
+
 /// A duration for people: `250ms`, `1.5s`, `40s`, `12m`, `5h`, `3d4h`. Below two minutes it
 /// keeps sub-second precision (request timings); above, the coarse form of ages ("terminating
 /// for 3d4h").
@@ -60,8 +129,11 @@ pub fn is_terminal_hostile(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
+            // Arabic letter mark (a bidirectional mark outside the U+20xx block); Mongolian
+            // vowel separator (zero-width since Unicode 6.3).
+            '\u{061C}' | '\u{180E}'
             // Zero-width space, non-joiner, joiner; left-to-right and right-to-left marks.
-            '\u{200B}'..='\u{200F}'
+            | '\u{200B}'..='\u{200F}'
             // Line and paragraph separators; bidirectional embeddings and overrides.
             | '\u{2028}'..='\u{202E}'
             // Word joiner … invisible plus; bidirectional isolates; deprecated format chars.
@@ -70,6 +142,8 @@ pub fn is_terminal_hostile(c: char) -> bool {
             | '\u{FEFF}'
             // Interlinear annotation characters.
             | '\u{FFF9}'..='\u{FFFB}'
+            // Tag characters: invisible, and they spell ASCII text a reader never sees.
+            | '\u{E0000}'..='\u{E007F}'
         )
 }
 
@@ -187,6 +261,38 @@ pub(crate) fn umask() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One duration grammar for every flag: Go's, `d` for days, a bare integer as seconds.
+    #[test]
+    fn the_one_duration_grammar_reads_go_durations_days_and_seconds() {
+        let ok = |s: &str| parse_duration(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(ok("90s"), Duration::from_secs(90));
+        assert_eq!(ok("15m"), Duration::from_secs(900));
+        assert_eq!(ok("1h30m"), Duration::from_secs(5400));
+        assert_eq!(ok("1.5h"), Duration::from_secs(5400));
+        assert_eq!(ok("2d"), Duration::from_secs(172_800));
+        assert_eq!(ok("500ms"), Duration::from_millis(500));
+        assert_eq!(ok("1m0.5s"), Duration::from_millis(60_500));
+        assert_eq!(ok("250us"), Duration::from_micros(250));
+        assert_eq!(ok("7ns"), Duration::from_nanos(7));
+        assert_eq!(ok("30"), Duration::from_secs(30));
+        assert_eq!(ok("0"), Duration::ZERO);
+        assert_eq!(ok(" 2m "), Duration::from_secs(120));
+        for bad in [
+            "", "h", "1y", "-1h", "1h 30m", ".s", "1..5s", "1.2.3s", "NaNs", "1e3s",
+        ] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("not a duration"), "{bad:?}: {e}");
+        }
+        for long in [
+            "99999999999999999999999d",
+            "99999999999999999999",
+            "150000000000000d150000000000000d",
+        ] {
+            let e = parse_duration(long).unwrap_err();
+            assert!(e.contains("too long"), "{long:?}: {e}");
+        }
+    }
 
     #[test]
     fn durations_read_like_kubectl_ages_and_keep_precision_below_two_minutes() {

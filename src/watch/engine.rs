@@ -15,10 +15,10 @@
 
 use super::queue::{Enqueued, QueueRules, RunningGc};
 use super::world::{Change, World};
-use super::{Cause, GcAction, Transition, TransitionKind, WatchFinding, When};
+use super::{Cause, GcAction, Reason, Transition, TransitionKind, WatchFinding, When};
 use crate::catalog::KubeVersion;
 use crate::diagnose::{Code, Finding};
-use crate::gc::{GarbageCollector, ObjectRef, Verb, Verdict};
+use crate::gc::{GarbageCollector, ObjectRef, Verdict};
 use crate::model::{MetaIn, ObjId, ResourceId, Sym};
 use crate::snapshot::{ListOutcome, Resource, Snapshot};
 use hashbrown::{HashMap, HashSet};
@@ -31,6 +31,8 @@ pub struct Held {
     pub finding: WatchFinding,
     /// When the GC acts.
     pub when: Option<When>,
+    /// Why then.
+    pub reason: Option<Reason>,
     /// What it does.
     pub action: Option<GcAction>,
     /// What the GC's worker does instead if it read the object before the change that made
@@ -58,6 +60,7 @@ impl Held {
         Held {
             finding,
             when,
+            reason: None,
             action,
             if_read_before: None,
             namespace,
@@ -71,15 +74,16 @@ impl Held {
     }
 }
 
-/// How a new finding's *when* is decided once the running GC's queues are known.
+/// How a new finding's *when* is decided once the running GC's queues are known. `static_`
+/// is the timeline's answer where nothing was written just now ([`crate::diagnose::timeline`]).
 #[derive(Clone, Copy, Debug)]
 enum WhenRule {
-    /// Fixed.
-    Fixed(Option<When>),
-    /// `attemptToDeleteItem` acts: now if enqueued; else at restart if a restart acts.
-    Acts { restart: bool },
-    /// `attemptToOrphan` acts: now if enqueued; else at restart if a restart does.
-    Orphans { restart: bool },
+    /// Whatever the queues hold.
+    Fixed(Option<(When, Option<Reason>)>),
+    /// `attemptToDeleteItem` acts: now if enqueued; else as the timeline says.
+    Acts(Option<(When, Option<Reason>)>),
+    /// `attemptToOrphan` acts: now if enqueued; else as the timeline says.
+    Orphans(Option<(When, Option<Reason>)>),
 }
 
 struct Fresh {
@@ -390,10 +394,10 @@ impl Engine {
                 .push(f.finding.code);
             let previous = self.held.get(&f.id);
             let mut if_read_before = None;
-            let when = match f.rule {
-                WhenRule::Fixed(w) => w,
-                WhenRule::Acts { restart } | WhenRule::Orphans { restart } => {
-                    let orphaning = matches!(f.rule, WhenRule::Orphans { .. });
+            let (when, reason) = match f.rule {
+                WhenRule::Fixed(w) => (w.map(|w| w.0), w.and_then(|w| w.1)),
+                WhenRule::Acts(timeline) | WhenRule::Orphans(timeline) => {
+                    let orphaning = matches!(f.rule, WhenRule::Orphans(_));
                     let queued = f.subject_uid.is_some_and(|u| {
                         if orphaning {
                             self.enqueued.attempt_to_orphan.contains(&u)
@@ -406,22 +410,53 @@ impl Engine {
                     let waiting = awaited
                         .get(&f.subject)
                         .and_then(|a| if orphaning { a.orphan } else { a.delete });
+                    let edited = f
+                        .subject_uid
+                        .is_some_and(|u| self.enqueued.edited_in_place.contains(&u));
                     if queued {
-                        Some(When::Now)
+                        (Some(When::Now), Some(Reason::Written))
                     } else if let Some(w) = waiting {
                         if_read_before = if Some(w.action) == f.action {
                             w.if_read_before
                         } else {
                             Some(w.action)
                         };
-                        Some(When::Now)
-                    } else if restart {
-                        Some(When::Restart)
+                        (Some(When::Now), previous.and_then(|p| p.reason))
                     } else {
-                        Some(When::Never)
+                        match timeline {
+                            // The change this evaluation follows edited the reference in
+                            // place: that is why only a start acts.
+                            Some((When::Restart, Some(Reason::Sitting))) if edited => {
+                                (Some(When::Restart), Some(Reason::EditedInPlace))
+                            }
+                            // Said of this finding before, for the edit that made it.
+                            Some((When::Restart, Some(Reason::Sitting)))
+                                if previous.is_some_and(|p| {
+                                    p.when == Some(When::Restart)
+                                        && p.reason == Some(Reason::EditedInPlace)
+                                }) =>
+                            {
+                                (Some(When::Restart), Some(Reason::EditedInPlace))
+                            }
+                            Some((w, r)) => (Some(w), r),
+                            None => (Some(When::Never), None),
+                        }
                     }
                 }
             };
+            // The audit ended the consequence with the timeline's static *when*: the queues'
+            // answer replaces it.
+            let mut f = f;
+            if let WhenRule::Acts(Some((w, r))) | WhenRule::Orphans(Some((w, r))) = f.rule
+                && let Some(when) = when
+                && let Some(base) = f
+                    .finding
+                    .consequence
+                    .strip_suffix(crate::diagnose::timeline::clause(w, r))
+            {
+                f.finding.consequence =
+                    format!("{base}{}", crate::diagnose::timeline::clause(when, reason));
+            }
             let transition = match previous {
                 None => Some((TransitionKind::Appeared, None)),
                 Some(p)
@@ -443,6 +478,7 @@ impl Engine {
                     id: f.id.clone(),
                     finding: f.finding.clone(),
                     when,
+                    reason,
                     action: f.action,
                     if_read_before,
                     previous: previous.map(|(s, w, _)| (s, w)),
@@ -462,6 +498,7 @@ impl Engine {
                 Held {
                     finding: f.finding,
                     when,
+                    reason,
                     action: f.action,
                     if_read_before,
                     namespace: f.namespace,
@@ -505,6 +542,7 @@ impl Engine {
                         id,
                         finding: h.finding,
                         when: None,
+                        reason: None,
                         action: None,
                         if_read_before: None,
                         previous,
@@ -605,26 +643,10 @@ fn diagnose(
     version: KubeVersion,
 ) -> Vec<Fresh> {
     let gc = crate::run::garbage_collector(snap, version);
+    // Nothing counts as written here: the timeline's answer is the static one, which the
+    // running GC's queues then overrule (`WhenRule`).
     let audit = crate::diagnose::audit(&gc);
-    let restart = crate::diagnose::restart::predict(&gc);
     let state = gc.initial_state();
-    let restart_acts: HashSet<ObjId> = restart
-        .plan
-        .actions
-        .iter()
-        .filter(|a| matches!(a.verb, Verb::Delete | Verb::RemoveOwnerReferences))
-        .map(|a| a.target)
-        .collect();
-    let restart_orphans: HashSet<ObjId> = restart
-        .visits
-        .iter()
-        .filter(|(_, c)| matches!(c, crate::gc::graph_builder::VisitCause::Orphaning))
-        .map(|(id, _)| *id)
-        .collect();
-    // Before 1.20 the running GC never re-checks a reference that names the wrong namespace
-    // or coordinates; a restart may act on it, depending on the order its informers list
-    // objects (kubernetes#65200, check restart's GC016).
-    let misdirected_wait_for_restart = !gc.rules.coordinate_keyed_absent_cache();
     let store = &snap.store;
     let mut verdicts: HashMap<ObjId, Verdict> = HashMap::new();
     let mut out = Vec::new();
@@ -641,42 +663,35 @@ fn diagnose(
         let verdict = verdicts
             .entry(id)
             .or_insert_with(|| gc.attempt_to_delete_item(&state, id));
+        let timeline = f.when.map(|t| (t.when, t.reason));
         let (action, rule) = match f.code {
-            Code::UnknownOwner => (None, WhenRule::Fixed(Some(When::Unknown))),
-            Code::ClusterScopedDependentOfNamespacedOwner
+            Code::OrphanFinalizer if gc.graph.monitors(id) => {
+                (Some(GcAction::Orphan), WhenRule::Orphans(timeline))
+            }
+            Code::UnknownOwner
+            | Code::ClusterScopedDependentOfNamespacedOwner
             | Code::UnresolvableOwnerKind
             | Code::BlockedForegroundDeletion
             | Code::OwnershipCycle
             | Code::TerminatingHeldByFinalizer
-            | Code::StrandedDependent => (None, WhenRule::Fixed(Some(When::Never))),
-            Code::OrphanFinalizer if gc.graph.monitors(id) => (
-                Some(GcAction::Orphan),
-                WhenRule::Orphans {
-                    restart: restart_orphans.contains(&id),
-                },
-            ),
-            Code::OrphanFinalizer => (None, WhenRule::Fixed(Some(When::Never))),
-            Code::CollateralAtRisk | Code::RestartOrderDependent => {
-                (None, WhenRule::Fixed(Some(When::Restart)))
-            }
+            | Code::StrandedDependent
+            | Code::OrphanFinalizer
+            | Code::CollateralAtRisk
+            | Code::RestartOrderDependent => (None, WhenRule::Fixed(timeline)),
             _ => match verdict {
                 Verdict::Delete { policy, .. } => (
                     Some(GcAction::Delete { policy: *policy }),
-                    WhenRule::Acts {
-                        restart: restart_acts.contains(&id)
-                            || (misdirected_wait_for_restart && misdirected(f.code)),
-                    },
+                    WhenRule::Acts(timeline),
                 ),
                 Verdict::RemoveRefs { .. } => (
                     Some(GcAction::RemoveOwnerReferences),
-                    WhenRule::Acts {
-                        restart: restart_acts.contains(&id)
-                            || (misdirected_wait_for_restart && misdirected(f.code)),
-                    },
+                    WhenRule::Acts(timeline),
                 ),
-                Verdict::Unknown { .. } => (None, WhenRule::Fixed(Some(When::Unknown))),
-                Verdict::NeverCollected { .. } => (None, WhenRule::Fixed(Some(When::Never))),
-                _ => (None, WhenRule::Fixed(None)),
+                Verdict::Unknown { .. } => (None, WhenRule::Fixed(Some((When::Unknown, None)))),
+                Verdict::NeverCollected { .. } => {
+                    (None, WhenRule::Fixed(Some((When::Never, None))))
+                }
+                _ => (None, WhenRule::Fixed(timeline)),
             },
         };
         let subject = store.str(store.object(id).uid).to_owned();
@@ -692,13 +707,6 @@ fn diagnose(
         });
     }
     out
-}
-
-fn misdirected(code: Code) -> bool {
-    matches!(
-        code,
-        Code::CrossNamespaceOwner | Code::OwnerCoordinatesMismatch
-    )
 }
 
 /// A cycle is reported on its member with the smallest UID (the audit picks the first in

@@ -8,6 +8,9 @@
 //!   its decision table acts;
 //! * **restart** — the running GC will not look at it, but a freshly started one does (the
 //!   redis-operator incident: a reference only a restart re-checks);
+//! * **now-or-restart** — present from before the watch started (or since an evaluation that
+//!   saw no event for it), with an owner that is gone: the running GC works through it now if
+//!   it saw the owner go, else a restart does;
 //! * **never** — the GC is stuck on it (unresolvable owner kind, a blocked foreground
 //!   deletion, a finalizer nobody removes);
 //! * **unknown** — what decides it could not be read (forbidden or failed resources).
@@ -37,32 +40,9 @@ use crate::gc::ObjectRef;
 use crate::gc::Policy;
 use serde::Serialize;
 
-/// When the GC acts on a finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum When {
-    /// The running GC has the object on a work queue and acts on it.
-    Now,
-    /// Only a (re)started GC acts on it: at the next kube-controller-manager restart or leader
-    /// change.
-    Restart,
-    /// The GC never acts on it (stuck, or it never looks at it).
-    Never,
-    /// It cannot be told: something it depends on could not be read.
-    Unknown,
-}
-
-impl When {
-    /// Lower-case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            When::Now => "now",
-            When::Restart => "restart",
-            When::Never => "never",
-            When::Unknown => "unknown",
-        }
-    }
-}
+/// When the GC acts on a finding: the one timeline of [`crate::diagnose::timeline`], told
+/// by the running GC's queues where the watch saw what it enqueued.
+pub use crate::diagnose::timeline::{Reason, When};
 
 /// What the GC does about a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -154,6 +134,8 @@ pub struct Transition {
     pub finding: WatchFinding,
     /// When the GC acts (for `Resolved`: `None`).
     pub when: Option<When>,
+    /// Why then.
+    pub reason: Option<Reason>,
     /// What it does (`None`: nothing).
     pub action: Option<GcAction>,
     /// The object changed while it waited on the running GC's queue for a worker that was

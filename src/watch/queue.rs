@@ -26,6 +26,9 @@ pub struct Enqueued {
     pub attempt_to_delete: HashSet<Sym>,
     /// Objects put on `attemptToOrphan` (UIDs).
     pub attempt_to_orphan: HashSet<Sym>,
+    /// Objects whose update changed a reference's coordinates in place (same UID), which the
+    /// graph builder does not link again (§2.8): nothing is enqueued for it (UIDs).
+    pub edited_in_place: HashSet<Sym>,
 }
 
 impl Enqueued {
@@ -38,6 +41,7 @@ impl Enqueued {
     pub fn clear(&mut self) {
         self.attempt_to_delete.clear();
         self.attempt_to_orphan.clear();
+        self.edited_in_place.clear();
     }
 }
 
@@ -138,6 +142,9 @@ impl RunningGc for QueueRules {
                 for (o, n) in &changed {
                     if o.blocks() && !n.blocks() && world.get(n.uid).is_some() {
                         out.attempt_to_delete.insert(n.uid);
+                    }
+                    if (o.api_version, o.kind, o.name) != (n.api_version, n.kind, n.name) {
+                        out.edited_in_place.insert(new.uid);
                     }
                 }
                 self.transitions(world, Some(old), new, out);

@@ -10,6 +10,12 @@
 //! being evaluated forms the next one (one event when the cluster is calm, thousands under
 //! load), and a batch is cut short before an object changes twice, so that what its first
 //! change enqueued is judged before its second (its deletion, say) is seen.
+//!
+//! What the loop keeps up to date is a [`Model`]: the [`Engine`] for `kubectl gc watch`, or
+//! `kubectl gc admit`'s shared world, which evaluates nothing and is read by the webhook's
+//! checks while the loop writes it. The loop also tells the model when a stream's watch is
+//! lost and when it is current again ([`StreamHealth`]): admit judges nothing on a resource
+//! whose events may be missing.
 
 use super::engine::Engine;
 use super::metrics::Metrics;
@@ -185,20 +191,6 @@ fn emit(
     Ok(true)
 }
 
-/// A question about the graph, answered by the watch loop between two batches of events
-/// (`kubectl gc admit` asks whether a write's new ownerReferences hold): the one world the
-/// watch keeps, read without a copy and without a second informer set.
-pub type Query = Box<dyn FnOnce(&Engine) + Send>;
-
-/// What [`run_serving`] shares with a server reading its graph.
-#[derive(Debug)]
-pub struct Serving {
-    /// Queries; answered once the initial lists are in, in arrival order.
-    pub queries: mpsc::Receiver<Query>,
-    /// Set once the initial lists are evaluated (queries are answered from then on).
-    pub synced: Arc<std::sync::atomic::AtomicBool>,
-}
-
 /// Watches until `stop` completes or the sink asks to stop.
 pub async fn run(
     conn: &Connection,
@@ -206,21 +198,18 @@ pub async fn run(
     sink: &mut dyn Sink,
     stop: impl Future<Output = ()>,
 ) -> Result<Exit> {
-    run_serving(conn, cfg, sink, stop, None).await
+    run_model(conn, cfg, sink, stop, Engine::new).await
 }
 
-/// [`run`], answering `serving`'s queries on the graph as it goes.
-pub async fn run_serving(
+/// [`run`], keeping the [`Model`] `make` builds on the initial lists (with `cfg.gc_version`)
+/// up to date: `kubectl gc admit` keeps a world its checks read while the loop writes it.
+pub async fn run_model<M: Model>(
     conn: &Connection,
     cfg: &Config,
     sink: &mut dyn Sink,
     stop: impl Future<Output = ()>,
-    serving: Option<Serving>,
+    make: impl FnOnce(crate::snapshot::Snapshot, Option<KubeVersion>) -> M,
 ) -> Result<Exit> {
-    let (mut queries, synced) = match serving {
-        Some(s) => (Some(s.queries), Some(s.synced)),
-        None => (None, None),
-    };
     let metrics = Arc::new(Metrics::new());
     let _server =
         match cfg.metrics_addr {
@@ -327,7 +316,7 @@ pub async fn run_serving(
     let mut snap = builder.finish();
     snap.store.sort_objects();
     let objects = snap.store.len();
-    let mut engine = Engine::new(snap, cfg.gc_version);
+    let mut engine = make(snap, cfg.gc_version);
     let mut held_when: HashMap<String, Option<When>> = HashMap::new();
     let mut state = StateSaver::new(cfg.state_file.clone());
     if let Some(path) = &cfg.state_file {
@@ -343,6 +332,7 @@ pub async fn run_serving(
                 id: id.clone(),
                 finding: h.finding.clone(),
                 when: h.when,
+                reason: h.reason,
                 action: h.action,
                 if_read_before: None,
                 previous: None,
@@ -372,12 +362,10 @@ pub async fn run_serving(
     sink.progress(&format!(
         "initial lists: {objects} objects in {}; {} findings; watching for changes",
         crate::util::human_duration(started.elapsed()),
-        engine.held().count()
+        engine.held_count()
     ));
     metrics.set_ready();
-    if let Some(synced) = &synced {
-        synced.store(true, std::sync::atomic::Ordering::Release);
-    }
+    engine.synced();
     if !emit(sink, &metrics, &mut held_when, &initial)? {
         state.save(&engine, sink, true);
         return Ok(Exit::SinkStopped);
@@ -442,12 +430,6 @@ pub async fn run_serving(
                 let unreadable = lp.streams.values().filter(|s| s.unreadable).count();
                 metrics.sample(engine.world().len(), unreadable, last_resync.elapsed().as_secs_f64());
             }
-            q = async { queries.as_mut().expect("guarded").recv().await }, if queries.is_some() => {
-                match q {
-                    Some(q) => q(&engine),
-                    None => queries = None,
-                }
-            }
             () = &mut stop => break,
         }
     }
@@ -478,15 +460,12 @@ impl StateSaver {
     }
 
     /// Saves if something changed (`force`: even if it did not).
-    fn save(&mut self, engine: &Engine, sink: &mut dyn Sink, force: bool) {
+    fn save(&mut self, engine: &impl Model, sink: &mut dyn Sink, force: bool) {
         let Some(path) = &self.path else { return };
         if !self.dirty && !force {
             return;
         }
-        let entries = engine
-            .held()
-            .map(|(id, h)| super::state::Entry::of(id, h))
-            .collect();
+        let entries = engine.state_entries();
         match super::state::save(path, entries) {
             Ok(()) => {
                 self.dirty = false;
@@ -511,5 +490,7 @@ impl Drop for AbortOnDrop {
     }
 }
 
+mod model;
 mod updates;
+pub use model::{Model, StreamHealth};
 use updates::{handle, rediscover, unreadable_notice};

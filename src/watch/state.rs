@@ -39,10 +39,13 @@ pub struct Entry {
     pub severity: String,
     /// When the GC acts.
     pub when: Option<When>,
+    /// Why then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_reason: Option<crate::diagnose::timeline::Reason>,
     /// What it does: `delete:<policy>`, `remove-owner-references`, `orphan`.
     pub action: Option<String>,
     /// The object.
-    pub object: Option<ObjectState>,
+    pub object: Option<ObjectRef>,
     /// The resource of resource-level findings.
     #[serde(default)]
     pub resource: Option<String>,
@@ -56,18 +59,6 @@ pub struct Entry {
     pub consequence: String,
     /// Message.
     pub message: String,
-}
-
-/// An object reference.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjectState {
-    api_version: String,
-    kind: String,
-    #[serde(default)]
-    namespace: String,
-    name: String,
-    uid: String,
 }
 
 fn action_text(a: GcAction) -> String {
@@ -119,14 +110,9 @@ impl Entry {
             code: f.code.id().to_owned(),
             severity: f.severity.as_str().to_owned(),
             when: h.when,
+            when_reason: h.reason,
             action: h.action.map(action_text),
-            object: f.object.as_ref().map(|o| ObjectState {
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                uid: o.uid.clone(),
-            }),
+            object: f.object.clone(),
             resource: f.resource.clone(),
             owner_reference: f.owner_reference.clone(),
             classification: f.classification.map(str::to_owned),
@@ -142,13 +128,7 @@ impl Entry {
         let finding = WatchFinding {
             code,
             severity,
-            object: self.object.as_ref().map(|o| ObjectRef {
-                api_version: o.api_version.clone(),
-                kind: o.kind.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                uid: o.uid.clone(),
-            }),
+            object: self.object.clone(),
             resource: self.resource.clone(),
             owner_reference: self.owner_reference.clone(),
             classification: self.classification.as_deref().and_then(static_label),
@@ -161,7 +141,9 @@ impl Entry {
             Some(a) => Some(parse_action(a)?),
             None => None,
         };
-        Some(Held::new(finding, self.when, action, self.subject.clone()))
+        let mut held = Held::new(finding, self.when, action, self.subject.clone());
+        held.reason = self.when_reason;
+        Some(held)
     }
 }
 

@@ -475,6 +475,12 @@ impl World {
     /// resource table, and for each old row its new row (`None`: no longer served or monitored;
     /// its objects are dropped). Every [`Sym`] changes: callers keep none across this call.
     pub fn compact(&mut self, retable: Option<(Vec<Resource>, Vec<Option<ResourceId>>)>) {
+        *self = self.compacted(retable);
+    }
+
+    /// [`World::compact`] into a new world, leaving this one as it is: `kubectl gc admit`
+    /// builds it while its checks go on reading this one, then swaps the two.
+    pub fn compacted(&self, retable: Option<(Vec<Resource>, Vec<Option<ResourceId>>)>) -> World {
         let old = &self.snap;
         let mut b = SnapshotBuilder::new(old.provenance.clone());
         let (table, remap) = match retable {
@@ -502,11 +508,7 @@ impl World {
         }
         let mut snap = b.finish();
         snap.store.sort_objects();
-        self.live = snap.store.len();
-        self.snap = snap;
-        self.overlay.clear();
-        self.interned_since = 0;
-        self.reindex();
+        World::new(snap)
     }
 
     /// Replaces the discovery failures (a discovery refresh).

@@ -515,3 +515,78 @@ fn graph_with_nothing_selected_prints_no_table() {
     );
     assert!(stderr(&o).contains("nothing to show"), "{}", stderr(&o));
 }
+
+/// F14: a cluster-scoped kind named with `--kind` is listed whole whatever the namespace, as
+/// `kubectl get clusterrolebindings -n NS` lists them all; and the summary counts exactly the
+/// objects the list selects (it used to say "nothing to do" above "2 object(s) deleted").
+#[test]
+fn collect_of_a_cluster_scoped_kind_in_a_namespace_lists_what_its_summary_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    // Owners that are gone, of kinds the input holds (so their absence is known).
+    let gone = |api: &str, kind: &str, name: &str| {
+        serde_json::json!([{"apiVersion": api, "kind": kind, "name": name,
+            "uid": format!("gone-{name}")}])
+    };
+    let rbac = "rbac.authorization.k8s.io/v1";
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List",
+        "metadata": {"resourceVersion": "1"}, "items": [
+        {"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": "kept", "uid": "u-cr"}},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "kept", "namespace": "default", "uid": "u-dep"}},
+        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": "crb-1",
+         "uid": "u-crb-1", "ownerReferences": gone(rbac, "ClusterRole", "op")}},
+        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": "crb-2",
+         "uid": "u-crb-2", "ownerReferences": gone(rbac, "ClusterRole", "op")}},
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "cm", "namespace": "default", "uid": "u-cm",
+                      "ownerReferences": gone("apps/v1", "Deployment", "web")}},
+    ]});
+    let f = dir.path().join("f14.json");
+    std::fs::write(&f, list.to_string()).unwrap();
+    let f = f.to_str().unwrap();
+    let text = |args: &[&str]| {
+        let o = run(args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let base = ["collect", "-f", f, "--assume-complete", "-n", "default"];
+    let crbs = text(&[&base[..], &["--kind", "clusterrolebindings"]].concat());
+    assert!(!crbs.contains("nothing to do"), "{crbs}");
+    assert!(crbs.contains("crb-1") && crbs.contains("crb-2"), "{crbs}");
+    assert!(!crbs.contains(" cm "), "{crbs}");
+    assert!(
+        crbs.contains("2 object(s) deleted (2 ClusterRoleBinding)"),
+        "{crbs}"
+    );
+    // The namespace alone selects its own objects, and the summary says only those.
+    let ns = text(&base);
+    assert!(ns.contains("cm"), "{ns}");
+    assert!(!ns.contains("crb-1"), "{ns}");
+    assert!(
+        ns.contains("1 object(s) deleted (1 ConfigMap in default)"),
+        "{ns}"
+    );
+    // The JSON agrees.
+    let o = run(&[&base[..], &["--kind", "clusterrolebindings", "-o", "json"]].concat());
+    let r = json(&o);
+    let targets: Vec<&str> = r["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["target"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, ["crb-1", "crb-2"]);
+    assert!(
+        r["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["target"]["kind"] == "ClusterRoleBinding"),
+        "{r:#}"
+    );
+}

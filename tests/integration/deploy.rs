@@ -1,8 +1,12 @@
 //! The in-cluster package (`deploy/`) and the GitHub Action (`action.yml`): every YAML parses,
 //! the alerting rules and the dashboard query only metrics the code exports (a rename breaks
-//! this test, not a dashboard in production), the PrometheusRule holds the rule file's groups,
+//! this test, not a dashboard in production) or the real GC's own (checked against the real
+//! controller manager in tests/live/watch.rs), the PrometheusRule holds the rule file's groups,
 //! the RBAC can only list and watch, and the webhook configuration is what `admit
-//! --print-config` prints. `promtool check rules` and `promtool test rules` run in `.ci/run`.
+//! --print-config` prints. `kubectl kustomize` builds every base with every component
+//! (`kustomize` module). `promtool check rules` and `promtool test rules` run in `.ci/run`.
+
+mod kustomize;
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -116,8 +120,22 @@ fn metric_names(expr: &str) -> Vec<String> {
     out
 }
 
+const MONITORING: &str = "deploy/components/monitoring";
+
+/// Metrics of Kubernetes itself the rules and the dashboard read: kube-controller-manager's
+/// work-queue depth (the GC's queues are `garbage_collector_*`).
+const UPSTREAM_METRICS: &[&str] = &["workqueue_depth"];
+
+fn upstream_metric_names(expr: &str) -> Vec<&'static str> {
+    UPSTREAM_METRICS
+        .iter()
+        .copied()
+        .filter(|m| expr.contains(&format!("{m}{{")))
+        .collect()
+}
+
 fn rule_file() -> Value {
-    yaml_docs(&root().join("deploy/monitoring/kubectl-gc.rules.yaml")).remove(0)
+    yaml_docs(&root().join(MONITORING).join("kubectl-gc.rules.yaml")).remove(0)
 }
 
 #[test]
@@ -125,9 +143,13 @@ fn every_yaml_under_deploy_parses_and_every_manifest_names_itself() {
     let docs = deploy_docs();
     assert!(docs.len() >= 20, "only {} documents", docs.len());
     for (path, d) in &docs {
-        // The rule file, its tests and the workflow are no Kubernetes objects.
+        // The rule file, its tests, the workflow and the kustomizations are no Kubernetes
+        // objects.
         let name = path.file_name().unwrap().to_string_lossy();
-        if name.starts_with("kubectl-gc.rules") || path.starts_with(root().join("deploy/ci")) {
+        if name.starts_with("kubectl-gc.rules")
+            || name == "kustomization.yaml"
+            || path.starts_with(root().join("deploy/ci"))
+        {
             continue;
         }
         assert!(
@@ -150,6 +172,9 @@ fn every_yaml_under_deploy_parses_and_every_manifest_names_itself() {
         "Certificate",
         "ServiceMonitor",
         "PrometheusRule",
+        "PodDisruptionBudget",
+        "NetworkPolicy",
+        "ResourceQuota",
     ] {
         assert!(kinds.contains(k), "no {k} under deploy/: {kinds:?}");
     }
@@ -165,21 +190,24 @@ fn rules_tests_and_dashboard_use_only_exported_metrics() {
         for rule in group["rules"].as_array().unwrap() {
             let expr = rule["expr"].as_str().unwrap();
             let names = metric_names(expr);
-            assert!(!names.is_empty(), "{expr} reads no kubectl-gc metric");
+            assert!(
+                !names.is_empty() || !upstream_metric_names(expr).is_empty(),
+                "{expr} reads no kubectl-gc metric, nor one of {UPSTREAM_METRICS:?}"
+            );
             used.extend(names);
             for a in rule["annotations"].as_object().into_iter().flatten() {
                 used.extend(metric_names(a.1.as_str().unwrap()));
             }
         }
     }
-    let tests = yaml_docs(&root().join("deploy/monitoring/kubectl-gc.rules.test.yaml")).remove(0);
+    let tests = yaml_docs(&root().join(MONITORING).join("kubectl-gc.rules.test.yaml")).remove(0);
     for t in tests["tests"].as_array().unwrap() {
         for s in t["input_series"].as_array().unwrap() {
             used.extend(metric_names(s["series"].as_str().unwrap()));
         }
     }
     let dashboard: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("deploy/monitoring/dashboard.json")).unwrap(),
+        &std::fs::read_to_string(root().join(MONITORING).join("dashboard.json")).unwrap(),
     )
     .unwrap();
     let panels = dashboard["panels"].as_array().unwrap();
@@ -188,7 +216,11 @@ fn rules_tests_and_dashboard_use_only_exported_metrics() {
         for t in p["targets"].as_array().unwrap() {
             let expr = t["expr"].as_str().unwrap();
             let names = metric_names(expr);
-            assert!(!names.is_empty(), "{}: {expr}", p["title"]);
+            assert!(
+                !names.is_empty() || !upstream_metric_names(expr).is_empty(),
+                "{}: {expr}",
+                p["title"]
+            );
             used.extend(names);
         }
     }
@@ -215,6 +247,36 @@ fn rules_tests_and_dashboard_use_only_exported_metrics() {
             "the dashboard does not show {family}"
         );
     }
+    assert!(
+        panels.iter().any(|p| p["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["expr"].as_str().unwrap().contains("garbage_collector_"))),
+        "the dashboard does not show the real GC's queues"
+    );
+    // Two watch replicas export the same findings: what the findings panels and alerts show is
+    // one replica's count, never the sum of both.
+    let rules = rule_file();
+    let findings = panels
+        .iter()
+        .flat_map(|p| p["targets"].as_array().unwrap())
+        .map(|t| t["expr"].as_str().unwrap())
+        .chain(
+            rules["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|g| g["rules"].as_array().unwrap())
+                .map(|r| r["expr"].as_str().unwrap()),
+        )
+        .filter(|e| e.contains("kubectl_gc_watch_findings"));
+    for expr in findings {
+        assert!(
+            expr.starts_with("max by (") && expr.contains(", instance) (kubectl_gc_watch_findings"),
+            "counts both replicas: {expr}"
+        );
+    }
 }
 
 #[test]
@@ -238,8 +300,21 @@ fn the_prometheus_rule_holds_the_rule_files_groups() {
         "KubectlGcAdmitNotSynced",
         "KubectlGcAdmitErrors",
         "KubectlGcAdmitSlow",
+        "KubectlGcGarbageCollectorBacklog",
     ] {
         assert!(alerts.contains(a), "{a} missing: {alerts:?}");
+    }
+    // kube-prometheus-stack's Prometheus selects rules and monitors by `release`.
+    for (path, d) in deploy_docs() {
+        if d["kind"] == "PrometheusRule" || d["kind"] == "ServiceMonitor" {
+            assert_eq!(
+                d["metadata"]["labels"]["release"],
+                "kube-prometheus-stack",
+                "{}: {}",
+                path.display(),
+                d["metadata"]["name"]
+            );
+        }
     }
 }
 
@@ -279,6 +354,8 @@ fn the_webhook_configuration_is_what_admit_prints() {
             "--print-config",
             "--url",
             "https://x.example:8443/validate",
+            "--release",
+            "1.20",
             "--ca-file",
         ])
         .arg(root().join("examples/webhook-ca.pem"))
@@ -291,29 +368,35 @@ fn the_webhook_configuration_is_what_admit_prints() {
         String::from_utf8_lossy(&out.stderr)
     );
     let printed: Value = serde_saphyr::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
-    let deployed = deploy_docs()
-        .into_iter()
-        .find(|(_, d)| d["kind"] == "ValidatingWebhookConfiguration")
-        .unwrap()
-        .1;
-    let (p, d) = (&printed["webhooks"][0], &deployed["webhooks"][0]);
-    for field in [
-        "name",
-        "admissionReviewVersions",
-        "failurePolicy",
-        "matchPolicy",
-        "sideEffects",
-        "rules",
-        "objectSelector",
-    ] {
-        assert_eq!(p[field], d[field], "webhooks[0].{field}");
-    }
-    assert_eq!(d["clientConfig"]["service"]["path"], "/validate");
-    assert!(
-        d["timeoutSeconds"]
-            .as_u64()
-            .is_some_and(|t| (1..=10).contains(&t))
+    let built = kustomize::build_dir(&root().join("deploy/admit"));
+    let deployed = kustomize::one(&built, "ValidatingWebhookConfiguration", "kubectl-gc-admit");
+    let (printed, deployed) = (
+        printed["webhooks"].as_array().unwrap(),
+        deployed["webhooks"].as_array().unwrap(),
     );
+    assert_eq!(printed.len(), deployed.len());
+    // Every field but where the API server finds the webhook: the package has the Service and
+    // no CA (cert-manager or the overlay puts it in).
+    for (p, d) in printed.iter().zip(deployed) {
+        let strip = |w: &Value| {
+            let mut w = w.clone();
+            w.as_object_mut().unwrap().remove("clientConfig");
+            w
+        };
+        assert_eq!(
+            strip(p),
+            strip(d),
+            "deploy/admit/webhook.yaml differs from `admit --print-config`: copy the printed \
+             webhook's fields into it"
+        );
+        assert_eq!(
+            d["clientConfig"],
+            serde_json::json!({"service": {
+                "namespace": "kubectl-gc", "name": "kubectl-gc-admit",
+                "path": "/validate", "port": 443,
+            }})
+        );
+    }
 }
 
 #[test]
@@ -333,6 +416,8 @@ fn the_action_downloads_this_release() {
         uses.contains(&format!("kubectl-gc/kubectl-gc@v{version}").as_str()),
         "{uses:?}"
     );
+    // actions/checkout's current major (v7, 2026-06).
+    assert!(uses.contains(&"actions/checkout@v7"), "{uses:?}");
     // The archive name the action builds is one the release script writes (krew's too).
     let krew = std::fs::read_to_string(root().join("krew-manifest.yaml")).unwrap();
     assert!(krew.contains(&format!(

@@ -88,7 +88,7 @@ fn every_exit_code_is_documented_in_order_everywhere() {
     let all: Vec<u8> = defined().into_iter().collect();
     assert_eq!(
         all,
-        (0..=8).collect::<Vec<u8>>(),
+        (0..=8).chain([130, 143]).collect::<Vec<u8>>(),
         "the codes error.rs defines"
     );
     assert_eq!(listed(&help(&[])), all, "kubectl gc --help");
@@ -109,7 +109,8 @@ fn each_command_lists_the_codes_it_returns_in_order() {
     // What each command can return, from its code: 1 for an unexpected failure (an API call
     // failing mid-run, output that cannot be written) and 2 for a bad command line everywhere;
     // 3 where it reads files; 4 where it reads a cluster; 5/6 where it gates; 7 where it
-    // applies; 8 where it looks up an object by name.
+    // applies, and 130/143 there for a second Ctrl-C/SIGTERM; 8 where it looks up an object
+    // by name.
     let expected: &[(&[&str], &[u8])] = &[
         (&["audit"], &[0, 1, 2, 3, 4, 5, 6]),
         (&["check"], &[0, 1, 2, 3, 4, 5, 6]),
@@ -117,20 +118,38 @@ fn each_command_lists_the_codes_it_returns_in_order() {
         (&["check", "upgrade"], &[0, 1, 2, 3, 4, 5, 6]),
         (&["check", "health"], &[0, 1, 2, 3, 4, 5, 6]),
         (&["check", "apply"], &[0, 1, 2, 3, 4, 5, 6]),
-        (&["collect"], &[0, 1, 2, 3, 4, 7, 8]),
+        (&["collect"], &[0, 1, 2, 3, 4, 7, 8, 130, 143]),
         (&["snapshot"], &[0, 1, 2, 3, 4]),
         (&["graph"], &[0, 1, 2, 3, 4, 5, 8]),
         (&["history"], &[0, 1, 2, 3, 4]),
-        (&["relink"], &[0, 1, 2, 3, 4, 7]),
+        (&["relink"], &[0, 1, 2, 3, 4, 7, 130, 143]),
         (&["why"], &[0, 1, 2, 3, 4, 8]),
         (&["watch"], &[0, 1, 2, 3, 4, 5]),
+        (&["admit"], &[0, 1, 2, 3, 4]),
+        (&["policy"], &[0, 1, 2, 3]),
         (&["completion"], &[0, 1, 2]),
         (&["options"], &[0, 1, 2]),
         (&["version"], &[0, 1, 2]),
     ];
     let all = defined();
+    // docs/exit-codes.md's "By command" table has a row naming each command (NM1: admit and
+    // policy had none).
+    let by_command = read("docs/exit-codes.md");
+    let by_command = by_command
+        .split("\n## By command\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/exit-codes.md has a \"By command\" section");
     let mut covered = BTreeSet::new();
     for (cmd, codes) in expected {
+        let first = format!("`{}`", cmd[0]);
+        assert!(
+            by_command
+                .lines()
+                .any(|l| l.starts_with("| ")
+                    && l.split('|').nth(1).is_some_and(|c| c.contains(&first))),
+            "docs/exit-codes.md \"By command\" has no row for {first}"
+        );
         let got = listed(&help(cmd));
         assert_eq!(got, *codes, "kubectl gc {} --help", cmd.join(" "));
         covered.extend(got);

@@ -59,6 +59,8 @@ fn the_example_log_names_each_cause_and_root() {
         .find(|i| i["object"]["name"] == "web-config")
         .unwrap();
     assert_eq!(web["cause"]["policy"], "Background");
+    // Metadata level: no request body, so the policy is inferred (and said so).
+    assert_eq!(web["cause"]["policyInferred"], true);
     assert_eq!(web["cause"]["root"]["user"], "admin");
     assert_eq!(web["cause"]["root"]["object"]["name"], "owner");
     // Selection: only people's actions; a window that ends before the GC's second deletion.
@@ -413,12 +415,12 @@ fn history_of(logs: &[&str], format: &str) -> (String, String) {
 /// its gzip copy) are read once, and the actions are those of one copy.
 #[test]
 fn read_counts_each_event_once_with_its_level() {
-    // examples/audit-shop.log: 7 lines, each a ResponseComplete event at Metadata level with
+    // NC8: 14 records read, 7 events. examples/audit-shop.log: 7 lines, each a ResponseComplete event at Metadata level with
     // its own auditID (counted with python's json module: stage, level, set of auditIDs).
     let doc = history(&[]);
     assert_eq!(
         doc["read"],
-        json!({"events": 7, "skipped": 0, "skippedBy": {}, "levels": {"Metadata": 7}})
+        json!({"records": 7, "events": 7, "skipped": 0, "skippedBy": {}, "levels": {"Metadata": 7}})
     );
     let dir = tempfile::tempdir().unwrap();
     let log = example("audit-shop.log");
@@ -432,12 +434,12 @@ fn read_counts_each_event_once_with_its_level() {
     crate::support::schema::assert_valid("history.schema.json", &twice, "history twice");
     assert_eq!(
         twice["read"],
-        json!({"events": 7, "skipped": 7, "skippedBy": {"duplicate": 7}, "levels": {"Metadata": 7}})
+        json!({"records": 14, "events": 7, "skipped": 7, "skippedBy": {"duplicate": 7}, "levels": {"Metadata": 7}})
     );
     assert_eq!(twice["items"], doc["items"]);
     let (table, _) = history_of(&[&log, &gz], "table");
     assert!(
-        table.contains("\n7 event(s) read (7 skipped: 7 duplicate)\n"),
+        table.contains("\n7 event(s) from 14 record(s) (7 skipped: 7 duplicate)\n"),
         "{table}"
     );
 }
@@ -460,7 +462,10 @@ fn the_metadata_only_note_is_judged_on_every_event_read() {
     let with_rr = with_rr.to_string_lossy().into_owned();
     let (table, _) = history_of(&[&with_rr], "table");
     assert!(!table.contains(note), "{table}");
-    assert!(table.contains("\n8 event(s) read (0 skipped)\n"), "{table}");
+    assert!(
+        table.contains("\n8 event(s) from 8 record(s) (0 skipped)\n"),
+        "{table}"
+    );
     let (out, _) = history_of(&[&with_rr], "json");
     let doc: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -580,4 +585,59 @@ fn retries_collapse_impersonation_names_both_and_dry_runs_are_counted() {
     let h: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(h["items"], json!([]));
     assert_eq!(h["summary"]["logged"], 7);
+}
+
+/// F9: two copies of one request (the same auditID, time, verb and URI) that disagree on the
+/// user or the response status are no duplicate: the second is a counted, warned skip, and
+/// the first read is kept — here a 403 copy read first hides nothing silently.
+#[test]
+fn conflicting_copies_of_a_request_are_counted_and_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = |user: &str, code: u16| {
+        json!({"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
+            "auditID": "dup-1", "stage": "ResponseComplete", "verb": "delete",
+            "requestURI": "/api/v1/namespaces/shop/configmaps/web",
+            "user": {"username": user}, "userAgent": "test",
+            "objectRef": {"resource": "configmaps", "namespace": "shop", "name": "web",
+                "apiVersion": "v1"},
+            "responseStatus": {"metadata": {}, "code": code},
+            "requestReceivedTimestamp": "2026-11-26T01:00:00.000001Z",
+            "stageTimestamp": "2026-11-26T01:00:00.000001Z"})
+        .to_string()
+    };
+    let log = dir.path().join("audit.log");
+    std::fs::write(
+        &log,
+        [
+            event("admin", 200),
+            event("admin", 200),
+            event("mallory", 200),
+            event("admin", 403),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let log = log.to_string_lossy().into_owned();
+    let (code, out, err) = kubectl_gc(&["history", "--audit-log", &log, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    crate::support::schema::assert_valid("history.schema.json", &h, "conflicting copies");
+    assert_eq!(
+        h["read"]["skippedBy"],
+        json!({"duplicate": 1, "conflicting": 2})
+    );
+    assert_eq!(h["items"].as_array().unwrap().len(), 1, "{h:#}");
+    assert_eq!(h["items"][0]["actor"]["user"], "admin");
+    assert!(
+        err.contains("audit.log:3: a copy of a request read before"),
+        "{err}"
+    );
+    assert!(err.contains("audit.log:4:"), "{err}");
+    assert!(
+        h["summary"]["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("2 event(s) were read again with another user")),
+        "{h:#}"
+    );
 }

@@ -217,3 +217,92 @@ fn remedies_pasted_into_a_shell_run_only_kubectl_with_the_exact_values() {
     }
     assert!(seen_uid && seen_finalizer, "{remedies:#?}");
 }
+
+/// Characters that reorder or hide text without being controls: right-to-left override and
+/// embedding, an isolate, the Arabic letter mark, zero-width space and joiner, the BOM, a
+/// tag character. Written out here, not taken from the code under test.
+const INVISIBLE: &[char] = &[
+    '\u{202e}',
+    '\u{202b}',
+    '\u{2067}',
+    '\u{61c}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{feff}',
+    '\u{e0041}',
+];
+
+/// F13: a name holding bidirectional or zero-width characters reaches no document format as
+/// itself (a PR comment, a report page, its pictures, DOT, Mermaid): each is shown as a
+/// visible escape, so the name cannot read reversed or hide a part of itself.
+#[test]
+fn document_formats_show_bidi_and_zero_width_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let hidden: String = INVISIBLE.iter().collect();
+    let name = format!("web{hidden}gpj.exe");
+    let ns = format!("shop{}", '\u{202e}');
+    let list = serde_json::json!({
+        "apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": "1"},
+        "items": [
+            // A ReplicaSet the input holds, so that the pod's owner is known to be gone.
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+                "name": "other", "namespace": ns, "uid": "u-other"}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": name, "namespace": ns, "uid": format!("u{hidden}1"),
+                "finalizers": [format!("example.com/{hidden}")],
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": format!("rs{hidden}"), "uid": format!("gone{hidden}"),
+                    "controller": true, "blockOwnerDeletion": true}]}},
+        ]
+    });
+    let f = dir.path().join("bidi.json");
+    std::fs::write(&f, serde_json::to_vec(&list).unwrap()).unwrap();
+    let f = f.to_string_lossy().into_owned();
+    let cases: &[&[&str]] = &[
+        &["audit", "-f", &f, "-A", "-o", "markdown"],
+        &["audit", "-f", &f, "-A", "-o", "html"],
+        &["check", "-f", &f, "-A", "-o", "markdown"],
+        &["check", "-f", &f, "-A", "-o", "html"],
+        &["graph", "-f", &f, "-A", "-o", "dot"],
+        &["graph", "-f", &f, "-A", "-o", "mermaid"],
+        &["graph", "-f", &f, "-A", "-o", "tree"],
+        &["collect", "-f", &f, "-A"],
+    ];
+    for args in cases {
+        let o = run(&[&args[..], &["--assume-complete"]].concat());
+        assert!(
+            matches!(o.status.code(), Some(0 | 5)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            out.contains("gpj.exe"),
+            "{args:?}: the name is shown:\n{out}"
+        );
+        for c in INVISIBLE {
+            // Markdown's own U+200B after `@` (no mention) is the one this output adds.
+            let raw = if *c == '\u{200b}' {
+                out.replace("@\u{200b}", "@")
+            } else {
+                out.clone()
+            };
+            assert!(
+                !raw.contains(*c),
+                "{args:?}: {c:?} raw in the output:\n{out}"
+            );
+        }
+        assert!(
+            out.contains("202e"),
+            "{args:?}: the override is shown as an escape:\n{out}"
+        );
+    }
+    // The SVG tooltips of the HTML page hold the name on one line.
+    let o = run(&["audit", "-f", &f, "-A", "-o", "html", "--assume-complete"]);
+    let html = String::from_utf8(o.stdout).unwrap();
+    assert!(html.contains("<svg"), "the page has its picture");
+    for title in html.split("<title>").skip(1) {
+        let t = title.split("</title>").next().unwrap();
+        assert!(!t.contains('\r') && !t.contains('\t'), "{t:?}");
+    }
+}

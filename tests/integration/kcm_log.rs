@@ -121,15 +121,20 @@ fn a_v5_log_shows_orphaning_owner_lookups_and_the_namespace_content() {
     let dangling = row(&doc, "delete", "dangling/dep")[0];
     assert_eq!(dangling["cause"]["type"], "dangling-owner");
     assert_eq!(dangling["cause"]["owner"]["name"], "ghost");
-    let collections: Vec<String> = rows(&doc)
-        .into_iter()
-        .filter(|(a, n, _)| a == "delete-collection" && n == "doomed/")
-        .map(|(_, _, it)| it["object"]["resource"].as_str().unwrap().to_owned())
+    // The namespace controller's collection deletions of one namespace are one row that
+    // names their resources (the content of Namespace/doomed).
+    let content = row(&doc, "delete-collection", "doomed/");
+    assert_eq!(content.len(), 1, "one row for the namespace's content");
+    let resources: Vec<&str> = content[0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
         .collect();
-    assert!(
-        collections.contains(&"configmaps".to_owned()),
-        "{collections:?}"
-    );
+    assert!(resources.contains(&"configmaps"), "{resources:?}");
+    assert!(resources.len() > 10, "{resources:?}");
+    assert_eq!(content[0]["cause"]["type"], "namespace-deleted");
+    assert_eq!(row(&doc, "delete-namespace-content", "/doomed").len(), 1);
 }
 
 #[test]

@@ -36,19 +36,27 @@ fn history(inputs: &[PathBuf]) -> (Value, String) {
 #[test]
 fn falco_k8s_audit_traces() {
     let (doc, err) = history(&[audit_dir("falco").join("*.json")]);
-    // 52 JSON lines in 47 files: 49 ResponseComplete events, 2 ResponseStarted (not events),
-    // and `{"kind": 0}`. Two pairs of ResponseComplete events are one request each: 47
-    // requests — 30 RequestResponse, 13 Request, 4 Metadata.
+    // 52 JSON lines in 47 files: 49 ResponseComplete events, 2 ResponseStarted (skipped: a
+    // request's earlier stage), and `{"kind": 0}`. Two pairs of ResponseComplete events share
+    // auditID, time, verb and URI: one pair is one request read twice (the same user and
+    // status), the other two copies that disagree on the user (`system:anonymous` and
+    // `some-user` creating namespace foo: Falco's fixtures edited one copy), a conflicting
+    // copy, counted and warned. 47 requests — 30 RequestResponse, 13 Request, 4 Metadata.
     assert_eq!(
         doc["read"],
         json!({
+            "records": 52,
             "events": 47,
-            "skipped": 3,
-            "skippedBy": {"duplicate": 2, "unreadable": 1},
+            "skipped": 5,
+            "skippedBy": {"duplicate": 1, "conflicting": 1, "earlier-stage": 2, "unreadable": 1},
             "levels": {"Metadata": 4, "Request": 13, "RequestResponse": 30},
         })
     );
     assert!(err.contains("fal_01_003.json:1: malformed"), "{err}");
+    assert!(
+        err.contains("some-user_creates_namespace_foo.json:1: a copy of a request read before"),
+        "{err}"
+    );
     // The 9 deletions (each answered 200), all by people.
     let items = doc["items"].as_array().unwrap();
     let deletions: Vec<&Value> = items.iter().filter(|i| i["action"] == "delete").collect();
@@ -69,7 +77,7 @@ fn audit2rbac_demo_log_of_2017() {
     // its own auditID; gets and lists only.
     assert_eq!(
         doc["read"],
-        json!({"events": 37, "skipped": 0, "skippedBy": {}, "levels": {"Metadata": 37}})
+        json!({"records": 37, "events": 37, "skipped": 0, "skippedBy": {}, "levels": {"Metadata": 37}})
     );
     assert_eq!(doc["items"], json!([]));
     // The log's window starts at its first `timestamp` (printed with microseconds).
@@ -91,6 +99,7 @@ fn khi_gke_entries_and_event_as_yaml() {
     assert_eq!(
         doc["read"],
         json!({
+            "records": 4,
             "events": 4,
             "skipped": 0,
             "skippedBy": {},
@@ -105,15 +114,17 @@ fn khi_gke_entries_and_event_as_yaml() {
 fn aks_diagnostic_records_and_event_hubs_batch() {
     let dir = audit_dir("aks");
     // The Event Hubs batch: 22 `kube-audit` records, each with its Event as a string in
-    // `properties.log`: 20 ResponseComplete (11 Metadata, 9 Request), 2 ResponseStarted (not
-    // events), 22 auditIDs.
+    // `properties.log`: 20 ResponseComplete (11 Metadata, 9 Request), 2 ResponseStarted —
+    // counted as skipped, a request's earlier stage (issue 65's leftover: they were dropped
+    // without a word) — 22 auditIDs; 23 records with the envelope.
     let (doc, err) = history(&[dir.join("event.json")]);
     assert_eq!(
         doc["read"],
         json!({
+            "records": 23,
             "events": 20,
-            "skipped": 0,
-            "skippedBy": {},
+            "skipped": 2,
+            "skippedBy": {"earlier-stage": 2},
             "levels": {"Metadata": 11, "Request": 9},
         }),
         "{err}"
@@ -125,9 +136,10 @@ fn aks_diagnostic_records_and_event_hubs_batch() {
     assert_eq!(
         doc["read"],
         json!({
+            "records": 25,
             "events": 22,
-            "skipped": 0,
-            "skippedBy": {},
+            "skipped": 2,
+            "skippedBy": {"earlier-stage": 2},
             "levels": {"Metadata": 12, "Request": 9, "RequestResponse": 1},
         }),
         "{err}"

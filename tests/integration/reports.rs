@@ -1039,6 +1039,8 @@ fn bare_finding(i: usize, severity: Severity) -> view::FindingJson {
         owner_reference: None,
         classification: None,
         consequence: "c".into(),
+        when: None,
+        when_reason: None,
         message: format!("m{i}"),
         related: Vec::new(),
         remedies: Vec::new(),

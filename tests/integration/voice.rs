@@ -21,7 +21,7 @@ fn history_and_relink_spell_objects_as_audit_does_without_a_leading_space() {
     assert!(out.starts_with("TIME "), "{out}");
     assert!(
         out.contains("delete   ConfigMap/web-config -n shop ")
-            && out.contains("owner-deleted ConfigMap/owner -n shop (Background)"),
+            && out.contains("owner-deleted ConfigMap/owner -n shop (Background, inferred)"),
         "{out}"
     );
     assert!(!out.contains("configmaps/"), "{out}");

@@ -13,8 +13,9 @@
 use crate::gc_dot;
 use crate::harness::{Suite, Test};
 use crate::testenv::{self, TestEnv};
-use kubectl_gc::apply::{self, ClusterOps, Header, ObjectKey, PatchType, Record, kube::KubeOps};
+use kubectl_gc::apply::{self, ClusterOps, Header, PatchType, Record, kube::KubeOps};
 use kubectl_gc::gc::GarbageCollector;
+use kubectl_gc::gc::ObjectRef;
 use kubectl_gc::gc::plan::{Action, Plan};
 use kubectl_gc::source::live::{self, ConnectOptions, LiveOptions};
 use serde_json::{Value, json};
@@ -290,10 +291,7 @@ fn build_scenarios(env: &TestEnv, with_gc: bool) {
         wait_until(
             Duration::from_secs(120),
             "the GC to collect the probe widget",
-            || {
-                env.kubectl(&["get", "widgets.example.com", "probe", "-n", "gcx-probe"])
-                    .is_err()
-            },
+            || !crate::probe::exists(env, &["widgets.example.com", "probe", "-n", "gcx-probe"]),
         );
         println!(
             "  (the GC monitors widgets after {:.1}s)",
@@ -1259,13 +1257,14 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
     );
     let conn = connect(env, rt);
     let ops = KubeOps::new(&conn);
-    let key = ObjectKey {
+    let key = ObjectRef {
         group: String::new(),
         version: "v1".into(),
-        plural: "configmaps".into(),
+        resource: "configmaps".into(),
         kind: "ConfigMap".into(),
         namespace: ns.into(),
         name: "target".into(),
+        uid: String::new(),
     };
     let smp = apply::patch::remove_refs_smp(OLD_UID, &[GHOST], false);
     let err = rt
@@ -1284,9 +1283,9 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
         .expect_err("stale resourceVersion");
     assert_eq!(err.code, 409, "{err:?}");
     // Custom resources: 415 for a strategic merge patch.
-    let wkey = ObjectKey {
+    let wkey = ObjectRef {
         group: "example.com".into(),
-        plural: "widgets".into(),
+        resource: "widgets".into(),
         kind: "Widget".into(),
         name: "wtarget".into(),
         ..key.clone()
@@ -1297,7 +1296,7 @@ fn api_server_preconditions(env: &TestEnv, rt: &tokio::runtime::Runtime) {
         .expect_err("415");
     assert_eq!(err.code, 415, "{err:?}");
     // A missing object: GET answers None, writes 404.
-    let gone = ObjectKey {
+    let gone = ObjectRef {
         name: "nope".into(),
         ..key
     };

@@ -11,7 +11,7 @@ use crate::harness::{Suite, Test};
 use crate::testenv::{self, TestEnv};
 use serde_json::Value;
 use std::cell::{Ref, RefCell};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -42,9 +42,20 @@ pub const SUITE: Suite<Ctx> = Suite {
             },
         },
         Test {
+            name: "one_namespace_read_completely_passes_strict_coverage",
+            needs: &["restart_prediction_matches_real_gc"],
+            run: one_namespace_strict_coverage,
+        },
+        Test {
             name: "audit_events_shows_the_gcs_owner_ref_invalid_namespace_event",
             needs: &["restart_prediction_matches_real_gc"],
             run: audit_events_shows_the_gcs_event,
+        },
+        // Last: stops the GC (if an earlier test left it running) and starts it again.
+        Test {
+            name: "cycle_guard_with_mixed_dependents_matches_the_gc",
+            needs: &[],
+            run: cycle_guard_with_mixed_dependents,
         },
     ],
 };
@@ -240,6 +251,17 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
         ])
     );
 
+    // The bundled incident's shape: a cross-namespace reference sitting in the cluster waits
+    // for the next start, in every view; a missing owner cannot tell whether the running GC
+    // saw it go.
+    crate::timeline::all_say(env, "monitoring", "bad", "GC004", "restart sitting");
+    crate::timeline::all_say(
+        env,
+        "default",
+        "orphaned",
+        "GC001",
+        "now-or-restart owner-gone",
+    );
     // Nothing happens while no GC runs.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(existing(env, &all).len(), all.len());
@@ -326,6 +348,45 @@ fn restart_prediction_matches_real_gc(ctx: &Ctx) {
     }
 
     eprintln!("real GC converged in {:.1}s", start.elapsed().as_secs_f64());
+}
+
+/// Newcomer N6: `-n NS` lists the namespaced resources in NS only, which is the selection,
+/// not a gap: on a cluster the admin reads completely, `--strict-coverage` passes (it exited 6),
+/// and the coverage says what was read.
+fn one_namespace_strict_coverage(ctx: &Ctx) {
+    let env = &*plane(ctx);
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args([
+            "audit",
+            "-n",
+            "default",
+            "--strict-coverage",
+            "--fail-on",
+            "never",
+        ])
+        .args([
+            "-o",
+            "json",
+            "--kubeconfig",
+            env.kubeconfig.to_str().unwrap(),
+        ])
+        .output()
+        .expect("run kubectl-gc audit");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let coverage = &report["summary"]["coverage"];
+    assert_eq!(coverage["complete"], true, "{coverage:#}");
+    assert_eq!(
+        coverage["namespaces"],
+        serde_json::json!(["default"]),
+        "{coverage:#}"
+    );
+    assert_eq!(coverage["gaps"], serde_json::json!([]), "{coverage:#}");
 }
 
 /// `audit --events` attaches the GC's OwnerRefInvalidNamespace event (from
@@ -470,4 +531,238 @@ fn stranded_by_cluster_scoped_sibling(env: &TestEnv, gc_url: &str) {
             .contains("depending on the order"),
         "{finding:#}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row 9's cycle guard with mixed dependents (issue 65, mutation M1)
+
+const CYCLE_NS: &str = "kgc-cycle";
+
+/// A ConfigMap of the cycle-guard scenario, as the cluster has it now: `None` when gone, else
+/// (terminating, finalizers, each reference as (owner name, blockOwnerDeletion)).
+type CmState = Option<(bool, Vec<String>, Vec<(String, Option<bool>)>)>;
+
+fn cycle_states(env: &TestEnv) -> BTreeMap<String, CmState> {
+    let text = env
+        .kubectl(&["get", "configmaps", "-n", CYCLE_NS, "-o", "json"])
+        .expect("kubectl get configmaps");
+    let v: Value = serde_json::from_str(&text).expect("a JSON list");
+    let mut out: BTreeMap<String, CmState> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|n| (n.to_string(), None))
+        .collect();
+    for item in v["items"].as_array().into_iter().flatten() {
+        let m = &item["metadata"];
+        let name = m["name"].as_str().unwrap_or_default().to_owned();
+        if !out.contains_key(&name) {
+            continue;
+        }
+        let fins = m["finalizers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(str::to_owned))
+            .collect();
+        let refs = m["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap_or_default().to_owned(),
+                    r["blockOwnerDeletion"].as_bool(),
+                )
+            })
+            .collect();
+        out.insert(
+            name,
+            Some((
+                m.get("deletionTimestamp").is_some_and(|d| !d.is_null()),
+                fins,
+                refs,
+            )),
+        );
+    }
+    out
+}
+
+/// What the real GC and kubectl-gc must both end with (src/diagnose/tests/fidelity.rs,
+/// `cycle_guard_mixed_dependents`): row 9 on `b` unblocks its reference to `a` first, because
+/// one of its dependents (`c`) is deletingDependents, so `a` goes; `b` waits for `c`, which
+/// waits for `e`, held by its finalizer; `d` is deleted.
+fn cycle_expected() -> BTreeMap<String, CmState> {
+    let fg = || vec!["foregroundDeletion".to_owned()];
+    BTreeMap::from([
+        ("a".to_owned(), None),
+        (
+            "b".to_owned(),
+            Some((true, fg(), vec![("a".to_owned(), Some(false))])),
+        ),
+        (
+            "c".to_owned(),
+            Some((true, fg(), vec![("b".to_owned(), Some(true))])),
+        ),
+        ("d".to_owned(), None),
+        (
+            "e".to_owned(),
+            Some((
+                true,
+                vec!["example.com/hold".to_owned()],
+                vec![("c".to_owned(), Some(true))],
+            )),
+        ),
+    ])
+}
+
+/// kubectl-gc's restart prediction for the scenario, in the same terms.
+fn cycle_predicted(env: &TestEnv) -> BTreeMap<String, CmState> {
+    let path = env.dir.join("cycle-guard.ndjson");
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-gc"))
+        .args(["snapshot", "-A", "-o"])
+        .arg(&path)
+        .arg("--kubeconfig")
+        .arg(&env.kubeconfig)
+        .output()
+        .expect("run kubectl-gc snapshot");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let snap = kubectl_gc::snapshot::format::read_file(&path).expect("read the snapshot");
+    let gc = kubectl_gc::gc::GarbageCollector::new(
+        &snap,
+        kubectl_gc::gc::GarbageCollector::default_gc_version(&snap),
+    );
+    let plan = kubectl_gc::diagnose::restart::predict(&gc).plan;
+    let store = &snap.store;
+    let mut out = BTreeMap::new();
+    for id in store.ids() {
+        if store.str(store.object(id).namespace) != CYCLE_NS {
+            continue;
+        }
+        let name = store.str(store.object(id).name).to_owned();
+        assert!(
+            plan.outcomes
+                .iter()
+                .all(|o| o.target != id || o.alternatives.is_empty()),
+            "{name}: one end state, not order-dependent"
+        );
+        let state = plan.end.exists(id).then(|| {
+            (
+                plan.end.being_deleted(id),
+                plan.end
+                    .finalizers(store, id)
+                    .iter()
+                    .map(|f| store.str(*f).to_owned())
+                    .collect(),
+                plan.end
+                    .owner_refs(store, id)
+                    .iter()
+                    .map(|r| (store.str(r.name).to_owned(), r.block_owner_deletion))
+                    .collect(),
+            )
+        });
+        out.insert(name, state);
+    }
+    out
+}
+
+/// M1: the row-9 cycle guard fires when *any* dependent is deletingDependents. The scenario is
+/// built while no GC runs (`c` deleted in the foreground and held there by `e`, then `a`
+/// deleted in the foreground); kubectl-gc's restart prediction and the real v1.20.2 GC started
+/// on it must both end in [`cycle_expected`]. Releasing `e` then lets the GC finish the chain.
+fn cycle_guard_with_mixed_dependents(ctx: &Ctx) {
+    ctx.env.borrow_mut().stop_gc();
+    let guard = plane(ctx);
+    let env = &*guard;
+    env.kubectl(&["create", "namespace", CYCLE_NS])
+        .expect("namespace");
+    let cm = |name: &str, owner: Option<(&str, &str)>, finalizers: &[&str]| {
+        let mut v = configmap(CYCLE_NS, name, Value::Null);
+        if let Some((o, uid)) = owner {
+            v["metadata"]["ownerReferences"] = serde_json::json!([{"apiVersion": "v1",
+                "kind": "ConfigMap", "name": o, "uid": uid, "blockOwnerDeletion": true}]);
+        }
+        if !finalizers.is_empty() {
+            v["metadata"]["finalizers"] = serde_json::json!(finalizers);
+        }
+        apply(env, &v);
+        uid(env, "configmap", CYCLE_NS, name)
+    };
+    let a = cm("a", None, &[]);
+    let b = cm("b", Some(("a", &a)), &[]);
+    let c = cm("c", Some(("b", &b)), &[]);
+    cm("d", Some(("b", &b)), &[]);
+    cm("e", Some(("c", &c)), &["example.com/hold"]);
+    for name in ["c", "a"] {
+        env.kubectl(&[
+            "delete",
+            "configmap",
+            name,
+            "-n",
+            CYCLE_NS,
+            "--cascade=foreground",
+            "--wait=false",
+        ])
+        .expect("kubectl delete --cascade=foreground");
+    }
+    let predicted = cycle_predicted(env);
+    assert_eq!(
+        predicted,
+        cycle_expected(),
+        "kubectl-gc's restart prediction"
+    );
+
+    drop(guard);
+    let t = Instant::now();
+    ctx.env
+        .borrow_mut()
+        .start_gc()
+        .unwrap_or_else(|e| panic!("cannot start the GC: {e}"));
+    let guard = plane(ctx);
+    let env = &*guard;
+    let want = cycle_expected();
+    loop {
+        let now = cycle_states(env);
+        if now == want {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "after 60 s the real GC left {now:#?}, expected {want:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // Nothing else happens.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(cycle_states(env), want, "the real GC's end state");
+    eprintln!(
+        "the real GC ended the cycle-guard scenario as predicted in {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    // Released, the chain finishes: e, then c, then b.
+    env.kubectl(&[
+        "patch",
+        "configmap",
+        "e",
+        "-n",
+        CYCLE_NS,
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ])
+    .expect("release e");
+    let t = Instant::now();
+    loop {
+        let now = cycle_states(env);
+        if now.values().all(Option::is_none) {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "after e was released the GC left {now:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
 }

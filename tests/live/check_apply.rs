@@ -509,10 +509,7 @@ fn relink_after_restore(ctx: &Ctx) {
     env.kubectl(&["delete", "configmap", "parent", "-n", "vel"])
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while env
-        .kubectl(&["get", "configmap", "child", "-n", "vel"])
-        .is_ok()
-    {
+    while crate::probe::exists(env, &["configmap", "child", "-n", "vel"]) {
         assert!(
             Instant::now() < deadline,
             "the GC did not delete the relinked child"

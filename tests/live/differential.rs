@@ -45,8 +45,13 @@
 //! Prints every disagreement with its forest (objects, references, deletion states) and the
 //! two end states, then a summary line; fails on any disagreement of either prediction and on
 //! any order-dependent object the excuses do not name (or a named one no longer predicted
-//! so). Another seed or forest count has no named excuses: it fails on a restart prediction
-//! whose possible end states do not include the real one.
+//! so). Each named object lists the end states its reason leaves open, written out in the
+//! table: both predictions must give it exactly those, and the real GC must end it in one of
+//! them. Another seed or forest count has no named
+//! excuses: only the objects its forests' structure leaves open (`excuses::structurally_open`:
+//! a reference to an owner in orphan or foreground deletion, or to a missing UID a ClusterRole
+//! references too, and their dependents) may be order-dependent, and every object must end in
+//! a state its predictions allow. `KGC_DIFF_FORESTS=0` fails: it would compare nothing.
 //! The live suite `differential`: `cargo test --test live -- differential`.
 //!
 //! **Misses found and fixed at large scale** (the real GC took an order the model did not
@@ -526,6 +531,69 @@ struct Tally {
     disagree: BTreeSet<String>,
     /// Objects the prediction calls order-dependent (more than one possible end state).
     order_dependent: BTreeSet<String>,
+    /// Per object: the end states the prediction allows, as `excuses::end_state` spells them.
+    predicted: BTreeMap<String, BTreeSet<String>>,
+    /// Per object: the real GC's end state, spelled the same way.
+    actual: BTreeMap<String, String>,
+}
+
+/// Per object (by key): the owner UIDs its references name, with the name each reference
+/// gives (the forests' own description: a wrong-name reference names `<owner>-renamed`).
+fn reference_names(
+    objs: &[Obj],
+    uids: &BTreeMap<String, String>,
+) -> BTreeMap<String, Vec<(String, String)>> {
+    objs.iter()
+        .map(|o| {
+            let names = o
+                .refs
+                .iter()
+                .map(|r| match &r.target {
+                    Target::Object(t, twist) => {
+                        let t = &objs[*t];
+                        let name = match twist {
+                            Twist::WrongName => format!("{}-renamed", t.name),
+                            _ => t.name.clone(),
+                        };
+                        (uids.get(&t.key()).cloned().unwrap_or_default(), name)
+                    }
+                    Target::Missing { name, uid, .. } => (uid.clone(), name.clone()),
+                })
+                .collect();
+            (o.key(), names)
+        })
+        .collect()
+}
+
+/// An end state in `excuses::end_state`'s spelling: owner UIDs as the names the object's
+/// references give them (each reference used once, in order).
+fn spelled(state: &EndState, names: &[(String, String)]) -> String {
+    let Some(p) = state else {
+        return excuses::end_state(None::<(bool, Vec<&str>, Vec<&str>)>);
+    };
+    let mut used = vec![false; names.len()];
+    let refs: Vec<&str> = p
+        .owner_uids
+        .iter()
+        .map(|u| {
+            match names
+                .iter()
+                .enumerate()
+                .find(|(i, (uid, _))| !used[*i] && uid == u)
+            {
+                Some((i, (_, n))) => {
+                    used[i] = true;
+                    n.as_str()
+                }
+                None => "?",
+            }
+        })
+        .collect();
+    excuses::end_state(Some((
+        p.terminating,
+        p.finalizers.iter().map(String::as_str),
+        refs,
+    )))
 }
 
 fn compare(
@@ -538,6 +606,8 @@ fn compare(
 ) -> Tally {
     let mut t = Tally::default();
     let by_key: BTreeMap<String, &Obj> = objs.iter().map(|o| (o.key(), o)).collect();
+    let names = reference_names(objs, uids);
+    let none = Vec::new();
     let mut bad_forests: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (key, (uid, _)) in before {
         let Some(possible) = prediction.get(uid) else {
@@ -548,6 +618,12 @@ fn compare(
             .get(key)
             .filter(|(u, _)| u == uid)
             .map(|(_, p)| p.clone());
+        let names = names.get(key).unwrap_or(&none);
+        t.predicted.insert(
+            key.clone(),
+            possible.iter().map(|p| spelled(p, names)).collect(),
+        );
+        t.actual.insert(key.clone(), spelled(&actual, names));
         if possible.len() > 1 {
             t.order_dependent.insert(key.clone());
         }
@@ -579,7 +655,10 @@ fn compare(
     }
     for key in &t.order_dependent {
         let forest = by_key.get(key).map_or(usize::MAX, |o| o.forest);
-        println!("[{name}] order-dependent: {key} (forest {forest})");
+        println!(
+            "[{name}] order-dependent: {key} (forest {forest}): predicted {:?}, real GC {:?}",
+            t.predicted[key], t.actual[key]
+        );
     }
     println!(
         "[{name}] {} objects compared, {} disagree ({} false deletions, {} missed deletions), \
@@ -594,6 +673,10 @@ fn compare(
 }
 
 fn run(env: &TestEnv, seed: u64, forests: usize) -> Vec<String> {
+    assert!(
+        forests > 0,
+        "KGC_DIFF_FORESTS=0: no forest, nothing would be compared with the real GC"
+    );
     let objs = generate(seed, forests, NAMESPACES);
     let t = Instant::now();
     let uids = create_all(env, &objs);
@@ -662,14 +745,30 @@ fn run(env: &TestEnv, seed: u64, forests: usize) -> Vec<String> {
         r.false_deletions,
         c.disagree.len()
     );
+    assert!(
+        r.compared > 0 && c.compared == r.compared,
+        "nothing was compared with the real GC ({} and {} objects)",
+        r.compared,
+        c.compared
+    );
     if (seed, forests) != (1, CI_FORESTS) {
-        // The excuses name objects of the CI forests; another seed only holds the restart
-        // prediction to its own list of possible end states.
-        return if r.disagree.is_empty() {
-            Vec::new()
-        } else {
-            vec![format!("{} restart disagreements", r.disagree.len())]
-        };
+        // The excuses name objects of the CI forests. Another seed may leave open only the
+        // objects its forests' structure leaves open (excuses::structurally_open, read from
+        // the forests, not from the prediction); those must end in one of the prediction's
+        // end states, every other object in its one.
+        let open = excuses::structurally_open(&objs);
+        let mut failures = Vec::new();
+        for (label, t) in [("restart", &r), ("collect", &c)] {
+            failures.extend(t.order_dependent.difference(&open).map(|k| {
+                format!("[{label}] {k} is predicted order-dependent, but its forest has none of the excuses' reasons")
+            }));
+            failures.extend(
+                t.disagree
+                    .iter()
+                    .map(|k| format!("[{label}] {k}: the real GC disagrees")),
+            );
+        }
+        return failures;
     }
     // Every object is held to its one predicted end state but the named order-dependent
     // ones, which must end in one of theirs: in both predictions, so none may differ.
@@ -696,6 +795,20 @@ fn run(env: &TestEnv, seed: u64, forests: usize) -> Vec<String> {
         &steady,
         &[],
         &none,
+    ));
+    // Each excused object: each prediction gives it exactly the listed end states, and the
+    // real GC ends it in one of them.
+    failures.extend(excuses::check_ends(
+        "restart",
+        &at_restart,
+        Some((&r.predicted, true)),
+        &[("the real GC", &r.actual)],
+    ));
+    failures.extend(excuses::check_ends(
+        "collect",
+        &steady,
+        Some((&c.predicted, true)),
+        &[("the real GC", &c.actual)],
     ));
     failures
 }

@@ -4,9 +4,12 @@
 //!
 //! Scenarios with known causes, each in its own namespace: an owner deleted by a user in the
 //! background, in the foreground and with orphan; an owner that never existed, a cross-namespace
-//! owner and an owner recreated under its name (found at a GC start: the dependents are made
-//! while the GC is stopped, a snapshot records them, then the GC starts); a namespace deleted
-//! with content; a custom resource dependent. `history` must name each cause and root, from the
+//! owner, an owner recreated under its name, a reference whose name does not match its UID's
+//! object (GC003), and a dependent created pointing at the UID of an owner deleted and created
+//! again before it (found at a GC start: the dependents are made while the GC is stopped, a
+//! snapshot records them, then the GC starts); a namespace deleted with content, another with
+//! `--cascade=orphan`; a custom resource dependent. The newcomer report's N3, N4, N5 and NM2
+//! reproduce here. `history` must name each cause and root, from the
 //! log as written and from the same events converted to the EKS, GKE, AKS, webhook and
 //! must-gather shapes.
 
@@ -136,7 +139,7 @@ fn wait_for(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
 /// deletes what it finds dangling) and a user deletes the owners and a namespace.
 fn scenarios(ctx: &Ctx) {
     let mut env = ctx.env.borrow_mut();
-    for ns in ["bg", "fg", "or", "start", "other", "doomed", "crd"] {
+    for ns in ["bg", "fg", "or", "start", "other", "doomed", "crd", "orph"] {
         env.kubectl(&["create", "namespace", ns]).unwrap();
     }
     env.kubectl(&["create", "configmap", "far", "-n", "other"])
@@ -160,6 +163,26 @@ fn scenarios(ctx: &Ctx) {
             "stale",
             json!([owner("renamed", "00000000-0000-4000-8000-0000000001d0")]),
         ),
+    );
+    // GC003: the reference names `localowner-old` with `localowner`'s UID, in one namespace.
+    env.kubectl(&["create", "configmap", "localowner", "-n", "start"])
+        .unwrap();
+    let local = uid(&env, "configmap/localowner", "start");
+    apply(
+        &env,
+        &cm("start", "inplace", json!([owner("localowner-old", &local)])),
+    );
+    // N5: `parent` deleted and created again, then `child-stale` made with the old UID.
+    env.kubectl(&["create", "configmap", "parent", "-n", "start"])
+        .unwrap();
+    let old = uid(&env, "configmap/parent", "start");
+    env.kubectl(&["delete", "configmap", "parent", "-n", "start"])
+        .unwrap();
+    env.kubectl(&["create", "configmap", "parent", "-n", "start"])
+        .unwrap();
+    apply(
+        &env,
+        &cm("start", "child-stale", json!([owner("parent", &old)])),
     );
     for ns in ["bg", "fg", "or"] {
         env.kubectl(&["create", "configmap", "owner", "-n", ns])
@@ -189,6 +212,8 @@ fn scenarios(ctx: &Ctx) {
     );
     env.kubectl(&["create", "configmap", "c", "-n", "doomed"])
         .unwrap();
+    env.kubectl(&["create", "configmap", "c1", "-n", "orph"])
+        .unwrap();
     let (code, _, err) = kgc(
         &env,
         &["snapshot", "-A", "-o", ctx.snapshot.to_str().unwrap()],
@@ -198,7 +223,7 @@ fn scenarios(ctx: &Ctx) {
     // The GC starts: it deletes what it finds dangling.
     env.start_controllers(&["garbagecollector", "namespace"])
         .expect("start the GC");
-    for d in ["dangling", "crossns", "stale"] {
+    for d in ["dangling", "crossns", "stale", "inplace", "child-stale"] {
         wait_for(60, &format!("the GC deletes start/{d}"), || {
             gone(&env, &format!("configmap/{d}"), "start")
         });
@@ -218,12 +243,18 @@ fn scenarios(ctx: &Ctx) {
     env.kubectl(&["delete", "configmap", "owner", "-n", "crd"])
         .unwrap();
     env.kubectl(&["delete", "namespace", "doomed"]).unwrap();
+    // N3: a namespace deleted with orphan.
+    env.kubectl(&["delete", "namespace", "orph", "--cascade=orphan"])
+        .unwrap();
     wait_for(60, "bg/dep deleted", || gone(&env, "configmap/dep", "bg"));
     wait_for(60, "fg/dep deleted", || gone(&env, "configmap/dep", "fg"));
     wait_for(60, "or/owner deleted", || {
         gone(&env, "configmap/owner", "or")
     });
     wait_for(60, "the Widget deleted", || gone(&env, "widget/w", "crd"));
+    wait_for(60, "namespace orph gone", || {
+        gone(&env, "namespace/orph", "")
+    });
     // The log is written asynchronously (batched): give it a moment.
     std::thread::sleep(Duration::from_secs(2));
 }
@@ -246,7 +277,11 @@ fn find<'v>(h: &'v Value, action: &str, resource: &str, ns: &str, name: &str) ->
         .iter()
         .find(|i| {
             i["action"] == action
-                && i["object"]["resource"] == resource
+                // A namespace's content is one row naming its resources.
+                && (i["object"]["resource"] == resource
+                    || i["resources"]
+                        .as_array()
+                        .is_some_and(|r| r.iter().any(|x| x == resource)))
                 && i["object"]["namespace"].as_str().unwrap_or("") == ns
                 && i["object"]["name"] == name
                 && matches!(
@@ -298,14 +333,71 @@ fn check_causes(ctx: &Ctx, log: &str) {
         cause("delete", "configmaps", "start", "dangling")["type"],
         "dangling-owner"
     );
+    // N4: the cross-namespace owner is named where it lives.
+    let c = cause("delete", "configmaps", "start", "crossns");
     assert_eq!(
-        cause("delete", "configmaps", "start", "crossns")["type"],
-        "cross-namespace-owner"
+        (c["type"].as_str(), c["code"].as_str()),
+        (Some("cross-namespace-owner"), Some("GC004")),
+        "{c:#}"
+    );
+    assert_eq!(
+        (
+            c["owner"]["namespace"].as_str(),
+            c["owner"]["name"].as_str()
+        ),
+        (Some("other"), Some("far")),
+        "{c:#}"
     );
     assert_eq!(
         cause("delete", "configmaps", "start", "stale")["type"],
-        "stale-owner-uid"
+        "owner-uid-mismatch"
     );
+    // NM2: a name that does not match its UID's object, in one namespace, is GC003.
+    let c = cause("delete", "configmaps", "start", "inplace");
+    assert_eq!(
+        (c["type"].as_str(), c["code"].as_str()),
+        (Some("owner-coordinates-mismatch"), Some("GC003")),
+        "{c:#}"
+    );
+    assert_eq!(c["owner"]["name"], "localowner", "{c:#}");
+    // N5: the deletion of `parent` came before `child-stale` existed: a stale UID, no root.
+    let c = cause("delete", "configmaps", "start", "child-stale");
+    assert_eq!(c["type"], "owner-uid-mismatch", "{c:#}");
+    assert!(c.get("root").is_none(), "{c:#}");
+    // N3: the namespace deleted with orphan is never Foreground; at Request level the
+    // request's policy is read.
+    let c = cause("remove-finalizer", "namespaces", "", "orph");
+    assert_ne!(c["policy"], "Foreground", "{c:#}");
+    if ctx.level == "Metadata" {
+        assert_eq!(
+            (c["type"].as_str(), c["policy"].as_str()),
+            (Some("deletion-finished"), Some("unknown")),
+            "{c:#}"
+        );
+    } else {
+        assert_eq!(
+            (
+                c["type"].as_str(),
+                c["policy"].as_str(),
+                c["policyInferred"].as_bool()
+            ),
+            (Some("orphaned"), Some("Orphan"), Some(false)),
+            "{c:#}"
+        );
+    }
+    assert_eq!(
+        (
+            c["root"]["user"].as_str(),
+            c["root"]["object"]["name"].as_str()
+        ),
+        (Some("admin"), Some("orph")),
+        "{c:#}"
+    );
+    for it in h["items"].as_array().unwrap().iter().filter(|i| {
+        i["actor"]["kind"] == "namespace-controller" && i["object"]["namespace"] == "orph"
+    }) {
+        assert_ne!(it["cause"]["policy"], "Foreground", "{it:#}");
+    }
     // A custom resource dependent.
     let c = cause("delete", "widgets", "crd", "w");
     assert_eq!(c["type"], "owner-deleted", "{c:#}");

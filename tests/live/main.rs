@@ -17,6 +17,7 @@ mod gc_dot;
 mod harness;
 mod probe;
 mod testenv;
+mod timeline;
 
 mod admit;
 mod apply;
@@ -30,6 +31,8 @@ mod generate;
 mod graph;
 mod history;
 mod lists;
+mod mcp;
+mod permission;
 mod remedy;
 mod source;
 mod watch;
@@ -45,7 +48,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 17] = [
+    let suites: [&dyn harness::AnySuite; 18] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
@@ -63,6 +66,8 @@ fn main() -> ExitCode {
         &history::REQUEST,
         &differential::SUITE,
         &admit::SUITE,
+        &permission::SUITE,
+        &mcp::SUITE,
     ];
     ExitCode::from(harness::main(&suites, args))
 }

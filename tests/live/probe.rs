@@ -30,3 +30,27 @@ pub fn exists(env: &TestEnv, args: &[&str]) -> bool {
 fn is_not_found(message: &str) -> bool {
     message.contains("(NotFound)")
 }
+
+/// `kubectl auth can-i <args>`: true on "yes" (exit 0), false on "no" (exit 1). Anything else
+/// (a refused connection, an unknown resource, a bad flag) panics with kubectl's message: a
+/// failure is never a "no".
+#[track_caller]
+pub fn can_i(env: &TestEnv, args: &[&str]) -> bool {
+    let out = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&env.kubeconfig)
+        .args(["auth", "can-i"])
+        .args(args)
+        .output()
+        .expect("run kubectl auth can-i");
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    match (out.status.code(), said.as_str()) {
+        (Some(0), "yes") => true,
+        (Some(1), s) if s == "no" || s.starts_with("no - ") => false,
+        (code, _) => panic!(
+            "kubectl auth can-i {}: exit {code:?}, stdout {said:?}, stderr {:?}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+    }
+}

@@ -60,6 +60,12 @@ pub struct TestEnv {
     pub audit_log: Option<PathBuf>,
     /// The audit level of every request but reads (`Metadata`, `Request`, `RequestResponse`).
     audit_level: Option<&'static str>,
+    /// Admission plugins enabled beyond the API server's defaults
+    /// (`--enable-admission-plugins`).
+    admission_plugins: &'static [&'static str],
+    /// The client certificate and key (PEM) kube-apiserver presents to admission webhooks
+    /// (`--admission-control-config-file`, with a kubeconfig for them).
+    webhook_client: Option<(String, String)>,
     etcd_url: String,
     api_port: u16,
     id: u64,
@@ -166,17 +172,44 @@ impl TestEnv {
     /// Starts a control plane; `with_gc` adds kube-controller-manager with the garbage
     /// collector. Takes a few seconds (longer the first time, when `install` builds).
     pub fn start(with_gc: bool) -> Result<TestEnv, String> {
-        Self::start_with(with_gc, None)
+        Self::start_with(with_gc, None, None)
+    }
+
+    /// [`TestEnv::start`] with kube-apiserver presenting the client certificate `cert` (its
+    /// key `key`, both PEM) to every admission webhook it calls: an
+    /// `AdmissionConfiguration` whose `ValidatingAdmissionWebhook` plugin reads a kubeconfig
+    /// with that certificate for user `*` (any webhook).
+    pub fn start_with_webhook_client(cert: &str, key: &str) -> Result<TestEnv, String> {
+        Self::start_with(false, None, Some((cert.to_owned(), key.to_owned())))
     }
 
     /// [`TestEnv::start`] with an audit log: every request but reads (get, list, watch) is
     /// logged at `level` to `audit.log` in the plane's directory (JSON lines), as most
     /// clusters' policies do.
     pub fn start_audited(level: &'static str) -> Result<TestEnv, String> {
-        Self::start_with(false, Some(level))
+        Self::start_with(false, Some(level), None)
     }
 
-    fn start_with(with_gc: bool, audit_level: Option<&'static str>) -> Result<TestEnv, String> {
+    /// [`TestEnv::start`] (without the GC) with admission `plugins` enabled beyond the
+    /// defaults, e.g. `OwnerReferencesPermissionEnforcement`.
+    pub fn start_admitting(plugins: &'static [&'static str]) -> Result<TestEnv, String> {
+        Self::start_full(false, None, plugins, None)
+    }
+
+    fn start_with(
+        with_gc: bool,
+        audit_level: Option<&'static str>,
+        webhook_client: Option<(String, String)>,
+    ) -> Result<TestEnv, String> {
+        Self::start_full(with_gc, audit_level, &[], webhook_client)
+    }
+
+    fn start_full(
+        with_gc: bool,
+        audit_level: Option<&'static str>,
+        admission_plugins: &'static [&'static str],
+        webhook_client: Option<(String, String)>,
+    ) -> Result<TestEnv, String> {
         let bin = bin_dir()?;
         let etcd = etcd_bin()?;
         if on_path("kubectl").is_none() {
@@ -208,6 +241,8 @@ impl TestEnv {
             gc_url: None,
             audit_log: None,
             audit_level,
+            admission_plugins,
+            webhook_client,
             etcd_url: String::new(),
             api_port: 0,
             id,
@@ -255,6 +290,31 @@ impl TestEnv {
         )?;
 
         self.api_port = api_port;
+        if let Some((cert, key)) = &self.webhook_client {
+            self.write("webhook-client.crt", cert)?;
+            self.write("webhook-client.key", key)?;
+            let path = |name: &str| self.dir.join(name).display().to_string();
+            self.write(
+                "webhook-kubeconfig",
+                &format!(
+                    "apiVersion: v1\nkind: Config\nusers:\n- name: '*'\n  user:\n    \
+                     client-certificate: {}\n    client-key: {}\n",
+                    path("webhook-client.crt"),
+                    path("webhook-client.key")
+                ),
+            )?;
+            // v1.20 knows WebhookAdmission in v1alpha1 only (v1 came later).
+            self.write(
+                "admission.yaml",
+                &format!(
+                    "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n\
+                     plugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    \
+                     apiVersion: apiserver.config.k8s.io/v1alpha1\n    kind: WebhookAdmission\n    \
+                     kubeConfigFile: {}\n",
+                    path("webhook-kubeconfig")
+                ),
+            )?;
+        }
         if let Some(level) = self.audit_level {
             self.write(
                 "audit-policy.yaml",
@@ -317,6 +377,16 @@ impl TestEnv {
             .args(["--disable-admission-plugins", "ServiceAccount"])
             .args(["--max-requests-inflight", "1000"])
             .args(["--max-mutating-requests-inflight", "500"]);
+        if !self.admission_plugins.is_empty() {
+            cmd.args([
+                "--enable-admission-plugins",
+                &self.admission_plugins.join(","),
+            ]);
+        }
+        if self.webhook_client.is_some() {
+            cmd.arg("--admission-control-config-file")
+                .arg(path("admission.yaml"));
+        }
         if self.audit_level.is_some() {
             cmd.arg("--audit-policy-file")
                 .arg(path("audit-policy.yaml"))

@@ -5,10 +5,12 @@
 //! that the GC's action is predicted (within a second of the write), with the right *when*,
 //! and that the GC then does exactly that. Then: the API server restarted under a frozen
 //! watch (its streams come back with `410 Gone`, relist and reconcile: no transition lost or
-//! repeated), the deploy/ manifests (server-side dry run; the binary running with exactly
-//! their ClusterRole, through a service-account token), and a bounded soak: a random workload
+//! repeated), the deploy/ package (`package`: server-side dry run; the binary running with
+//! exactly its ClusterRole, through a service-account token), and a bounded soak: a random workload
 //! against the real GC, every deletion the GC performs predicted beforehand and none
 //! predicted that it did not perform (`KGC_SOAK_SECS`, default 45).
+
+mod package;
 
 use crate::harness::{Suite, Test};
 use crate::testenv::{self, TestEnv};
@@ -81,14 +83,19 @@ pub const SUITE: Suite<Ctx> = Suite {
             run: soak,
         },
         Test {
-            name: "manifests_pass_server_side_dry_run",
+            name: "package_passes_server_side_dry_run",
             needs: &[],
-            run: manifests_dry_run,
+            run: package::dry_run,
         },
         Test {
-            name: "runs_with_exactly_the_manifests_cluster_role",
-            needs: &["manifests_pass_server_side_dry_run"],
-            run: service_account_watch,
+            name: "runs_with_exactly_the_packages_cluster_role",
+            needs: &["package_passes_server_side_dry_run"],
+            run: package::service_account_watch,
+        },
+        Test {
+            name: "the_gc_backlog_alert_reads_what_the_controller_manager_exports",
+            needs: &[],
+            run: package::gc_queue_metrics,
         },
     ],
 };
@@ -454,7 +461,11 @@ fn edited_reference_restart(ctx: &Ctx) {
         l.code() == "GC003" && l.name() == "managed" && l.transition() == "appeared"
     });
     assert_eq!((l.when(), l.verb()), ("restart", "delete"), "{:#}", l.v);
+    assert_eq!(l.v["whenReason"], "edited-in-place", "{:#}", l.v);
     assert!(l.at.saturating_duration_since(written) < Duration::from_secs(1));
+    // The views that read the cluster as it sits say the same moment (the newcomer's N1):
+    // a reference the running GC checks only when it is written, sitting there broken.
+    crate::timeline::all_say(&env, "wa", "managed", "GC003", "restart sitting");
     // The running GC leaves it alone…
     std::thread::sleep(Duration::from_secs(5));
     assert!(exists(&env, "wa", "managed"), "the running GC deleted it");
@@ -964,102 +975,4 @@ fn present_uids(env: &TestEnv, nss: &[&str]) -> BTreeSet<String> {
         out.extend(text.split_whitespace().map(str::to_owned));
     }
     out
-}
-
-// ---------------------------------------------------------------------------------------------
-// Running in a cluster
-
-fn manifest() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/watch.yaml")
-}
-
-fn manifests_dry_run(ctx: &Ctx) {
-    let env = env(ctx);
-    // Namespaced objects are validated against their namespace, which a dry run does not
-    // create: make it first.
-    namespace(&env, "kubectl-gc");
-    let out = env
-        .kubectl(&[
-            "apply",
-            "--dry-run=server",
-            "-f",
-            &manifest().to_string_lossy(),
-        ])
-        .expect("server-side dry run of deploy/kubernetes/watch.yaml");
-    for kind in [
-        "serviceaccount/kubectl-gc-watch",
-        "clusterrole.rbac.authorization.k8s.io/kubectl-gc-watch",
-        "clusterrolebinding.rbac.authorization.k8s.io/kubectl-gc-watch",
-        "deployment.apps/kubectl-gc-watch",
-        "service/kubectl-gc-watch",
-    ] {
-        assert!(out.contains(kind), "{kind} not in: {out}");
-    }
-    // And nothing was created.
-    assert!(
-        env.kubectl(&["get", "clusterrole", "kubectl-gc-watch"])
-            .is_err(),
-        "a dry run created the ClusterRole"
-    );
-}
-
-fn service_account_watch(ctx: &Ctx) {
-    let env = env(ctx);
-    env.kubectl(&["apply", "-f", &manifest().to_string_lossy()])
-        .expect("apply the manifests");
-    let sa = "system:serviceaccount:kubectl-gc:kubectl-gc-watch";
-    // Read-only: no write verb anywhere, and no GET of a Secret.
-    for verb in ["create", "update", "patch", "delete", "deletecollection"] {
-        let can = env.kubectl(&["auth", "can-i", verb, "configmaps", "--as", sa]);
-        assert!(
-            can.is_err() || can.as_deref().is_ok_and(|s| s.trim() == "no"),
-            "{verb}: {can:?}"
-        );
-    }
-    let get_secret = env.kubectl(&["auth", "can-i", "get", "secrets", "-A", "--as", sa]);
-    assert!(get_secret.is_err(), "the ServiceAccount can GET secrets");
-    // A token for it (TokenRequest, served by v1.20), and a kubeconfig with only that token.
-    let token = env
-        .kubectl(&["create", "token", "kubectl-gc-watch", "-n", "kubectl-gc"])
-        .expect("a token for the ServiceAccount");
-    let kubeconfig = env.write_kubeconfig(
-        "sa.kubeconfig",
-        &format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: t\n  cluster:\n    server: {}\n    insecure-skip-tls-verify: true\nusers:\n- name: sa\n  user:\n    token: {}\ncontexts:\n- name: sa\n  context: {{cluster: t, user: sa}}\ncurrent-context: sa\n",
-            env.server,
-            token.trim()
-        ),
-    );
-    let w = Watcher::start(&kubeconfig, env.dir.join("watch-sa.stderr"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while testenv::http_get(&format!("{}/readyz", w.metrics)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "watch with the ServiceAccount not ready in 60 s:\n{}",
-            w.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    // A change is seen through the ServiceAccount's watches too.
-    apply(
-        &env,
-        &cm(
-            "wa",
-            "sa-sees-this",
-            json!([owner("ghost", "00000000-0000-4000-8000-00000000abcd")]),
-        ),
-    );
-    w.wait_for(
-        Instant::now() - Duration::from_secs(2),
-        Duration::from_secs(10),
-        "GC001 via the SA",
-        |l| l.name() == "sa-sees-this",
-    );
-    std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(w.metric("kubectl_gc_watch_unreadable_resources"), 0.0);
-    let stderr = w.stderr();
-    assert!(
-        !stderr.contains("forbidden") && !stderr.contains("cannot list"),
-        "forbidden resources with the manifests' ClusterRole:\n{stderr}"
-    );
 }

@@ -1,13 +1,14 @@
-//! `collect --apply`: confirmation, the record file, stop requests (Ctrl-C, a closed stdout),
-//! progress, the rounds and the summary around [`crate::apply::converge`].
+//! `collect --apply`: confirmation, the record file, stop requests (Ctrl-C, SIGTERM, a closed
+//! stdout), progress, the rounds and the summary around [`crate::apply::converge`].
 //!
 //! Exit codes (README "Exit codes"): 0 when the cluster ended where the plan leads (every
 //! action done, or superseded by the way the cluster moved, and a re-plan found nothing left);
-//! 7 when the apply refused to start, stopped early (an error, Ctrl-C, standard output closed)
-//! or is incomplete (an action failed, was skipped because the cluster changed in a way
-//! nobody planned or because the GC would not perform it, or the last re-plan still predicts
-//! actions). A closed stdout never hides the outcome: the apply stops at the next action
-//! boundary, the record says so, stderr says so, and the exit code is 7.
+//! 7 when the apply refused to start, stopped early (an error, Ctrl-C or SIGTERM, standard
+//! output closed) or is incomplete (an action failed, was skipped because the cluster changed
+//! in a way nobody planned or because the GC would not perform it, or the last re-plan still
+//! predicts actions); 130 or 143 when a second Ctrl-C or SIGTERM ended it at once
+//! (`commands::signals`). A closed stdout never hides the outcome: the apply stops at the next
+//! action boundary, the record says so, stderr says so, and the exit code is 7.
 
 use crate::apply::converge::Planner;
 use crate::apply::{
@@ -15,7 +16,7 @@ use crate::apply::{
     kube::KubeOps,
 };
 use crate::cli::{Cascade, CollectArgs, GlobalArgs, ReportFormat};
-use crate::commands::Loaded;
+use crate::commands::{Loaded, signals};
 use crate::error::{Error, Result, exit};
 use crate::gc::GarbageCollector;
 use crate::gc::plan::{Action, Plan, Reason};
@@ -51,7 +52,7 @@ fn shown(s: &str) -> String {
 }
 
 fn describe_target(t: &ObjectRef) -> String {
-    shown(&view::describe_target(t))
+    shown(&t.to_string())
 }
 
 fn result_label(e: &Entry) -> String {
@@ -361,24 +362,15 @@ pub async fn run(
         hint: None,
     })?;
 
-    // Stop requests, honoured before the next action: Ctrl-C (a second one exits at once; the
-    // record is flushed up to the last finished action), and standard output closed.
+    // Stop requests, honoured before the next action: Ctrl-C or SIGTERM (a second one exits at
+    // once, 130 or 143, saying what was done; the record holds every finished action), and
+    // standard output closed.
     let stop = Arc::new(Stop::new());
     if out.closed || stdout_closed() {
         stop.output_closed();
     }
-    let flag = stop.clone();
-    let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            flag.interrupt();
-            eprintln!(
-                "\ninterrupted: stopping after the action in flight (Ctrl-C again to exit now)"
-            );
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
-        }
-    });
+    let tally = Arc::new(signals::Tally::default());
+    let signals = signals::listen(stop.clone(), tally.clone(), "action", record_shown.clone());
     let flag = stop.clone();
     let watch_stdout = tokio::spawn(async move {
         loop {
@@ -393,6 +385,7 @@ pub async fn run(
     let ops = KubeOps::new(conn);
     let applier = Applier::new(&ops, opts).map_err(|e| Error::usage(e, "e.g. --qps 20"))?;
     let mut progress = |seq: usize, total: usize, e: &Entry| {
+        tally.finished(e.result == EntryResult::Done);
         eprintln!(
             "{}",
             view::apply_progress_line(
@@ -436,7 +429,7 @@ pub async fn run(
         )
         .await
     };
-    ctrl_c.abort();
+    signals.abort();
     watch_stdout.abort();
 
     out.put(|w| {

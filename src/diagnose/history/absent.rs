@@ -1,200 +1,164 @@
-//! Owners the log does not show deleted: what the states around it say of them.
+//! Owners the log does not show deleted: why the GC found them absent — recreated in the log,
+//! or what the GC model of the states around the log makes of the reference.
 
-use super::cause::{Cx, OwnerKey, other_incarnation};
-use super::*;
+use super::cause::Cx;
+use super::model::{Judged, RefText};
+use super::types::{Cause, CauseKind, ObjectRef, Policy, Spelt, Verb, format_us};
+use crate::model::ObjId;
 
 impl Cx<'_> {
-    /// An owner not deleted in the window: why the GC found it absent. The state before
-    /// proves most (what existed then); the state after proves what still exists — an owner
-    /// with the reference's UID that exists after the GC's action existed during it.
-    pub(super) fn absent_owner_cause(&self, k: &OwnerKey, it: &Item) -> Cause {
-        let key = k.obj.key();
+    /// Owner `owner` of item `i`'s reference `r`, not deleted in the window: why the GC
+    /// acted. `dependent`: the object in the state before, where its references come from.
+    pub(super) fn absent_owner(
+        &self,
+        i: usize,
+        owner: &ObjectRef,
+        r: RefText<'_>,
+        dependent: Option<ObjId>,
+    ) -> Cause {
+        let it = &self.f.items[i];
         let evidence = self
-            .gc_404
-            .get(&key)
-            .filter(|t| **t <= it.time_us)
-            .map(|t| format!("; the GC's GET of it answered 404 at {}", format_us(*t)))
+            .f
+            .absent_before(owner, it.time_us)
+            .map(|t| format!("; the GC's GET of it answered 404 at {}", format_us(t)))
             .unwrap_or_default();
-        let with = |type_, policy, detail: String| Cause {
-            type_,
-            owner: Some(k.obj.clone()),
-            policy,
-            root: None,
-            detail: format!("{detail}{evidence}"),
-        };
-        let recreated = self.created.get(&key).and_then(|v| {
-            v.iter()
-                .find_map(|(t, u)| u.clone().filter(|u| *u != k.uid).map(|u| (*t, u)))
-        });
-        if let Some((t, uid)) = recreated {
-            return with(
-                "stale-owner-uid",
-                "unknown",
+        let mut c = self.judged_absent(i, owner, r, dependent);
+        c.detail.push_str(&evidence);
+        c
+    }
+
+    fn judged_absent(
+        &self,
+        i: usize,
+        owner: &ObjectRef,
+        r: RefText<'_>,
+        dependent: Option<ObjId>,
+    ) -> Cause {
+        let it = &self.f.items[i];
+        if let Some((t, uid)) = self.f.recreated(owner, r.uid, it.time_us) {
+            return Cause::new(
+                CauseKind::OwnerUidMismatch,
+                Some(owner.clone()),
                 format!(
                     "{} was created at {} with UID {uid}, not the UID {} the reference names",
-                    k.obj.display(),
+                    owner.display(),
                     format_us(t),
-                    k.uid
+                    r.uid
                 ),
             );
         }
         // The state before's object of the owner's name is the one the GC looked up only if
         // the log does not create that name again in between.
-        if let Some(index) = self.index
-            && let Some(id) = index.find(&k.obj)
+        if let Some(v) = &self.f.before
+            && let Some(id) = v.index.find(owner)
         {
-            let name_only = Obj {
-                uid: None,
-                ..k.obj.clone()
+            let name_only = ObjectRef {
+                uid: String::new(),
+                ..owner.clone()
             };
-            if let Some(why) = other_incarnation(index, id, &name_only, it.time_us, self.created) {
-                return with(
-                    "unknown",
-                    "unknown",
-                    format!("{why}: whether the owner existed when the GC acted is unknown"),
-                );
+            if let Some(why) = self
+                .f
+                .other_incarnation(&v.index, id, &name_only, it.time_us)
+            {
+                return Cause::unknown(format!(
+                    "{why}: whether the owner existed when the GC acted is unknown"
+                ));
             }
         }
-        let mut unread = None;
-        if let (Some(_), Some(index)) = (self.before, self.index) {
-            if let Some(c) = self.owner_in(index, k, it, "in the snapshot before", &with) {
-                return c;
-            }
-            if index.covers(&k.obj) {
-                return with(
-                    "dangling-owner",
-                    "unknown",
-                    format!(
-                        "its owner {} (UID {}) is neither in the snapshot of the state before \
-                         nor created in the log: the reference never pointed at anything there",
-                        k.obj.display(),
-                        k.uid
-                    ),
-                );
-            }
-            unread = Some(format!(
-                "the snapshot before did not read {} in {}",
-                k.obj.resource,
-                if k.obj.namespace.is_empty() {
-                    "the cluster scope"
-                } else {
-                    k.obj.namespace.as_str()
-                }
+        let Some((judged, view)) = self.f.judge(&it.object.namespace, dependent, r) else {
+            return Cause::unknown(format!(
+                "its owner {} was not deleted in the log's window: it was gone before the \
+                 window, or never existed — a snapshot of the state before tells which",
+                owner.display()
             ));
-        }
-        if let Some(index) = self.after_index {
-            if let Some(c) = self.owner_in(index, k, it, "in the state after", &with) {
-                return c;
-            }
-            if index.covers(&k.obj) && unread.is_none() {
-                return with(
-                    "unknown",
-                    "unknown",
-                    format!(
-                        "its owner {} (UID {}) was not deleted in the log's window and is not in the state after either: it was gone before the window, or never existed — a snapshot of the state before tells which",
-                        k.obj.display(),
-                        k.uid
-                    ),
-                );
-            }
-        }
-        with(
-            "unknown",
-            "unknown",
-            match unread {
-                Some(why) => format!(
-                    "its owner {} was not deleted in the log's window, and {why}: whether it existed is unknown",
-                    k.obj.display()
+        };
+        let where_ = view.place;
+        match judged {
+            Judged::Solid { owner: id } => self.present_owner(i, view, id, where_),
+            Judged::Broken {
+                kind,
+                owner,
+                detail,
+            } => Cause::new(kind, Some(owner), detail),
+            Judged::NoAction(why) => Cause::new(
+                CauseKind::Unexplained,
+                Some(owner.clone()),
+                format!(
+                    "the GC does not act on this reference ({why}): nothing in the inputs \
+                     accounts for this GC action"
                 ),
-                None => format!(
-                    "its owner {} was not deleted in the log's window: it was gone before the window, or never existed — a snapshot of the state before tells which",
-                    k.obj.display()
-                ),
-            },
-        )
+            ),
+            Judged::Unknown(why) => Cause::unknown(format!(
+                "its owner {} was not deleted in the log's window, and {why}: whether it \
+                 existed is unknown",
+                owner.display()
+            )),
+        }
     }
 
-    /// What a state (`when`: before or after the log) says of owner `k`: there under another
-    /// UID (stale), there with this UID (so the GC's action is unexplained — unless it was
-    /// already being deleted), or in another namespace (cross-namespace). `None`: not there.
-    fn owner_in(
+    /// The owner is there with the reference's UID (`where_`: in which state): being deleted
+    /// (its deletion not in the log), or nothing accounts for the GC's action.
+    fn present_owner(
         &self,
-        index: &SnapIndex<'_>,
-        k: &OwnerKey,
-        it: &Item,
-        when: &str,
-        with: &dyn Fn(&'static str, &'static str, String) -> Cause,
-    ) -> Option<Cause> {
-        let store = &index.snap.store;
-        if let Some(found) = index.find(&k.obj) {
-            let o = store.object(found);
-            let uid = store.str(o.uid);
-            if uid != k.uid {
-                return Some(with(
-                    "stale-owner-uid",
-                    "unknown",
-                    format!(
-                        "{} exists {when} with UID {uid}, not the UID {} the reference names: the owner was recreated under the same name",
-                        k.obj.display(),
-                        k.uid
-                    ),
-                ));
-            }
-            if o.being_deleted() {
-                // Its deletion is not in the log: before the window, or in a gap of it.
-                let fins: Vec<&str> = store
-                    .finalizers(found)
-                    .iter()
-                    .map(|f| store.str(*f))
-                    .collect();
-                let policy = if fins.contains(&"foregroundDeletion") {
-                    "Foreground"
-                } else if fins.contains(&"orphan") {
-                    "Orphan"
-                } else {
-                    "unknown"
-                };
-                let type_ = if policy == "Orphan" && it.action == "remove-owner-references" {
-                    "orphaned"
-                } else {
-                    "owner-deleted"
-                };
-                return Some(with(
-                    type_,
-                    policy,
-                    format!(
-                        "its owner {} is being deleted {when} (deletionTimestamp {}), but the deletion is not in the log (before its window, or in a gap)",
-                        k.obj.display(),
-                        store.str(o.deletion_timestamp)
-                    ),
-                ));
-            }
-            return Some(with(
-                "unexplained",
-                "unknown",
+        i: usize,
+        view: &super::facts::View<'_>,
+        id: ObjId,
+        where_: &str,
+    ) -> Cause {
+        let it = &self.f.items[i];
+        let owner = view.model.obj(id);
+        let store = &view.model.snap().store;
+        let o = store.object(id);
+        if !o.being_deleted() {
+            return Cause::new(
+                CauseKind::Unexplained,
+                Some(owner.clone()),
                 format!(
-                    "its owner {} exists {when} with this UID and no deletion of it is in the \
-                     log: nothing in the inputs accounts for this GC action (a gap in the log, \
-                     or a GC whose view was wrong)",
-                    k.obj.display()
+                    "its owner {} exists {where_} with this UID and no deletion of it is in \
+                     the log: nothing in the inputs accounts for this GC action (a gap in the \
+                     log, or a GC whose view was wrong)",
+                    owner.display()
                 ),
-            ));
+            );
         }
-        let elsewhere = index.by_uid(&k.uid)?;
-        let ns = store.str(store.object(elsewhere).namespace);
-        Some(with(
-            "cross-namespace-owner",
-            "unknown",
+        // Its deletion is not in the log: before the window, or in a gap of it. The
+        // finalizer the API server added for the policy shows which.
+        let policy = if store.has_finalizer(id, "foregroundDeletion") {
+            Policy::Foreground
+        } else if store.has_finalizer(id, "orphan") {
+            Policy::Orphan
+        } else {
+            Policy::Unknown
+        };
+        let kind = if policy == Policy::Orphan && it.action == Verb::RemoveOwnerReferences {
+            CauseKind::Orphaned
+        } else {
+            CauseKind::OwnerDeleted
+        };
+        let mut c = Cause::new(
+            kind,
+            Some(owner.clone()),
             format!(
-                "the owner with UID {} is {when} in {}, but the GC looks only in the dependent's namespace {}: ownerReferences cannot cross namespaces",
-                k.uid,
-                if ns.is_empty() {
-                    "the cluster scope".to_owned()
-                } else {
-                    format!("namespace {ns}")
-                },
-                it.object.namespace
+                "its owner {} is being deleted {where_} (deletionTimestamp {}), but the \
+                 deletion is not in the log (before its window, or in a gap){}",
+                owner.display(),
+                store.str(o.deletion_timestamp),
+                match policy {
+                    Policy::Unknown => String::new(),
+                    p => format!(
+                        "; its {} finalizer shows propagationPolicy={}",
+                        if p == Policy::Foreground {
+                            "foregroundDeletion"
+                        } else {
+                            "orphan"
+                        },
+                        p.as_str()
+                    ),
+                }
             ),
-        ))
+        );
+        c.policy = policy;
+        c.policy_inferred = policy != Policy::Unknown;
+        c
     }
 }

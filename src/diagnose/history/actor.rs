@@ -23,12 +23,19 @@
 //!    `system:kube-…`; nodes; service accounts): `user`. Such a name is an administrator's
 //!    credential (`system:admin` of k3s and OpenShift), not a controller.
 //!
-//! Otherwise a `system:` username is a `controller` and any other a `user`. Service accounts
-//! need no group rule: their token always carries both the `system:serviceaccount:` username
-//! and the `system:serviceaccounts` groups. Where no groups were recorded (GKE), only the
-//! username speaks: a missing group never changes the kind.
+//! Otherwise a `system:` username is a `controller` and any other a `user`.
+//!
+//! A service account is proven by its groups, not its name: the API server gives a
+//! service-account token the username `system:serviceaccount:<ns>:<name>` *and* the groups
+//! `system:serviceaccounts` and `system:serviceaccounts:<ns>`. Any other authenticator (a
+//! static token, OIDC, a client certificate) may carry a username of that spelling without
+//! them, and RBAC even grants it the account's roles (service-account subjects match by
+//! name) — but it is not the GC, the namespace controller or any controller: such a request
+//! is a `user`'s (a node's, `system:nodes`, stays a controller's). Where no groups were
+//! recorded at all (GKE's `authenticationInfo` has none), only the username speaks: a format
+//! that drops groups never changes the kind.
 
-use super::Actor;
+use super::{Actor, ActorKind};
 use crate::source::audit::AuditEvent;
 
 /// The GC's username with service-account credentials.
@@ -53,43 +60,64 @@ pub fn actor_of(e: &AuditEvent) -> Actor {
 }
 
 /// [`Actor::kind`] of a request (no string copied: every event of the log is asked).
-pub(super) fn actor_kind(e: &AuditEvent) -> &'static str {
-    match e.user.as_str() {
-        GC_USER => "garbage-collector",
-        NAMESPACE_CONTROLLER_USER => "namespace-controller",
+pub(super) fn actor_kind(e: &AuditEvent) -> ActorKind {
+    actor_kind_of(&e.user, &e.user_agent, &e.groups)
+}
+
+/// [`actor_kind`] from the authenticated username, its user agent and its groups.
+pub(super) fn actor_kind_of(user: &str, user_agent: &str, groups: &[String]) -> ActorKind {
+    if let Some(account) = user.strip_prefix("system:serviceaccount:")
+        && !groups.is_empty()
+        && !service_account_groups(account, groups)
+    {
+        // A service account's name from another authenticator: not that account.
+        return by_groups(user, groups).unwrap_or(ActorKind::User);
+    }
+    match user {
+        GC_USER => ActorKind::GarbageCollector,
+        NAMESPACE_CONTROLLER_USER => ActorKind::NamespaceController,
         CONTROLLER_MANAGER_USER => {
-            let ua = e.user_agent.as_str();
-            if ua.ends_with("/generic-garbage-collector") {
-                "garbage-collector"
-            } else if ua.ends_with("/namespace-controller") {
-                "namespace-controller"
+            if user_agent.ends_with("/generic-garbage-collector") {
+                ActorKind::GarbageCollector
+            } else if user_agent.ends_with("/namespace-controller") {
+                ActorKind::NamespaceController
             } else {
-                "controller"
+                ActorKind::Controller
             }
         }
-        u => by_groups(u, &e.groups).unwrap_or(if u.starts_with("system:") {
-            "controller"
+        u => by_groups(u, groups).unwrap_or(if u.starts_with("system:") {
+            ActorKind::Controller
         } else {
-            "user"
+            ActorKind::User
         }),
     }
 }
 
+/// True when `groups` are those the API server gives the token of service account
+/// `account` (`<ns>:<name>`): `system:serviceaccounts` and `system:serviceaccounts:<ns>`.
+fn service_account_groups(account: &str, groups: &[String]) -> bool {
+    let Some((ns, _)) = account.split_once(':') else {
+        return false;
+    };
+    let has = |g: &str| groups.iter().any(|x| x == g);
+    has("system:serviceaccounts") && has(&format!("system:serviceaccounts:{ns}"))
+}
+
 /// The kind the groups give (the module's rules 1 to 3), if any.
-fn by_groups(user: &str, groups: &[String]) -> Option<&'static str> {
+fn by_groups(user: &str, groups: &[String]) -> Option<ActorKind> {
     let has = |g: &str| groups.iter().any(|x| x == g);
     if user == "system:anonymous" || has("system:unauthenticated") {
-        return Some("user");
+        return Some(ActorKind::User);
     }
     if has("system:nodes") {
-        return Some("controller");
+        return Some(ActorKind::Controller);
     }
     let control_plane = user == "system:apiserver"
         || ["system:kube-", "system:node:", "system:serviceaccount:"]
             .iter()
             .any(|p| user.starts_with(p));
     if has("system:masters") && user.starts_with("system:") && !control_plane {
-        return Some("user");
+        return Some(ActorKind::User);
     }
     None
 }

@@ -1,62 +1,69 @@
-//! The answer: the actions with their causes and fates, the counts and the notes.
+//! The answer: the actions with their causes and fates, the counts and the notes on what the
+//! inputs could not tell.
 
 use super::cause::Cx;
-use super::*;
+use super::facts::Facts;
+use super::index::SnapIndex;
+use super::record::{Origin, Recorder};
+use super::types::{Cause, History, Item, ObjectRef, Root, Summary, Unlogged, Verb, format_us};
+use crate::catalog::KubeVersion;
+use crate::snapshot::Snapshot;
 use crate::source::audit::Level;
 use std::collections::HashMap;
 
-/// The history of what `rec` kept, with the states around the log.
-pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
-    let States { before, after } = states;
-    let read::Actions {
-        mut items,
-        sources,
-        by_key,
-        created,
-        created_refs,
-        gc_404,
-    } = read::actions(&rec.kept);
-    let index = before.map(SnapIndex::new);
-    let after_index = after.map(SnapIndex::new);
-    let cx = Cx {
-        items: &items,
-        sources: &sources,
-        by_key: &by_key,
-        created: &created,
-        created_refs: &created_refs,
-        gc_404: &gc_404,
-        before,
-        index: index.as_ref(),
-        after_index: after_index.as_ref(),
-        memo: std::cell::RefCell::new(HashMap::new()),
-        policies: std::cell::RefCell::new(HashMap::new()),
-        gc_foreground: std::cell::OnceCell::new(),
+/// The history of what `rec` kept, with the states around the log (prepared:
+/// `model::prepare`) and the GC release to model.
+pub(super) fn build(
+    rec: &Recorder,
+    before: Option<&Snapshot>,
+    after: Option<&Snapshot>,
+    version: KubeVersion,
+) -> History {
+    let mut f = Facts::new(rec, before, after, version);
+    let causes: Vec<Option<Cause>> = {
+        let cx = Cx::new(&f);
+        (0..f.items.len()).map(|i| cx.cause(i, 0)).collect()
     };
-    let causes: Vec<Option<Cause>> = (0..items.len()).map(|i| cx.cause(i, 0)).collect();
-    let fates: Vec<Option<&'static str>> = items
+    let after_index = f.after.as_ref().map(|v| &v.index);
+    let fates: Vec<_> = f
+        .items
         .iter()
         .map(|it| {
             // A collection names no object: its fate is the unlogged list's.
             after_index
-                .as_ref()
                 .filter(|_| !it.object.name.is_empty())
                 .map(|a| a.fate(&it.object, it.time_us))
         })
         .collect();
-    let unlogged = match (&index, &after_index) {
-        (Some(b), Some(a)) => unlogged(b, a, &items, &by_key),
+    let unlogged = match (&f.before, after_index) {
+        (Some(b), Some(a)) => unlogged(&b.index, a, &f),
         _ => Vec::new(),
     };
-    let taken = match &index {
-        Some(b) => super::collection::taken(b, after_index.as_ref(), &items, &sources, &by_key),
-        None => vec![Vec::new(); items.len()],
+    let taken = match &f.before {
+        Some(b) => super::collection::taken(&b.index, after_index, &f),
+        None => vec![Vec::new(); f.items.len()],
     };
-    for (((item, cause), fate), taken) in items.iter_mut().zip(causes).zip(fates).zip(taken) {
-        item.cause = cause;
+    let mut items = std::mem::take(&mut f.items);
+    let notes_of = f.acts.iter().map(|a| (a.log, a.evidence.origin));
+    for ((((item, cause), fate), taken), (log, origin)) in items
+        .iter_mut()
+        .zip(causes)
+        .zip(fates)
+        .zip(taken)
+        .zip(notes_of)
+    {
+        // The controller manager's log proves causes of its own (`kcm.rs`).
+        item.cause = match log {
+            Some(n) if item.action != Verb::GcStart => super::kcm::merged_cause(
+                cause,
+                &rec.log_notes[n as usize].cause,
+                origin == Origin::AuditLog,
+            ),
+            _ => cause,
+        };
         item.after = fate;
         item.taken = taken;
     }
-
     let mut summary = Summary {
         gc_seen: rec.gc_seen,
         dry_run: rec.dry_run,
@@ -66,9 +73,26 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
         ..Summary::default()
     };
     summary.count(&items);
+    summary.notes = notes(rec, &items, before, after);
+    summary.notes.extend(rec.log_limits.iter().cloned());
+    History {
+        items,
+        unlogged,
+        summary,
+    }
+}
+
+/// What the inputs could not tell (the notes that do not depend on the selection).
+fn notes(
+    rec: &Recorder,
+    items: &[Item],
+    before: Option<&Snapshot>,
+    after: Option<&Snapshot>,
+) -> Vec<String> {
+    let mut notes = Vec::new();
     let any = rec.seen > 0;
     if any && !rec.gc_seen {
-        summary.notes.push(
+        notes.push(
             "no write of the garbage collector is in the log (nor a read of an absent owner): \
              either it did nothing in this window, or the audit policy drops it (a rule on \
              system:serviceaccounts:kube-system or system:kube-controller-manager)"
@@ -76,22 +100,23 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
         );
     }
     if any && rec.levels.iter().all(|l| *l <= Level::Metadata) {
-        summary.notes.push(
+        notes.push(
             "Metadata level only: no request bodies, so propagation policies are inferred from \
-             what the GC did next, and owners come only from --snapshot/-f"
+             what the GC did next (said so in each cause), and owners come only from \
+             --snapshot/-f"
                 .to_owned(),
         );
     }
     if rec.dry_run > 0 {
-        summary.notes.push(format!(
+        notes.push(format!(
             "{} dry-run request(s) (dryRun=All) changed nothing: not listed as actions \
              (summary.dryRun in -o json)",
             rec.dry_run
         ));
     }
-    summary.notes.extend(impersonations(&items));
+    notes.extend(impersonations(items));
     if before.is_none() {
-        summary.notes.push(
+        notes.push(
             "no snapshot of the state before (--snapshot FILE or -f PATH): owners the bodies do \
              not show are unknown"
                 .to_owned(),
@@ -101,41 +126,28 @@ pub(super) fn build(rec: Recorder, states: States<'_>) -> History {
         && let Some(at) = crate::snapshot::parse_rfc3339(&a.provenance.captured_at)
         && at * 1_000_000 < to
     {
-        summary.notes.push(format!(
+        notes.push(format!(
             "the state after (--after) was captured at {}, before the log ends: what happened \
              later is not in it",
             a.provenance.captured_at
         ));
     }
-    if !unlogged.is_empty() {
-        summary.notes.push(format!(
-            "{} object(s) of the state before are gone from the state after without a deletion \
-             of their own in the log (listed; `unlogged` in -o json)",
-            unlogged.len()
-        ));
-    }
-    History {
-        items,
-        unlogged,
-        summary,
-    }
+    notes
 }
 
 /// Objects of the state before that the state after (which covers them) no longer holds (or
-/// holds under another UID), with no deletion of their own in the log: removed with a collection (a namespace's content goes
-/// through `deletecollection`, which names no object — only the two states tell what went), or
-/// gone in a gap of the log or outside its window.
-fn unlogged(
-    before: &SnapIndex<'_>,
-    after: &SnapIndex<'_>,
-    items: &[Item],
-    by_key: &HashMap<Key, Vec<usize>>,
-) -> Vec<Unlogged> {
-    // The first collection deletion per (group, resource, namespace, "").
-    let mut collections: HashMap<Key, usize> = HashMap::new();
-    for (i, it) in items.iter().enumerate() {
-        if it.action == "delete-collection" {
-            collections.entry(it.object.key()).or_insert(i);
+/// holds under another UID), with no deletion of their own in the log: removed with a
+/// collection (a namespace's content goes through `deletecollection`, which names no object —
+/// only the two states tell what went), or gone in a gap of the log or outside its window.
+fn unlogged(before: &SnapIndex<'_>, after: &SnapIndex<'_>, f: &Facts<'_>) -> Vec<Unlogged> {
+    // The first collection deletion per (group, resource, namespace).
+    let mut collections: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for (i, it) in f.items.iter().enumerate() {
+        if it.action == Verb::DeleteCollection {
+            let o = &it.object;
+            collections
+                .entry((&o.group, &o.resource, &o.namespace))
+                .or_insert(i);
         }
     }
     let store = &before.snap.store;
@@ -145,8 +157,8 @@ fn unlogged(
         let res = &before.snap.resources[o.resource.0 as usize];
         let (ns, name) = (store.str(o.namespace), store.str(o.name));
         // Most objects are still there: asked by borrowed coordinates, nothing is copied. One
-        // whose name is there under another UID is gone too (recreated).
-        // Not read in the state after: unknown, never gone.
+        // whose name is there under another UID is gone too (recreated). Not read in the
+        // state after: unknown, never gone.
         let kept_or_unknown = match after.find_at(&res.group, &res.plural, ns, name) {
             Some(a) => {
                 let a_store = &after.snap.store;
@@ -157,30 +169,22 @@ fn unlogged(
         if kept_or_unknown {
             continue;
         }
-        let obj = Obj {
-            group: res.group.clone(),
-            resource: res.plural.clone(),
-            namespace: store.str(o.namespace).to_owned(),
-            name: store.str(o.name).to_owned(),
-            uid: Some(store.str(o.uid).to_owned()),
-        };
-        let deleted = by_key
-            .get(&obj.key())
-            .is_some_and(|v| v.iter().any(|&j| items[j].action == "delete"));
+        let obj = ObjectRef::of(before.snap, id);
+        let deleted = f
+            .key(&obj)
+            .and_then(|k| f.by_key.get(&k))
+            .is_some_and(|v| v.iter().any(|&j| f.items[j].action == Verb::Delete));
         if deleted {
             continue;
         }
         // A collection of its resource in its namespace, else across all, that the log has.
-        let mut coll = obj.key();
-        coll.3 = String::new();
-        let collection = collections.get(&coll).or_else(|| {
-            coll.2 = String::new();
-            collections.get(&coll)
-        });
-        let collection = collection.copied();
+        let collection = collections
+            .get(&(res.group.as_str(), res.plural.as_str(), ns))
+            .or_else(|| collections.get(&(res.group.as_str(), res.plural.as_str(), "")))
+            .copied();
         out.push(Unlogged {
             object: obj,
-            collection: collection.map(|c| Root::of(&items[c])),
+            collection: collection.map(|c| Root::of(&f.items[c])),
         });
     }
     out.sort_by(|a, b| a.object.cmp(&b.object));

@@ -3,20 +3,19 @@
 //! across them), less those the log shows deleted earlier, those an earlier collection took,
 //! and those a finalizer held (a collection deletion only marks them).
 
+use super::facts::Facts;
 use super::index::SnapIndex;
-use super::{Item, Key, Obj, Taken};
+use super::types::{Fate, ObjectRef, Taken, Verb};
 use crate::model::ObjId;
-use crate::source::audit::AuditEvent;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-/// The objects each collection deletion of `items` took (empty for the other actions).
+/// The objects each collection deletion of the history took (empty for the other actions).
 pub(super) fn taken(
     before: &SnapIndex<'_>,
     after: Option<&SnapIndex<'_>>,
-    items: &[Item],
-    sources: &[&AuditEvent],
-    by_key: &HashMap<Key, Vec<usize>>,
+    f: &Facts<'_>,
 ) -> Vec<Vec<Taken>> {
+    let items = &f.items;
     let snap = before.snap;
     let store = &snap.store;
     let mut claimed: HashSet<ObjId> = HashSet::new();
@@ -30,16 +29,13 @@ pub(super) fn taken(
         }
     }
     for (i, it) in items.iter().enumerate() {
-        if it.action != "delete-collection" {
+        if it.action != Verb::DeleteCollection {
             continue;
         }
-        let query = sources[i]
-            .request_uri
-            .split_once('?')
-            .map_or("", |(_, q)| q);
-        let labels =
-            param(query, "labelSelector").map(|s| crate::model::selector::Selector::parse(&s).ok());
-        let fields = param(query, "fieldSelector").is_some_and(|s| !s.is_empty());
+        let a = f.acts[i];
+        let labels = (!a.labels.is_empty())
+            .then(|| crate::model::selector::Selector::parse(f.rec.str(a.labels)).ok());
+        let fields = a.fields;
         let ids = snap
             .resources
             .iter()
@@ -48,11 +44,8 @@ pub(super) fn taken(
             .flat_map(|(_, ids)| ids.iter().copied());
         for id in ids {
             let o = store.object(id);
-            let res = &snap.resources[o.resource.0 as usize];
             let ns = store.str(o.namespace);
-            if res.group != it.object.group
-                || res.plural != it.object.resource
-                || (!it.object.namespace.is_empty() && ns != it.object.namespace)
+            if (!it.object.namespace.is_empty() && ns != it.object.namespace)
                 || claimed.contains(&id)
                 || !store.finalizers(id).is_empty()
             {
@@ -63,34 +56,24 @@ pub(super) fn taken(
                 Some(Some(sel)) if !sel.matches(store, id) => continue,
                 _ => {}
             }
-            let obj = Obj {
-                group: res.group.clone(),
-                resource: res.plural.clone(),
-                namespace: ns.to_owned(),
-                name: store.str(o.name).to_owned(),
-                uid: Some(store.str(o.uid).to_owned()),
-            };
-            let deleted_before = by_key.get(&obj.key()).is_some_and(|v| {
+            let obj = ObjectRef::of(snap, id);
+            let deleted_before = f.key(&obj).and_then(|k| f.by_key.get(&k)).is_some_and(|v| {
                 v.iter().any(|&j| {
-                    items[j].action == "delete"
+                    items[j].action == Verb::Delete
                         && items[j].time_us <= it.time_us
-                        && items[j]
-                            .object
-                            .uid
-                            .as_deref()
-                            .is_none_or(|u| Some(u) == obj.uid.as_deref())
+                        && (items[j].object.uid.is_empty() || items[j].object.uid == obj.uid)
                 })
             });
             if deleted_before {
                 continue;
             }
-            let fate = after.map_or("unknown", |a| a.fate(&obj, it.time_us));
+            let fate = after.map_or(Fate::Unknown, |a| a.fate(&obj, it.time_us));
             let sure = match fate {
                 // Still there (or held) after the log: this collection did not take it.
-                "present" | "terminating" => continue,
+                Fate::Present | Fate::Terminating => continue,
                 _ if fields || matches!(labels, Some(None)) => "possible",
-                "gone" | "recreated" => "confirmed",
-                _ => "likely",
+                Fate::Gone | Fate::Recreated => "confirmed",
+                Fate::Unknown => "likely",
             };
             claimed.insert(id);
             out[i].push(Taken { object: obj, sure });
@@ -98,42 +81,4 @@ pub(super) fn taken(
         out[i].sort_by(|a, b| a.object.cmp(&b.object));
     }
     out
-}
-
-/// The percent-decoded value of `key` in a query string.
-fn param(query: &str, key: &str) -> Option<String> {
-    let raw = query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == key)?
-        .1;
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                    }
-                    None => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Some(String::from_utf8_lossy(&out).into_owned())
 }

@@ -1,6 +1,6 @@
 //! The states around the log, indexed: objects by coordinates and by UID.
 
-use super::Obj;
+use super::types::{Fate, ObjectRef};
 use crate::snapshot::Snapshot;
 use std::collections::HashMap;
 
@@ -46,7 +46,7 @@ impl<'s> SnapIndex<'s> {
 
     /// True when the snapshot read every object of `o`'s resource in `o`'s namespace: only
     /// then is an object it does not hold absent rather than unknown.
-    pub(super) fn covers(&self, o: &Obj) -> bool {
+    pub(super) fn covers(&self, o: &ObjectRef) -> bool {
         self.covers_at(&o.group, &o.resource, &o.namespace)
     }
 
@@ -60,38 +60,31 @@ impl<'s> SnapIndex<'s> {
     /// What became of `o`, acted on at `at_us`, in this (later) state: `gone`,
     /// `terminating`, `present`, `recreated` (another UID at its coordinates — or, where the
     /// log names no UID, an object created after the action) or `unknown` (not read).
-    pub(super) fn fate(&self, o: &Obj, at_us: i64) -> &'static str {
+    pub(super) fn fate(&self, o: &ObjectRef, at_us: i64) -> Fate {
         let store = &self.snap.store;
         match self.find(o) {
             Some(id) => {
                 let obj = store.object(id);
-                let recreated = match o.uid.as_deref() {
-                    Some(u) => u != store.str(obj.uid),
-                    None => {
-                        crate::snapshot::parse_rfc3339(&store.timestamp(obj.creation_timestamp))
-                            .is_some_and(|created| created * 1_000_000 > at_us)
-                    }
+                let recreated = match o.uid.as_str() {
+                    "" => crate::snapshot::parse_rfc3339(&store.timestamp(obj.creation_timestamp))
+                        .is_some_and(|created| created * 1_000_000 > at_us),
+                    u => u != store.str(obj.uid),
                 };
                 if recreated {
-                    "recreated"
+                    Fate::Recreated
                 } else if obj.being_deleted() {
-                    "terminating"
+                    Fate::Terminating
                 } else {
-                    "present"
+                    Fate::Present
                 }
             }
-            None if self.covers(o) => "gone",
-            None => "unknown",
+            None if self.covers(o) => Fate::Gone,
+            None => Fate::Unknown,
         }
     }
 
-    /// The object with this UID, anywhere in the snapshot.
-    pub(super) fn by_uid(&self, uid: &str) -> Option<crate::model::ObjId> {
-        self.snap.store.by_uid_text(uid)
-    }
-
     /// The snapshot object at these coordinates.
-    pub fn find(&self, o: &Obj) -> Option<crate::model::ObjId> {
+    pub fn find(&self, o: &ObjectRef) -> Option<crate::model::ObjId> {
         self.find_at(&o.group, &o.resource, &o.namespace, &o.name)
     }
 

@@ -663,3 +663,80 @@ fn a_write_can_land_after_another_chains_read_while_its_own_reads_keep_their_tim
         "{f3:?}"
     );
 }
+
+// ---- the row-9 cycle guard with mixed dependents ------------------------------------------
+
+/// The cluster of the live `check::cycle_guard_with_mixed_dependents_matches_the_gc`: `a` is
+/// deleted in the foreground; its dependent `b` (blocking) has two dependents of its own, `c`
+/// in foreground deletion (held there by `e`, which a custom finalizer keeps) and the plain
+/// `d`. attemptToDeleteItem(b) takes row 9, and because *one* of b's dependents is
+/// deletingDependents (garbagecollector.go: the loop over `item.getDependents()` breaks on the
+/// first `isDeletingDependents`) it first sends the unblockOwnerReferences patch, so `a`, no
+/// longer blocked, loses `foregroundDeletion` and goes while `b` waits for `c`.
+pub(crate) fn cycle_guard_mixed_dependents() -> Snapshot {
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "a", "u-a")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "b", "u-b")
+        .owner("v1", "ConfigMap", "a", "u-a")
+        .block(true);
+    c.obj("v1", "ConfigMap", "ns", "c", "u-c")
+        .owner("v1", "ConfigMap", "b", "u-b")
+        .block(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "d", "u-d")
+        .owner("v1", "ConfigMap", "b", "u-b")
+        .block(true);
+    c.obj("v1", "ConfigMap", "ns", "e", "u-e")
+        .owner("v1", "ConfigMap", "c", "u-c")
+        .block(true)
+        .finalizers(&["example.com/hold"]);
+    c.build()
+}
+
+/// The promise: the cycle guard fires when *any* dependent is deletingDependents, not only when
+/// all are (a `.all` here keeps `a` terminating for as long as `c` is held). Pinned on both
+/// plans at v1.20.2, as the real GC ended it live.
+#[test]
+fn cycle_guard_fires_when_any_of_mixed_dependents_is_deleting_dependents() {
+    let snap = cycle_guard_mixed_dependents();
+    let a = GarbageCollector::new(&snap, V1_20_2);
+    let restart = restart::predict(&a).plan;
+    let steady = Plan::steady_state(&a);
+    for (name, plan) in [("restart", &restart), ("steady state", &steady)] {
+        let unblocked: Vec<ObjId> = plan
+            .actions
+            .iter()
+            .filter(|x| x.verb == Verb::UnblockOwnerReferences)
+            .map(|x| x.target)
+            .collect();
+        assert_eq!(unblocked, [obj(&snap, "b")], "{name}: {:#?}", plan.actions);
+        assert_eq!(end(plan, &snap, "a"), EndState::Deleted, "{name}");
+        assert_eq!(
+            end(plan, &snap, "b"),
+            terminating_with(&snap, &["foregroundDeletion"]),
+            "{name}"
+        );
+        assert_eq!(
+            end(plan, &snap, "c"),
+            terminating_with(&snap, &["foregroundDeletion"]),
+            "{name}"
+        );
+        assert_eq!(end(plan, &snap, "d"), EndState::Deleted, "{name}");
+        assert_eq!(
+            end(plan, &snap, "e"),
+            terminating_with(&snap, &["example.com/hold"]),
+            "{name}"
+        );
+        for x in ["a", "b", "c", "d", "e"] {
+            assert!(alternatives(plan, &snap, x).is_empty(), "{name}: {x}");
+        }
+        // b keeps its reference to a, no longer blocking.
+        let id = obj(&snap, "b");
+        let refs = plan.end.owner_refs(&snap.store, id);
+        assert_eq!(refs.len(), 1, "{name}");
+        assert_ne!(refs[0].block_owner_deletion, Some(true), "{name}");
+    }
+}

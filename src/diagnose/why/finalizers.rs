@@ -1,15 +1,16 @@
 //! One finalizer of the object: who removes it, what it waits for now.
 
-use super::{Extras, FinalizerWhy, GroupObjectRef, Holds, NamespaceWhy, refs};
+use super::{Extras, FinalizerWhy, Holds, NamespaceWhy, refs};
 use crate::catalog::finalizers::{self as catalogue, FinalizerKind};
 use crate::catalog::managers;
+use crate::gc::ObjectRef;
 use crate::gc::{GarbageCollector, State};
 use crate::model::{ObjId, finalizers};
 use crate::namespace::deletion::Outlook;
 use crate::snapshot::Snapshot;
 
 /// Objects of the input that look like the controller's workload.
-fn controller_workloads(snap: &Snapshot, info: &catalogue::FinalizerInfo) -> Vec<GroupObjectRef> {
+fn controller_workloads(snap: &Snapshot, info: &catalogue::FinalizerInfo) -> Vec<ObjectRef> {
     let Some(w) = &info.workload else {
         return Vec::new();
     };

@@ -1,6 +1,7 @@
 //! What the GC does with the object: each reference classified, the verdict in words.
 
-use super::{GcWhy, GroupObjectRef, ReferenceWhy, refs};
+use super::{GcWhy, ReferenceWhy, refs};
+use crate::gc::ObjectRef;
 use crate::gc::{Dangling, GarbageCollector, RefClass, State, Verdict};
 use crate::model::ObjId;
 
@@ -62,7 +63,7 @@ pub(super) fn gc_why(gc: &GarbageCollector<'_>, state: &State, id: ObjId) -> GcW
                 uid: store.str(r.uid).to_owned(),
                 class: class.label(),
                 detail,
-                owner: owner.map(|o| GroupObjectRef::of(snap, o)),
+                owner: owner.map(|o| ObjectRef::of(snap, o)),
             }
         })
         .collect();

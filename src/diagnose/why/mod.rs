@@ -14,7 +14,8 @@ mod remedies;
 mod verdict;
 
 use super::analysis::{Analysis, ObjectOutcome};
-use crate::gc::GarbageCollector;
+use crate::gc::object_ref::by_group;
+use crate::gc::{GarbageCollector, ObjectRef};
 use crate::model::ObjId;
 use crate::namespace::deletion;
 use crate::snapshot::{Condition, Snapshot, parse_rfc3339};
@@ -40,50 +41,6 @@ pub struct Extras {
     /// For a PersistentVolumeClaim: the pods of its namespace that use it (name, and whether
     /// the pod is bound to a node), when the pods were read in full; `None`: not read.
     pub claim_users: Option<Vec<(String, bool)>>,
-}
-
-/// An object as `why` names it, by API group and kind: `{group, kind, namespace, name, uid}`
-/// (the `groupObjectRef` of `schemas/why.schema.json`). The audit, plan and apply reports name
-/// objects by apiVersion instead, with the GC's own [`crate::gc::ObjectRef`].
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct GroupObjectRef {
-    /// API group (`""` for core).
-    pub group: String,
-    /// Kind.
-    pub kind: String,
-    /// Namespace (`""` when cluster-scoped).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-    /// UID.
-    pub uid: String,
-}
-
-impl GroupObjectRef {
-    /// The reference to snapshot object `id`.
-    pub fn of(snap: &Snapshot, id: ObjId) -> GroupObjectRef {
-        let store = &snap.store;
-        let o = store.object(id);
-        let r = snap.resource_of(o);
-        GroupObjectRef {
-            group: r.group.clone(),
-            kind: r.kind.clone(),
-            namespace: store.str(o.namespace).to_owned(),
-            name: store.str(o.name).to_owned(),
-            uid: store.str(o.uid).to_owned(),
-        }
-    }
-
-    /// `Kind/name` with ` -n namespace` where it has one.
-    pub fn display(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{}/{}", self.kind, self.name)
-        } else {
-            format!("{}/{} -n {}", self.kind, self.name, self.namespace)
-        }
-    }
 }
 
 /// Whether something holds now.
@@ -117,14 +74,20 @@ pub struct FinalizerWhy {
     /// What it waits for now, in words.
     pub detail: String,
     /// The objects it waits for (blocking dependents, dependents to orphan, content).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub waiting_for: Vec<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "by_group::list"
+    )]
+    pub waiting_for: Vec<ObjectRef>,
     /// The field managers that set it (`metadata.managedFields`); empty when not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub set_by: Vec<String>,
     /// Where the controller's workload was found in the input, if anywhere.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub controller_found: Vec<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "by_group::list"
+    )]
+    pub controller_found: Vec<ObjectRef>,
     /// What stripping it by hand leaks or skips.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub leaks: String,
@@ -148,8 +111,11 @@ pub struct ReferenceWhy {
     /// Why, in words.
     pub detail: String,
     /// The owner, where it exists.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub owner: Option<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "by_group::option"
+    )]
+    pub owner: Option<ObjectRef>,
 }
 
 /// What the GC does with the object.
@@ -166,12 +132,18 @@ pub struct GcWhy {
     /// Each ownerReference.
     pub owner_references: Vec<ReferenceWhy>,
     /// Dependents (objects referencing this one), at most 50.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub dependents: Vec<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "by_group::list"
+    )]
+    pub dependents: Vec<ObjectRef>,
     /// Owners in foreground deletion that wait for this object to go (its references with
     /// blockOwnerDeletion=true to them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub blocks: Vec<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "by_group::list"
+    )]
+    pub blocks: Vec<ObjectRef>,
 }
 
 /// One thing that holds a namespace.
@@ -189,8 +161,11 @@ pub struct NamespaceBlockerWhy {
     /// In words, with the evidence.
     pub message: String,
     /// The objects concerned (content held by a finalizer, pods), at most 50.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub objects: Vec<GroupObjectRef>,
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "by_group::list"
+    )]
+    pub objects: Vec<ObjectRef>,
     /// Unavailable APIServices behind a discovery failure.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub api_services: Vec<crate::snapshot::ApiService>,
@@ -243,7 +218,8 @@ pub struct RemedyWhy {
 #[serde(rename_all = "camelCase")]
 pub struct Why {
     /// The object.
-    pub object: GroupObjectRef,
+    #[serde(serialize_with = "by_group::one")]
+    pub object: ObjectRef,
     /// `exists`, `terminating`, or `unknown` (not in the input, and not proven absent).
     pub state: &'static str,
     /// One sentence: the answer.
@@ -276,10 +252,10 @@ pub struct Why {
 /// At most this many objects are listed per group.
 const MAX_LISTED: usize = 50;
 
-pub(super) fn refs(snap: &Snapshot, ids: impl IntoIterator<Item = ObjId>) -> Vec<GroupObjectRef> {
+pub(super) fn refs(snap: &Snapshot, ids: impl IntoIterator<Item = ObjId>) -> Vec<ObjectRef> {
     ids.into_iter()
         .take(MAX_LISTED)
-        .map(|id| GroupObjectRef::of(snap, id))
+        .map(|id| ObjectRef::of(snap, id))
         .collect()
 }
 
@@ -302,7 +278,7 @@ pub fn why(gc: &GarbageCollector<'_>, analysis: &Analysis, id: ObjId, extras: &E
     let store = &snap.store;
     let state = gc.initial_state();
     let o = store.object(id);
-    let object = GroupObjectRef::of(snap, id);
+    let object = ObjectRef::of(snap, id);
     let terminating = o.being_deleted();
     let deletion_timestamp = terminating.then(|| store.str(o.deletion_timestamp).to_owned());
     let terminating_for = deletion_timestamp.as_deref().and_then(|t| age(snap, t));
@@ -386,8 +362,8 @@ pub fn why(gc: &GarbageCollector<'_>, analysis: &Analysis, id: ObjId, extras: &E
 /// The answer for an object the input does not hold where it does not prove it absent: its
 /// kind was forbidden, failed, not listed, or (files) not proven complete there. Everything
 /// about it is unknown, never "not found".
-pub fn unread(object: GroupObjectRef, reason: String) -> Why {
-    let who = object.display();
+pub fn unread(object: ObjectRef, reason: String) -> Why {
+    let who = object.to_string();
     Why {
         verdict: format!(
             "Whether {who} exists, and so what the GC does with it, is unknown: {reason}."

@@ -2,12 +2,14 @@
 //! read off the same plan `collect` prints ([`ObjectOutcome`]), with the one reason that
 //! decides it.
 
-use super::{FinalizerWhy, GcWhy, GroupObjectRef, Holds, NamespaceWhy, ReferenceWhy};
+use super::{FinalizerWhy, GcWhy, Holds, NamespaceWhy, ReferenceWhy};
 use crate::diagnose::analysis::ObjectOutcome;
+use crate::diagnose::timeline::{self, When};
+use crate::gc::ObjectRef;
 
 /// What the sentence is about.
 pub(super) struct Subject<'a> {
-    pub object: &'a GroupObjectRef,
+    pub object: &'a ObjectRef,
     pub terminating: bool,
     /// How long it has been terminating.
     pub age: Option<&'a str>,
@@ -21,7 +23,7 @@ pub(super) struct Subject<'a> {
 }
 
 pub(super) fn verdict(s: &Subject<'_>) -> String {
-    let who = s.object.display();
+    let who = s.object.to_string();
     let since = s.age.map(|a| format!(" for {a}")).unwrap_or_default();
     if let Some(ns) = s.namespace {
         return namespace_sentence(&who, &since, s.terminating, ns);
@@ -153,18 +155,31 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
             "{who} goes with its namespace: the namespace controller deletes it{then}."
         );
     }
+    let clause = timeline::clause(o.when, o.when_reason);
+    let because = timeline::because(o.when, o.when_reason);
     match (&o.after, o.when) {
-        (Some(owner), _) => format!(
+        (Some(owner), When::Now) => format!(
             "The GC will delete {who} in the cascade, after it deletes its owner {}{then}.",
-            owner.display()
+            owner
         ),
-        (None, "restart") => format!(
-            "The running GC leaves {who} alone, but a GC that starts on this state deletes it: \
-             {}{then}.",
+        (Some(owner), _) => format!(
+            "The GC will delete {who} in the cascade, after it deletes its owner {},{clause}{then}.",
+            owner
+        ),
+        (None, When::Now) if o.when_reason != Some(timeline::Reason::Written) => format!(
+            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            reason(s.object, s.gc)
+        ),
+        (None, When::Restart) => format!(
+            "The GC will delete {who}{clause}, not before: {}{because}{then}.",
+            reason(s.object, s.gc)
+        ),
+        (None, When::Never) => format!(
+            "The GC would delete {who} if it evaluated it ({}), but it never gets to it{because}{then}.",
             reason(s.object, s.gc)
         ),
         _ => format!(
-            "The GC will delete {who} as soon as it evaluates it: {}{then}.",
+            "The GC will delete {who}{clause}: {}{then}.",
             reason(s.object, s.gc)
         ),
     }
@@ -172,7 +187,7 @@ fn deleting_sentence(who: &str, s: &Subject<'_>) -> String {
 
 fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
     let o = s.outcome;
-    if o.when == "restart" {
+    if o.when == When::Restart {
         let at = o
             .at_restart
             .as_ref()
@@ -186,8 +201,9 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
             });
         return format!(
             "The running GC keeps {who}, but after kube-controller-manager restarts (or its \
-             leader changes) the GC {at}: {}.",
-            reason(s.object, s.gc)
+             leader changes) the GC {at}: {}{}.",
+            reason(s.object, s.gc),
+            timeline::because(o.when, o.when_reason)
         );
     }
     let g = s.gc;
@@ -219,7 +235,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
                 .map(|r| {
                     r.owner
                         .as_ref()
-                        .map_or(format!("{}/{}", r.kind, r.name), GroupObjectRef::display)
+                        .map_or(format!("{}/{}", r.kind, r.name), ToString::to_string)
                 })
                 .collect();
             match solid.as_slice() {
@@ -235,7 +251,7 @@ fn kept_sentence(who: &str, s: &Subject<'_>) -> String {
 }
 
 /// Why the GC deletes the object itself: the first reference it counts as gone.
-fn reason(object: &GroupObjectRef, g: &GcWhy) -> String {
+fn reason(object: &ObjectRef, g: &GcWhy) -> String {
     let Some(r) = g
         .owner_references
         .iter()
@@ -247,12 +263,12 @@ fn reason(object: &GroupObjectRef, g: &GcWhy) -> String {
     dangling_words(object, r)
 }
 
-fn dangling_words(object: &GroupObjectRef, r: &ReferenceWhy) -> String {
+fn dangling_words(object: &ObjectRef, r: &ReferenceWhy) -> String {
     let named = format!("{}/{}", r.kind, r.name);
     match (&r.owner, r.class) {
         (Some(owner), "waiting") => format!(
             "its owner {} is being deleted in the foreground and waits for it",
-            owner.display()
+            owner
         ),
         (Some(owner), _) if owner.namespace != object.namespace => format!(
             "its owner {named} is in namespace {}, but an ownerReference cannot cross \
@@ -298,7 +314,7 @@ fn blocks_words(g: &GcWhy) -> String {
     }
     format!(
         ", and it blocks the foreground deletion of {}",
-        join_and(g.blocks.iter().map(GroupObjectRef::display).collect())
+        join_and(g.blocks.iter().map(ToString::to_string).collect())
     )
 }
 

@@ -83,8 +83,7 @@ impl Graph {
         // one dependent, as in the GC's set). The edges come in dependent order, so counting
         // them per owner and placing them in that order (a counting sort) leaves each owner's
         // dependents in increasing order and a dependent's repeated references to one UID
-        // side by side: what sorting the pairs did, in linear time (the sort was a third of
-        // the graph's build on the 1M-object bench).
+        // side by side: what sorting the pairs did, in linear time (BENCHMARKS.md, "Figures behind the code").
         let mut dep_offsets = vec![0u32; nodes.len() + 1];
         for &(owner, _) in &edges {
             dep_offsets[owner as usize + 1] += 1;

@@ -331,8 +331,8 @@ fn constrained_order(mut edges: Vec<(ObjId, ObjId)>) -> Vec<ObjId> {
 
 /// Connected components of the ownership graph (owners and dependents by UID), plus each
 /// namespace that may be deleted with everything in it. Fixed once made: the runs on other
-/// threads read the same components (each had its own copy, and grouped the million objects
-/// again: a fifth of a steady-state plan on the 1M-object bench, on its longest thread).
+/// threads read the same components (each had its own copy, and grouped the objects again,
+/// on the plan's longest thread: BENCHMARKS.md, "Figures behind the code").
 pub(super) struct Components {
     /// Per graph node: its component's root.
     root: Vec<u32>,

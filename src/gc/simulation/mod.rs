@@ -594,8 +594,7 @@ fn has_unmonitored_owner(gc: &GarbageCollector<'_>, initial: &State, id: ObjId) 
 /// The objects [`may_act`] says yes to whatever the [`Unquiet`] set holds: the terminating
 /// ones, and the monitored ones with a reference to a node no monitored object stands for.
 /// A steady-state plan that waits for the audit's unquiet set works this out meanwhile (a
-/// pass over every reference, a fifth of the audit's time on the 1M-object bench, otherwise
-/// spent after the set arrives); with the set, [`MayAct::with`] gives what `may_act` gives
+/// pass over every reference, otherwise spent after the set arrives: BENCHMARKS.md, "Figures behind the code"); with the set, [`MayAct::with`] gives what `may_act` gives
 /// object by object.
 #[derive(Debug)]
 pub struct MayAct(BitSet);
@@ -626,7 +625,7 @@ impl MayAct {
 /// The monitored objects, not terminating in the initial state, that have a reference that
 /// is not solid there: where [`quiet`] says no. The audit classifies every reference for its
 /// own findings; handing the plan this set spares the plan a second classification of the
-/// whole snapshot (two thirds of a steady-state plan's set-up on the 1M-object bench).
+/// whole snapshot (BENCHMARKS.md, "Figures behind the code").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unquiet(BitSet);
 

@@ -277,6 +277,37 @@ fn row9_cycle_guard_unblocks_when_a_dependent_is_deleting_dependents() {
 }
 
 #[test]
+fn row9_cycle_guard_fires_when_any_of_mixed_dependents_is_deleting_dependents() {
+    // garbagecollector.go attemptToDeleteItem, row 9: the loop over the item's dependents
+    // unblocks on the *first* one that is deletingDependents. `b` waits for `a`; of its two
+    // dependents `c` is in foreground deletion and `d` is not: the guard fires (with `.all`
+    // it would not, and `a` would stay blocked behind `b`).
+    let mut c = Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "a", "a")
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    c.obj("v1", "ConfigMap", "ns", "b", "b")
+        .owner("v1", "ConfigMap", "a", "a")
+        .block(true);
+    c.obj("v1", "ConfigMap", "ns", "d", "d")
+        .owner("v1", "ConfigMap", "b", "b")
+        .block(true);
+    c.obj("v1", "ConfigMap", "ns", "c", "c")
+        .owner("v1", "ConfigMap", "b", "b")
+        .block(true)
+        .finalizers(&["foregroundDeletion"])
+        .deleting();
+    let s = c.build();
+    let want = Verdict::Delete {
+        policy: Policy::Foreground,
+        row: 9,
+        unblock_first: true,
+    };
+    assert_eq!(verdict(&s, v(28), "b"), want);
+    assert_eq!(verdict(&s, v(20), "b"), want);
+}
+
+#[test]
 fn row10_policy_follows_the_objects_own_finalizers() {
     let mut c = Cluster::new();
     c.obj("v1", "Pod", "ns", "orphaner", "a")

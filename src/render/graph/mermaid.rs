@@ -24,8 +24,12 @@ pub fn escape(s: &str) -> String {
             '"' | '#' | '&' | '<' | '>' | '`' | '\\' | '|' | '{' | '}' | '[' | ']' => {
                 let _ = write!(out, "#{};", c as u32);
             }
-            '\n' => out.push_str("<br/>"),
-            c if c.is_control() => out.push(' '),
+            // Controls (a newline too: a name is one line; the label's own lines are joined
+            // with `<br/>`) and the invisible characters that reorder or hide text, as visible
+            // `\u{NNNN}` (itself escaped).
+            c if crate::util::is_terminal_hostile(c) => {
+                out.push_str(&escape(&format!("\\u{{{:04x}}}", c as u32)));
+            }
             c => out.push(c),
         }
     }

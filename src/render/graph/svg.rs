@@ -349,15 +349,20 @@ pub fn render(doc: &GraphDocument, id: &str, focus: &[&str], deleted: &[&str]) -
             focus: focus.contains(&node.uid.as_str()),
         };
         let (fill, border, stroke, bw) = style::vertex(flags);
+        // The tooltip's lines are ours; what is in them is the cluster's, on one line each.
+        let line = crate::render::escape::one_line;
         let mut tip = format!(
             "{} {}/{}\nuid {}",
-            node.api_version, node.kind, node.name, node.uid
+            line(&node.api_version),
+            line(&node.kind),
+            line(&node.name),
+            line(&node.uid)
         );
         if !node.namespace.is_empty() {
-            let _ = write!(tip, "\nnamespace {}", node.namespace);
+            let _ = write!(tip, "\nnamespace {}", line(&node.namespace));
         }
         if !node.finalizers.is_empty() {
-            let _ = write!(tip, "\nfinalizers {}", node.finalizers.join(", "));
+            let _ = write!(tip, "\nfinalizers {}", line(&node.finalizers.join(", ")));
         }
         if root_blocker[v] {
             tip.push_str("\nblocks a foreground deletion");

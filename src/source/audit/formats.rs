@@ -78,7 +78,23 @@ pub(super) struct Seen {
     pub level: super::Level,
     /// Read with a problem (a field cut): the problem does not stand for a lost record.
     pub partial: bool,
+    /// [`who_key`] of the event: the same request read again must have it too.
+    pub who: u64,
+    /// Where it was read in its input.
+    pub line: u64,
 }
+
+/// Who made a request and how it was answered, hashed: two copies of one request that differ
+/// in it contradict each other.
+fn who_key(user: &str, code: u16) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (user, code).hash(&mut h);
+    h.finish()
+}
+
+/// Conflicting copies kept with where they were read.
+const MAX_CONFLICTS: usize = 20;
 
 /// [`records::request_key`] of an event built, with its object (GKE has no URI).
 fn event_key(e: &AuditEvent) -> u64 {
@@ -111,8 +127,9 @@ pub(super) struct Ctx<'s> {
     /// In a block parsed on another thread: the events seen, in order (the calling thread
     /// replays them: the window, out-of-order and duplicate counts are the whole read's).
     journal: Option<Vec<Seen>>,
-    /// [`Seen::key`] of every event read: a request read again is a duplicate.
-    requests: hashbrown::HashSet<u64>,
+    /// [`Seen::key`] of every event read, with its [`Seen::who`]: a request read again is a
+    /// duplicate, or a conflicting copy when who made or answered it differs.
+    requests: hashbrown::HashMap<u64, u64>,
     /// [`event_key`] of every event passed on (blocks parsed on other threads pass their
     /// events on before the calling thread knows which are duplicates: see [`Ctx::deliver`]).
     delivered: hashbrown::HashSet<u64>,
@@ -129,7 +146,7 @@ impl<'s> Ctx<'s> {
             input_max_us: None,
             parallel: Parallel::default(),
             journal: None,
-            requests: hashbrown::HashSet::new(),
+            requests: hashbrown::HashMap::new(),
             delivered: hashbrown::HashSet::new(),
             keep: None,
         }
@@ -195,9 +212,30 @@ impl<'s> Ctx<'s> {
         if e.partial {
             s.partial += 1;
         }
-        if !self.requests.insert(e.key) {
-            s.duplicates += 1;
-            return false;
+        match self.requests.entry(e.key) {
+            hashbrown::hash_map::Entry::Occupied(first) => {
+                if *first.get() == e.who {
+                    s.duplicates += 1;
+                } else {
+                    s.conflicting += 1;
+                    if s.conflicts.len() < MAX_CONFLICTS {
+                        s.conflicts.push(Problem {
+                            position: Position {
+                                source: self.source.clone(),
+                                line: e.line,
+                            },
+                            cause: "a copy of a request read before (the same auditID, time, \
+                                    verb and URI) with another user or response status: skipped, \
+                                    the first copy is kept"
+                                .to_owned(),
+                        });
+                    }
+                }
+                return false;
+            }
+            hashbrown::hash_map::Entry::Vacant(v) => {
+                v.insert(e.who);
+            }
         }
         s.events += 1;
         *s.levels.entry(e.level).or_default() += 1;
@@ -569,13 +607,15 @@ fn event(
 /// as read only in part.
 fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>, partial: bool) {
     match b {
-        Built::OtherStage => {}
+        Built::OtherStage => ctx.stats.other_stages += 1,
         Built::Dropped(d) => {
             ctx.seen(Seen {
                 time_us: d.time_us,
                 key: d.key,
                 level: d.level,
                 partial,
+                who: 0,
+                line,
             });
         }
         Built::Event(ev, cut) => {
@@ -588,6 +628,8 @@ fn built(ctx: &mut Ctx, b: Built, line: u64, item: Option<u64>, partial: bool) {
                 key: event_key(&ev),
                 level: ev.level,
                 partial,
+                who: who_key(&ev.user, ev.code),
+                line,
             });
             if fresh {
                 ctx.pass(*ev, line);

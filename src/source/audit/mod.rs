@@ -63,6 +63,16 @@ pub struct ReadStats {
     /// Events read again: the same request's final event in an input already read (a log and
     /// its `.gz`, overlapping exports), not counted in `events`, not passed on.
     pub duplicates: u64,
+    /// Events read again with the same auditID, time, verb and URI as one read before but
+    /// another user or response status: a log that contradicts itself (no healthy API server
+    /// writes that). Not counted in `events`, not passed on (the first copy read is kept);
+    /// the first ones are in `conflicts`.
+    pub conflicting: u64,
+    /// Where the first conflicting copies were read (at most 20), and what they contradict.
+    pub conflicts: Vec<Problem>,
+    /// Records of a request's earlier stage (`RequestReceived`, `ResponseStarted`): the
+    /// request's final event is the one read.
+    pub other_stages: u64,
     /// Events read with a problem (a field cut, an AKS record cut at 16 KiB): each is in
     /// `problems` but is no lost record.
     pub partial: u64,
@@ -94,14 +104,17 @@ pub struct ReadStats {
 
 impl ReadStats {
     /// What was read but gives no event, by why: `duplicate` (events read again),
-    /// `unreadable` (records that could not be read, each a problem), `other` (records of a
-    /// known envelope that hold no audit event: other services, categories or components).
-    /// Only the reasons that occurred.
+    /// `conflicting` (read again with another user or status), `earlier-stage` (a request's
+    /// `RequestReceived` or `ResponseStarted` record), `unreadable` (records that could not be
+    /// read, each a problem), `other` (records of a known envelope that hold no audit event:
+    /// other services, categories or components). Only the reasons that occurred.
     pub fn skipped(&self) -> std::collections::BTreeMap<&'static str, u64> {
         let unreadable =
             (self.problems.len() as u64 + self.more_problems).saturating_sub(self.partial);
         [
             ("duplicate", self.duplicates),
+            ("conflicting", self.conflicting),
+            ("earlier-stage", self.other_stages),
             ("unreadable", unreadable),
             ("other", self.other_records),
         ]

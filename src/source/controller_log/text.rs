@@ -153,8 +153,8 @@ pub(super) fn owner_refs(s: &str) -> Vec<Ident> {
             rest = after;
             continue;
         }
-        if here.starts_with('{') {
-            let end = here[1..].find(['{', '}']).map_or(here.len(), |e| e + 1);
+        if let Some(inner) = here.strip_prefix('{') {
+            let end = inner.find(['{', '}']).map_or(here.len(), |e| e + 1);
             let body = &here[1..end];
             if let Some(r) = reference_fields(body) {
                 out.push(r);

@@ -168,10 +168,9 @@ impl Coverage {
     }
 
     /// [`Coverage::seen_in`] for every `(kind, namespace)` pair at once: each kind's namespaces,
-    /// and all of them, built from sorted runs. Inserted pair by pair (a search among some
-    /// 2,000 namespaces' strings, and an allocation, each), the 1M List's 30,000 pairs ran
-    /// alone on one core at the end of the read: the gap before the graph went from a median
-    /// of 20 ms to 11.5 ms.
+    /// and all of them, built from sorted runs. Inserted pair by pair (a search among the
+    /// namespaces' strings, and an allocation, each), they ran alone on one core at the end
+    /// of the read (BENCHMARKS.md, "Figures behind the code").
     fn all_seen_in(&mut self, pairs: &[(u32, String)]) {
         let mut by_kind: Vec<Vec<&str>> = vec![Vec::new(); self.seen.len()];
         let mut all: Vec<&str> = Vec::with_capacity(pairs.len());

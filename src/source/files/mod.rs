@@ -239,25 +239,13 @@ fn check(
     Ok(())
 }
 
-/// True when the stream starts like a snapshot (plain or gzip), without consuming it.
+/// True when the stream starts like a snapshot (plain or compressed: the input layer's
+/// decompression), without consuming it.
 fn starts_like_snapshot(r: &mut dyn BufRead) -> bool {
     let Ok(head) = r.fill_buf() else {
         return false;
     };
-    if head.starts_with(&[0x1f, 0x8b]) {
-        let mut out = vec![0; 512];
-        let mut d = flate2::read::GzDecoder::new(head);
-        let mut n = 0;
-        while n < out.len() {
-            match d.read(&mut out[n..]) {
-                Ok(0) | Err(_) => break,
-                Ok(k) => n += k,
-            }
-        }
-        format::looks_like_snapshot(&out[..n])
-    } else {
-        format::looks_like_snapshot(head)
-    }
+    format::looks_like_snapshot(&crate::input::stream::text_head(head, 512))
 }
 
 /// The provenance of a file snapshot.
@@ -478,8 +466,8 @@ impl Newest {
     }
 
     fn offer(&mut self, text: &str) {
-        // The API server's own form is read by the store's strict scan (parsing every
-        // timestamp of a million objects in the general form was 2 % of reading them).
+        // The API server's own form is read by the store's strict scan (the general form
+        // for every timestamp showed in the read's profile: BENCHMARKS.md, "Figures behind the code").
         let t = match crate::model::timestamp::canonical_seconds(text) {
             Some(t) => Some(i64::from(t)),
             None => crate::snapshot::parse_rfc3339(text),

@@ -656,7 +656,7 @@ impl<'o> Reader<'o> {
     }
 
     /// [`split_api_version`], remembering the last answer: consecutive items share their
-    /// apiVersion, and splitting it was 1 % of reading a large List.
+    /// apiVersion, and splitting it showed in a large List's profile (BENCHMARKS.md, "Figures behind the code").
     pub(crate) fn split_api_version_cached<'a>(
         &mut self,
         api_version: &'a str,

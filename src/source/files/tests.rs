@@ -504,6 +504,43 @@ fn snapshot_among_other_inputs_is_an_error_with_a_hint() {
 }
 
 #[test]
+fn a_single_compressed_snapshot_given_to_f_is_read_as_the_snapshot() {
+    // The sniff decompresses through the input layer (gzip, xz, zstd alike): `-f snap.zst`
+    // alone is the snapshot, as `--snapshot snap.zst` is.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = crate::testkit::Cluster::new();
+    c.obj("v1", "ConfigMap", "ns", "a", "u-a");
+    let mut text = Vec::new();
+    crate::snapshot::format::write(&c.build(), &mut text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text).unwrap();
+    for (name, bytes) in [
+        ("s.ndjson", text.clone()),
+        ("s.ndjson.gz", gz.finish().unwrap()),
+        (
+            "s.ndjson.zst",
+            zstd::stream::encode_all(&text[..], 1).unwrap(),
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let s = read_files(&FileOptions {
+            paths: vec![path],
+            ..FileOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(s.store.len(), 1, "{name}");
+        // The snapshot's own provenance (testkit writes a live one), not a file read's.
+        assert_eq!(
+            s.provenance.source,
+            crate::snapshot::SourceKind::Live,
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn compressed_input_is_decompressed() {
     use std::io::Write;
     let text = br#"{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","uid":"u"}}"#;

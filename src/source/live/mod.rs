@@ -20,6 +20,7 @@
 //! percent-encodes each segment. Errors that mean "cannot talk to this cluster" (kubeconfig, connection, TLS,
 //! credentials) are [`Error::Cluster`] (exit code 4) with a one-line message and a hint.
 
+pub mod access;
 mod details;
 mod discovery;
 mod events;

@@ -199,7 +199,7 @@ pub(crate) fn decode_page(body: Bytes) -> Result<Page, String> {
 
 fn text(b: &Bytes) -> Cow<'_, str> {
     // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks byte by byte, and
-    // every string of every page goes through here (3 % of a live snapshot's CPU time).
+    // every string of every page goes through here (BENCHMARKS.md, "Figures behind the code").
     match std::str::from_utf8(b) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(b),

@@ -19,6 +19,8 @@
 //!    [`Update::Unreadable`] with `forbidden: true` (the caller makes that resource's verdicts
 //!    unknown), and retried every minute in case permissions change. Other failures are sent
 //!    once too, and retried with backoff. [`Update::Readable`] says when it works again.
+//!    A watch that fails, goes silent or is too old is [`Update::Interrupted`] until it is
+//!    open again ([`Update::Resumed`]) or the resource is listed again.
 //!
 //! Objects are decoded straight from the response bytes into borrowing [`MetaIn`]s and handed
 //! on as owned [`OwnedMeta`]: no `ObjectMeta` is built (no labels map, no managedFields).
@@ -145,6 +147,21 @@ pub enum Update {
     },
     /// The resource can be read again after [`Update::Unreadable`].
     Readable {
+        /// [`WatchTarget::key`].
+        key: usize,
+    },
+    /// The watch was lost (its request failed, the stream went silent, or its resourceVersion
+    /// is too old): events may be missing until [`Update::Resumed`] or the next
+    /// [`Update::Listed`]. Sent once per loss.
+    Interrupted {
+        /// [`WatchTarget::key`].
+        key: usize,
+        /// What the transport or the server said.
+        message: String,
+    },
+    /// The watch is open again from the last resourceVersion after [`Update::Interrupted`]:
+    /// the server sends what was missed before anything newer.
+    Resumed {
         /// [`WatchTarget::key`].
         key: usize,
     },
@@ -327,8 +344,22 @@ pub async fn watch_resource(
         // 2. Watch from there, reopening on timeouts and transient failures.
         let mut rv = rv;
         let mut watch_failures: u32 = 0;
+        let mut lost = false;
         loop {
-            match watch_once(&client, &target, &opts, &mut rv, &tx).await {
+            let end = watch_once(&client, &target, &opts, &mut rv, &tx, &mut lost).await;
+            if let Some(message) = lost_watch(&end)
+                && !std::mem::replace(&mut lost, true)
+                && tx
+                    .send(Update::Interrupted {
+                        key: target.key,
+                        message,
+                    })
+                    .await
+                    .is_err()
+            {
+                return;
+            }
+            match end {
                 WatchEnd::Closed => watch_failures = 0,
                 WatchEnd::Stopped => return,
                 WatchEnd::Gone => break,
@@ -367,6 +398,16 @@ pub async fn watch_resource(
     }
 }
 
+/// What a watch that ended this way lost (`None`: nothing; the server closed it on time, or
+/// the receiver is gone).
+fn lost_watch(end: &WatchEnd) -> Option<String> {
+    match end {
+        WatchEnd::Closed | WatchEnd::Stopped => None,
+        WatchEnd::Gone => Some("the watch's resourceVersion is too old (410); relisting".into()),
+        WatchEnd::Failed(f, _) => Some(f.describe()),
+    }
+}
+
 /// The watch URL: from `rv`, with bookmarks, ended by the server after `timeout`.
 fn watch_url(target: &WatchTarget, rv: &str, timeout: Duration) -> String {
     let q = super::path::query(&[
@@ -391,13 +432,15 @@ fn jittered(base: Duration, key: usize) -> Duration {
     base - Duration::from_secs((nanos ^ (key as u64).wrapping_mul(0x9E37_79B9)) % spread)
 }
 
-/// One watch request, read to its end.
+/// One watch request, read to its end. `lost`: an earlier watch was lost; once this one is
+/// open, [`Update::Resumed`] says so (and `lost` is cleared).
 async fn watch_once(
     client: &kube::Client,
     target: &WatchTarget,
     opts: &WatchOptions,
     rv: &mut String,
     tx: &mpsc::Sender<Update>,
+    lost: &mut bool,
 ) -> WatchEnd {
     let timeout = jittered(opts.watch_timeout, target.key);
     let url = watch_url(target, rv, timeout);
@@ -450,6 +493,9 @@ async fn watch_once(
             return WatchEnd::Gone;
         }
         return WatchEnd::Failed(f, retry_after);
+    }
+    if std::mem::take(lost) && tx.send(Update::Resumed { key: target.key }).await.is_err() {
+        return WatchEnd::Stopped;
     }
     let idle = timeout + Duration::from_secs(30);
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
@@ -571,6 +617,62 @@ mod tests {
         let gone = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (20)","reason":"Expired","code":410}}"#;
         let ev: EventIn = serde_json::from_slice(gone).unwrap();
         assert_eq!((ev.kind.as_ref(), ev.object.code), ("ERROR", Some(410)));
+    }
+
+    /// A watch that fails is reported lost at once, and current again once it is reopened
+    /// from its resourceVersion (before the events the server then sends).
+    #[tokio::test]
+    async fn a_lost_watch_is_said_and_so_is_its_resumption() {
+        use crate::source::live::testserver::{Reply, Script, Server};
+        let list = br#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[]}"#;
+        let event = b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\",\"namespace\":\"n\",\"uid\":\"u1\",\"resourceVersion\":\"6\"}}}\n";
+        let server = Server::start(Script::Answer(Box::new(move |_, n| match n {
+            0 => Reply::ok("application/json", list),
+            1 => Reply::status(503, "ServiceUnavailable"),
+            2 => Reply::ok("application/json", event),
+            _ => Reply::ok("application/json", b"").after(Duration::from_secs(30)),
+        })))
+        .await;
+        let (tx, mut rx) = mpsc::channel(16);
+        let target = WatchTarget::new(7, "", "v1", "configmaps");
+        let task = tokio::spawn(watch_resource(
+            server.client(),
+            target,
+            WatchOptions::default(),
+            tx,
+        ));
+        let mut seen = Vec::new();
+        while seen.len() < 4 {
+            let u = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("an update in time")
+                .expect("the stream goes on");
+            seen.push(match u {
+                Update::Listed { .. } => "listed".to_owned(),
+                Update::Interrupted { key, message } => {
+                    assert_eq!(key, 7);
+                    assert!(message.contains("503"), "{message}");
+                    "interrupted".to_owned()
+                }
+                Update::Resumed { .. } => "resumed".to_owned(),
+                Update::Applied { meta, .. } => format!("applied {}", meta.uid),
+                other => format!("{other:?}"),
+            });
+        }
+        task.abort();
+        assert_eq!(seen, ["listed", "interrupted", "resumed", "applied u1"]);
+        // Resumed from the list's resourceVersion: nothing was missed.
+        let watches: Vec<String> = server
+            .requests()
+            .iter()
+            .filter(|r| r.line.contains("watch=1"))
+            .take(2)
+            .map(|r| r.line.clone())
+            .collect();
+        assert!(
+            watches.iter().all(|w| w.contains("resourceVersion=5")),
+            "{watches:?}"
+        );
     }
 
     #[test]

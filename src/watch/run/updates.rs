@@ -22,7 +22,7 @@ pub(super) fn unreadable_notice(r: &Resource, forbidden: bool, message: &str) ->
 /// Applies one update from a stream. `live`: after the initial sync (relists and readability
 /// changes are evaluated at once).
 pub(super) fn handle(
-    engine: &mut Engine,
+    engine: &mut impl Model,
     lp: &mut Loop<'_>,
     sink: &mut dyn Sink,
     metrics: &Metrics,
@@ -30,17 +30,20 @@ pub(super) fn handle(
     update: Update,
     live: bool,
 ) -> Result<bool> {
-    let flush_first = |engine: &mut Engine,
-                       sink: &mut dyn Sink,
-                       held_when: &mut HashMap<String, Option<When>>,
-                       uid: &str|
-     -> Result<bool> {
+    fn flush_first(
+        engine: &mut impl Model,
+        sink: &mut dyn Sink,
+        metrics: &Metrics,
+        held_when: &mut HashMap<String, Option<When>>,
+        uid: &str,
+        live: bool,
+    ) -> Result<bool> {
         if live && engine.must_flush_before(uid) {
             let ts = engine.flush(Cause::Event);
             return emit(sink, metrics, held_when, &ts);
         }
         Ok(true)
-    };
+    }
     match update {
         Update::Applied {
             key,
@@ -51,7 +54,7 @@ pub(super) fn handle(
                 return Ok(true);
             };
             metrics.event("applied");
-            if !flush_first(engine, sink, held_when, &meta.uid)? {
+            if !flush_first(engine, sink, metrics, held_when, &meta.uid, live)? {
                 return Ok(false);
             }
             engine.apply(rid, &meta, Some(received));
@@ -65,7 +68,7 @@ pub(super) fn handle(
                 return Ok(true);
             }
             metrics.event("deleted");
-            if !flush_first(engine, sink, held_when, &meta.uid)? {
+            if !flush_first(engine, sink, metrics, held_when, &meta.uid, live)? {
                 return Ok(false);
             }
             engine.delete(&meta.uid, Some(received));
@@ -92,6 +95,8 @@ pub(super) fn handle(
                 }
             }
             reconcile(engine, rid, &objects);
+            // Current only once what was listed is in.
+            engine.stream_health(rid, StreamHealth::Current);
             if !live {
                 engine.set_outcome(rid, ListOutcome::Complete);
                 return Ok(true);
@@ -122,8 +127,24 @@ pub(super) fn handle(
             }
             s.unreadable = true;
             let rid = s.resource;
-            let r = &engine.world().resources()[rid.index()];
-            sink.notice(&unreadable_notice(r, forbidden, &message));
+            // Forbidden is not staleness: what depends on it is unknown, and stays so.
+            engine.stream_health(
+                rid,
+                if forbidden {
+                    StreamHealth::Current
+                } else {
+                    StreamHealth::Interrupted {
+                        since: Instant::now(),
+                        message: message.clone(),
+                    }
+                },
+            );
+            let notice = unreadable_notice(
+                &engine.world().resources()[rid.index()],
+                forbidden,
+                &message,
+            );
+            sink.notice(&notice);
             engine.set_outcome(
                 rid,
                 if forbidden {
@@ -138,11 +159,22 @@ pub(super) fn handle(
             }
         }
         Update::Readable { .. } => {}
+        Update::Interrupted { key, message } => {
+            if let Some(s) = lp.streams.get(&key) {
+                let since = Instant::now();
+                engine.stream_health(s.resource, StreamHealth::Interrupted { since, message });
+            }
+        }
+        Update::Resumed { key } => {
+            if let Some(s) = lp.streams.get(&key) {
+                engine.stream_health(s.resource, StreamHealth::Current);
+            }
+        }
     }
     Ok(true)
 }
 
-fn reconcile(engine: &mut Engine, rid: ResourceId, objects: &[OwnedMeta]) {
+fn reconcile(engine: &mut impl Model, rid: ResourceId, objects: &[OwnedMeta]) {
     engine.reconcile(rid, objects);
 }
 
@@ -150,7 +182,7 @@ fn reconcile(engine: &mut Engine, rid: ResourceId, objects: &[OwnedMeta]) {
 /// version stopped being served), the table is replaced, streams are started and stopped, and
 /// everything is evaluated again (the GC resets its REST mapper then too, §5.1).
 pub(super) fn rediscover(
-    engine: &mut Engine,
+    engine: &mut impl Model,
     lp: &mut Loop<'_>,
     sink: &mut dyn Sink,
     rows: Vec<Resource>,

@@ -39,7 +39,7 @@ fn a_collection_deletion_lists_what_it_took_from_the_state_before() {
         collection(5),
         collection(6),
     ];
-    let h = history(&events, Some(&shop_before()));
+    let h = history(&events, Some(&mut shop_before()));
     let colls: Vec<&Item> = h
         .items
         .iter()
@@ -55,14 +55,8 @@ fn a_collection_deletion_lists_what_it_took_from_the_state_before() {
     c.obj("v1", "ConfigMap", "shop", "held", "u-held")
         .finalizers(&["example.com/keep"])
         .deleting();
-    let after = c.build();
-    let h = history_between(
-        &events,
-        States {
-            before: Some(&shop_before()),
-            after: Some(&after),
-        },
-    );
+    let mut after = c.build();
+    let h = history_between(&events, Some(&mut shop_before()), Some(&mut after));
     let first = h
         .items
         .iter()
@@ -87,7 +81,11 @@ fn identical_retries_collapse_to_one_row_with_a_count_and_span() {
     let mut h = history(&events, None);
     assert_eq!(h.summary.logged, 6);
     h.collapse();
-    let rows: Vec<(&str, usize)> = h.items.iter().map(|i| (i.action, i.count)).collect();
+    let rows: Vec<(&str, usize)> = h
+        .items
+        .iter()
+        .map(|i| (i.action.as_str(), i.count))
+        .collect();
     // The collection retried before and after a's deletion: one row of four, in time order
     // of the first.
     assert_eq!(
@@ -99,7 +97,10 @@ fn identical_retries_collapse_to_one_row_with_a_count_and_span() {
     let row = &h.items[1];
     assert_eq!(row.time, format_us(T0 + 5000));
     assert_eq!(row.last.as_deref(), Some(format_us(T0 + 9000).as_str()));
-    assert_eq!(h.summary.by_actor.get("namespace-controller"), Some(&4));
+    assert_eq!(
+        h.summary.by_actor.get(&ActorKind::NamespaceController),
+        Some(&4)
+    );
     let json = serde_json::to_value(row).unwrap();
     assert_eq!(json["count"], 4);
     // A single action carries count 1 and no span.
@@ -111,4 +112,65 @@ fn identical_retries_collapse_to_one_row_with_a_count_and_span() {
     let mut h = history(&[collection(5), other, collection(7)], None);
     h.collapse();
     assert_eq!(h.items.len(), 2);
+}
+
+/// F8: what the history keeps is capped; a log past a cap is an error that names it (exit
+/// 3), never an abort or a silent cut.
+#[test]
+fn a_log_past_a_cap_is_an_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.log");
+    let line = |i: usize| {
+        serde_json::json!({"kind": "Event", "apiVersion": "audit.k8s.io/v1",
+            "level": "Metadata", "auditID": format!("id-{i}"), "stage": "ResponseComplete",
+            "verb": "delete", "requestURI": format!("/api/v1/namespaces/a/pods/p{i}"),
+            "user": {"username": GC_USER}, "userAgent": "test",
+            "objectRef": {"resource": "pods", "namespace": "a", "name": format!("p{i}"),
+                "apiVersion": "v1"},
+            "responseStatus": {"metadata": {}, "code": 200},
+            "stageTimestamp": "2026-11-26T01:00:00.000001Z"})
+        .to_string()
+    };
+    let text: Vec<String> = (0..5).map(line).collect();
+    std::fs::write(&log, text.join("\n")).unwrap();
+    let query = |actions| Query {
+        logs: Logs {
+            paths: vec![log.clone()],
+            max_input_bytes: 0,
+        },
+        kcm: Default::default(),
+        before: None,
+        after: None,
+        gc_version: crate::catalog::KubeVersion::NEWEST,
+        select: Select::default(),
+        caps: Caps {
+            actions,
+            ..Caps::default()
+        },
+    };
+    let e = from_logs(query(4)).err().expect("past the cap");
+    assert_eq!(e.exit_code(), crate::error::exit::INPUT);
+    assert!(
+        e.to_string()
+            .contains("more than 4 actions (the cap on actions kept)"),
+        "{e}"
+    );
+    let a = from_logs(query(5)).expect("within the cap");
+    assert_eq!(a.history.summary.logged, 5);
+    // Each cap is counted where it is kept.
+    let mut r = Recorder::with_caps(Caps {
+        refs: 3,
+        ..Caps::default()
+    });
+    let refs = |n| {
+        (0..n).map(|_| RefSeen {
+            api_version: crate::model::Sym::EMPTY,
+            kind: crate::model::Sym::EMPTY,
+            name: crate::model::Sym::EMPTY,
+            uid: crate::model::Sym::EMPTY,
+        })
+    };
+    assert!(r.refs(refs(3)).is_some());
+    assert!(r.refs(refs(1)).is_none());
+    assert_eq!(r.over, Some(CapHit::Refs(3)));
 }

@@ -167,7 +167,7 @@ pub(super) fn plan_from(
         .collect();
     let mut outcomes = Vec::new();
     // The objects that are stuck or have alternatives, as a mask: most objects are neither,
-    // and one lookup in a map per object was most of this loop on the 1M-object bench.
+    // and one lookup in a map per object was most of this loop (BENCHMARKS.md, "Figures behind the code").
     let mut listed = vec![false; store.len()];
     for id in run.stuck.keys().chain(alternatives.keys()) {
         listed[id.index()] = true;

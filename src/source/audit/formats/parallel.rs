@@ -68,6 +68,7 @@ fn replay(ctx: &mut Ctx, st: &mut St, done: BlockDone) {
     st.records += s.records;
     st.known += done.known;
     ctx.stats.other_records += s.other_records;
+    ctx.stats.other_stages += s.other_stages;
     for (format, n) in s.by_format {
         *ctx.stats.by_format.entry(format).or_default() += n;
     }
