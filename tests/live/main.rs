@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     if let Some(code) = source::bench_mode(&args) {
         return code;
     }
-    let suites: [&dyn harness::AnySuite; 18] = [
+    let suites: [&dyn harness::AnySuite; 19] = [
         &source::SUITE,
         &lists::SUITE,
         &cli::SUITE,
