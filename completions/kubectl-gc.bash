@@ -40,6 +40,9 @@ _kubectl_gc() {
             kubectl_gc,history)
                 cmd="kubectl_gc__subcmd__history"
                 ;;
+            kubectl_gc,mcp)
+                cmd="kubectl_gc__subcmd__mcp"
+                ;;
             kubectl_gc,options)
                 cmd="kubectl_gc__subcmd__options"
                 ;;
@@ -115,6 +118,9 @@ _kubectl_gc() {
             kubectl_gc__subcmd__help,history)
                 cmd="kubectl_gc__subcmd__help__subcmd__history"
                 ;;
+            kubectl_gc__subcmd__help,mcp)
+                cmd="kubectl_gc__subcmd__help__subcmd__mcp"
+                ;;
             kubectl_gc__subcmd__help,options)
                 cmd="kubectl_gc__subcmd__help__subcmd__options"
                 ;;
@@ -155,7 +161,7 @@ _kubectl_gc() {
 
     case "${cmd}" in
         kubectl_gc)
-            opts="-f -R -n -A -l -s -v -h -V --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help --version audit collect check snapshot graph history relink why watch admit policy completion options version help"
+            opts="-f -R -n -A -l -s -v -h -V --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help --version audit collect check snapshot graph history relink why watch admit policy mcp completion options version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,7 +366,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__admit)
-            opts="-f -R -n -A -l -s -v -h --mode --listen --tls-cert-file --tls-private-key-file --timeout --max-in-flight --only-namespace --skip-namespace --print-config --url --ca-file --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-f -R -n -A -l -s -v -h --mode --listen --tls-cert-file --tls-private-key-file --client-ca-file --timeout --max-in-flight --max-connections --only-namespace --skip-namespace --print-config --url --ca-file --release --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -404,11 +410,30 @@ _kubectl_gc() {
                     fi
                     return 0
                     ;;
+                --client-ca-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-in-flight)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-connections)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -437,6 +462,10 @@ _kubectl_gc() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --release)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --snapshot)
@@ -2963,7 +2992,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__help)
-            opts="audit collect check snapshot graph history relink why watch admit policy completion options version help"
+            opts="audit collect check snapshot graph history relink why watch admit policy mcp completion options version help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3144,6 +3173,20 @@ _kubectl_gc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl_gc__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl_gc__subcmd__help__subcmd__options)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -3243,7 +3286,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__history)
-            opts="-o -f -R -n -A -l -s -v -h --audit-log --controller-manager-log --events --journal --year --actor --since --until --after --output --output-file --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-o -f -R -n -A -l -s -v -h --audit-log --controller-manager-log --year --actor --since --until --after --output --output-file --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3255,36 +3298,6 @@ _kubectl_gc() {
                     ;;
                 --controller-manager-log)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --events)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
-                    return 0
-                    ;;
-                --journal)
-                    local oldifs
-                    if [ -n "${IFS+x}" ]; then
-                        oldifs="$IFS"
-                    fi
-                    IFS=$'\n'
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    if [ -n "${oldifs+x}" ]; then
-                        IFS="$oldifs"
-                    fi
-                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-                        compopt -o filenames
-                    fi
                     return 0
                     ;;
                 --year)
@@ -3328,6 +3341,257 @@ _kubectl_gc() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --snapshot)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-input-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --all-namespaces)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                -A)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --client-certificate)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --client-key)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --insecure-skip-tls-verify)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chunk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gc-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl_gc__subcmd__mcp)
+            opts="-f -R -n -A -l -s -v -h --root --allow-apply --listen --token-file --timeout --max-answer-size --max-concurrency --plan-ttl --qps --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-answer-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --qps)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --snapshot)

@@ -264,3 +264,34 @@ fn the_table_says_which_source_proves_each_row() {
         "{cross}"
     );
 }
+
+#[test]
+fn a_state_before_explains_the_logs_deletions_on_the_gc_model() {
+    // The log alone names no owner of edit/dep or dangling/dep at --v=2; the state before does,
+    // and the GC model of it says what the GC found (as for the audit log's deletions).
+    let doc = history(&[
+        "--controller-manager-log",
+        &data("v2/kube-controller-manager.log"),
+        "--year",
+        "2026",
+        "-f",
+        &data("v2/before.json"),
+        "--assume-complete",
+    ]);
+    for (name, cause) in [
+        ("edit/dep", "owner-coordinates-mismatch"),
+        ("dangling/dep", "dangling-owner"),
+        // The log's own lines win where they prove a cause.
+        ("cross/dep", "cross-namespace-owner"),
+        ("fg/mid", "owner-deleted"),
+    ] {
+        let r = row(&doc, "delete", name);
+        assert_eq!(r.len(), 1, "{name}");
+        assert_eq!(r[0]["cause"]["type"], cause, "{name}: {}", r[0]["cause"]);
+        assert_eq!(r[0]["level"], "log", "{name}");
+    }
+    assert_eq!(
+        row(&doc, "delete", "cross/dep")[0]["cause"]["owner"]["namespace"],
+        "ops"
+    );
+}

@@ -44,6 +44,7 @@ pub(super) fn build(
         None => vec![Vec::new(); f.items.len()],
     };
     let mut items = std::mem::take(&mut f.items);
+    let states = f.before.is_some() || f.after.is_some();
     let notes_of = f.acts.iter().map(|a| (a.log, a.evidence.origin));
     for ((((item, cause), fate), taken), (log, origin)) in items
         .iter_mut()
@@ -57,7 +58,7 @@ pub(super) fn build(
             Some(n) if item.action != Verb::GcStart => super::kcm::merged_cause(
                 cause,
                 &rec.log_notes[n as usize].cause,
-                origin == Origin::AuditLog,
+                origin == Origin::AuditLog || states,
             ),
             _ => cause,
         };

@@ -411,12 +411,13 @@ fn log_action(
 
 /// The cause of an action the log shows: the log's where its lines prove one (the GC's own
 /// words about this object: the owner's real namespace, the Foreground owner), with the chain's
-/// root and the policy of the answer's where that has them; else the answer's (`audit`: the
-/// audit log shows the action too, so its cause rests on more than the log's silence).
-pub(super) fn merged_cause(answer: Option<Cause>, log: &Cause, audit: bool) -> Option<Cause> {
+/// root and the policy of the answer's where that has them; else the answer's (`more`: the
+/// audit log shows the action too, or a state around the log was read, so the answer's rests
+/// on more than the log's silence).
+pub(super) fn merged_cause(answer: Option<Cause>, log: &Cause, more: bool) -> Option<Cause> {
     if log.type_ == CauseKind::Unknown {
         return match answer {
-            Some(c) if audit || c.type_ != CauseKind::Unknown => Some(c),
+            Some(c) if more || c.type_ != CauseKind::Unknown => Some(c),
             _ => Some(log.clone()),
         };
     }
