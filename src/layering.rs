@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "diagnose",
         &[
             "source",
+            "lookup",
             "gc",
             "namespace",
             "model",
