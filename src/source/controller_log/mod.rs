@@ -299,8 +299,7 @@ pub fn require_work(stats: &LogStats, paths: &[std::path::PathBuf]) -> crate::er
         why,
         Some(
             "the GC logs each deletion from --v=2 and each step from --v=4 (upstream's default \
-             is 0): run kube-controller-manager with --v=2, or give --audit-log, --events or \
-             --journal"
+             is 0): run kube-controller-manager with --v=2, or give --audit-log"
                 .to_owned(),
         ),
     ))

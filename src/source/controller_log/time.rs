@@ -130,7 +130,7 @@ pub enum YearFrom {
     Flag,
     /// A whole time in the same input (klog's `Log file created at:` line).
     File,
-    /// The window of the other sources read with it (`--audit-log`, `--events`, …).
+    /// The window of the other sources read with it (`--audit-log`).
     OtherSources,
     /// The file's modification time (its last line was written then, or before).
     Modified,
