@@ -295,3 +295,38 @@ fn a_state_before_explains_the_logs_deletions_on_the_gc_model() {
         "ops"
     );
 }
+
+#[test]
+fn a_line_read_twice_is_one_action() {
+    // A rotated file beside its .gz copy: the directory holds the same lines twice.
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read(data("v2/kube-controller-manager.log")).unwrap();
+    std::fs::write(dir.path().join("kube-controller-manager.log"), &log).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(dir.path().join("kube-controller-manager.log.1.gz")).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut gz, &log).unwrap();
+    gz.finish().unwrap();
+    let once = history(&[
+        "--controller-manager-log",
+        &data("v2/kube-controller-manager.log"),
+        "--year",
+        "2026",
+    ]);
+    let twice = history(&[
+        "--controller-manager-log",
+        dir.path().to_str().unwrap(),
+        "--year",
+        "2026",
+    ]);
+    assert_eq!(rows(&twice).len(), rows(&once).len());
+    assert!(
+        twice["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|it| it["count"] == 1)
+    );
+    assert!(twice["summary"]["notes"].to_string().contains("read twice"));
+}

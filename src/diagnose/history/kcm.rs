@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::model::Sym;
 use crate::source::audit::Level;
 use crate::source::controller_log::{self, Ident, LogOptions, Problem};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The user the log's own actions name: the log says which controller acted, not with which
 /// credentials.
@@ -236,9 +236,17 @@ impl Recorder {
             }
         }
         let mut taken = vec![false; self.actions.len()];
+        // A line read twice (a rotated file and its `.gz` copy, overlapping exports) is one
+        // action: the same time to the microsecond, action and object.
+        let mut seen: HashSet<(i64, &str, ObjKey)> = HashSet::new();
+        let mut twice = 0usize;
         for a in &log.actions {
             let o = obj_of(&a.object, a.resource.as_ref());
             let key = self.key_of_obj(&o);
+            if !seen.insert((a.time_us, a.action, key)) {
+                twice += 1;
+                continue;
+            }
             let uid = self.intern(&o.uid);
             let note = self.note(LogNote {
                 proof: proof_of(a),
@@ -273,6 +281,10 @@ impl Recorder {
             }
         }
         for s in &log.starts {
+            if !seen.insert((s.time_us, "gc-start", ObjKey::default())) {
+                twice += 1;
+                continue;
+            }
             let says = format!(
                 "the garbage collector started{}: it builds its graph anew from fresh lists and \
                  acts on what it finds there",
@@ -303,6 +315,12 @@ impl Recorder {
             self.gc_starts.push(s.time_us);
         }
         self.gc_starts.sort_unstable();
+        if twice > 0 {
+            self.log_limits.push(format!(
+                "{twice} line(s) of the controller-manager log were read twice (overlapping \
+                 inputs: a rotated file and its .gz copy?): each action is shown once"
+            ));
+        }
         self.log_limits.extend(log.notes);
     }
 
