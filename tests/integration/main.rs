@@ -19,6 +19,7 @@ mod history;
 mod hostile;
 mod html_pictures;
 mod inputs;
+mod kcm_log;
 mod mcp;
 mod readme;
 mod realdata;
