@@ -500,6 +500,7 @@ fn child(phase: &str, path: &Path) {
                     paths: vec![path.to_path_buf()],
                     max_input_bytes: 0,
                 },
+                kcm: Default::default(),
                 before: None,
                 after: None,
                 gc_version: kubectl_gc::catalog::KubeVersion::NEWEST,

@@ -577,6 +577,8 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
         }
         &'kubectl-gc;history'= {
             cand --audit-log 'API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable). JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are recognised by content'
+            cand --controller-manager-log 'kube-controller-manager''s own log, for clusters without an audit log: files, rotated and `.gz` files, directories and must-gathers (files naming the controller manager), `-` for stdin (repeatable). klog text at any --v, `kubectl logs` with or without --timestamps, journald (short-iso, json), the JSON logging format, Cloud Logging and CloudWatch exports'
+            cand --year 'The year of the controller manager''s klog times, which have none (of each input''s first line; default: the log''s own header, the audit log''s window, or the file''s modification time, said in a note)'
             cand --actor 'Only actions by the garbage collector, the namespace controller, users and other controllers (`user`), or all'
             cand --since 'Only actions at or after this time: RFC 3339, or a duration back from now (90s, 15m, 1h30m, 2d), as kubectl logs --since takes one'
             cand --until 'Only actions at or before this time: RFC 3339, or a duration back from now'

@@ -573,8 +573,25 @@ pub struct HistoryArgs {
     /// API-server audit logs: files, directories, globs, `.gz`, `-` for stdin (repeatable).
     /// JSON lines, webhook EventLists, OpenShift must-gathers, EKS, GKE and AKS exports are
     /// recognised by content.
-    #[arg(long = "audit-log", value_name = "PATH", required = true, value_hint = ValueHint::AnyPath)]
+    #[arg(
+        long = "audit-log",
+        value_name = "PATH",
+        required_unless_present = "controller_manager_log",
+        value_hint = ValueHint::AnyPath
+    )]
     pub audit_log: Vec<std::path::PathBuf>,
+    /// kube-controller-manager's own log, for clusters without an audit log: files, rotated
+    /// and `.gz` files, directories and must-gathers (files naming the controller manager),
+    /// `-` for stdin (repeatable). klog text at any --v, `kubectl logs` with or without
+    /// --timestamps, journald (short-iso, json), the JSON logging format, Cloud Logging and
+    /// CloudWatch exports.
+    #[arg(long = "controller-manager-log", value_name = "PATH", value_hint = ValueHint::AnyPath)]
+    pub controller_manager_log: Vec<std::path::PathBuf>,
+    /// The year of the controller manager's klog times, which have none (of each input's
+    /// first line; default: the log's own header, the audit log's window, or the file's
+    /// modification time, said in a note).
+    #[arg(long, value_name = "YYYY", value_parser = clap::value_parser!(i64).range(1970..=9999))]
+    pub year: Option<i64>,
     /// Only actions by the garbage collector, the namespace controller, users and other
     /// controllers (`user`), or all.
     #[arg(long, value_enum, default_value_t = HistoryActor::All)]

@@ -1,9 +1,9 @@
-//! `kubectl gc history --audit-log PATH…`: the states before (`--snapshot`/`-f`) and after
+//! `kubectl gc history --audit-log PATH… --controller-manager-log PATH…`: the states before (`--snapshot`/`-f`) and after
 //! (`--after`) when given, one question to `diagnose::history::from_logs`, the answer printed
 //! (`render::history`).
 
 use crate::cli::{GlobalArgs, HistoryActor, HistoryArgs, HistoryFormat};
-use crate::diagnose::history::{Actors, Caps, Logs, Query, Select, from_logs};
+use crate::diagnose::history::{Actors, Caps, KcmLogs, Logs, Query, Select, from_logs};
 use crate::error::{Error, Result, exit};
 use crate::model::selector::Selector;
 use crate::render::sink::Sink;
@@ -32,6 +32,11 @@ pub async fn run(g: &GlobalArgs, args: &HistoryArgs) -> Result<u8> {
         logs: Logs {
             paths: args.audit_log.clone(),
             max_input_bytes: g.max_input_size,
+        },
+        kcm: KcmLogs {
+            paths: args.controller_manager_log.clone(),
+            max_input_bytes: g.max_input_size,
+            year: args.year,
         },
         before: before.as_mut().map(|l| &mut l.snapshot),
         after: after.as_mut(),

@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod apply;
 pub mod audit;
 pub mod code;
+pub mod controller_log;
 pub mod finding;
 pub mod health;
 pub mod history;

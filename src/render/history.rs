@@ -14,6 +14,8 @@ use crate::diagnose::history::{
 use owo_colors::OwoColorize;
 use std::io::Write;
 
+mod sources;
+
 /// The first records that could not be read, as warnings (`warning: file:line: cause`), and
 /// how many more.
 pub fn warnings(w: &mut dyn Write, a: &Answer) -> std::io::Result<()> {
@@ -43,7 +45,7 @@ pub fn warnings(w: &mut dyn Write, a: &Answer) -> std::io::Result<()> {
             a.unreadable - shown
         )?;
     }
-    Ok(())
+    sources::warnings(w, a)
 }
 
 /// The JSON document: `{"apiVersion", "kind": "History", "items": […], "unlogged": […],
@@ -94,8 +96,17 @@ pub fn story<'h>(items: &'h [Item], summary: &'h Summary) -> Story<'h> {
     }
 }
 
-/// `N event(s) from M record(s) (K skipped: …)`: what was read, and what of it gave no event.
+/// What was read: of the audit log (`N event(s) from M record(s) (K skipped: …)`: what of
+/// it gave no event), of the controller manager's log.
 fn read_line(read: &Read) -> String {
+    match (sources::log_line(read), read.records) {
+        (Some(l), 0) => l,
+        (Some(l), _) => format!("{}; {l}", audit_read_line(read)),
+        (None, _) => audit_read_line(read),
+    }
+}
+
+fn audit_read_line(read: &Read) -> String {
     let why: Vec<String> = read
         .skipped_by
         .iter()
@@ -116,6 +127,9 @@ fn read_line(read: &Read) -> String {
 
 /// The object of a row: a namespace's content names the resources it stands for.
 fn object_text(it: &Item) -> String {
+    if it.action == Verb::GcStart {
+        return "-".to_owned();
+    }
     match it.resources.len() {
         0 => it.object.display(),
         n => format!("{} ({n} resources)", it.object.display()),
@@ -123,6 +137,9 @@ fn object_text(it: &Item) -> String {
 }
 
 fn cause_text(it: &Item, wide: bool) -> String {
+    if let Some(s) = sources::start_text(it) {
+        return s;
+    }
     let Some(c) = &it.cause else {
         return "-".to_owned();
     };
@@ -151,6 +168,7 @@ fn cause_text(it: &Item, wide: bool) -> String {
         None if c.rootless() => s.push_str(" ← no action: the reference was broken"),
         None => s.push_str(" ← root not in the inputs"),
     }
+    s.push_str(&sources::after_start(it));
     if wide {
         s.push_str(&format!(" — {}", c.detail));
     }
@@ -243,6 +261,11 @@ pub fn table(
     if repeated {
         header.push("REPEATED");
     }
+    // Sources besides the audit log: which of them show each row.
+    let proven = sources::other_sources(&h.items);
+    if proven {
+        header.push("PROVEN BY");
+    }
     if wide {
         header.extend(["USER", "SOURCE"]);
     }
@@ -264,6 +287,9 @@ pub fn table(
                 Some(last) if it.count > 1 => format!("×{} until {last}", it.count),
                 _ => "-".to_owned(),
             });
+        }
+        if proven {
+            row.push(sources::proven_by(it));
         }
         if wide {
             row.push(sanitize(&it.actor.display()).into_owned());

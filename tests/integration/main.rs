@@ -20,6 +20,7 @@ mod hostile;
 mod html_pictures;
 mod inputs;
 mod judge;
+mod kcm_log;
 mod mcp;
 mod readme;
 mod realdata;

@@ -559,7 +559,7 @@ fn output_file_is_written_whole_or_not_at_all() {
         "--output-file",
         &bad.to_string_lossy(),
     ]);
-    // A usage error (NM1, docs/exit-codes.md), named with the directory.
+    // A usage error (2, docs/exit-codes.md): the path given is wrong, nothing failed.
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no/such/report.json"), "{err}");
     // Graph and collect write to it too; tables without colour.

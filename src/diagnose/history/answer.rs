@@ -4,7 +4,7 @@
 use super::cause::Cx;
 use super::facts::Facts;
 use super::index::SnapIndex;
-use super::record::Recorder;
+use super::record::{Origin, Recorder};
 use super::types::{Cause, History, Item, ObjectRef, Root, Summary, Unlogged, Verb, format_us};
 use crate::catalog::KubeVersion;
 use crate::snapshot::Snapshot;
@@ -44,8 +44,24 @@ pub(super) fn build(
         None => vec![Vec::new(); f.items.len()],
     };
     let mut items = std::mem::take(&mut f.items);
-    for (((item, cause), fate), taken) in items.iter_mut().zip(causes).zip(fates).zip(taken) {
-        item.cause = cause;
+    let states = f.before.is_some() || f.after.is_some();
+    let notes_of = f.acts.iter().map(|a| (a.log, a.evidence.origin));
+    for ((((item, cause), fate), taken), (log, origin)) in items
+        .iter_mut()
+        .zip(causes)
+        .zip(fates)
+        .zip(taken)
+        .zip(notes_of)
+    {
+        // The controller manager's log proves causes of its own (`kcm.rs`).
+        item.cause = match log {
+            Some(n) if item.action != Verb::GcStart => super::kcm::merged_cause(
+                cause,
+                &rec.log_notes[n as usize].cause,
+                origin == Origin::AuditLog || states,
+            ),
+            _ => cause,
+        };
         item.after = fate;
         item.taken = taken;
     }
@@ -59,6 +75,7 @@ pub(super) fn build(
     };
     summary.count(&items);
     summary.notes = notes(rec, &items, before, after);
+    summary.notes.extend(rec.log_limits.iter().cloned());
     History {
         items,
         unlogged,

@@ -173,6 +173,7 @@ impl Recorder {
             refs,
             labels,
             fields,
+            log: None,
         });
     }
 

@@ -93,6 +93,8 @@ impl<'a> Cx<'a> {
         let it = &self.items()[i];
         let c = match it.actor.kind {
             ActorKind::NamespaceController => Some(self.namespace_cause(i, depth)),
+            // A start of the GC is no action on an object: nothing to explain.
+            ActorKind::GarbageCollector if it.action == Verb::GcStart => None,
             ActorKind::GarbageCollector => Some(match it.action {
                 Verb::RemoveFinalizer => self.finalizer_cause(i, depth),
                 _ => self.owner_cause(i, depth),

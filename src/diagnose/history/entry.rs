@@ -1,7 +1,9 @@
-//! The one entry point: [`from_logs`] reads the logs, keeps what the history uses, explains
-//! it on the states around the log, says what the inputs could not tell, selects what was
+//! The one entry point: [`from_logs`] reads the logs (the audit log's, then the controller
+//! manager's, matched to the audit log's actions: `kcm.rs`), keeps what the history uses,
+//! explains it on the states around the log, says what the inputs could not tell, selects what was
 //! asked for and collapses the rows. `history` and `why --audit-log` both ask it.
 
+use super::kcm::{KcmLogs, LogRead};
 use super::record::{Caps, Recorder};
 use super::select::Select;
 use super::types::History;
@@ -21,8 +23,10 @@ pub struct Logs {
 
 /// What to explain, on which states, and what to show.
 pub struct Query<'a> {
-    /// The audit logs.
+    /// The audit logs (none: the controller manager's log alone).
     pub logs: Logs,
+    /// kube-controller-manager's logs (none: the audit log alone).
+    pub kcm: KcmLogs,
     /// The state before the log's window (`--snapshot`/`-f`). Text the log's bodies name is
     /// interned into its store (no object of it changes) so the GC model can be asked about it.
     pub before: Option<&'a mut Snapshot>,
@@ -52,6 +56,9 @@ pub struct Read {
     /// Events read by the audit level they were recorded at (all of them, not only those
     /// the history uses): `unknown` where the format drops the level.
     pub levels: std::collections::BTreeMap<&'static str, u64>,
+    /// What was read of kube-controller-manager's log (`--controller-manager-log`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_manager_log: Option<LogRead>,
 }
 
 impl Read {
@@ -64,6 +71,7 @@ impl Read {
             skipped: skipped_by.values().sum(),
             skipped_by,
             levels: stats.levels.iter().map(|(l, n)| (l.name(), *n)).collect(),
+            controller_manager_log: None,
         }
     }
 }
@@ -80,6 +88,8 @@ pub struct Answer {
     pub unreadable: u64,
     /// The first copies of requests that contradict an earlier copy (skipped), for warnings.
     pub conflicts: Vec<Problem>,
+    /// Lines of the controller manager's log that could not be read, for warnings.
+    pub log_problems: Vec<crate::source::controller_log::Problem>,
 }
 
 /// Reads the logs of `q` and answers: every action, its cause on the GC model of the states
@@ -88,13 +98,31 @@ pub struct Answer {
 pub fn from_logs(q: Query<'_>) -> Result<Answer> {
     let Query {
         logs,
+        kcm,
         mut before,
         mut after,
         gc_version,
         select,
         caps,
     } = q;
-    let (recorder, stats) = record(&logs, caps)?;
+    let (mut recorder, stats) = record(&logs, caps)?;
+    let mut log_read = None;
+    let mut log_problems = Vec::new();
+    if !kcm.paths.is_empty() {
+        // klog's times have no year: read nearest to the audit log's window, else to when the
+        // state before was captured.
+        let near_us = match (recorder.first_us, recorder.last_us) {
+            (Some(f), Some(l)) => Some(f + (l - f) / 2),
+            _ => before
+                .as_ref()
+                .and_then(|s| crate::snapshot::parse_rfc3339(&s.provenance.captured_at))
+                .map(|secs| secs * 1_000_000),
+        };
+        let (log, read, problems) = super::kcm::read(&kcm, near_us, recorder.kept() == 0)?;
+        recorder.push_log(log);
+        over_caps(&recorder, &kcm.paths)?;
+        (log_read, log_problems) = (Some(read), problems);
+    }
     for s in [before.as_deref_mut(), after.as_deref_mut()]
         .into_iter()
         .flatten()
@@ -111,7 +139,8 @@ pub fn from_logs(q: Query<'_>) -> Result<Answer> {
              in them are missing"
         ));
     }
-    let read = Read::of(&stats);
+    let mut read = Read::of(&stats);
+    read.controller_manager_log = log_read;
     if stats.conflicting > 0 {
         h.summary.notes.push(format!(
             "{} event(s) were read again with another user or response status than their \
@@ -135,6 +164,7 @@ pub fn from_logs(q: Query<'_>) -> Result<Answer> {
         problems: stats.problems,
         unreadable,
         conflicts: stats.conflicts,
+        log_problems,
     })
 }
 
@@ -144,6 +174,10 @@ fn record(logs: &Logs, caps: Caps) -> Result<(Recorder, ReadStats)> {
     // The log is streamed: the recorder keeps only what the history uses, and the reader
     // drops the rest where it parses it.
     let mut recorder = Recorder::with_caps(caps);
+    if logs.paths.is_empty() {
+        // The controller manager's log alone.
+        return Ok((recorder, ReadStats::default()));
+    }
     let stats = audit::read(
         &AuditOptions {
             paths: logs.paths.clone(),
@@ -154,8 +188,14 @@ fn record(logs: &Logs, caps: Caps) -> Result<(Recorder, ReadStats)> {
     )?;
     audit::require_events(&stats, &logs.paths)?;
     recorder.read_all(&stats);
+    over_caps(&recorder, &logs.paths)?;
+    Ok((recorder, stats))
+}
+
+/// An error when the recorder reached a cap reading `paths`.
+fn over_caps(recorder: &Recorder, paths: &[std::path::PathBuf]) -> Result<()> {
     if let Some(hit) = recorder.over {
-        let named = match logs.paths.as_slice() {
+        let named = match paths {
             [one] => one.clone(),
             more => std::path::PathBuf::from(format!("{} inputs", more.len())),
         };
@@ -170,5 +210,5 @@ fn record(logs: &Logs, caps: Caps) -> Result<(Recorder, ReadStats)> {
             ),
         ));
     }
-    Ok((recorder, stats))
+    Ok(())
 }

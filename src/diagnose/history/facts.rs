@@ -5,8 +5,10 @@
 use super::cause::PolicyFound;
 use super::index::SnapIndex;
 use super::model::{Judged, Model, RefText};
-use super::record::{Action, Create, ObjKey, Recorder};
-use super::types::{Actor, ActorKind, Fate, Item, ObjectRef, Policy, Spelt, Verb, format_us};
+use super::record::{Action, Create, ObjKey, Origin, Recorder};
+use super::types::{
+    Actor, ActorKind, Fate, Item, ObjectRef, Policy, Proof, Spelt, Verb, format_us,
+};
 use crate::catalog::KubeVersion;
 use crate::model::{ObjId, Sym};
 use crate::snapshot::Snapshot;
@@ -406,12 +408,39 @@ fn item_of(rec: &Recorder, a: &Action) -> Item {
             user_agent: text(who.user_agent),
         },
         cause: None,
-        level: a.evidence.level.name(),
+        level: match a.evidence.origin {
+            Origin::AuditLog => a.evidence.level.name(),
+            Origin::ControllerManagerLog => "log",
+        },
         source: format!("{}:{}", rec.str(a.evidence.source), a.evidence.line),
         count: 1,
         last: None,
         last_us: a.time_us,
         taken: Vec::new(),
         after: None,
+        evidence: proofs(rec, a),
+        after_gc_start_ms: (a.verb != Verb::GcStart)
+            .then(|| rec.after_gc_start_ms(a.time_us))
+            .flatten(),
     }
+}
+
+/// The sources that show action `a`, where the controller manager's log is among the inputs
+/// (with the audit log alone, `source` says it).
+fn proofs(rec: &Recorder, a: &Action) -> Vec<Proof> {
+    if rec.log_notes.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if a.evidence.origin == Origin::AuditLog {
+        out.push(Proof {
+            source: "audit-log",
+            at: format!("{}:{}", rec.str(a.evidence.source), a.evidence.line),
+            says: None,
+        });
+    }
+    if let Some(n) = a.log {
+        out.push(rec.log_notes[n as usize].proof.clone());
+    }
+    out
 }

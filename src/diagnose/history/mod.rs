@@ -19,7 +19,8 @@
 //!
 //! The module follows the pipeline: [`from_logs`] (`entry.rs`) is the one entry point; a
 //! source turns what it reads into the action model of `record.rs` (`audit.rs`: audit events;
-//! [`actor`] says who acted, from authentication); `facts.rs` orders the actions and indexes
+//! [`actor`] says who acted, from authentication; `kcm.rs`: kube-controller-manager's own log,
+//! each of its actions one with the audit log's where both show it); `facts.rs` orders the actions and indexes
 //! the states around the log (`index.rs`) with the GC model on each (`model.rs`); `cause.rs`
 //! and `absent.rs` explain each GC and namespace-controller action; `answer.rs` assembles the
 //! history (fates, `collection.rs`: what a deletecollection took, notes); `select.rs` chooses
@@ -35,6 +36,7 @@ mod collection;
 mod entry;
 mod facts;
 mod index;
+mod kcm;
 mod model;
 mod object;
 mod record;
@@ -48,9 +50,11 @@ pub use actor::{CONTROLLER_MANAGER_USER, GC_USER, NAMESPACE_CONTROLLER_USER, act
 pub use audit::used_by_history;
 pub use entry::{Answer, Logs, Query, Read, from_logs};
 pub use index::SnapIndex;
+pub use kcm::{KcmLogs, LOG_USER, LogRead};
 pub use object::{Story, Target, deleted_later, gone};
 pub use record::{
-    Action, CapHit, Caps, Create, Evidence, ObjKey, Origin, Recorder, RefSeen, RefSpan, Who,
+    Action, CapHit, Caps, Create, Evidence, LogNote, ObjKey, Origin, Recorder, RefSeen, RefSpan,
+    Who,
 };
 pub use select::{Actors, Select, TimeArg, parse_time_arg};
 pub use types::*;

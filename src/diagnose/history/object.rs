@@ -45,6 +45,7 @@ pub fn gone(
 ) -> Result<Story> {
     let a = from_logs(Query {
         logs,
+        kcm: Default::default(),
         before: None,
         after: Some(after),
         gc_version,
@@ -96,6 +97,7 @@ pub fn deleted_later(
     };
     let a = from_logs(Query {
         logs,
+        kcm: Default::default(),
         before: Some(before),
         after: None,
         gc_version,

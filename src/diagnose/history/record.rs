@@ -51,6 +51,8 @@ pub struct Who {
 pub enum Origin {
     /// An API server's audit log (any of its formats).
     AuditLog,
+    /// kube-controller-manager's own log (`kcm.rs`).
+    ControllerManagerLog,
 }
 
 /// Where an observation was read, and what that record can prove.
@@ -64,6 +66,16 @@ pub struct Evidence {
     pub line: u64,
     /// For an audit log: the level the event was recorded at (what bodies it has).
     pub level: Level,
+}
+
+/// What the controller manager's log shows of an action (`kcm.rs`): its line, what that says,
+/// and the cause the log's own lines prove (the GC's words about this object).
+#[derive(Clone, Debug)]
+pub struct LogNote {
+    /// The line, and what it says.
+    pub proof: super::types::Proof,
+    /// The cause the log's lines prove (`unknown` where they prove none).
+    pub cause: super::types::Cause,
 }
 
 /// An ownerReference a record shows.
@@ -118,6 +130,8 @@ pub struct Action {
     pub labels: Sym,
     /// A collection's field selector was set (it is not evaluated).
     pub fields: bool,
+    /// What the controller manager's log shows of it: an index into [`Recorder::log_notes`].
+    pub log: Option<u32>,
 }
 
 /// An object created.
@@ -209,6 +223,12 @@ pub struct Recorder {
     pub(super) gc_seen: bool,
     pub(super) seen: u64,
     pub(super) dry_run: usize,
+    /// The controller manager's log: what it shows of actions (`Action::log`).
+    pub(super) log_notes: Vec<LogNote>,
+    /// Its starts of the garbage collector (µs), in time order.
+    pub(super) gc_starts: Vec<i64>,
+    /// What its verbosity cannot show, and other limits of it.
+    pub(super) log_limits: Vec<String>,
     caps: Caps,
     /// The first cap reached, if any: nothing more is kept.
     pub(super) over: Option<CapHit>,
@@ -237,6 +257,9 @@ impl Recorder {
             gc_seen: false,
             seen: 0,
             dry_run: 0,
+            log_notes: Vec::new(),
+            gc_starts: Vec::new(),
+            log_limits: Vec::new(),
             caps,
             over: None,
         }

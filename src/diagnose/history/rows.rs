@@ -48,7 +48,9 @@ fn merge(a: &mut Item, b: Item) {
 
 /// True when `b` repeats row `a`.
 fn retry_of(a: &Item, b: &Item) -> bool {
-    a.actor == b.actor
+    // Each start of the GC is a row of its own (controller-manager log).
+    a.action != Verb::GcStart
+        && a.actor == b.actor
         && a.action == b.action
         && a.object == b.object
         && a.cause == b.cause

@@ -213,6 +213,15 @@ pub enum Verb {
     DeleteCollection,
     /// A patch of the GC's or the namespace controller's whose body the log does not show.
     OtherPatch,
+    /// A start of the garbage collector (controller-manager log): a new graph from fresh
+    /// lists, so what it deletes right after, it deletes at the restart.
+    GcStart,
+    /// The GC removed an owner from all its dependents' references (an Orphan deletion, as
+    /// the controller manager's log shows it: on the owner, not on each dependent).
+    OrphanDependents,
+    /// The namespace controller found a namespace's content gone and the namespace with it
+    /// (controller-manager log).
+    DeleteNamespaceContent,
 }
 
 impl Verb {
@@ -224,6 +233,9 @@ impl Verb {
             Verb::RemoveFinalizer => "remove-finalizer",
             Verb::DeleteCollection => "delete-collection",
             Verb::OtherPatch => "other-patch",
+            Verb::GcStart => "gc-start",
+            Verb::OrphanDependents => "orphan-dependents",
+            Verb::DeleteNamespaceContent => "delete-namespace-content",
         }
     }
 
@@ -507,6 +519,27 @@ pub struct Item {
     /// With a state after the log (`--after`): the object there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Fate>,
+    /// With the controller manager's log among the inputs: each source that shows this
+    /// action, and where — one row for one action, however many sources saw it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Proof>,
+    /// Within a minute after a start of the garbage collector (a restart: a new graph from
+    /// fresh lists), how long after it, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_gc_start_ms: Option<i64>,
+}
+
+/// Where a source shows an action.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Proof {
+    /// `audit-log`, `controller-manager-log`.
+    pub source: &'static str,
+    /// `file:line`.
+    pub at: String,
+    /// What it says, where that adds to the row (the policy the GC sent, the cause's proof).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
 }
 
 impl Item {

@@ -138,6 +138,7 @@ fn a_log_past_a_cap_is_an_error_that_names_it() {
             paths: vec![log.clone()],
             max_input_bytes: 0,
         },
+        kcm: Default::default(),
         before: None,
         after: None,
         gc_version: crate::catalog::KubeVersion::NEWEST,
