@@ -39,9 +39,11 @@ pub fn views(env: &TestEnv, ns: &str, name: &str, code: &str) -> Vec<(&'static s
     };
     let named = |v: &Value| v["name"] == name && v["namespace"] == ns;
     let why = json(env, &["why", &format!("configmap/{name}"), "-n", ns]);
-    let collect = json(env, &["collect", "-n", ns]);
-    let audit = json(env, &["audit", "-n", ns, "--fail-on", "never"]);
-    let restart = json(env, &["check", "restart", "-n", ns, "--fail-on", "never"]);
+    // The whole cluster, as `why` reads what it needs of it: a cross-namespace owner is only
+    // seen (GC004, not GC001) by a read that reaches its namespace.
+    let collect = json(env, &["collect", "-A"]);
+    let audit = json(env, &["audit", "-A", "--fail-on", "never"]);
+    let restart = json(env, &["check", "restart", "-A", "--fail-on", "never"]);
     let pick = |doc: &Value, key: &str, what: &dyn Fn(&Value) -> bool| {
         doc[key]
             .as_array()
