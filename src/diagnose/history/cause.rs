@@ -168,7 +168,12 @@ impl<'a> Cx<'a> {
     fn orphan_or_foreground(&self, d: usize, f: usize) -> PolicyFound {
         let items = self.items();
         let owner = &items[d];
-        let (from, to) = (owner.time_us, items[f].time_us);
+        // An audit event's time is its response's (stageTimestamp): the GC sees the owner's
+        // deletionTimestamp as soon as it is stored and can finish deleting a dependent before
+        // the owner's DELETE has sent its response. So the window opens a request's latency
+        // early (1 s, far above a loaded API server's), not at the owner's recorded time.
+        const LATENCY_US: i64 = 1_000_000;
+        let (from, to) = (owner.time_us.saturating_sub(LATENCY_US), items[f].time_us);
         let near = |x: &Item| {
             x.actor.kind == ActorKind::GarbageCollector
                 && x.time_us >= from
