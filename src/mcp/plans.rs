@@ -220,8 +220,15 @@ fn matched(
         .into_iter()
         .flatten()
     {
+        // `when` is the timeline's reading of the action (the command adds it after planning),
+        // not part of what is carried out: the actions are matched without it.
+        let mut theirs = theirs.clone();
+        if let Some(m) = theirs.as_object_mut() {
+            m.remove("when");
+            m.remove("whenReason");
+        }
         let i = (0..ours.len())
-            .find(|&i| !used[i] && ours[i] == *theirs)
+            .find(|&i| !used[i] && ours[i] == theirs)
             .ok_or("the server's own plan does not hold an action of the preview; nothing can be applied from it")?;
         used[i] = true;
         out.push(i);
