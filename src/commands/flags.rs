@@ -46,7 +46,7 @@ pub enum Cmd {
 }
 
 /// The global flags that select or configure a connection to a cluster (clap ids).
-const CONNECTION: &[&str] = &[
+pub(super) const CONNECTION: &[&str] = &[
     "kubeconfig",
     "context",
     "cluster",

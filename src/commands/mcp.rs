@@ -17,27 +17,6 @@ const PER_CALL: &[(&str, &str)] = &[
     ("field_selector", "selector"),
 ];
 
-/// The connection flags passed on to every command a tool runs, as given (`--flag=value`).
-const PASSED_ON: &[&str] = &[
-    "kubeconfig",
-    "context",
-    "cluster",
-    "user",
-    "server",
-    "token",
-    "certificate_authority",
-    "client_certificate",
-    "client_key",
-    "tls_server_name",
-    "insecure_skip_tls_verify",
-    "as_user",
-    "as_group",
-    "as_uid",
-    "request_timeout",
-    "concurrency",
-    "chunk_size",
-];
-
 /// Global flags about reading files that the tools do not take (they read with the defaults).
 const NOT_OFFERED: &[&str] = &["max_input_size", "skip_broken_input", "assume_complete"];
 
@@ -121,7 +100,8 @@ fn passed_on(g: &GlobalArgs) -> Vec<OsString> {
         "as_user" => "--as".to_owned(),
         other => format!("--{}", other.replace('_', "-")),
     };
-    for id in PASSED_ON.iter().filter(|id| g.given(id)) {
+    // The connection flags, passed on to every command a tool runs as given (`--flag=value`).
+    for id in super::flags::CONNECTION.iter().filter(|id| g.given(id)) {
         let values: Vec<OsString> = match *id {
             "kubeconfig" => g.kubeconfig.iter().map(|p| p.into()).collect(),
             "context" => g.context.iter().map(Into::into).collect(),
