@@ -190,6 +190,14 @@ impl<'a> Cx<'a> {
         let unlinked = window
             .iter()
             .any(|x| near(x) && x.action == Verb::RemoveOwnerReferences);
+        if !deleted && !unlinked && self.gc_deleted_dependent_after(d, to, hi) {
+            return PolicyFound::inferred(
+                Policy::Foreground,
+                "inferred from what the GC did next (it removed the finalizer, then deleted a \
+                 dependent that still referenced it, which an Orphan deletion unlinks first), \
+                 not read from the request",
+            );
+        }
         match (deleted, unlinked) {
             (false, true) => PolicyFound::inferred(
                 Policy::Orphan,
@@ -208,6 +216,30 @@ impl<'a> Cx<'a> {
                  records it)",
             ),
         }
+    }
+
+    /// True when the GC deleted an object that still referenced deletion `d`'s object soon
+    /// after removing its finalizer (items from `from` on, in time order). Foreground waits
+    /// only for dependents with blockOwnerDeletion: the GC may remove the finalizer first and
+    /// delete the others once the owner is gone. An Orphan deletion removes every dependent's
+    /// reference before its finalizer, so a dependent deleted for it later rules Orphan out.
+    /// `removed`: the time of the finalizer's removal.
+    fn gc_deleted_dependent_after(&self, d: usize, removed: i64, from: usize) -> bool {
+        // Long enough for the GC's queue to reach the dependent on a loaded controller, short
+        // enough that a later, unrelated deletion of a still-linked object is not read as it.
+        const AFTER_US: i64 = 30_000_000;
+        let items = self.items();
+        let owner = &items[d];
+        let until = removed.saturating_add(AFTER_US);
+        let to = items.partition_point(|x| x.time_us <= until);
+        (from..to.max(from)).any(|j| {
+            let x = &items[j];
+            x.actor.kind == ActorKind::GarbageCollector
+                && x.action == Verb::Delete
+                && (owner.object.namespace.is_empty()
+                    || x.object.namespace == owner.object.namespace)
+                && self.names_owner(j, owner)
+        })
     }
 
     /// True when, after deletion `d`, the GC deleted a dependent of its object with

@@ -137,6 +137,41 @@ fn foreground_and_orphan_are_inferred_from_what_the_gc_did_next() {
 }
 
 #[test]
+fn a_foreground_owner_whose_finalizer_goes_before_its_non_blocking_dependent_is_foreground() {
+    // Foreground waits only for blockOwnerDeletion dependents: the GC may remove the finalizer
+    // first and delete `dep` once the owner is gone (a live run does either). An Orphan would
+    // have unlinked `dep` first, so a later GC delete of it, still linked, rules Orphan out.
+    let events = [
+        ev(0, USER, "delete", "configmaps", "shop", "owner"),
+        ev(4, GC_USER, "patch", "configmaps", "shop", "owner"),
+        ev(9, GC_USER, "delete", "configmaps", "shop", "dep"),
+    ];
+    let h = history(&events, Some(&mut before()));
+    let fin = cause(&h, "remove-finalizer", "owner");
+    assert_eq!(
+        (fin.type_.as_str(), fin.policy.as_str()),
+        ("foreground-finished", "Foreground"),
+        "{fin:#?}"
+    );
+    assert_eq!(cause(&h, "delete", "dep").policy, "Foreground");
+    // Nothing deleted or unlinked near it: the log cannot tell, and says so.
+    let events = [
+        ev(0, USER, "delete", "configmaps", "shop", "owner"),
+        ev(4, GC_USER, "patch", "configmaps", "shop", "owner"),
+    ];
+    let h = history(&events, Some(&mut before()));
+    assert_eq!(cause(&h, "remove-finalizer", "owner").policy, "unknown");
+    // A delete of it long after the removal is not read as the deletion's doing.
+    let events = [
+        ev(0, USER, "delete", "configmaps", "shop", "owner"),
+        ev(4, GC_USER, "patch", "configmaps", "shop", "owner"),
+        ev(60_000, GC_USER, "delete", "configmaps", "shop", "dep"),
+    ];
+    let h = history(&events, Some(&mut before()));
+    assert_eq!(cause(&h, "remove-finalizer", "owner").policy, "unknown");
+}
+
+#[test]
 fn the_request_bodys_policy_wins_over_inference() {
     let mut del = ev(0, USER, "delete", "configmaps", "shop", "owner");
     del.level = Level::Request;
