@@ -12,8 +12,9 @@
 use super::record::{Recorder, RefSeen};
 use super::types::{CauseKind, ObjectRef, Spelt};
 use crate::catalog::KubeVersion;
+use crate::diagnose::judge::place::{self, Break};
 use crate::gc::rest_mapper::Mapping;
-use crate::gc::{Dangling, GarbageCollector, RefClass, State};
+use crate::gc::{GarbageCollector, RefClass, State};
 use crate::model::{ObjId, OwnerRef, Sym};
 use crate::snapshot::Snapshot;
 
@@ -196,33 +197,30 @@ impl<'s> Model<'s> {
         } else {
             "in the snapshot before"
         };
-        match self.gc.is_dangling_in(&self.state, ns, &owner_ref) {
-            RefClass::Solid { owner } | RefClass::Waiting { owner } => Judged::Solid { owner },
-            RefClass::Dangling(d) => self.broken(namespace, dependent, r, uid, d, where_),
-            RefClass::Unknown { reason } => Judged::Unknown(reason),
-            RefClass::Unresolvable { reason } | RefClass::Unrequestable { reason } => {
+        let class = self.gc.is_dangling_in(&self.state, ns, &owner_ref);
+        if let RefClass::Solid { owner } = class {
+            return Judged::Solid { owner };
+        }
+        match place::break_in(&self.gc, ns, dependent, &owner_ref, &class, None) {
+            None => Judged::Unknown("the GC model judged the reference solid and not".into()),
+            Some(Break::Waiting { owner }) => Judged::Solid { owner },
+            Some(Break::Unknown { reason }) => Judged::Unknown(reason),
+            Some(Break::Unresolvable { reason } | Break::Unrequestable { reason }) => {
                 Judged::NoAction(reason)
             }
-            RefClass::InvalidScope => Judged::NoAction(
+            Some(Break::InvalidScope) => Judged::NoAction(
                 "a cluster-scoped object's reference to a namespaced kind, which the GC drops"
                     .into(),
             ),
+            Some(brk) => self.broken(namespace, r, &brk, where_),
         }
     }
 
-    /// The kind of break of a dangling reference, as `audit` names it.
-    fn broken(
-        &self,
-        namespace: &str,
-        dependent: Option<ObjId>,
-        r: RefText<'_>,
-        uid: Sym,
-        d: Dangling,
-        where_: &str,
-    ) -> Judged {
+    /// A dangling reference's break (the judgement's: [`place::break_in`]) in the history's
+    /// words: the owner to name and the evidence in the state.
+    fn broken(&self, namespace: &str, r: RefText<'_>, brk: &Break, where_: &str) -> Judged {
         let snap = self.gc.snap;
         let store = &snap.store;
-        let holder = store.by_uid(uid).filter(|&h| Some(h) != dependent);
         let named = || {
             self.owner_at(namespace, r).unwrap_or_else(|| ObjectRef {
                 kind: r.kind.to_owned(),
@@ -231,69 +229,65 @@ impl<'s> Model<'s> {
                 ..ObjectRef::default()
             })
         };
-        match (holder, d) {
-            (Some(h), _) => {
-                let hns = store.str(store.object(h).namespace);
-                let other_ns = !hns.is_empty() && hns != namespace;
-                let (kind, detail) = if other_ns {
-                    (
-                        CauseKind::CrossNamespaceOwner,
-                        format!(
-                            "the owner with UID {} is {where_} in namespace {hns}: the GC looks \
-                             a namespaced owner up only in the dependent's namespace {namespace}, \
-                             finds nothing and treats it as absent",
-                            r.uid
-                        ),
-                    )
-                } else {
-                    (
-                        CauseKind::OwnerCoordinatesMismatch,
-                        format!(
-                            "the reference's UID {} is {} {where_}, but the reference names \
-                             {}/{}: looked up by kind and name, the owner is absent",
-                            r.uid,
-                            snap.describe(h),
-                            r.kind,
-                            r.name
-                        ),
-                    )
-                };
-                Judged::Broken {
-                    kind,
-                    owner: self.obj(h),
-                    detail,
-                }
-            }
-            (None, Dangling::UidMismatch { found }) => Judged::Broken {
-                kind: CauseKind::OwnerUidMismatch,
-                owner: named(),
-                detail: format!(
+        let kind = CauseKind::of_code(brk.code());
+        let (owner, detail) = match *brk {
+            Break::OtherNamespace { holder, .. } => (
+                self.obj(holder),
+                format!(
+                    "the owner with UID {} is {where_} in namespace {}: the GC looks a \
+                     namespaced owner up only in the dependent's namespace {namespace}, finds \
+                     nothing and treats it as absent",
+                    r.uid,
+                    store.str(store.object(holder).namespace)
+                ),
+            ),
+            Break::Misnamed { holder } => (
+                self.obj(holder),
+                format!(
+                    "the reference's UID {} is {} {where_}, but the reference names {}/{}: \
+                     looked up by kind and name, the owner is absent",
+                    r.uid,
+                    snap.describe(holder),
+                    r.kind,
+                    r.name
+                ),
+            ),
+            Break::Recreated { found } => (
+                named(),
+                format!(
                     "{} exists {where_} with UID {}, not the UID {} the reference names: the \
                      owner was recreated under the same name",
                     snap.describe(found),
                     store.str(store.object(found).uid),
                     r.uid
                 ),
-            },
-            (None, Dangling::Absent) if self.after => Judged::Unknown(format!(
-                "its owner {} is not in the state after, which proves nothing of when the GC \
-                 acted: it was gone before the window, or never existed — a snapshot of the \
-                 state before tells which",
-                named().display()
-            )),
-            (None, Dangling::Absent) => {
-                let owner = named();
-                Judged::Broken {
-                    kind: CauseKind::DanglingOwner,
-                    detail: format!(
-                        "its owner {} (UID {}) is not in the state before, and its UID is no \
-                         object's there: the reference pointed at nothing the state holds",
-                        owner.display(),
-                        r.uid
-                    ),
-                    owner,
-                }
+            ),
+            _ if self.after => {
+                return Judged::Unknown(format!(
+                    "its owner {} is not in the state after, which proves nothing of when the \
+                     GC acted: it was gone before the window, or never existed — a snapshot of \
+                     the state before tells which",
+                    named().display()
+                ));
             }
+            _ => {
+                let owner = named();
+                let detail = format!(
+                    "its owner {} (UID {}) is not in the state before, and its UID is no \
+                     object's there: the reference pointed at nothing the state holds",
+                    owner.display(),
+                    r.uid
+                );
+                (owner, detail)
+            }
+        };
+        match kind {
+            Some(kind) => Judged::Broken {
+                kind,
+                owner,
+                detail,
+            },
+            None => Judged::Unknown(detail),
         }
     }
 }

@@ -370,6 +370,19 @@ impl CauseKind {
         }
     }
 
+    /// The cause a broken reference of finding code `code` is, for the codes the GC deletes
+    /// on (the judgement's breaks GC001–GC004).
+    pub fn of_code(code: crate::diagnose::Code) -> Option<CauseKind> {
+        use crate::diagnose::Code;
+        Some(match code {
+            Code::DanglingOwner => CauseKind::DanglingOwner,
+            Code::OwnerUidMismatch => CauseKind::OwnerUidMismatch,
+            Code::OwnerCoordinatesMismatch => CauseKind::OwnerCoordinatesMismatch,
+            Code::CrossNamespaceOwner => CauseKind::CrossNamespaceOwner,
+            _ => return None,
+        })
+    }
+
     /// The finding code of a broken reference, for the kinds that are one.
     pub fn code(self) -> Option<crate::diagnose::Code> {
         use crate::diagnose::Code;

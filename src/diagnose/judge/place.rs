@@ -6,7 +6,7 @@
 
 use crate::diagnose::code::Code;
 use crate::gc::{Dangling, GarbageCollector, RefClass};
-use crate::model::{ObjId, OwnerRef};
+use crate::model::{ObjId, OwnerRef, Sym};
 use std::collections::HashMap;
 
 /// The kind of break of one reference the GC does not accept as it stands.
@@ -112,10 +112,25 @@ pub fn break_of(
     class: &RefClass,
     source: Option<&SourceUids>,
 ) -> Option<Break> {
+    let namespace = gc.snap.store.object(dependent).namespace;
+    break_in(gc, namespace, Some(dependent), r, class, source)
+}
+
+/// [`break_of`] for a dependent in `namespace` that the state may not hold (`history`: an
+/// object the log acted on, which the snapshot beside it lacks). `dependent`, where the state
+/// holds it, is never the holder of its own reference's UID.
+pub fn break_in(
+    gc: &GarbageCollector<'_>,
+    namespace: Sym,
+    dependent: Option<ObjId>,
+    r: &OwnerRef,
+    class: &RefClass,
+    source: Option<&SourceUids>,
+) -> Option<Break> {
     Some(match class {
         RefClass::Solid { .. } => return None,
         RefClass::Waiting { owner } => Break::Waiting { owner: *owner },
-        RefClass::Dangling(d) => dangling(gc, dependent, r, *d, source),
+        RefClass::Dangling(d) => dangling(gc, namespace, dependent, r, *d, source),
         RefClass::InvalidScope => Break::InvalidScope,
         RefClass::Unresolvable { reason } => Break::Unresolvable {
             reason: reason.clone(),
@@ -131,7 +146,8 @@ pub fn break_of(
 
 fn dangling(
     gc: &GarbageCollector<'_>,
-    dependent: ObjId,
+    namespace: Sym,
+    dependent: Option<ObjId>,
     r: &OwnerRef,
     d: Dangling,
     source: Option<&SourceUids>,
@@ -141,21 +157,24 @@ fn dangling(
         Dangling::UidMismatch { found } => Some(found),
         Dangling::Absent => None,
     };
-    let holder = store.by_uid(r.uid).filter(|&h| h != dependent).or_else(|| {
-        // The object created from the one that held the UID in the source, unless it is the
-        // one the GC finds by name (that is a recreated owner: GC002).
-        source
-            .and_then(|s| s.get(store.str(r.uid)).copied())
-            .filter(|&h| h != dependent && Some(h) != found)
-    });
+    let holder = store
+        .by_uid(r.uid)
+        .filter(|&h| Some(h) != dependent)
+        .or_else(|| {
+            // The object created from the one that held the UID in the source, unless it is
+            // the one the GC finds by name (that is a recreated owner: GC002).
+            source
+                .and_then(|s| s.get(store.str(r.uid)).copied())
+                .filter(|&h| Some(h) != dependent && Some(h) != found)
+        });
     let Some(holder) = holder else {
         return match found {
             Some(found) => Break::Recreated { found },
             None => Break::Absent,
         };
     };
-    let (dep, h) = (store.object(dependent), store.object(holder));
-    if !h.namespace.is_empty() && h.namespace != dep.namespace {
+    let h = store.object(holder);
+    if !h.namespace.is_empty() && h.namespace != namespace {
         Break::OtherNamespace { holder, found }
     } else {
         Break::Misnamed { holder }
