@@ -372,7 +372,7 @@ _kubectl_gc() {
             return 0
             ;;
         kubectl_gc__subcmd__admit)
-            opts="-f -R -n -A -l -s -v -h --mode --listen --tls-cert-file --tls-private-key-file --client-ca-file --timeout --max-in-flight --max-connections --only-namespace --skip-namespace --print-config --url --ca-file --release --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
+            opts="-f -R -n -A -l -s -v -h --mode --listen --tls-cert-file --tls-private-key-file --client-ca-file --timeout --check-permissions --max-in-flight --max-connections --only-namespace --skip-namespace --print-config --url --ca-file --release --snapshot --filename --recursive --skip-broken-input --assume-complete --max-input-size --namespace --all-namespaces --selector --kind --field-selector --kubeconfig --context --cluster --user --server --token --certificate-authority --client-certificate --client-key --tls-server-name --insecure-skip-tls-verify --as --as-group --as-uid --request-timeout --concurrency --chunk-size --gc-version --color --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -819,6 +819,7 @@ set edit:completion:arg-completer[kubectl-gc] = {|@words|
             cand --color 'Colour: auto (only on a terminal and without NO_COLOR), always, never'
             cand -v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
             cand --v 'Log verbosity, as kubectl''s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs'
+            cand --check-permissions 'Also warn when OwnerReferencesPermissionEnforcement would refuse the write for its sender (blockOwnerDeletion=true without update on the owner''s finalizers, or a changed ownerReferences without delete), asked of the API server with a SubjectAccessReview: the webhook''s service account needs create on subjectaccessreviews. A warning in every mode; an answer that does not come within --timeout says nothing'
             cand --print-config 'Print the ValidatingWebhookConfiguration for --url and --ca-file, and exit'
             cand -R 'Walk directories given with -f recursively'
             cand --recursive 'Walk directories given with -f recursively'

@@ -806,6 +806,7 @@ complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l color -d
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -s v -l v -d 'Log verbosity, as kubectl\'s: 4 logs what is read, 6 every API request (method, URL, status, time), 8 and more everything the client library logs' -r
+complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l check-permissions -d 'Also warn when OwnerReferencesPermissionEnforcement would refuse the write for its sender (blockOwnerDeletion=true without update on the owner\'s finalizers, or a changed ownerReferences without delete), asked of the API server with a SubjectAccessReview: the webhook\'s service account needs create on subjectaccessreviews. A warning in every mode; an answer that does not come within --timeout says nothing'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l print-config -d 'Print the ValidatingWebhookConfiguration for --url and --ca-file, and exit'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -s R -l recursive -d 'Walk directories given with -f recursively'
 complete -c kubectl-gc -n "__fish_kubectl_gc_using_subcommand admit" -l skip-broken-input -d '-f: report broken documents and go on without them instead of failing (exit 3); what they could hold (their kinds in their namespaces, or everything) is then unknown'

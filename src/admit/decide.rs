@@ -12,6 +12,7 @@ use super::review::{ObjectIn, Request};
 use crate::catalog::KubeVersion;
 use crate::diagnose::judge::Judge;
 use crate::diagnose::judge::place::Break;
+use crate::diagnose::permission::owner_mapping;
 use crate::diagnose::remedy;
 use crate::gc::{GarbageCollector, RefClass, Verdict};
 use crate::model::{MetaIn, ObjId, OwnerRefIn, ResourceId, Sym};
@@ -165,6 +166,10 @@ pub struct Checked {
     /// Resources (`plural.group`) whose lost watch made a reference unknown: the graph may be
     /// stale there, so the write is admitted unjudged.
     pub lost: Vec<String>,
+    /// What OwnerReferencesPermissionEnforcement would ask the authorizer of the write's
+    /// sender, its owners mapped by the same GC model (asked by the server when
+    /// `--check-permissions` is on: [`super::permission::warning`]).
+    pub permission: Vec<crate::diagnose::permission::Check>,
 }
 
 /// At most this many broken references are described in one answer; the rest are counted.
@@ -241,7 +246,7 @@ pub fn check(
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return None;
     }
-    judge(&gathered, graph.gc_version(), &meta, added, deadline)
+    judge(&gathered, graph.gc_version(), req, &meta, added, deadline)
 }
 
 /// What a check copies out of the graph under its read lock.
@@ -315,6 +320,7 @@ fn gather(state: &State, req: &Request<'_>, meta: &MetaIn<'_>) -> Option<Gathere
 fn judge(
     g: &Gathered,
     gc_version: KubeVersion,
+    req: &Request<'_>,
     meta: &MetaIn<'_>,
     added: &[usize],
     deadline: Option<Instant>,
@@ -326,6 +332,9 @@ fn judge(
         return Some(out);
     };
     let gc = GarbageCollector::new(snap, gc_version);
+    // The plugin maps an owner's kind as the API server's REST mapper does: the GC's mapper
+    // of the same cluster (only references with blockOwnerDeletion are mapped).
+    out.permission = super::permission::checks(req, &|r| owner_mapping(&gc.rest_mapper, r));
     let state = gc.initial_state();
     let mut classes = Vec::new();
     let verdict = gc.attempt_to_delete_item_classified_into(&state, dep, &mut classes);

@@ -41,6 +41,65 @@ pub trait Authorizer: Send + Sync {
     fn review<'a>(&'a self, user: &'a User, attrs: &'a ResourceAttributes) -> Answer<'a>;
 }
 
+/// An [`Authorizer`] that keeps each answer for [`Cached::TTL`], as the API server's own
+/// webhook authorizer caches: a controller writing many objects asks once, and a flood of
+/// writes from one user costs one review per kind of access, not one per write. Failures are
+/// not kept.
+pub struct Cached<A> {
+    inner: A,
+    kept: std::sync::Mutex<
+        std::collections::HashMap<(User, ResourceAttributes), (Instant, Decision)>,
+    >,
+}
+
+impl<A> Cached<A> {
+    /// How long an answer is kept (the API server's default for an allowed answer is 5 min;
+    /// shorter here, so a granted or revoked role shows within seconds).
+    pub const TTL: std::time::Duration = std::time::Duration::from_secs(10);
+    /// At most this many answers are kept; past it the oldest half is forgotten.
+    pub const MAX: usize = 4096;
+
+    /// Caches `inner`'s answers.
+    pub fn new(inner: A) -> Self {
+        Cached {
+            inner,
+            kept: Default::default(),
+        }
+    }
+
+    fn get(&self, key: &(User, ResourceAttributes)) -> Option<Decision> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.get(key)
+            .filter(|(at, _)| at.elapsed() < Self::TTL)
+            .map(|(_, d)| d.clone())
+    }
+
+    fn keep(&self, key: (User, ResourceAttributes), d: Decision) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= Self::MAX {
+            let mut ages: Vec<Instant> = kept.values().map(|(at, _)| *at).collect();
+            ages.sort_unstable();
+            let cut = ages[ages.len() / 2];
+            kept.retain(|_, (at, _)| *at > cut);
+        }
+        kept.insert(key, (Instant::now(), d));
+    }
+}
+
+impl<A: Authorizer> Authorizer for Cached<A> {
+    fn review<'a>(&'a self, user: &'a User, attrs: &'a ResourceAttributes) -> Answer<'a> {
+        Box::pin(async move {
+            let key = (user.clone(), attrs.clone());
+            if let Some(d) = self.get(&key) {
+                return Ok(d);
+            }
+            let d = self.inner.review(user, attrs).await?;
+            self.keep(key, d.clone());
+            Ok(d)
+        })
+    }
+}
+
 /// The references of a review's object (`object`, or `oldObject` with `old`).
 fn refs<'r>(request: &'r Request<'_>, old: bool) -> Option<Vec<RefIn<'r>>> {
     let o = if old {
@@ -98,7 +157,17 @@ pub async fn judge(
     authorizer: &dyn Authorizer,
     deadline: Instant,
 ) -> Option<String> {
-    let checks = checks(request, map);
+    warning(&checks(request, map), request, authorizer, deadline).await
+}
+
+/// [`judge`] of the checks already worked out for the review (the server's, on the graph's
+/// REST mapper: [`super::decide::Checked::permission`]).
+pub async fn warning(
+    checks: &[Check],
+    request: &Request<'_>,
+    authorizer: &dyn Authorizer,
+    deadline: Instant,
+) -> Option<String> {
     if checks.is_empty() {
         return None;
     }
@@ -121,7 +190,7 @@ pub async fn judge(
         .ok()?;
     let new = refs(request, false).unwrap_or_default();
     let writer = format!("user {:?}", super::clip(&user.username));
-    match verdict(&checks, &answers, &new, &writer) {
+    match verdict(checks, &answers, &new, &writer) {
         Verdict::Refused(denials) => {
             // Short: the API server cuts a warning past 256 characters.
             let d = &denials[0];

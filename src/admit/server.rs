@@ -27,6 +27,7 @@
 use super::decide::{self, Policy};
 use super::graph::Graph;
 use super::metrics::Metrics;
+use super::permission;
 use super::review::{self, Answer};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -102,6 +103,9 @@ pub struct App {
     /// `/validate` answers only connections that presented a client certificate the
     /// `--client-ca-file` CA signed.
     pub client_auth: bool,
+    /// `--check-permissions`: asks whether OwnerReferencesPermissionEnforcement would refuse
+    /// the write for its sender, and warns when it would.
+    pub authorizer: Option<Arc<dyn permission::Authorizer>>,
     permits: Permits,
 }
 
@@ -124,6 +128,7 @@ impl App {
             metrics,
             graph,
             client_auth: false,
+            authorizer: None,
             permits: Permits {
                 checks: permits(limits.max_checks),
                 rechecks: permits(limits.max_rechecks),
@@ -482,7 +487,14 @@ async fn conclude(
         "lost-watch"
     };
     app.metrics.verdict(verdict, reason);
+    let permission = match &app.authorizer {
+        Some(a) if !checked.permission.is_empty() => {
+            permission_warning(&body, &checked.permission, a.as_ref(), deadline).await
+        }
+        _ => None,
+    };
     let mut answer = decide::answer(app.policy.mode, checked.problems);
+    answer.warnings.extend(permission);
     if answer.allowed && app.policy.mode == decide::Mode::Warn && !checked.lost.is_empty() {
         let lost: Vec<String> = checked.lost.iter().map(|r| super::clip(r)).collect();
         answer.warnings.push(not_judged(&format!(
@@ -491,6 +503,18 @@ async fn conclude(
         )));
     }
     ok(read.version, &read.uid, &answer)
+}
+
+/// The warning OwnerReferencesPermissionEnforcement's refusal draws (any mode: the plugin, not
+/// this webhook, would refuse), within `deadline`; nothing when it cannot be told in time.
+async fn permission_warning(
+    body: &[u8],
+    checks: &[crate::diagnose::permission::Check],
+    authorizer: &dyn permission::Authorizer,
+    deadline: Instant,
+) -> Option<String> {
+    let review = review::parse(body).ok()?;
+    permission::warning(checks, &review.request, authorizer, deadline).await
 }
 
 /// Admitted without a verdict, counted; in warn mode with a warning that says so.

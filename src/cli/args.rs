@@ -429,6 +429,13 @@ pub struct AdmitArgs {
     /// admitted).
     #[arg(long, default_value = "2s", value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
+    /// Also warn when OwnerReferencesPermissionEnforcement would refuse the write for its
+    /// sender (blockOwnerDeletion=true without update on the owner's finalizers, or a changed
+    /// ownerReferences without delete), asked of the API server with a SubjectAccessReview:
+    /// the webhook's service account needs create on subjectaccessreviews. A warning in every
+    /// mode; an answer that does not come within --timeout says nothing.
+    #[arg(long)]
+    pub check_permissions: bool,
     /// Checks on the graph in flight at once (beyond it, writes are admitted unchecked).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max_in_flight: usize,

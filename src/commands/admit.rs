@@ -201,6 +201,9 @@ pub async fn run(g: &GlobalArgs, args: &AdmitArgs) -> Result<u8> {
         },
     );
     app.client_auth = client_ca.is_some();
+    if args.check_permissions {
+        app.authorizer = Some(super::permission::webhook_authorizer(&conn));
+    }
     let server = tokio::spawn(crate::admit::conns::serve(
         listener,
         Some(tls),

@@ -2,6 +2,7 @@
 //! predict (`diagnose::permission`), asked of the API server for the identity that will write:
 //! this connection's (SelfSubjectAccessReview; `--as` makes it the impersonated user's).
 
+use crate::admit::permission::{Answer, Authorizer, Cached, User};
 use crate::cli::GlobalArgs;
 use crate::diagnose::permission::{Check, Decision, ResourceAttributes, Verdict, judge};
 use crate::source::live::Connection;
@@ -79,4 +80,33 @@ pub fn verdict(
         })
         .collect();
     judge(checks, &got, new, writer)
+}
+
+/// The webhook's authorizer (`admit --check-permissions`): a SubjectAccessReview for the
+/// review's sender on this connection, each answer kept a few seconds.
+pub fn webhook_authorizer(conn: &Connection) -> std::sync::Arc<dyn Authorizer> {
+    std::sync::Arc::new(Cached::new(SubjectReviews {
+        client: conn.client.clone(),
+        timeout: conn.request_timeout,
+    }))
+}
+
+/// Asks the API server for the review's user.
+struct SubjectReviews {
+    client: kube::Client,
+    timeout: Option<std::time::Duration>,
+}
+
+impl Authorizer for SubjectReviews {
+    fn review<'a>(&'a self, user: &'a User, attrs: &'a ResourceAttributes) -> Answer<'a> {
+        Box::pin(async move {
+            let who = Subject::User {
+                username: user.username.clone(),
+                uid: String::new(),
+                groups: user.groups.clone(),
+                extra: Default::default(),
+            };
+            review(&self.client, self.timeout, &who, attrs).await
+        })
+    }
 }

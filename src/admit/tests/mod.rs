@@ -562,6 +562,93 @@ async fn the_server_answers_warns_denies_and_never_waits_past_its_deadline() {
     assert!(a.metrics.encode().contains("verdict=\"warned\""));
 }
 
+/// Allows everything but `update` on a `finalizers` subresource; counts what it is asked.
+#[derive(Default)]
+struct NoFinalizers {
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl super::permission::Authorizer for NoFinalizers {
+    fn review<'a>(
+        &'a self,
+        _: &'a super::permission::User,
+        attrs: &'a crate::diagnose::permission::ResourceAttributes,
+    ) -> super::permission::Answer<'a> {
+        self.asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let allowed = !(attrs.verb == "update" && attrs.subresource == "finalizers");
+        Box::pin(async move {
+            Ok(crate::diagnose::permission::Decision {
+                allowed,
+                reason: String::new(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn check_permissions_warns_of_the_plugins_refusal_in_every_mode_and_asks_once() {
+    let mut r = oref("v1", "ConfigMap", "cfg", "uid-mon");
+    r["blockOwnerDeletion"] = json!(true);
+    let valid = review_of(
+        "admission.k8s.io/v1",
+        "CREATE",
+        "monitoring",
+        "x",
+        json!([r]),
+        None,
+    );
+    // Without the flag: a valid reference, no word.
+    let (_, out) = call(&app(engine(), Mode::Deny), valid.clone()).await;
+    assert_eq!(out["response"]["allowed"], true, "{out}");
+    assert!(out["response"]["warnings"].is_null(), "{out}");
+    for mode in [Mode::Warn, Mode::Deny] {
+        let counted = Arc::new(NoFinalizers::default());
+        let mut a = App::new(
+            Policy {
+                mode,
+                ..Policy::default()
+            },
+            Arc::new(super::metrics::Metrics::new()),
+            Arc::new(engine()),
+            Limits {
+                timeout: Duration::from_millis(500),
+                ..Limits::default()
+            },
+        );
+        a.authorizer = Some(Arc::new(super::permission::Cached::new(CountedRef(
+            counted.clone(),
+        ))));
+        let a = Arc::new(a);
+        for _ in 0..3 {
+            let (_, out) = call(&a, valid.clone()).await;
+            // A warning, never a refusal: the plugin, not the webhook, would refuse.
+            assert_eq!(out["response"]["allowed"], true, "{out}");
+            let w = out["response"]["warnings"][0].as_str().unwrap_or_default();
+            assert!(
+                w.starts_with("where OwnerReferencesPermissionEnforcement is enabled")
+                    && w.contains("user \"alice\" may not update configmaps/finalizers \"cfg\""),
+                "{out}"
+            );
+        }
+        // The answer is kept: three writes, one review.
+        assert_eq!(counted.asked.load(std::sync::atomic::Ordering::Relaxed), 1);
+    }
+}
+
+/// An authorizer shared with the test, to count what the server asked.
+struct CountedRef(Arc<NoFinalizers>);
+
+impl super::permission::Authorizer for CountedRef {
+    fn review<'a>(
+        &'a self,
+        user: &'a super::permission::User,
+        attrs: &'a crate::diagnose::permission::ResourceAttributes,
+    ) -> super::permission::Answer<'a> {
+        self.0.review(user, attrs)
+    }
+}
+
 #[test]
 fn the_configuration_never_blocks_the_cluster() {
     assert_eq!(base64(b""), "");

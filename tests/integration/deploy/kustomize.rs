@@ -184,6 +184,8 @@ fn every_component_builds_on_the_bases() {
         ("admit", &["cert-manager"]),
         ("admit", &["monitoring"]),
         ("admit", &["cert-manager", "monitoring", "kubernetes-1.20"]),
+        ("admit", &["permissions"]),
+        ("admit", &["cert-manager", "permissions", "kubernetes-1.20"]),
     ] {
         let docs = base_with(base, components);
         check_base(base, &docs);
@@ -191,6 +193,7 @@ fn every_component_builds_on_the_bases() {
             match *c {
                 "monitoring" => check_monitoring(&docs),
                 "cert-manager" => check_cert_manager(&docs),
+                "permissions" => check_permissions(&docs),
                 _ => check_release_1_20(&docs),
             }
         }
@@ -215,6 +218,32 @@ fn check_monitoring(docs: &[Value]) {
         }
     }
     assert_eq!(all(docs, "PrometheusRule").len(), 1);
+}
+
+/// The webhook runs with --check-permissions, and its service account (and only it) may
+/// create SubjectAccessReviews, which that flag needs.
+fn check_permissions(docs: &[Value]) {
+    let deployment = one(docs, "Deployment", "kubectl-gc-admit");
+    let args = &deployment["spec"]["template"]["spec"]["containers"][0]["args"];
+    assert!(
+        args.as_array()
+            .unwrap()
+            .contains(&json!("--check-permissions")),
+        "{args}"
+    );
+    let role = one(docs, "ClusterRole", "kubectl-gc-admit-permissions");
+    assert_eq!(
+        role["rules"],
+        json!([{"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
+                "verbs": ["create"]}])
+    );
+    let binding = one(docs, "ClusterRoleBinding", "kubectl-gc-admit-permissions");
+    let sa = &deployment["spec"]["template"]["spec"]["serviceAccountName"];
+    assert_eq!(binding["subjects"][0]["name"], *sa);
+    assert_eq!(
+        binding["subjects"][0]["namespace"],
+        deployment["metadata"]["namespace"]
+    );
 }
 
 fn check_cert_manager(docs: &[Value]) {

@@ -20,6 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod faults;
+mod permissions;
 
 pub struct Ctx {
     env: TestEnv,
@@ -98,6 +99,11 @@ pub const SUITE: Suite<Ctx> = Suite {
             name: "a_garbage_certificate_keeps_the_last_good_one_and_is_counted",
             needs: &["the_api_server_calls_the_webhook_once_configured"],
             run: faults::garbage_certificate,
+        },
+        Test {
+            name: "check_permissions_warns_of_what_the_plugin_would_refuse",
+            needs: &["the_api_server_calls_the_webhook_once_configured"],
+            run: permissions::check_permissions,
         },
         Test {
             name: "only_namespace_works_on_v1_20",
