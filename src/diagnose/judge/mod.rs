@@ -397,6 +397,15 @@ impl<'a, 's> Judge<'a, 's> {
                     }
                 ),
             ),
+            Break::Absent | Break::Recreated { .. } if let Some(read) = namespaces_read(snap) => (
+                false,
+                format!(
+                    "the GC's own lookup of the owner finds no object with the reference's UID \
+                     in what was read, but the read covered only {read}: the UID may be an \
+                     object's in a namespace not read (a cross-namespace owner, GC004); read \
+                     every namespace (-A) to tell"
+                ),
+            ),
             Break::Unknown { reason } => (false, reason.clone()),
             _ => (
                 true,
@@ -405,6 +414,37 @@ impl<'a, 's> Judge<'a, 's> {
         };
         Evidence { proven, basis }
     }
+}
+
+/// The namespaces a namespace-limited read covered, as words (`None`: every namespaced
+/// resource was read in every namespace). A UID no object read holds may then be an object's
+/// in a namespace not read, so a break found on that read is not proven to be GC001/GC002.
+fn namespaces_read(snap: &crate::snapshot::Snapshot) -> Option<String> {
+    let mut read: Vec<&str> = Vec::new();
+    for r in &snap.resources {
+        if let crate::snapshot::ListOutcome::Partial { namespaces } = &r.list {
+            read.extend(
+                namespaces
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| !n.is_empty()),
+            );
+        }
+    }
+    if read.is_empty() {
+        return None;
+    }
+    read.sort_unstable();
+    read.dedup();
+    Some(match read.as_slice() {
+        [one] => format!("namespace {one}"),
+        few if few.len() <= 3 => format!("namespaces {}", few.join(", ")),
+        many => format!(
+            "namespaces {}, … ({} in all)",
+            many[..3].join(", "),
+            many.len()
+        ),
+    })
 }
 
 /// The reference findings of the applied cluster judged again with the input's own UIDs
@@ -528,4 +568,50 @@ fn cluster_scoped_dependents_of_virtual_owners(gc: &GarbageCollector<'_>) -> Has
             Some((gc.graph.node(v).id.uid, first))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::KubeVersion;
+    use crate::snapshot::ListOutcome;
+    use crate::testkit::Cluster;
+
+    /// The evidence of `dep`'s reference to an owner whose UID nothing read holds.
+    fn evidence_of(partial: bool) -> Evidence {
+        let mut c = Cluster::new();
+        c.server_version("v1.20.2");
+        c.obj("v1", "ConfigMap", "start", "dep", "u-dep")
+            .owner("v1", "ConfigMap", "far", "u-far");
+        if partial {
+            c.outcome(
+                "",
+                "configmaps",
+                ListOutcome::Partial {
+                    namespaces: vec!["start".into()],
+                },
+            );
+        }
+        let snap = c.build();
+        let gc = GarbageCollector::new(&snap, KubeVersion::v1(20));
+        let state = gc.initial_state();
+        let id = snap.store.by_uid_text("u-dep").unwrap();
+        let r = snap.store.owner_refs(id)[0];
+        let j = Judge::new(&gc, &state).judge(id, &r).expect("broken");
+        assert_eq!(j.code, Code::DanglingOwner);
+        j.evidence
+    }
+
+    #[test]
+    fn an_absent_owner_is_proven_only_by_a_read_of_every_namespace() {
+        assert!(evidence_of(false).proven);
+        // Read in `start` alone: the UID may be an object's elsewhere (GC004).
+        let e = evidence_of(true);
+        assert!(!e.proven, "{e:?}");
+        assert!(
+            e.basis.contains("the read covered only namespace start")
+                && e.basis.contains("read every namespace (-A)"),
+            "{e:?}"
+        );
+    }
 }
