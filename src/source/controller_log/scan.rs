@@ -32,7 +32,11 @@ pub(super) struct Reader<'s> {
 
 impl<'s> Reader<'s> {
     pub fn new(opts: &LogOptions, sink: &'s mut dyn FnMut(Record)) -> Reader<'s> {
+        // Leftmost-first: the scan needs only where some anchor starts, and only the leftmost
+        // match kinds get the SIMD (Teddy) prefilter; the standard kind runs the automaton
+        // over every byte (BENCHMARKS.md, "history --controller-manager-log").
         let anchors = AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
             .build(lines::anchors())
             .expect("the table's anchors build an automaton");
         Reader {
