@@ -43,29 +43,9 @@ pub fn ordered<J: Send, R: Send>(
         let mut started = Vec::new();
         for _ in 0..workers {
             let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
-            let worker =
-                std::thread::Builder::new()
-                    .name(name.into())
-                    .spawn_scoped(scope, move || {
-                        loop {
-                            let job = job_rx
-                                .lock()
-                                .map_err(|_| ())
-                                .and_then(|rx| rx.recv().map_err(|_| ()));
-                            let Ok((seq, job)) = job else { break };
-                            // A panic is handed back as the job's result, so that the caller
-                            // stops waiting for it (the other workers would keep its channel
-                            // open) and re-raises it once every worker is joined.
-                            let done =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    work(job)
-                                }));
-                            let failed = done.is_err();
-                            if done_tx.send((seq, done)).is_err() || failed {
-                                break;
-                            }
-                        }
-                    });
+            let worker = std::thread::Builder::new()
+                .name(name.into())
+                .spawn_scoped(scope, move || work_jobs(&job_rx, &done_tx, work));
             started.extend(worker.ok());
         }
         drop(done_tx);
@@ -132,6 +112,30 @@ pub fn ordered<J: Send, R: Send>(
         }
         Some(result)
     })
+}
+
+/// One worker: takes jobs until the channel is hung up (or a job panics), sending each result
+/// back with the job's number.
+fn work_jobs<J, R>(
+    job_rx: &Mutex<mpsc::Receiver<(u64, J)>>,
+    done_tx: &mpsc::Sender<(u64, std::thread::Result<R>)>,
+    work: &(dyn Fn(J) -> R + Sync),
+) {
+    loop {
+        let job = job_rx
+            .lock()
+            .map_err(|_| ())
+            .and_then(|rx| rx.recv().map_err(|_| ()));
+        let Ok((seq, job)) = job else { break };
+        // A panic is handed back as the job's result, so that the caller stops waiting for it
+        // (the other workers would keep its channel open) and re-raises it once every worker
+        // is joined.
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)));
+        let failed = done.is_err();
+        if done_tx.send((seq, done)).is_err() || failed {
+            break;
+        }
+    }
 }
 
 /// Result `seq`, waiting for the workers as needed; `None` if they are all gone.

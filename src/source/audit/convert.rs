@@ -121,96 +121,27 @@ fn grpc(code: u64) -> u64 {
 /// `level`, `requestURI`, `impersonatedUser`, `objectRef.uid` and `responseStatus` (but its
 /// gRPC code); the time has nanoseconds.
 pub fn to_gke(jsonl: &str) -> String {
-    let complete: Vec<&str> = jsonl
-        .lines()
-        .filter(|l| {
-            !matches!(
-                serde_json::from_str::<Value>(l).ok().as_ref().and_then(|v| v.get("stage")).and_then(Value::as_str),
-                Some(s) if s != "ResponseComplete" && s != "Panic"
-            )
-        })
-        .collect();
-    convert(&complete.join("\n"), |m, _| {
+    convert(&complete_stages(jsonl), |m, _| {
         let o = m.get("objectRef").cloned().unwrap_or(Value::Null);
         let s = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-        let (group, version, resource, sub) = (
-            s("apiGroup"),
-            s("apiVersion"),
-            s("resource"),
-            s("subresource"),
-        );
-        let (ns, name) = (s("namespace"), s("name"));
-        let mut method = format!("{}.{version}.{resource}", method_group(&group));
-        if !sub.is_empty() {
-            method.push('.');
-            method.push_str(&sub);
-        }
-        method.push('.');
-        method.push_str(str_at(m, &["verb"]));
-        let g = if group.is_empty() {
-            "core".to_owned()
-        } else {
-            group.clone()
+        let r = GkeRef {
+            group: s("apiGroup"),
+            version: s("apiVersion"),
+            resource: s("resource"),
+            sub: s("subresource"),
+            ns: s("namespace"),
+            name: s("name"),
         };
-        let mut rn = format!("{g}/{version}");
-        if !ns.is_empty() {
-            rn.push_str(&format!("/namespaces/{ns}"));
-        }
-        rn.push_str(&format!("/{resource}"));
-        if !name.is_empty() {
-            rn.push_str(&format!("/{name}"));
-        }
-        if !sub.is_empty() {
-            rn.push_str(&format!("/{sub}"));
-        }
         let ts = str_at(m, &["stageTimestamp"]);
         let nanos = ts
             .strip_suffix('Z')
             .map_or_else(|| ts.to_owned(), |t| format!("{t}000Z"));
-        let code = m
-            .get("responseStatus")
-            .and_then(|r| r.get("code"))
-            .and_then(Value::as_u64)
-            .unwrap_or(200);
-        let status = match grpc(code) {
-            0 => json!({}),
-            c => json!({ "code": c }),
-        };
         let id = str_at(m, &["auditID"]);
-        let mut proto = json!({
-            "@type": "type.googleapis.com/google.cloud.audit.AuditLog",
-            "authenticationInfo": { "principalEmail": str_at(m, &["user", "username"]) },
-            "authorizationInfo": [{ "granted": true, "permission": method, "resource": rn }],
-            "methodName": method,
-            "requestMetadata": {
-                "callerIp": m.get("sourceIPs").and_then(|s| s.get(0)).cloned().unwrap_or(Value::Null),
-                "callerSuppliedUserAgent": str_at(m, &["userAgent"]),
-            },
-            "resourceName": rn,
-            "serviceName": "k8s.io",
-            "status": status,
-        });
-        for (from, to) in [("requestObject", "request"), ("responseObject", "response")] {
-            if let Some(mut body) = m.get(from).cloned() {
-                if let Value::Object(b) = &mut body {
-                    let kind = b
-                        .get("kind")
-                        .and_then(Value::as_str)
-                        .unwrap_or("Object")
-                        .to_owned();
-                    b.insert(
-                        "@type".into(),
-                        json!(format!("{g}.k8s.io/{version}.{kind}")),
-                    );
-                }
-                proto[to] = body;
-            }
-        }
         json!({
             "insertId": format!("{}-ins", &id[..id.len().min(8)]),
             "logName": "projects/demo-project/logs/cloudaudit.googleapis.com%2Factivity",
             "operation": { "first": true, "id": id, "last": true, "producer": "k8s.io" },
-            "protoPayload": proto,
+            "protoPayload": gke_proto(m, &r),
             "receiveTimestamp": nanos,
             "resource": {
                 "labels": { "cluster_name": "demo", "location": "europe-west1", "project_id": "demo-project" },
@@ -220,6 +151,121 @@ pub fn to_gke(jsonl: &str) -> String {
             "timestamp": nanos,
         })
     })
+}
+
+/// The lines GKE keeps: one per request, so events of a stage other than the last are dropped
+/// (a line that does not parse is kept: `convert` passes it on as it is).
+fn complete_stages(jsonl: &str) -> String {
+    let complete: Vec<&str> = jsonl
+        .lines()
+        .filter(|l| {
+            !matches!(
+                serde_json::from_str::<Value>(l).ok().as_ref().and_then(|v| v.get("stage")).and_then(Value::as_str),
+                Some(s) if s != "ResponseComplete" && s != "Panic"
+            )
+        })
+        .collect();
+    complete.join("\n")
+}
+
+/// An event's `objectRef`, each field `""` when absent.
+struct GkeRef {
+    group: String,
+    version: String,
+    resource: String,
+    sub: String,
+    ns: String,
+    name: String,
+}
+
+impl GkeRef {
+    /// The group as GKE names it in a resource name: the core group is `core`.
+    fn group_name(&self) -> String {
+        if self.group.is_empty() {
+            "core".to_owned()
+        } else {
+            self.group.clone()
+        }
+    }
+
+    /// `io.k8s.<group>.<version>.<resource>[.<sub>].<verb>`.
+    fn method(&self, verb: &str) -> String {
+        let mut method = format!(
+            "{}.{}.{}",
+            method_group(&self.group),
+            self.version,
+            self.resource
+        );
+        if !self.sub.is_empty() {
+            method.push('.');
+            method.push_str(&self.sub);
+        }
+        method.push('.');
+        method.push_str(verb);
+        method
+    }
+
+    /// `<group>/<version>[/namespaces/<ns>]/<resource>[/<name>][/<sub>]`.
+    fn resource_name(&self) -> String {
+        let mut rn = format!("{}/{}", self.group_name(), self.version);
+        if !self.ns.is_empty() {
+            rn.push_str(&format!("/namespaces/{}", self.ns));
+        }
+        rn.push_str(&format!("/{}", self.resource));
+        if !self.name.is_empty() {
+            rn.push_str(&format!("/{}", self.name));
+        }
+        if !self.sub.is_empty() {
+            rn.push_str(&format!("/{}", self.sub));
+        }
+        rn
+    }
+}
+
+/// The `protoPayload` (`google.cloud.audit.AuditLog`) of one event.
+fn gke_proto(m: &Map<String, Value>, r: &GkeRef) -> Value {
+    let method = r.method(str_at(m, &["verb"]));
+    let rn = r.resource_name();
+    let code = m
+        .get("responseStatus")
+        .and_then(|r| r.get("code"))
+        .and_then(Value::as_u64)
+        .unwrap_or(200);
+    let status = match grpc(code) {
+        0 => json!({}),
+        c => json!({ "code": c }),
+    };
+    let mut proto = json!({
+        "@type": "type.googleapis.com/google.cloud.audit.AuditLog",
+        "authenticationInfo": { "principalEmail": str_at(m, &["user", "username"]) },
+        "authorizationInfo": [{ "granted": true, "permission": method, "resource": rn }],
+        "methodName": method,
+        "requestMetadata": {
+            "callerIp": m.get("sourceIPs").and_then(|s| s.get(0)).cloned().unwrap_or(Value::Null),
+            "callerSuppliedUserAgent": str_at(m, &["userAgent"]),
+        },
+        "resourceName": rn,
+        "serviceName": "k8s.io",
+        "status": status,
+    });
+    let g = r.group_name();
+    for (from, to) in [("requestObject", "request"), ("responseObject", "response")] {
+        if let Some(mut body) = m.get(from).cloned() {
+            if let Value::Object(b) = &mut body {
+                let kind = b
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or("Object")
+                    .to_owned();
+                b.insert(
+                    "@type".into(),
+                    json!(format!("{g}.k8s.io/{}.{kind}", r.version)),
+                );
+            }
+            proto[to] = body;
+        }
+    }
+    proto
 }
 
 /// AKS: diagnostic-log records (`category: kube-audit`, the event as a string in
