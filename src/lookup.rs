@@ -273,52 +273,56 @@ pub fn resolve_target(snap: &Snapshot, target: &str, namespace: Option<&str>) ->
                 }),
             }),
         ),
-        many => {
-            let mut places: Vec<String> = many
-                .iter()
-                .map(|&id| {
-                    let o = snap.store.object(id);
-                    format!(
-                        "{} in {}",
-                        snap.resource_of(o).kind,
-                        match snap.store.str(o.namespace) {
-                            "" => "the cluster scope",
-                            ns => ns,
-                        }
-                    )
-                })
-                .collect();
-            places.sort();
-            places.dedup();
-            if places.len() == 1 {
-                // One kind, one namespace, one name, yet several objects: they differ only by
-                // UID, which no selector here can tell apart. The input holds two lives of
-                // the object: files of different clusters, or of one deleted and recreated.
-                let mut uids: Vec<String> = many
-                    .iter()
-                    .map(|&id| snap.store.str(snap.store.object(id).uid).to_owned())
-                    .collect();
-                uids.sort();
-                return Err(Error::usage(
-                    format!(
-                        "{target} is ambiguous: {} objects of that name ({}) with different UIDs: {}",
-                        many.len(),
-                        places[0],
-                        join_some(&uids, 6)
-                    ),
-                    "the input mixes objects of different clusters or times: read one cluster's files at a time (graph --uid UID picks one)",
-                ));
-            }
-            Err(Error::usage(
-                format!(
-                    "{target} is ambiguous: {} objects match ({})",
-                    many.len(),
-                    join_some(&places, 6)
-                ),
-                "name the namespace with -n, or qualify the kind with its group (deployments.apps/web)",
-            ))
-        }
+        many => Err(ambiguous_error(snap, target, many)),
     }
+}
+
+/// Several objects match `target`: names where they are, or, when they differ only by UID,
+/// says the input mixes two lives of one object.
+fn ambiguous_error(snap: &Snapshot, target: &str, many: &[ObjId]) -> Error {
+    let mut places: Vec<String> = many
+        .iter()
+        .map(|&id| {
+            let o = snap.store.object(id);
+            format!(
+                "{} in {}",
+                snap.resource_of(o).kind,
+                match snap.store.str(o.namespace) {
+                    "" => "the cluster scope",
+                    ns => ns,
+                }
+            )
+        })
+        .collect();
+    places.sort();
+    places.dedup();
+    if places.len() == 1 {
+        // One kind, one namespace, one name, yet several objects: they differ only by
+        // UID, which no selector here can tell apart. The input holds two lives of
+        // the object: files of different clusters, or of one deleted and recreated.
+        let mut uids: Vec<String> = many
+            .iter()
+            .map(|&id| snap.store.str(snap.store.object(id).uid).to_owned())
+            .collect();
+        uids.sort();
+        return Error::usage(
+            format!(
+                "{target} is ambiguous: {} objects of that name ({}) with different UIDs: {}",
+                many.len(),
+                places[0],
+                join_some(&uids, 6)
+            ),
+            "the input mixes objects of different clusters or times: read one cluster's files at a time (graph --uid UID picks one)",
+        );
+    }
+    Error::usage(
+        format!(
+            "{target} is ambiguous: {} objects match ({})",
+            many.len(),
+            join_some(&places, 6)
+        ),
+        "name the namespace with -n, or qualify the kind with its group (deployments.apps/web)",
+    )
 }
 
 /// The `max` objects of the `rows` kinds whose names are nearest `name` (edit distance), as
